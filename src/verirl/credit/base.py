@@ -1,0 +1,189 @@
+"""Credit estimators: scores in, token-level advantages out (DESIGN.md rules 1 and 2).
+
+An estimator is a pure function ``(CreditInput, params) -> Tensor[N, T]`` registered by name
+with the pydantic model of its parameters::
+
+    class MyParams(BaseModel):
+        scale: float = Field(1.0, description="...")
+
+    @register_credit("my_estimator", MyParams)
+    def my_estimator(inp: CreditInput, params: MyParams) -> torch.Tensor:
+        '''Shapes, the paper and the equation it implements.'''
+
+The config names the estimator (``credit.name``) and gives its parameters
+(``credit.params``), which are validated against the registered model when the config is
+loaded, so an unknown or mistyped parameter is reported before any work starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import torch
+from pydantic import BaseModel, ConfigDict
+
+from verirl.registry import Registry
+from verirl.types import Rollout, Turn
+
+
+class NoParams(BaseModel):
+    """An estimator without parameters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class CreditInput:
+    """Everything an estimator may read. ``N`` rollouts, ``T`` = longest response.
+
+    - ``rewards``        [N] float: each rollout's scalar score.
+    - ``correct``        [N] bool: fully correct (proof passed, answer right).
+    - ``groups``         [N] long: group id; rollouts of the same prompt share it.
+    - ``response_mask``  [N, T] float: 1 on tokens the model produced and is trained on.
+    - ``step_starts``    per rollout, the response-token index of the first token of each
+      verified step (e.g. proof tactic), in order; empty when the scorer gave no steps.
+    - ``first_failed_step`` per rollout, the index (into ``step_starts``) of the first step
+      that failed, or ``None``.
+    - ``status``         per rollout, the scorer's status word (``"pass"``, ``"error"``,
+      ``"timeout"``, ``"incomplete"``, ``"rejected"``...), or ``""``.
+    - ``turns``          per rollout, its turns (multi-turn episodes); empty for one turn.
+    """
+
+    rewards: torch.Tensor
+    correct: torch.Tensor
+    groups: torch.Tensor
+    response_mask: torch.Tensor
+    step_starts: tuple[tuple[int, ...], ...] = ()
+    first_failed_step: tuple[int | None, ...] = ()
+    status: tuple[str, ...] = ()
+    turns: tuple[tuple[Turn, ...], ...] = ()
+
+    @property
+    def n(self) -> int:
+        return int(self.rewards.shape[0])
+
+    @classmethod
+    def from_rewards(
+        cls,
+        rewards: Sequence[float],
+        groups: Sequence[int],
+        lengths: Sequence[int] | None = None,
+        correct: Sequence[bool] | None = None,
+    ) -> CreditInput:
+        """A minimal input from plain lists (tests, simple callers). ``lengths`` defaults
+        to one token per rollout."""
+        r = torch.as_tensor(rewards, dtype=torch.float32)
+        lengths = list(lengths) if lengths is not None else [1] * len(r)
+        t = max(lengths, default=0)
+        mask = torch.zeros(len(r), t)
+        for i, n in enumerate(lengths):
+            mask[i, :n] = 1.0
+        return cls(
+            rewards=r,
+            correct=torch.as_tensor(
+                list(correct) if correct is not None else [x >= 1.0 for x in rewards],
+                dtype=torch.bool,
+            ),
+            groups=torch.as_tensor(groups, dtype=torch.long),
+            response_mask=mask,
+        )
+
+    @classmethod
+    def from_rollouts(
+        cls,
+        rollouts: Sequence[Rollout],
+        step_starts: Sequence[Sequence[int]] | None = None,
+    ) -> CreditInput:
+        """Build the input from scored rollouts. ``step_starts`` (token indices of each
+        verdict step's first token) come from :func:`verirl.credit.spans.step_token_starts`
+        when the scorer reported steps."""
+        if any(r.verdict is None for r in rollouts):
+            raise ValueError("every rollout must be scored (verdict set) before credit")
+        t = max((len(r.response_ids) for r in rollouts), default=0)
+        mask = torch.zeros(len(rollouts), t)
+        for i, r in enumerate(rollouts):
+            mask[i, : len(r.response_ids)] = torch.as_tensor(r.mask, dtype=torch.float32)
+        verdicts = [r.verdict for r in rollouts]
+        return cls(
+            rewards=torch.tensor([v.reward for v in verdicts], dtype=torch.float32),
+            correct=torch.tensor([v.correct for v in verdicts], dtype=torch.bool),
+            groups=torch.tensor([r.group for r in rollouts], dtype=torch.long),
+            response_mask=mask,
+            step_starts=tuple(tuple(s) for s in step_starts) if step_starts is not None else (),
+            first_failed_step=tuple(v.first_failed_step for v in verdicts),
+            status=tuple(str(v.extra.get("status", "")) for v in verdicts),
+            turns=tuple(r.turns for r in rollouts),
+        )
+
+
+P = TypeVar("P", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class CreditEstimator(Generic[P]):
+    """A registered estimator: the function and the model of its parameters."""
+
+    name: str
+    fn: Callable[[CreditInput, P], torch.Tensor]
+    params: type[P]
+
+    def __call__(self, inp: CreditInput, params: P | dict[str, Any] | None = None) -> torch.Tensor:
+        if params is None or isinstance(params, dict):
+            params = self.params.model_validate(params or {})
+        out = self.fn(inp, params)
+        expected = tuple(inp.response_mask.shape)
+        if tuple(out.shape) != expected:
+            raise RuntimeError(
+                f"credit estimator {self.name!r} returned shape {tuple(out.shape)}, "
+                f"expected {expected}"
+            )
+        return out * inp.response_mask
+
+
+CREDIT: Registry[CreditEstimator[Any]] = Registry("credit estimator")
+
+
+def register_credit(
+    name: str, params: type[BaseModel] = NoParams
+) -> Callable[[Callable[[CreditInput, Any], torch.Tensor]], Callable[[CreditInput, Any], torch.Tensor]]:
+    """Register ``fn`` as credit estimator ``name`` with parameter model ``params``."""
+
+    def decorator(fn: Callable[[CreditInput, Any], torch.Tensor]) -> Callable[[CreditInput, Any], torch.Tensor]:
+        CREDIT.register(name)(CreditEstimator(name=name, fn=fn, params=params))
+        return fn
+
+    return decorator
+
+
+def get_credit(name: str) -> CreditEstimator[Any]:
+    from verirl import credit as _pkg  # noqa: F401  (imports every estimator module)
+
+    return CREDIT.get(name)
+
+
+# ---- small tensor helpers shared by estimators ----------------------------------------------
+def broadcast(per_sequence: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """[N] → [N, T]: the same value on every response token."""
+    return per_sequence.unsqueeze(1) * mask
+
+
+def group_index(groups: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """Map arbitrary group ids to 0..G-1. Returns (index [N], G)."""
+    uniq, inverse = torch.unique(groups, return_inverse=True)
+    return inverse, int(uniq.numel())
+
+
+def group_mean_std(
+    values: torch.Tensor, groups: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per-element mean, unbiased std (0 for singletons) and size of the element's group."""
+    idx, g = group_index(groups)
+    ones = torch.ones_like(values)
+    count = torch.zeros(g).index_add_(0, idx, ones)
+    total = torch.zeros(g).index_add_(0, idx, values)
+    mean = total / count
+    sq = torch.zeros(g).index_add_(0, idx, (values - mean[idx]) ** 2)
+    var = torch.where(count > 1, sq / (count - 1).clamp(min=1), torch.zeros_like(sq))
+    return mean[idx], var.sqrt()[idx], count[idx]

@@ -1,0 +1,115 @@
+"""Arithmetic: addition, multiplication and chained sums with integer difficulty.
+
+Partial credit follows RLVE's count rule (min/max)^β with β = 10, so an answer that is off by a
+little earns a little; only the exact value is ``correct``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from verirl.envs.base import (
+    Environment,
+    Instance,
+    count_reward,
+    graded,
+    parse_int,
+    register_env,
+)
+from verirl.types import Problem, Verdict
+
+
+def _operand(rng: random.Random, digits: int) -> int:
+    lo = 0 if digits == 1 else 10 ** (digits - 1)
+    return rng.randint(lo, 10**digits - 1)
+
+
+class _IntegerAnswer(Environment):
+    """Shared verifier for environments whose answer is one integer."""
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        value = parse_int(answer)
+        gold = self.solve_int(problem)
+        score = count_reward(value, gold, beta=10.0)
+        return graded(score, value == gold, "correct" if value == gold else "the value is not right")
+
+    def solve(self, problem: Problem) -> str:
+        return str(self.solve_int(problem))
+
+    def solve_int(self, problem: Problem) -> int:
+        raise NotImplementedError
+
+    def size(self, problem: Problem) -> float:
+        return float(sum(len(str(abs(x))) for x in problem.data["terms"]))
+
+
+@register_env
+class Addition(_IntegerAnswer):
+    name = "addition"
+    family = "arithmetic"
+    tags = ("default",)
+    difficulty_scales = "digits per operand: 1 + difficulty // 2; a third operand from difficulty 5"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        digits = 1 + difficulty // 2
+        count = 2 if difficulty < 5 else 3
+        terms = [_operand(rng, digits) for _ in range(count)]
+        expr = " + ".join(map(str, terms))
+        return Instance(f"Compute {expr}.", str(sum(terms)), {"terms": terms})
+
+    def solve_int(self, problem: Problem) -> int:
+        total = 0
+        for t in problem.data["terms"]:
+            total += int(t)
+        return total
+
+
+@register_env
+class Multiplication(_IntegerAnswer):
+    name = "multiplication"
+    family = "arithmetic"
+    tags = ("default",)
+    difficulty_scales = "digits of the two factors: (1 + (d+1)//2, 1 + d//2)"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        a = _operand(rng, 1 + (difficulty + 1) // 2)
+        b = _operand(rng, 1 + difficulty // 2)
+        return Instance(f"Compute {a} * {b}.", str(a * b), {"terms": [a, b]})
+
+    def solve_int(self, problem: Problem) -> int:
+        a, b = problem.data["terms"]
+        # long multiplication digit by digit: independent of the generator's a * b
+        total = 0
+        for i, digit in enumerate(reversed(str(b))):
+            total += a * int(digit) * 10**i
+        return total
+
+
+@register_env
+class ChainSum(_IntegerAnswer):
+    name = "chain_sum"
+    family = "arithmetic"
+    tags = ("default",)
+    difficulty_scales = "terms: 3 + difficulty // 2; digits per term: 1 + difficulty // 3"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = 3 + difficulty // 2
+        digits = 1 + difficulty // 3
+        terms = [_operand(rng, digits) for _ in range(n)]
+        signs = [1] + [rng.choice([1, -1]) for _ in range(n - 1)]
+        expr = str(terms[0])
+        for s, t in zip(signs[1:], terms[1:], strict=True):
+            expr += f" {'+' if s > 0 else '-'} {t}"
+        return Instance(
+            f"Compute {expr}.",
+            str(sum(s * t for s, t in zip(signs, terms, strict=True))),
+            {"terms": terms, "signs": signs, "expression": expr},
+        )
+
+    def solve_int(self, problem: Problem) -> int:
+        # evaluate the printed expression token by token
+        tokens = problem.data["expression"].split()
+        value = int(tokens[0])
+        for op, num in zip(tokens[1::2], tokens[2::2], strict=True):
+            value = value + int(num) if op == "+" else value - int(num)
+        return value

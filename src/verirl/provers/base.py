@@ -1,0 +1,88 @@
+"""The proof-checker interface shared by the Coq and Lean backends.
+
+A checker takes a formal problem (prelude + theorem statement) and the model's proof text and
+returns a :class:`ProofCheck`: whether the whole proof passed, the tactic spans in the
+coordinates of the proof text, the index of the first failing tactic and the messages. It
+never raises on model output: every failure is a ``status``. It raises only for
+configuration errors (e.g. a missing binary), naming what to install.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+ProofSystem = Literal["coq", "lean4"]
+Status = Literal["pass", "error", "incomplete", "timeout", "rejected", "crash"]
+
+
+@dataclass(frozen=True)
+class FormalProblem:
+    """A theorem to prove. ``prelude`` (imports, opens, helper definitions) is identical
+    across many problems, so workers can load it once; ``statement`` is the declaration the
+    proof must close (``Theorem t : ... .`` in Coq, ``theorem t ... := by`` in Lean)."""
+
+    system: ProofSystem
+    name: str
+    statement: str
+    prelude: str = ""
+
+
+@dataclass(frozen=True)
+class TacticSpan:
+    """One tactic (Coq sentence / Lean tactic) as ``[start, end)`` character offsets into the
+    model's proof text. ``index`` counts the credited tactics from 0."""
+
+    index: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ProverMessage:
+    severity: Literal["error", "warning", "info"]
+    text: str
+    start: int | None = None  # character offset into the proof text; None when outside it
+    end: int | None = None
+
+
+@dataclass(frozen=True)
+class ProofCheck:
+    """The checker's answer for one proof attempt.
+
+    - ``passed``: the proof was accepted with no error, no admitted goal and nothing rejected.
+    - ``status``: ``pass``, ``error`` (a tactic failed), ``incomplete`` (no tactic failed but
+      goals remain), ``timeout``, ``rejected`` (the safety filter refused it, see
+      ``rejection``), or ``crash`` (the prover process died).
+    - ``first_error_index``: index into ``tactics`` of the first failing tactic, or ``None``.
+    """
+
+    passed: bool
+    status: Status
+    tactics: tuple[TacticSpan, ...] = ()
+    first_error_index: int | None = None
+    messages: tuple[ProverMessage, ...] = ()
+    timed_out: bool = False
+    rejection: str | None = None
+    elapsed_s: float = 0.0
+    backend: str = ""
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ProofChecker(Protocol):
+    """A backend that checks proofs. ``close`` releases its worker processes."""
+
+    name: str
+
+    def check(
+        self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0
+    ) -> ProofCheck: ...
+
+    def check_batch(
+        self, items: Sequence[tuple[FormalProblem, str]], *, timeout_s: float = 15.0
+    ) -> list[ProofCheck]: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,116 @@
+"""The contract every registered environment keeps (DESIGN.md rule 3), checked for all of them."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verirl.envs import env_names, get_env
+
+ALL = env_names()
+SEEDS = (0, 1, 2)
+
+
+def _dump(name: str, difficulty: int, seed: int) -> str:
+    return json.dumps(get_env(name).generate(difficulty, seed).to_dict(), sort_keys=True)
+
+
+@pytest.fixture(scope="module")
+def other_process_problems() -> dict[str, str]:
+    """Every environment's problems generated in a fresh interpreter with another hash seed."""
+    code = (
+        "import json; from verirl.envs import env_names, get_env\n"
+        "out = {f'{n}/{d}/{s}': json.dumps(get_env(n).generate(d, s).to_dict(), sort_keys=True)"
+        " for n in env_names() for d in (0, 3, 7) for s in (0, 11)}\n"
+        "print(json.dumps(out))"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True, timeout=600)
+    return json.loads(res.stdout)
+
+
+def test_registry_has_names_and_families() -> None:
+    for name in ALL:
+        env = get_env(name)
+        assert env.name == name
+        assert env.family and env.difficulty_scales
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_deterministic_across_processes(name: str, other_process_problems: dict[str, str]) -> None:
+    for d in (0, 3, 7):
+        for s in (0, 11):
+            assert _dump(name, d, s) == other_process_problems[f"{name}/{d}/{s}"]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_reference_solution_verifies_and_corruptions_do_not(name: str) -> None:
+    env = get_env(name)
+    rng = random.Random(name)
+    for difficulty in range(11):
+        for seed in SEEDS:
+            problem = env.generate(difficulty, seed)
+            json.dumps(problem.to_dict())  # data is JSON-serialisable
+            solution = env.solve(problem)
+            verdict = env.verify(problem, f"Reasoning...\n\\boxed{{{solution}}}")
+            assert verdict.correct and verdict.reward == 1.0, (difficulty, seed, solution, verdict)
+            wrong = env.corrupt(problem, solution, rng)
+            bad = env.verify(problem, f"\\boxed{{{wrong}}}")
+            assert not bad.correct and bad.reward < 1.0, (difficulty, seed, wrong, bad)
+            assert -1.0 <= bad.reward <= 1.0
+            if len(problem.answer) >= 4:
+                assert problem.answer not in bad.detail, "feedback must not reveal the answer"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_generation_at_difficulty_30_is_bounded(name: str) -> None:
+    env = get_env(name)
+    start = time.perf_counter()
+    for seed in SEEDS:
+        env.generate(30, seed)
+    assert (time.perf_counter() - start) / len(SEEDS) < 2.0
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_size_grows_with_difficulty(name: str) -> None:
+    env = get_env(name)
+
+    def mean_size(d: int) -> float:
+        return sum(env.size(env.generate(d, s)) for s in range(8)) / 8
+
+    assert mean_size(0) < mean_size(30)
+    assert mean_size(0) <= mean_size(10)
+
+
+_FUZZ = st.one_of(
+    st.just(""),
+    st.text(max_size=300),
+    st.text(alphabet="\\boxed{}<>/answer0123456789-, ", max_size=400),
+    st.builds(lambda s: "\\boxed{" + s, st.text(max_size=50)),
+    st.builds(lambda s: "\\boxed{" + s + "}", st.text(max_size=200)),
+    st.builds(lambda s, n: ("\\boxed{" + s + "} ") * n, st.text(max_size=20), st.integers(1, 50)),
+    st.builds(lambda n: "\\boxed{" + "9" * n + "}", st.integers(1, 20_000)),
+    st.builds(lambda s: "<answer>" + s + "</answer>", st.text(max_size=200)),
+    st.builds(lambda n: "{" * n + "\\boxed{" + "}" * n, st.integers(0, 500)),
+)
+
+
+@pytest.mark.parametrize("name", ALL)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(output=_FUZZ, difficulty=st.integers(0, 6), seed=st.integers(0, 3))
+def test_verifier_never_raises_on_fuzzed_output(
+    name: str, output: str, difficulty: int, seed: int
+) -> None:
+    env = get_env(name)
+    verdict = env.verify(env.generate(difficulty, seed), output)
+    assert -1.0 <= verdict.reward <= 1.0
+    assert isinstance(verdict.correct, bool)

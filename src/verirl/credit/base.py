@@ -147,10 +147,14 @@ CREDIT: Registry[CreditEstimator[Any]] = Registry("credit estimator")
 
 def register_credit(
     name: str, params: type[BaseModel] = NoParams
-) -> Callable[[Callable[[CreditInput, Any], torch.Tensor]], Callable[[CreditInput, Any], torch.Tensor]]:
+) -> Callable[
+    [Callable[[CreditInput, Any], torch.Tensor]], Callable[[CreditInput, Any], torch.Tensor]
+]:
     """Register ``fn`` as credit estimator ``name`` with parameter model ``params``."""
 
-    def decorator(fn: Callable[[CreditInput, Any], torch.Tensor]) -> Callable[[CreditInput, Any], torch.Tensor]:
+    def decorator(
+        fn: Callable[[CreditInput, Any], torch.Tensor],
+    ) -> Callable[[CreditInput, Any], torch.Tensor]:
         CREDIT.register(name)(CreditEstimator(name=name, fn=fn, params=params))
         return fn
 

@@ -31,7 +31,9 @@ class _IntegerAnswer(Environment):
         value = parse_int(answer)
         gold = self.solve_int(problem)
         score = count_reward(value, gold, beta=10.0)
-        return graded(score, value == gold, "correct" if value == gold else "the value is not right")
+        return graded(
+            score, value == gold, "correct" if value == gold else "the value is not right"
+        )
 
     def solve(self, problem: Problem) -> str:
         return str(self.solve_int(problem))

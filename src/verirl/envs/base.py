@@ -64,9 +64,7 @@ class Environment(ABC):
     def generate(self, difficulty: int, seed: int) -> Problem:
         """The problem for ``(difficulty, seed)``: same inputs, same problem, in any process."""
         if isinstance(difficulty, bool) or not isinstance(difficulty, int) or difficulty < 0:
-            raise ValueError(
-                f"{self.name}: difficulty must be an integer >= 0, got {difficulty!r}"
-            )
+            raise ValueError(f"{self.name}: difficulty must be an integer >= 0, got {difficulty!r}")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"{self.name}: seed must be an integer, got {seed!r}")
         inst = self._generate(difficulty, seeded_rng(self.name, difficulty, seed))
@@ -190,8 +188,9 @@ def _clamped(v: Verdict) -> Verdict:
         return Verdict(WRONG_FORMAT, False, "verifier produced no numeric reward")
     if -1.0 <= r <= 1.0:
         return v
-    return Verdict(max(-1.0, min(1.0, float(r))), v.correct, v.detail, v.steps,
-                   v.first_failed_step, v.extra)
+    return Verdict(
+        max(-1.0, min(1.0, float(r))), v.correct, v.detail, v.steps, v.first_failed_step, v.extra
+    )
 
 
 # ---- parsing helpers shared by environments ------------------------------------------------

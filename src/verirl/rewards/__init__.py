@@ -14,7 +14,14 @@ from verirl.rewards.base import (
     register_reward,
 )
 
-__all__ = ["REWARDS", "RewardContext", "RewardSource", "RewardSpec", "get_reward", "register_reward"]
+__all__ = [
+    "REWARDS",
+    "RewardContext",
+    "RewardSource",
+    "RewardSpec",
+    "get_reward",
+    "register_reward",
+]
 
 for _mod in pkgutil.iter_modules(__path__):
     if _mod.name != "base" and not _mod.name.startswith("_"):

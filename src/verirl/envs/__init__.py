@@ -36,7 +36,7 @@ __all__ = [
     "split_boxed",
 ]
 
-_NOT_FAMILIES = {"base", "answers"}
+_NOT_FAMILIES = {"base", "answers", "selfcheck"}
 _loaded = False
 
 

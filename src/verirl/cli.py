@@ -1,0 +1,235 @@
+"""``verirl train | eval | envs`` — the command line.
+
+Configuration errors print one line naming the field and exit with status 2, no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from verirl.config import ConfigError, TrainConfig, load_config
+
+console = Console(stderr=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="verirl", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p_train = sub.add_parser("train", help="train a policy (no arguments: the default job)")
+    p_train.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
+    p_train.add_argument(
+        "--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint"
+    )
+
+    p_eval = sub.add_parser("eval", help="held-out accuracy per environment")
+    p_eval.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
+    p_eval.add_argument("--checkpoint", metavar="DIR", help="a run's checkpoint-* directory")
+
+    p_envs = sub.add_parser("envs", help="list, show and self-check environments")
+    envs_sub = p_envs.add_subparsers(dest="envs_command", required=True)
+    p_list = envs_sub.add_parser("list", help="name, family and what difficulty scales")
+    p_list.add_argument("--family")
+    p_show = envs_sub.add_parser("show", help="a problem and a reference solution")
+    p_show.add_argument("name")
+    p_show.add_argument("--difficulty", type=int, default=0)
+    p_show.add_argument("--seed", type=int, default=0)
+    p_check = envs_sub.add_parser("check", help="run the self-tests of all or named envs")
+    p_check.add_argument("names", nargs="*")
+    p_check.add_argument("--max-difficulty", type=int, default=10)
+    p_check.add_argument("--seeds", type=int, default=3)
+
+    ns = parser.parse_args(argv)
+    try:
+        if ns.command == "train":
+            return _train(ns.args, ns.resume)
+        if ns.command == "eval":
+            return _eval(ns.args, ns.checkpoint)
+        return _envs(ns)
+    except ConfigError as exc:
+        console.print(f"[red]config error:[/red] {exc}", highlight=False, soft_wrap=True)
+        return 2
+    except (FileExistsError, FileNotFoundError, KeyError, ValueError) as exc:
+        message = exc.args[0] if exc.args else str(exc)
+        console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+        return 2
+
+
+def _split_args(args: Sequence[str]) -> tuple[str | None, list[str]]:
+    path = None
+    overrides = list(args)
+    if overrides and "=" not in overrides[0]:
+        path = overrides.pop(0)
+    return path, overrides
+
+
+# ---- train --------------------------------------------------------------------------------
+def _train(args: Sequence[str], resume: str | None) -> int:
+    from verirl.config import dump_config
+    from verirl.train.loop import Trainer, new_run_dir
+
+    if resume:
+        run_dir = Path(resume)
+        if not (run_dir / "config.yaml").is_file():
+            raise FileNotFoundError(f"{run_dir} is not a run directory (no config.yaml)")
+        _, overrides = _split_args(args)
+        cfg = load_config(run_dir / "config.yaml", overrides)
+        (run_dir / "config.yaml").write_text(dump_config(cfg))
+    else:
+        path, overrides = _split_args(args)
+        cfg = load_config(path, overrides)
+        run_dir = new_run_dir(cfg)
+    console.print(f"run directory: [bold]{run_dir}[/bold]")
+    trainer = Trainer(cfg, run_dir)
+    if resume and trainer.resume():
+        console.print(f"resumed at step {trainer.step}")
+    with _progress(cfg) as (progress, update):
+        if trainer.step:
+            progress.update(0, completed=trainer.step)
+        summary = trainer.fit(progress=update)
+    _print_summary(cfg, summary)
+    return 0
+
+
+class _progress:
+    def __init__(self, cfg: TrainConfig) -> None:
+        self.cfg = cfg
+        self.bar = Progress(
+            TextColumn("[bold]step {task.completed}/{task.total}"),
+            BarColumn(),
+            TextColumn("reward {task.fields[reward]:+.3f}  acc {task.fields[acc]:.2f}"),
+            TextColumn("{task.fields[extra]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        )
+
+    def __enter__(self) -> tuple[Progress, Any]:
+        self.bar.start()
+        task = self.bar.add_task("train", total=self.cfg.run.steps, reward=0.0, acc=0.0, extra="")
+
+        def update(step: int, metrics: dict[str, float]) -> None:
+            envs = [
+                k.split("/")[1] for k in metrics if k.startswith("curriculum/") and k.endswith("/h")
+            ]
+            extra = " ".join(f"{e}:h{int(metrics[f'curriculum/{e}/h'])}" for e in envs[:6])
+            self.bar.update(
+                task,
+                completed=step,
+                reward=metrics.get("rollout/reward", 0.0),
+                acc=metrics.get("rollout/accuracy", 0.0),
+                extra=extra,
+            )
+
+        return self.bar, update
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.stop()
+
+
+def _print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
+    out = Console()
+    before, after = summary.get("before"), summary.get("after")
+    if before is None and after is None:
+        return
+    table = Table(title="held-out accuracy (fully correct)")
+    table.add_column("environment")
+    if before is not None:
+        table.add_column("before", justify="right")
+    if after is not None:
+        table.add_column("after", justify="right")
+    envs = list((after or before).accuracy)
+    for env in [*envs, "overall"]:
+        row = [env]
+        for res in (before, after):
+            if res is not None:
+                row.append(f"{(res.overall if env == 'overall' else res.accuracy[env]):.3f}")
+        table.add_row(*row)
+    out.print(table)
+    if before is not None and after is not None:
+        out.print(
+            f"held-out accuracy: {before.overall:.3f} → {after.overall:.3f} "
+            f"({100 * (after.overall - before.overall):+.1f} points) in "
+            f"{summary['train_seconds'] / 60:.1f} min of training; run: {summary['run_dir']}"
+        )
+
+
+# ---- eval ---------------------------------------------------------------------------------
+def _eval(args: Sequence[str], checkpoint: str | None) -> int:
+    from verirl.train.loop import Trainer
+
+    path, overrides = _split_args(args)
+    if checkpoint and path is None and (Path(checkpoint).parent / "config.yaml").is_file():
+        path = str(Path(checkpoint).parent / "config.yaml")
+    cfg = load_config(path, overrides)
+    trainer = Trainer(cfg, Path(cfg.run.dir) / "_eval")
+    if checkpoint:
+        from verirl.train.checkpoint import load_checkpoint
+
+        load_checkpoint(Path(checkpoint), trainer.model, lambda state: None)
+    result = trainer.evaluate()
+    table = Table(title=f"held-out accuracy, mean over {cfg.eval.samples} sample(s)")
+    table.add_column("environment")
+    for d in cfg.eval.difficulties:
+        table.add_column(f"d={d}", justify="right")
+    table.add_column("all", justify="right")
+    for env, acc in result.accuracy.items():
+        by = result.accuracy_by_difficulty[env]
+        table.add_row(env, *[f"{by.get(d, 0.0):.3f}" for d in cfg.eval.difficulties], f"{acc:.3f}")
+    Console().print(table)
+    Console().print(f"overall: {result.overall:.3f}")
+    return 0
+
+
+# ---- envs ---------------------------------------------------------------------------------
+def _envs(ns: argparse.Namespace) -> int:
+    from verirl.envs import ENVIRONMENTS, env_names, get_env
+
+    out = Console()
+    if ns.envs_command == "list":
+        names = env_names(family=ns.family)
+        table = Table(title=f"{len(names)} environments")
+        for col in ("name", "family", "difficulty scales"):
+            table.add_column(col)
+        for name in names:
+            cls = ENVIRONMENTS.get(name)
+            table.add_row(name, cls.family, cls.difficulty_scales)
+        out.print(table)
+        return 0
+    if ns.envs_command == "show":
+        env = get_env(ns.name)
+        problem = env.generate(ns.difficulty, ns.seed)
+        out.print(f"[bold]{ns.name}[/bold] difficulty {ns.difficulty} seed {ns.seed}\n")
+        out.print(problem.prompt, highlight=False, markup=False)
+        solution = env.solve(problem)
+        out.print("\n[bold]reference solution:[/bold]", solution, highlight=False)
+        out.print("[bold]verifier:[/bold]", env.verify(problem, f"\\boxed{{{solution}}}"))
+        return 0
+    from verirl.envs.selfcheck import self_check
+
+    names = ns.names or env_names()
+    failures = 0
+    table = Table(title="environment self-checks")
+    for col in ("name", "checks", "result"):
+        table.add_column(col)
+    for name in names:
+        report = self_check(get_env(name), range(ns.max_difficulty + 1), range(ns.seeds))
+        failures += bool(report.failures)
+        status = (
+            "[green]ok[/green]" if not report.failures else "[red]" + "; ".join(report.failures[:3])
+        )
+        table.add_row(name, str(report.checks), status)
+    out.print(table)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

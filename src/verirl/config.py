@@ -1,0 +1,326 @@
+"""The typed training configuration: YAML files plus dotted ``key.sub=value`` overrides.
+
+Every field says what it does, which paper it comes from and which value reproduces it.
+Pluggable parts (collector, reward source, credit estimator, policy loss) are named and carry
+their own parameter models, registered next to their code; ``params`` are validated against
+those models here, so a typo in any of them is reported before the run starts, naming the
+field (``credit.params.d1: ...``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from verirl.curriculum import CurriculumConfig
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Plugin(_Section):
+    """A registered component chosen by name, with the parameters its model accepts."""
+
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    def _validate_with(self, spec_params: type[BaseModel], where: str) -> None:
+        try:
+            spec_params.model_validate(self.params)
+        except ValidationError as exc:
+            raise ValueError(_format_nested(exc, f"{where}.params")) from None
+
+
+class RunConfig(_Section):
+    name: str | None = Field(
+        None, description="Run name; the run directory is <dir>/<name> (None: a timestamp)."
+    )
+    dir: str = Field("runs", description="Parent directory of run directories.")
+    seed: int = Field(0, description="Seed of every random source (sampling, curriculum, init).")
+    steps: int = Field(30, ge=0, description="Number of training steps (rollout batches).")
+    save_every: int = Field(
+        10, ge=0, description="Write a checkpoint every this many steps (0: only at the end)."
+    )
+    keep_checkpoints: int = Field(2, ge=1, description="How many recent checkpoints to keep.")
+    tensorboard: bool = Field(False, description="Also log metrics to TensorBoard.")
+    threads: int | None = Field(
+        None, ge=1, description="torch CPU threads (None: torch's default, one per core)."
+    )
+
+
+class LoraConfig(_Section):
+    r: int = Field(16, ge=1, description="LoRA rank (process-verified proving paper: 64).")
+    alpha: int = Field(32, ge=1, description="LoRA α (process-verified proving paper: 64).")
+    dropout: float = Field(0.0, ge=0, lt=1, description="LoRA dropout.")
+    target_modules: list[str] = Field(
+        default_factory=lambda: [
+            "q_proj",
+            "k_proj",
+            "v_proj",
+            "o_proj",
+            "gate_proj",
+            "up_proj",
+            "down_proj",
+        ],
+        description="Module names that get adapters.",
+    )
+
+
+class ModelConfig(_Section):
+    name: str = Field(
+        "smollm2-135m-instruct",
+        description="'smollm2-135m-instruct' (bundled; converted from its GGUF on first use) "
+        "or a local Hugging Face model directory. Nothing is downloaded.",
+    )
+    lora: LoraConfig | None = Field(
+        None, description="Train a LoRA adapter instead of all weights (None: full fine-tuning)."
+    )
+    autocast: Literal["none", "bf16"] = Field(
+        "bf16",
+        description="Run forward/backward passes under bfloat16 autocast (weights and optimizer "
+        "state stay fp32). 'bf16' is ~2× faster on CPUs with AVX512-BF16/AMX.",
+    )
+
+
+class RolloutConfig(_Section):
+    prompts_per_step: int = Field(
+        8, ge=1, description="Prompts (groups) trained on per step. RLVE: 128; CER: 32."
+    )
+    group_size: int = Field(
+        8, ge=1, description="Samples per prompt G. RLVE and CER: 16; process proving: 4."
+    )
+    temperature: float = Field(
+        1.0, ge=0, description="Sampling temperature (RLVE, CER: 1.0; process proving: 0.9)."
+    )
+    top_p: float = Field(1.0, gt=0, le=1, description="Nucleus sampling mass (papers: 1.0).")
+    max_new_tokens: int = Field(128, ge=1, description="Response length limit in tokens.")
+    stop: list[str] = Field(
+        default_factory=list, description="Stop strings (generation ends after one appears)."
+    )
+    system_prompt: str | None = Field(
+        "Solve the task. End your reply with the final answer in \\boxed{}.",
+        description="System message of every prompt; None keeps the chat template's default.",
+    )
+    max_batch_sequences: int = Field(
+        64, ge=1, description="Sequences decoded together by the transformers engine."
+    )
+    collector: Plugin = Field(
+        default_factory=lambda: Plugin(name="single_turn"),
+        description="How an episode unfolds: 'single_turn', or 'multi_turn' (refinement with "
+        "verifier feedback; TCPO).",
+    )
+
+
+class DynamicSamplingConfig(_Section):
+    enabled: bool = Field(
+        False,
+        description="DAPO dynamic sampling (Yu et al. 2025, §3.2): drop groups whose rewards "
+        "are all equal and refill from new prompts. DAPO and RLVE: on.",
+    )
+    max_rounds: int = Field(
+        3, ge=1, description="Generation rounds per step at most (then train on what is kept)."
+    )
+
+
+class OverlongConfig(_Section):
+    buffer: int = Field(
+        0,
+        ge=0,
+        description="DAPO soft overlong punishment L_cache (eq. 13): responses longer than "
+        "max_new_tokens − buffer get a linear penalty added to the reward. 0 disables it "
+        "(RLVE: not used; DAPO: 4096 of 20480).",
+    )
+
+
+class LossConfig(_Section):
+    policy: Plugin = Field(
+        default_factory=lambda: Plugin(name="clipped_surrogate"),
+        description="The per-token policy loss; 'clipped_surrogate' with eps_low/eps_high/"
+        "dual_clip (DAPO: 0.2/0.28; PPO: 0.2/0.2).",
+    )
+    aggregation: Literal[
+        "token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"
+    ] = Field(
+        "token-mean",
+        description="How per-token losses become one number: 'token-mean' (DAPO), "
+        "'seq-mean-token-mean' (GRPO, RLVE), 'seq-mean-token-sum' (CER's code), "
+        "'seq-mean-token-sum-norm' (Dr. GRPO, C = max_new_tokens).",
+    )
+    kl_coef: float = Field(
+        0.0, ge=0, description="β of the KL penalty to the initial policy (DAPO/RLVE/CER: 0)."
+    )
+    kl_estimator: Literal["k1", "k3"] = Field(
+        "k3", description="KL estimator: 'k3' (GRPO) or 'k1' (Schulman 2020)."
+    )
+    overlong: OverlongConfig = Field(default_factory=OverlongConfig)
+
+
+class OptimConfig(_Section):
+    lr: float = Field(
+        2e-6, gt=0, description="AdamW learning rate. RLVE: 2e-6 (1.5B); CER: 1e-6 (8B)."
+    )
+    weight_decay: float = Field(0.01, ge=0, description="AdamW weight decay. RLVE: 0.01.")
+    betas: tuple[float, float] = Field((0.9, 0.98), description="AdamW betas. RLVE: (0.9, 0.98).")
+    warmup_steps: int = Field(0, ge=0, description="Linear warmup, in optimizer steps.")
+    schedule: Literal["constant", "cosine", "linear"] = Field(
+        "constant", description="LR schedule after warmup (RLVE: constant)."
+    )
+    grad_clip: float = Field(1.0, gt=0, description="Max global gradient norm (papers: 1.0).")
+    epochs: int = Field(
+        1, ge=1, description="Passes over each rollout batch (RLVE, CER: 1 update per batch)."
+    )
+    minibatches: int = Field(
+        1, ge=1, description="Optimizer steps per epoch; the batch is split in this many."
+    )
+    micro_batch_tokens: int = Field(
+        8192,
+        ge=1,
+        description="Gradient accumulation: at most this many padded tokens per forward pass "
+        "(bounds memory, not the math).",
+    )
+    old_logprobs: Literal["rollout", "recompute"] = Field(
+        "rollout",
+        description="Where π_old comes from: the engine's sampling log-probs ('rollout'; exact "
+        "when the engine shares the learner's weights) or a no-grad learner pass ('recompute'; "
+        "verl's default; use it with vLLM).",
+    )
+
+
+class EvalConfig(_Section):
+    environments: list[str] | None = Field(
+        None, description="Environments evaluated (None: the curriculum's)."
+    )
+    difficulties: list[int] = Field(
+        default_factory=lambda: [0, 1, 2], description="Difficulties evaluated per environment."
+    )
+    problems: int = Field(
+        30, ge=1, description="Held-out problems per environment (seeds disjoint from training)."
+    )
+    samples: int = Field(1, ge=1, description="k samples per problem; accuracy is their mean.")
+    temperature: float = Field(0.0, ge=0, description="0 = greedy decoding.")
+    before_and_after: bool = Field(
+        True, description="Evaluate before the first step and after the last one."
+    )
+
+
+class TrainConfig(_Section):
+    run: RunConfig = Field(default_factory=RunConfig)
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    curriculum: CurriculumConfig = Field(
+        default_factory=lambda: CurriculumConfig(
+            environments=["addition", "multiplication", "chain_sum"]
+        )
+    )
+    rollout: RolloutConfig = Field(default_factory=RolloutConfig)
+    reward: Plugin = Field(
+        default_factory=lambda: Plugin(name="env"),
+        description="Reward source: 'env' (the environment's verifier, RLVE), 'exact_match', "
+        "'rule', 'verifree', 'cer', 'rule_cer'.",
+    )
+    credit: Plugin = Field(
+        default_factory=lambda: Plugin(name="grpo"),
+        description="Credit estimator: 'grpo', 'dr_grpo', 'rloo', 'process', 'tcpo', ...",
+    )
+    dynamic_sampling: DynamicSamplingConfig = Field(default_factory=DynamicSamplingConfig)
+    loss: LossConfig = Field(default_factory=LossConfig)
+    optim: OptimConfig = Field(default_factory=OptimConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+
+    @model_validator(mode="after")
+    def _plugins_exist(self) -> TrainConfig:
+        from verirl.credit import get_credit
+        from verirl.rewards import get_reward
+        from verirl.rollout.collect import get_collector
+        from verirl.train.loss import POLICY_LOSSES
+
+        checks = [
+            ("rollout.collector", self.rollout.collector, get_collector),
+            ("reward", self.reward, get_reward),
+            ("credit", self.credit, get_credit),
+            ("loss.policy", self.loss.policy, POLICY_LOSSES.get),
+        ]
+        for where, plugin, lookup in checks:
+            try:
+                spec = lookup(plugin.name)
+            except KeyError as exc:
+                raise ValueError(f"{where}.name: {exc.args[0]}") from None
+            plugin._validate_with(spec.params, where)
+        if self.loss.overlong.buffer > self.rollout.max_new_tokens:
+            raise ValueError(
+                f"loss.overlong.buffer ({self.loss.overlong.buffer}) exceeds "
+                f"rollout.max_new_tokens ({self.rollout.max_new_tokens})"
+            )
+        return self
+
+
+class ConfigError(ValueError):
+    """A configuration problem, described in one line that names the field."""
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
+    """Read ``path`` (YAML; None = all defaults), apply ``key.sub=value`` overrides, validate."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config file {str(p)!r} does not exist")
+        try:
+            loaded = yaml.safe_load(p.read_text())
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {str(p)!r} is not valid YAML: {exc}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"config file {str(p)!r} must hold a mapping at the top level")
+        data = loaded or {}
+    for item in overrides or []:
+        apply_override(data, item)
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_nested(exc, "")) from None
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def apply_override(data: dict[str, Any], item: str) -> None:
+    """Apply ``a.b.c=value`` to nested ``data``; the value is parsed as YAML (``3``, ``1e-5``,
+    ``true``, ``[a, b]``, ``null``)."""
+    if "=" not in item:
+        raise ConfigError(f"override {item!r} must look like key.sub=value")
+    key, raw = item.split("=", 1)
+    parts = key.strip().split(".")
+    if not all(parts):
+        raise ConfigError(f"override {item!r} has an empty key segment")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if child is None:
+            child = node[part] = {}
+        elif not isinstance(child, dict):
+            raise ConfigError(f"override {item!r}: {part!r} is not a section")
+        node = child
+    node[parts[-1]] = value
+
+
+def _format_nested(exc: ValidationError, prefix: str) -> str:
+    """One line per error: ``field.path: message (got value)``."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"] if x not in ("function-after",))
+        where = ".".join(x for x in (prefix, loc) if x)
+        msg = err["msg"].removeprefix("Value error, ")
+        got = err.get("input")
+        shown = "" if isinstance(got, dict) or got is None else f" (got {got!r})"
+        lines.append(f"{where}: {msg}{shown}" if where else f"{msg}{shown}")
+    return "; ".join(lines)
+
+
+def dump_config(cfg: TrainConfig) -> str:
+    return yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False)

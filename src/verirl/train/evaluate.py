@@ -1,0 +1,91 @@
+"""Held-out evaluation: accuracy per environment on seeds disjoint from training.
+
+Training seeds come from the curriculum's counter (below ``2**31``); evaluation problem ``k``
+uses seed :func:`verirl.curriculum.eval_seed` ``(k)`` ≥ ``2**31``, so the two never meet.
+Accuracy is the share of *fully correct* answers (the verifier's ``correct``), averaged over
+``samples`` draws per problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from verirl.curriculum import eval_seed
+from verirl.envs import get_env
+from verirl.rollout.base import RolloutEngine
+from verirl.rollout.prompts import PromptFormatter
+from verirl.types import Problem, SamplingParams
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    accuracy: dict[str, float]  # per environment
+    accuracy_by_difficulty: dict[str, dict[int, float]]
+    mean_reward: dict[str, float]
+    format_rate: dict[str, float]  # share of answers the verifier could read (reward > -1)
+
+    @property
+    def overall(self) -> float:
+        return sum(self.accuracy.values()) / max(len(self.accuracy), 1)
+
+    def flat(self, prefix: str = "eval") -> dict[str, float]:
+        out = {f"{prefix}/accuracy": self.overall}
+        for env, acc in self.accuracy.items():
+            out[f"{prefix}/{env}/accuracy"] = acc
+            out[f"{prefix}/{env}/format"] = self.format_rate[env]
+        return out
+
+
+def heldout_problems(
+    environments: Sequence[str], difficulties: Sequence[int], problems: int
+) -> list[Problem]:
+    """``problems`` held-out problems per (environment, difficulty)."""
+    out = []
+    for env in environments:
+        e = get_env(env)
+        for d in difficulties:
+            out.extend(e.generate(d, eval_seed(k)) for k in range(problems))
+    return out
+
+
+def evaluate(
+    engine: RolloutEngine,
+    formatter: PromptFormatter,
+    problems: Sequence[Problem],
+    samples: int = 1,
+    temperature: float = 0.0,
+    max_new_tokens: int = 128,
+    seed: int = 0,
+) -> EvalResult:
+    """Generate ``samples`` answers per problem and score them with each env's verifier."""
+    sampling = SamplingParams(
+        n=samples, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed
+    )
+    generations = engine.generate([formatter.encode(p) for p in problems], sampling)
+    correct: dict[str, list[float]] = {}
+    by_diff: dict[str, dict[int, list[float]]] = {}
+    reward: dict[str, list[float]] = {}
+    fmt: dict[str, list[float]] = {}
+    for problem, group in zip(problems, generations, strict=True):
+        env = get_env(problem.env)
+        for g in group:
+            v = env.verify(problem, g.text)
+            correct.setdefault(problem.env, []).append(float(v.correct))
+            by_diff.setdefault(problem.env, {}).setdefault(problem.difficulty, []).append(
+                float(v.correct)
+            )
+            reward.setdefault(problem.env, []).append(v.reward)
+            fmt.setdefault(problem.env, []).append(float(v.reward > -1.0))
+    return EvalResult(
+        accuracy={k: _mean(v) for k, v in correct.items()},
+        accuracy_by_difficulty={
+            k: {d: _mean(x) for d, x in sorted(v.items())} for k, v in by_diff.items()
+        },
+        mean_reward={k: _mean(v) for k, v in reward.items()},
+        format_rate={k: _mean(v) for k, v in fmt.items()},
+    )
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0

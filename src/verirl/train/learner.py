@@ -1,0 +1,248 @@
+"""The learner: rollouts + advantages → padded batch → clipped-surrogate updates.
+
+One call of :meth:`Learner.update` is one rollout batch: ``epochs`` passes, each split in
+``minibatches`` optimizer steps, each accumulated over micro-batches of at most
+``micro_batch_tokens`` padded tokens. Aggregation uses the whole minibatch's totals, so the
+accumulated gradient equals the gradient of the unsplit minibatch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import torch
+
+from verirl.config import TrainConfig
+from verirl.train.loss import (
+    AGGREGATIONS,
+    POLICY_LOSSES,
+    AggregationScale,
+    kl_penalty,
+    token_logprobs,
+)
+from verirl.types import Batch, Rollout
+
+
+def collate(rollouts: Sequence[Rollout], advantages: torch.Tensor, pad_id: int) -> Batch:
+    """Build the learner's :class:`Batch`: prompts left-padded, responses right-padded.
+
+    ``advantages`` is [N, T] with T ≥ the longest response (as credit estimators return).
+    """
+    n = len(rollouts)
+    if n == 0:
+        raise ValueError("cannot collate an empty list of rollouts")
+    if advantages.shape[0] != n:
+        raise ValueError(f"{advantages.shape[0]} advantage rows for {n} rollouts")
+    p = max(len(r.prompt_ids) for r in rollouts)
+    r_len = max(len(r.response_ids) for r in rollouts)
+    ids = torch.full((n, p + r_len), pad_id, dtype=torch.long)
+    attn = torch.zeros((n, p + r_len), dtype=torch.long)
+    resp_mask = torch.zeros((n, r_len))
+    old = torch.zeros((n, r_len))
+    adv = torch.zeros((n, r_len))
+    for i, ro in enumerate(rollouts):
+        lp, lr = len(ro.prompt_ids), len(ro.response_ids)
+        ids[i, p - lp : p] = torch.tensor(ro.prompt_ids, dtype=torch.long)
+        ids[i, p : p + lr] = torch.tensor(ro.response_ids, dtype=torch.long)
+        attn[i, p - lp : p + lr] = 1
+        resp_mask[i, :lr] = torch.tensor(ro.mask, dtype=torch.float32)
+        old[i, :lr] = torch.tensor(ro.logprobs, dtype=torch.float32)
+        adv[i, :lr] = advantages[i, :lr]
+    return Batch(
+        input_ids=ids,
+        attention_mask=attn,
+        response_mask=resp_mask,
+        old_logprobs=old * resp_mask,
+        advantages=adv * resp_mask,
+        rewards=torch.tensor([ro.reward for ro in rollouts], dtype=torch.float32),
+        truncated=torch.tensor([ro.finish_reason == "length" for ro in rollouts]),
+    )
+
+
+class Learner:
+    """Owns the optimizer, the LR schedule and (when KL is on) the frozen reference."""
+
+    def __init__(self, model: torch.nn.Module, cfg: TrainConfig, total_steps: int) -> None:
+        self.model = model
+        self.cfg = cfg
+        self.trainable = [p for p in model.parameters() if p.requires_grad]
+        if not self.trainable:
+            raise ValueError("the model has no trainable parameters")
+        o = cfg.optim
+        self.optimizer = torch.optim.AdamW(
+            self.trainable, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay
+        )
+        updates = max(1, total_steps * o.epochs * o.minibatches)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, _schedule(o.schedule, o.warmup_steps, updates)
+        )
+        spec = POLICY_LOSSES.get(cfg.loss.policy.name)
+        self.policy_loss = spec.fn
+        self.loss_params = spec.params.model_validate(cfg.loss.policy.params)
+        self.aggregate = AGGREGATIONS.get(cfg.loss.aggregation)
+        self.temperature = cfg.rollout.temperature if cfg.rollout.temperature > 0 else 1.0
+        self.autocast = torch.bfloat16 if cfg.model.autocast == "bf16" else None
+        self.generator = torch.Generator().manual_seed(cfg.run.seed + 1)
+        self._reference: torch.nn.Module | None = None
+        if cfg.loss.kl_coef > 0 and not _is_peft(model):
+            self._reference = copy.deepcopy(model).eval().requires_grad_(False)
+
+    # ---- log-probs -------------------------------------------------------------------------
+    def logprobs(self, batch: Batch, model: torch.nn.Module | None = None) -> torch.Tensor:
+        """log π(response token | prefix) for every response column: [N, R] (grad if enabled).
+
+        Only the response columns go through the LM head (``logits_to_keep``), which saves
+        the vocabulary projection for every prompt token.
+        """
+        model = model if model is not None else self.model
+        p, r = batch.prompt_width, batch.response_mask.shape[1]
+        positions = (batch.attention_mask.cumsum(1) - 1).clamp(min=0)
+        keep = torch.arange(p - 1, p + r - 1)
+        with self._autocast():
+            logits = model(
+                input_ids=batch.input_ids,
+                attention_mask=batch.attention_mask,
+                position_ids=positions,
+                logits_to_keep=keep,
+                use_cache=False,
+            ).logits
+        return token_logprobs(logits, batch.input_ids[:, p:], self.temperature)
+
+    @torch.no_grad()
+    def _logprobs_no_grad(self, batch: Batch, reference: bool = False) -> torch.Tensor:
+        out = torch.zeros_like(batch.response_mask)
+        for rows in self._micro_batches(batch, torch.arange(len(batch))):
+            sub = batch.select(rows)
+            with self._reference_model() if reference else contextlib.nullcontext() as ref:
+                lp = self.logprobs(sub, ref if reference else None)
+            out[rows, : lp.shape[1]] = lp.float() * sub.response_mask
+        return out
+
+    # ---- one rollout batch ---------------------------------------------------------------------
+    def update(self, batch: Batch) -> dict[str, float]:
+        o = self.cfg.optim
+        self.model.train()
+        if o.old_logprobs == "recompute":
+            batch = _replace_old(batch, self._logprobs_no_grad(batch))
+        ref_lp = self._logprobs_no_grad(batch, reference=True) if self.cfg.loss.kl_coef else None
+        n = len(batch)
+        sums: dict[str, float] = {}
+        updates = 0
+        for _ in range(o.epochs):
+            order = torch.randperm(n, generator=self.generator)
+            for mb in torch.tensor_split(order, min(o.minibatches, n)):
+                if mb.numel() == 0:
+                    continue
+                scale = AggregationScale(
+                    tokens=float(batch.response_mask[mb].sum()),
+                    sequences=float(mb.numel()),
+                    norm_length=float(self.cfg.rollout.max_new_tokens),
+                )
+                step_stats: dict[str, float] = {}
+                for rows in self._micro_batches(batch, mb):
+                    sub = batch.select(rows)
+                    mask = sub.response_mask
+                    logp = self.logprobs(sub)
+                    loss_mat, stats = self.policy_loss(
+                        logp, sub.old_logprobs, sub.advantages, mask, self.loss_params
+                    )
+                    if ref_lp is not None:
+                        kl = kl_penalty(
+                            logp, ref_lp[rows, : mask.shape[1]], self.cfg.loss.kl_estimator
+                        )
+                        loss_mat = loss_mat + self.cfg.loss.kl_coef * kl
+                        stats["kl_ref"] = ((kl * mask).sum() / mask.sum().clamp(min=1)).detach()
+                    loss = self.aggregate(loss_mat, mask, scale)
+                    loss.backward()
+                    weight = float(mask.sum()) / max(scale.tokens, 1.0)
+                    step_stats["loss"] = step_stats.get("loss", 0.0) + float(loss.detach())
+                    for k, v in stats.items():
+                        step_stats[k] = step_stats.get(k, 0.0) + float(v) * weight
+                grad_norm = torch.nn.utils.clip_grad_norm_(self.trainable, o.grad_clip)
+                step_stats["grad_norm"] = float(grad_norm)
+                step_stats["lr"] = self.scheduler.get_last_lr()[0]
+                self.optimizer.step()
+                self.scheduler.step()
+                self.optimizer.zero_grad(set_to_none=True)
+                updates += 1
+                for k, v in step_stats.items():
+                    sums[k] = sums.get(k, 0.0) + v
+        self.model.eval()
+        return {f"train/{k}": v / max(updates, 1) for k, v in sums.items()}
+
+    # ---- helpers -------------------------------------------------------------------------------
+    def _micro_batches(self, batch: Batch, rows: torch.Tensor) -> Iterator[torch.Tensor]:
+        """Split ``rows`` into groups of at most ``micro_batch_tokens`` padded tokens, packing
+        sequences of similar length together to waste little padding."""
+        lengths = batch.attention_mask[rows].sum(dim=1)
+        order = rows[torch.argsort(lengths, stable=True)]
+        budget = self.cfg.optim.micro_batch_tokens
+        current: list[int] = []
+        longest = 0
+        for row in order.tolist():
+            length = int(batch.attention_mask[row].sum())
+            if current and max(longest, length) * (len(current) + 1) > budget:
+                yield torch.tensor(current)
+                current, longest = [], 0
+            current.append(row)
+            longest = max(longest, length)
+        if current:
+            yield torch.tensor(current)
+
+    @contextlib.contextmanager
+    def _autocast(self) -> Iterator[None]:
+        if self.autocast is None:
+            yield
+        else:
+            with torch.autocast("cpu", dtype=self.autocast):
+                yield
+
+    @contextlib.contextmanager
+    def _reference_model(self) -> Iterator[torch.nn.Module]:
+        """The frozen initial policy: the base model with the adapter disabled (LoRA) or a
+        frozen copy taken at construction (full fine-tuning)."""
+        if self._reference is not None:
+            yield self._reference
+        else:
+            with self.model.disable_adapter():  # type: ignore[operator]
+                yield self.model
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "generator": self.generator.get_state(),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.generator.set_state(state["generator"])
+
+
+def _replace_old(batch: Batch, old: torch.Tensor) -> Batch:
+    from dataclasses import replace
+
+    return replace(batch, old_logprobs=old)
+
+
+def _is_peft(model: torch.nn.Module) -> bool:
+    return hasattr(model, "disable_adapter") and hasattr(model, "peft_config")
+
+
+def _schedule(kind: str, warmup: int, total: int) -> Any:
+    def factor(step: int) -> float:
+        if warmup and step < warmup:
+            return (step + 1) / warmup
+        if kind == "constant":
+            return 1.0
+        progress = min(1.0, (step - warmup) / max(1, total - warmup))
+        if kind == "linear":
+            return 1.0 - progress
+        return 0.5 * (1.0 + math.cos(math.pi * progress))
+
+    return factor

@@ -1,0 +1,289 @@
+"""The training loop. It orchestrates; every algorithm lives behind a registry.
+
+One step, as in DESIGN.md:
+
+    problems  = curriculum.sample(B)                       # RLVE windows (or static)
+    rollouts  = collector.collect(problems, engine, ...)   # G samples each (or episodes)
+    verdicts  = reward.score(rollouts)                     # env verifier | CER | prover ...
+    (DAPO: drop groups with equal rewards, refill, up to max_rounds)
+    curriculum.update(all rollouts of the step)
+    advantages = credit(CreditInput.from_rollouts(...))    # GRPO | RLOO | process | TCPO ...
+    metrics    = learner.update(collate(rollouts, advantages))
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from verirl.config import TrainConfig, dump_config
+from verirl.credit import CreditInput, get_credit
+from verirl.curriculum import Curriculum, build_curriculum, effective_prompt_ratio
+from verirl.models import LoraSettings, load_policy
+from verirl.rewards import RewardContext, get_reward
+from verirl.rollout.collect import get_collector
+from verirl.rollout.hf import HFEngine
+from verirl.rollout.prompts import PromptFormatter
+from verirl.train.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
+from verirl.train.learner import Learner, collate
+from verirl.train.loss import overlong_penalty
+from verirl.train.metrics import MetricsLog
+from verirl.types import Rollout, SamplingParams
+
+
+@dataclass
+class StepOutput:
+    rollouts: list[Rollout]
+    generated: list[Rollout]  # everything sampled this step, incl. dropped groups
+    rounds: int
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+class Trainer:
+    """Builds every part from the config and runs the loop. ``run_dir`` holds the config,
+    ``metrics.jsonl``, checkpoints and the final model."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, policy: Any = None) -> None:
+        self.cfg = cfg
+        self.run_dir = run_dir
+        if cfg.run.threads:
+            torch.set_num_threads(cfg.run.threads)
+        torch.manual_seed(cfg.run.seed)
+        lora = LoraSettings(**cfg.model.lora.model_dump()) if cfg.model.lora else None
+        if lora is not None:
+            lora = replace(lora, target_modules=tuple(lora.target_modules))
+        self.model, self.tokenizer = policy or load_policy(cfg.model.name, lora=lora)
+        autocast = torch.bfloat16 if cfg.model.autocast == "bf16" else None
+        self.engine = HFEngine(
+            self.model, self.tokenizer, cfg.rollout.max_batch_sequences, autocast, cfg.run.seed
+        )
+        self.formatter = PromptFormatter(self.tokenizer, cfg.rollout.system_prompt)
+        self.curriculum: Curriculum = build_curriculum(cfg.curriculum, seed=cfg.run.seed)
+        self.collector = get_collector(cfg.rollout.collector.name).build(
+            cfg.rollout.collector.params
+        )
+        self.reward = get_reward(cfg.reward.name).build(cfg.reward.params)
+        credit = get_credit(cfg.credit.name)
+        self.credit, self.credit_params = credit, credit.params.model_validate(cfg.credit.params)
+        self.learner = Learner(self.model, cfg, total_steps=cfg.run.steps)
+        self.sampling = SamplingParams(
+            n=cfg.rollout.group_size,
+            temperature=cfg.rollout.temperature,
+            top_p=cfg.rollout.top_p,
+            max_new_tokens=cfg.rollout.max_new_tokens,
+            stop=tuple(cfg.rollout.stop),
+        )
+        self.step = 0
+        self.next_group = 0
+
+    # ---- the loop ------------------------------------------------------------------------------
+    def fit(self, progress: Any = None) -> dict[str, Any]:
+        cfg = self.cfg
+        log = MetricsLog(self.run_dir, tensorboard=cfg.run.tensorboard, resume_step=self.step)
+        summary: dict[str, Any] = {"run_dir": str(self.run_dir)}
+        if cfg.eval.before_and_after and self.step == 0:
+            before = self.evaluate()
+            log.write(0, before.flat("eval_before"))
+            summary["before"] = before
+        start = time.perf_counter()
+        for step in range(self.step, cfg.run.steps):
+            metrics = self.train_step()
+            self.step = step + 1
+            log.write(self.step, metrics)
+            if progress is not None:
+                progress(self.step, metrics)
+            if cfg.run.save_every and self.step % cfg.run.save_every == 0:
+                self.save()
+        summary["train_seconds"] = time.perf_counter() - start
+        if cfg.run.steps and (not cfg.run.save_every or self.step % cfg.run.save_every):
+            self.save()
+        if cfg.eval.before_and_after:
+            after = self.evaluate()
+            log.write(self.step, after.flat("eval_after"))
+            summary["after"] = after
+        log.close()
+        return summary
+
+    def train_step(self) -> dict[str, float]:
+        t0 = time.perf_counter()
+        out = self.sample_step()
+        t1 = time.perf_counter()
+        moved = self.curriculum.update(out.generated)
+        advantages = self.credit(self._credit_input(out.rollouts), self.credit_params)
+        batch = collate(out.rollouts, advantages, self.tokenizer.pad_token_id)
+        train = self.learner.update(batch)
+        self.engine.sync_weights()
+        t2 = time.perf_counter()
+        generated_tokens = sum(sum(r.mask) for r in out.generated)
+        trained_tokens = int(batch.response_mask.sum())
+        metrics = {
+            **out.stats,
+            **train,
+            **self.curriculum.metrics(),
+            **{f"collector/{k}": v for k, v in self.collector.metrics().items()},
+            **{f"reward/{k}": v for k, v in self.reward.metrics().items()},
+            "time/rollout_s": t1 - t0,
+            "time/train_s": t2 - t1,
+            "time/step_s": t2 - t0,
+            "throughput/tokens_per_s": (generated_tokens + trained_tokens) / max(t2 - t0, 1e-9),
+            "curriculum/moved": float(len(moved)),
+        }
+        return metrics
+
+    def sample_step(self) -> StepOutput:
+        """Sample a step's groups; with DAPO dynamic sampling, drop groups whose rewards are
+        all equal and refill from new prompts for up to ``max_rounds`` generation rounds."""
+        ds = self.cfg.dynamic_sampling
+        want = self.cfg.rollout.prompts_per_step
+        kept: list[list[Rollout]] = []
+        generated: list[Rollout] = []
+        groups_seen: list[list[float]] = []
+        rounds = 0
+        while len(kept) < want and rounds < (ds.max_rounds if ds.enabled else 1):
+            problems = self.curriculum.sample(want - len(kept))
+            rollouts = self.collector.collect(
+                problems, self.engine, self.formatter, self.sampling, self.next_group
+            )
+            self.next_group += len(problems)
+            rollouts = self._score(rollouts)
+            generated.extend(rollouts)
+            for group in _groups(rollouts):
+                rewards = [r.reward for r in group]
+                groups_seen.append(rewards)
+                if not ds.enabled or len(set(rewards)) > 1:
+                    kept.append(group)
+            rounds += 1
+        kept = kept[:want]
+        if not kept:  # every group was uninformative: train on nothing but keep the step
+            kept = _groups(generated)[:want]
+        rollouts = [r for g in kept for r in g]
+        rewards = [r.verdict.reward for r in generated if r.verdict]
+        lengths = [sum(r.mask) for r in generated]
+        stats = {
+            "rollout/reward": _mean(rewards),
+            "rollout/accuracy": _mean([float(r.verdict.correct) for r in generated if r.verdict]),
+            "rollout/response_tokens": _mean(lengths),
+            "rollout/truncated": _mean([float(r.finish_reason == "length") for r in generated]),
+            "rollout/effective_prompt_ratio": effective_prompt_ratio(groups_seen),
+            "rollout/rounds": float(rounds),
+            "rollout/groups_trained": float(len(kept)),
+        }
+        return StepOutput(rollouts, generated, rounds, stats)
+
+    # ---- pieces -------------------------------------------------------------------------------
+    def _score(self, rollouts: list[Rollout]) -> list[Rollout]:
+        todo = [i for i, r in enumerate(rollouts) if r.verdict is None]
+        if todo:
+            ctx = RewardContext(tokenizer=self.tokenizer, model=self.model)
+            verdicts = self.reward.score([rollouts[i] for i in todo], ctx)
+            if len(verdicts) != len(todo):
+                raise RuntimeError(
+                    f"reward source {self.cfg.reward.name!r} returned {len(verdicts)} verdicts "
+                    f"for {len(todo)} rollouts"
+                )
+            for i, v in zip(todo, verdicts, strict=True):
+                rollouts[i] = replace(rollouts[i], verdict=v)
+        buffer = self.cfg.loss.overlong.buffer
+        if buffer:
+            lengths = torch.tensor([sum(r.mask) for r in rollouts])
+            penalty = overlong_penalty(lengths, self.cfg.rollout.max_new_tokens, buffer)
+            rollouts = [
+                replace(r, verdict=replace(r.verdict, reward=r.verdict.reward + float(p)))
+                for r, p in zip(rollouts, penalty, strict=True)
+            ]
+        return rollouts
+
+    def _credit_input(self, rollouts: Sequence[Rollout]) -> CreditInput:
+        step_starts = None
+        if any(r.verdict and r.verdict.steps for r in rollouts):
+            from verirl.credit.spans import step_token_starts
+
+            step_starts = [
+                step_token_starts(r.text, r.response_ids, r.verdict.steps, self.tokenizer)
+                if r.verdict and r.verdict.steps
+                else ()
+                for r in rollouts
+            ]
+        return CreditInput.from_rollouts(rollouts, step_starts)
+
+    def evaluate(self) -> EvalResult:
+        e = self.cfg.eval
+        envs = e.environments or self.cfg.curriculum.resolved_environments()
+        problems = heldout_problems(envs, e.difficulties, e.problems)
+        return evaluate(
+            self.engine,
+            self.formatter,
+            problems,
+            e.samples,
+            e.temperature,
+            self.cfg.rollout.max_new_tokens,
+            seed=self.cfg.run.seed,
+        )
+
+    # ---- checkpoints --------------------------------------------------------------------------
+    def save(self) -> Path:
+        state = {
+            "learner": self.learner.state_dict(),
+            "engine": self.engine.state_dict(),
+            "curriculum": self.curriculum.state_dict(),
+            "next_group": self.next_group,
+        }
+        return save_checkpoint(
+            self.run_dir, self.step, self.model, state, keep=self.cfg.run.keep_checkpoints
+        )
+
+    def resume(self) -> bool:
+        """Restore the latest checkpoint of ``run_dir``; False when there is none."""
+        path = latest_checkpoint(self.run_dir)
+        if path is None:
+            return False
+
+        def restore(state: dict[str, Any]) -> None:
+            self.learner.load_state_dict(state["learner"])
+            self.engine.load_state_dict(state["engine"])
+            self.curriculum.load_state_dict(state["curriculum"])
+            self.next_group = int(state["next_group"])
+
+        self.step = load_checkpoint(path, self.model, restore)
+        return True
+
+
+def new_run_dir(cfg: TrainConfig) -> Path:
+    name = cfg.run.name or datetime.now().strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(cfg.run.dir) / name
+    if latest_checkpoint(run_dir) is not None:
+        raise FileExistsError(
+            f"run directory {run_dir} already has checkpoints; resume it with "
+            f"`verirl train --resume {run_dir}` or choose another run.name"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(dump_config(cfg))
+    return run_dir
+
+
+def _groups(rollouts: Sequence[Rollout]) -> list[list[Rollout]]:
+    by_id: dict[int, list[Rollout]] = {}
+    for r in rollouts:
+        by_id.setdefault(r.group, []).append(r)
+    return list(by_id.values())
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def summary_json(summary: dict[str, Any]) -> str:
+    def enc(o: Any) -> Any:
+        if isinstance(o, EvalResult):
+            return {"overall": o.overall, "accuracy": o.accuracy}
+        return str(o)
+
+    return json.dumps(summary, default=enc, indent=2)

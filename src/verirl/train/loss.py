@@ -1,0 +1,214 @@
+"""Policy losses, loss aggregation and the KL penalty: pure functions over [N, R] tensors.
+
+Shapes throughout: ``N`` sequences × ``R`` response tokens; ``mask`` is 1 on trained tokens.
+
+Where the *old* log-probs come from: ``old_logprobs`` in the learner's batch is either the
+log-prob the rollout engine recorded while sampling (``optim.old_logprobs = "rollout"``: free,
+exact when the engine shares the learner's weights and precision) or a no-grad forward pass of
+the learner over the whole batch before the first optimisation step
+(``"recompute"``: verl's default; needed when the engine is a different implementation such as
+vLLM or samples in another precision). Either way they are fixed for all epochs and
+minibatches of one rollout batch, so the ratio π_θ/π_old measures how far the updates of this
+batch have moved the policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import torch
+from pydantic import BaseModel, ConfigDict, Field
+
+from verirl.registry import Registry
+
+Stats = dict[str, torch.Tensor]
+
+
+class ClippedSurrogateParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    eps_low: float = Field(
+        0.2, ge=0, description="Lower clip ε_low: ratio floored at 1 − ε_low (PPO/DAPO: 0.2)."
+    )
+    eps_high: float = Field(
+        0.28,
+        ge=0,
+        description="Upper clip ε_high: ratio capped at 1 + ε_high. DAPO's clip-higher uses "
+        "0.28 (with ε_low 0.2); 0.2 gives symmetric PPO clipping (CER's released code).",
+    )
+    dual_clip: float | None = Field(
+        None,
+        gt=1,
+        description="Dual-clip constant c (Ye et al. 2020): for negative advantages the loss "
+        "is bounded by −c·A. verl's default is 3.0; None disables it.",
+    )
+
+
+LossFn = Callable[
+    [torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, Any], tuple[torch.Tensor, Stats]
+]
+
+
+@dataclass(frozen=True)
+class PolicyLoss:
+    name: str
+    fn: LossFn
+    params: type[BaseModel]
+
+
+POLICY_LOSSES: Registry[PolicyLoss] = Registry("policy loss")
+
+
+def register_policy_loss(name: str, params: type[BaseModel]) -> Callable[[LossFn], LossFn]:
+    def decorator(fn: LossFn) -> LossFn:
+        POLICY_LOSSES.register(name)(PolicyLoss(name, fn, params))
+        return fn
+
+    return decorator
+
+
+@register_policy_loss("clipped_surrogate", ClippedSurrogateParams)
+def clipped_surrogate(
+    logprobs: torch.Tensor,
+    old_logprobs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    params: ClippedSurrogateParams,
+) -> tuple[torch.Tensor, Stats]:
+    """PPO's clipped surrogate (Schulman et al. 2017, eq. 7) with clip-higher (DAPO, Yu et
+    al. 2025, eq. 10) and optional dual clip (Ye et al. 2020, eq. 5). Per token:
+
+        ρ = exp(log π_θ − log π_old)
+        L = −min(ρ·A, clip(ρ, 1 − ε_low, 1 + ε_high)·A)
+        dual clip, A < 0:  L = min(L, −c·A)
+
+    Returns the per-token loss [N, R] (to be aggregated) and statistics (clip fraction,
+    approximate KL to π_old, mean ratio) over masked tokens.
+    """
+    log_ratio = logprobs - old_logprobs
+    ratio = torch.exp(log_ratio)
+    unclipped = -advantages * ratio
+    clipped = -advantages * torch.clamp(ratio, 1.0 - params.eps_low, 1.0 + params.eps_high)
+    loss = torch.maximum(unclipped, clipped)
+    if params.dual_clip is not None:
+        bounded = torch.minimum(loss, -params.dual_clip * advantages)
+        loss = torch.where(advantages < 0, bounded, loss)
+    with torch.no_grad():
+        denom = mask.sum().clamp(min=1)
+        stats = {
+            "clip_frac": ((clipped > unclipped).float() * mask).sum() / denom,
+            "approx_kl_old": ((0.5 * log_ratio**2) * mask).sum() / denom,
+            "ratio_mean": (ratio * mask).sum() / denom,
+        }
+    return loss, stats
+
+
+# ---- aggregation -----------------------------------------------------------------------------
+AggregationMode = Literal[
+    "token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"
+]
+
+
+@dataclass(frozen=True)
+class AggregationScale:
+    """Totals of the whole minibatch, so that summing the aggregated losses of its
+    micro-batches gives exactly the minibatch's loss (gradient accumulation is exact).
+
+    - ``tokens``: masked tokens in the minibatch; ``sequences``: sequences in it;
+    - ``norm_length``: the constant C of ``seq-mean-token-sum-norm`` (Dr. GRPO's generation
+      budget; the learner uses the maximum number of new tokens).
+    """
+
+    tokens: float
+    sequences: float
+    norm_length: float
+
+
+AggFn = Callable[[torch.Tensor, torch.Tensor, AggregationScale], torch.Tensor]
+AGGREGATIONS: Registry[AggFn] = Registry("loss aggregation")
+
+
+@AGGREGATIONS.register("token-mean")
+def token_mean(loss: torch.Tensor, mask: torch.Tensor, scale: AggregationScale) -> torch.Tensor:
+    """Σ_i Σ_t l_it / Σ_i |o_i|: every token weighs the same (DAPO's token-level loss)."""
+    return (loss * mask).sum() / max(scale.tokens, 1.0)
+
+
+@AGGREGATIONS.register("seq-mean-token-mean")
+def seq_mean_token_mean(
+    loss: torch.Tensor, mask: torch.Tensor, scale: AggregationScale
+) -> torch.Tensor:
+    """(1/N) Σ_i (1/|o_i|) Σ_t l_it: GRPO's original per-sequence mean (and RLVE/slime's)."""
+    per_seq = (loss * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1)
+    return per_seq.sum() / max(scale.sequences, 1.0)
+
+
+@AGGREGATIONS.register("seq-mean-token-sum")
+def seq_mean_token_sum(
+    loss: torch.Tensor, mask: torch.Tensor, scale: AggregationScale
+) -> torch.Tensor:
+    """(1/N) Σ_i Σ_t l_it: per-sequence sums averaged (CER's released configuration)."""
+    return (loss * mask).sum() / max(scale.sequences, 1.0)
+
+
+@AGGREGATIONS.register("seq-mean-token-sum-norm")
+def seq_mean_token_sum_norm(
+    loss: torch.Tensor, mask: torch.Tensor, scale: AggregationScale
+) -> torch.Tensor:
+    """(1/N) Σ_i Σ_t l_it / C with a constant C (Dr. GRPO, Liu et al. 2025, eq. 2): no
+    dependence on each response's own length, so no length bias."""
+    return (loss * mask).sum() / max(scale.sequences * scale.norm_length, 1.0)
+
+
+# ---- KL to a frozen reference ----------------------------------------------------------------
+KLEstimator = Literal["k1", "k3"]
+
+
+def kl_penalty(
+    logprobs: torch.Tensor, ref_logprobs: torch.Tensor, estimator: KLEstimator
+) -> torch.Tensor:
+    """Per-token estimate of KL(π_θ ‖ π_ref) from samples of π_θ (Schulman 2020, "Approximating
+    KL divergence"): with δ = log π_ref − log π_θ,
+
+        k1 = −δ                    (unbiased, high variance, can be negative)
+        k3 = exp(δ) − δ − 1        (unbiased, always ≥ 0; GRPO's choice)
+    """
+    delta = ref_logprobs - logprobs
+    if estimator == "k1":
+        return -delta
+    if estimator == "k3":
+        return torch.exp(delta) - delta - 1.0
+    raise ValueError(f"unknown KL estimator {estimator!r}; use 'k1' or 'k3'")
+
+
+# ---- DAPO overlong reward shaping ------------------------------------------------------------
+def overlong_penalty(lengths: torch.Tensor, max_length: int, buffer: int) -> torch.Tensor:
+    """DAPO's soft overlong punishment (Yu et al. 2025, eq. 13), added to the reward:
+
+        0                               if |y| ≤ L_max − L_cache
+        ((L_max − L_cache) − |y|) / L_cache   if L_max − L_cache < |y| ≤ L_max
+        −1                              if |y| > L_max
+
+    ``lengths`` [N] response lengths, ``max_length`` = L_max, ``buffer`` = L_cache.
+    """
+    if buffer <= 0 or buffer > max_length:
+        raise ValueError(f"overlong buffer must be in (0, max_length={max_length}], got {buffer}")
+    lengths = lengths.to(torch.float32)
+    soft_start = max_length - buffer
+    penalty = (soft_start - lengths) / buffer
+    penalty = torch.where(lengths <= soft_start, torch.zeros_like(lengths), penalty)
+    return torch.where(lengths > max_length, torch.full_like(lengths, -1.0), penalty)
+
+
+# ---- token log-probs -------------------------------------------------------------------------
+def token_logprobs(
+    logits: torch.Tensor, targets: torch.Tensor, temperature: float = 1.0
+) -> torch.Tensor:
+    """log softmax(logits / T)[targets] without materialising the full log-softmax:
+    gather the target logit and subtract the row's logsumexp. [n, R, V], [n, R] → [n, R]."""
+    logits = logits.float()
+    if temperature != 1.0:
+        logits = logits / temperature
+    picked = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+    return picked - torch.logsumexp(logits, dim=-1)

@@ -1,0 +1,447 @@
+"""Multi-turn refinement episodes: any environment becomes a refinement environment.
+
+Collector ``multi_turn`` (TCPO's setting, arXiv:2608.01667; seed-papers.md §4): the model
+answers, the environment's verifier scores the answer, and — unless the answer succeeded or
+K turns are used up — a feedback message saying what is wrong (``Environment.feedback``,
+never the answer) is appended to the conversation and the model tries again::
+
+    prompt ▸ turn 1 ▸ feedback 1 ▸ turn 2 ▸ feedback 2 ▸ … ▸ turn K_i
+
+Bookkeeping per episode (one :class:`~verirl.types.Rollout`):
+
+- ``response_ids`` = the model's sampled tokens of every turn, *verbatim*, with the feedback
+  glue tokens between turns; ``loss_mask`` is 1 on the model's tokens and 0 on the glue;
+  ``logprobs`` are the behaviour log-probs of the model's tokens and 0.0 on the glue. The
+  prompt of turn k is exactly ``prompt_ids + response_ids[:turns[k-1].start]``, so the learner
+  recomputes log-probs in the very context the tokens were sampled in.
+- ``turns[k-1]``: the token span ``[start, end)`` of turn k, its text, its score r_k ∈ [0, 1]
+  (see ``MultiTurnParams.score_map``), ``correct``, the verifier's feedback on it, its mean
+  negative log-likelihood ``nll`` and, when it was picked for the counterfactual, the
+  scores of M alternatives sampled from the same history (``alt_scores``).
+- ``verdict``: the final turn's verdict (env reward in [-1, 1]), ``extra`` adding
+  ``best_score``, ``turns``, ``success_turn`` (1-based, or ``None``) and ``turn_scores``;
+  ``text``: the final turn's output.
+
+Batching: every round of turns is one ``engine.generate`` call — turn 1 for every problem
+with ``n`` samples each, then one call per round over the episodes still running (``n = 1``
+each) — and the counterfactual alternatives of the whole batch are one more call.
+
+The feedback glue comes from the chat template: the conversation is rendered as text with a
+placeholder assistant message followed by the feedback user message and the generation
+prompt; the text after the placeholder (the end of the assistant turn, the user message, the
+next assistant header) is tokenized on its own and appended. When the model's last sampled
+token is a special token (its end-of-turn marker) that the glue text starts with, that part
+is dropped, so the marker is not doubled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from verirl.envs import get_env
+from verirl.rollout.base import Generation, RolloutEngine
+from verirl.rollout.collect import Collector, register_collector
+from verirl.rollout.prompts import PromptFormatter
+from verirl.types import FinishReason, Problem, Rollout, SamplingParams, Turn, Verdict
+
+ScoreMap = Literal["correct", "clip", "affine"]
+_PLACEHOLDER = "\u27e6VERIRL_ASSISTANT_TURN\u27e7"
+_TEMPLATE_FIELDS = {"feedback": "the value is not right", "turn": 1, "turns_left": 2}
+
+
+class MultiTurnParams(BaseModel):
+    """Parameters of the ``multi_turn`` collector (TCPO's refinement episodes)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_turns: int = Field(
+        3,
+        ge=1,
+        description="K: most model turns per episode. TCPO reports maths saturating at about "
+        "3 turns, code at 5 (seed-papers.md §4.3).",
+    )
+    success_threshold: float = Field(
+        1.0,
+        description="τ: a turn succeeds when its score r ≥ τ. Keep equal to the tcpo "
+        "estimator's tau. 1.0 = fully correct.",
+    )
+    score_map: ScoreMap = Field(
+        "correct",
+        description="Turn score r ∈ [0, 1] fed to turn-level credit, from the verifier's "
+        "verdict (reward in [-1, 1]): 'correct' = 1 if verdict.correct else 0 (TCPO's maths "
+        "setting, 0/1 correctness); 'clip' = max(reward, 0), keeping partial credit and "
+        "mapping format/invalid penalties to 0; 'affine' = (reward + 1) / 2, keeping the "
+        "penalties' order.",
+    )
+    stop_on_success: bool = Field(
+        True,
+        description="End an episode at its first successful turn (TCPO's setting). False runs "
+        "every episode for max_turns turns, so regressions after success can happen and be "
+        "measured (regression_rate is 0 by construction when True).",
+    )
+    feedback_template: str = Field(
+        "Verifier feedback: {feedback}\n"
+        "Revise your solution and put your final answer within \\boxed{{}}.",
+        description="The user message after a turn, a str.format template with {feedback} "
+        "(the environment's feedback, never the answer), {turn} (the turn just taken, "
+        "1-based) and {turns_left}. Literal braces are doubled. The score is deliberately not "
+        "offered: a graded score can reveal the answer (e.g. (min/max)^β partial credit).",
+    )
+    counterfactual: bool = Field(
+        False,
+        description="Draw TCPO's selective fixed-history counterfactual alternatives after "
+        "the episodes (needed by tcpo's counterfactual component).",
+    )
+    cf_top_l: int = Field(
+        5,
+        ge=0,
+        description="L: how many of the step's most surprising non-improving turns get "
+        "alternatives. The paper: 5 for maths, 10 for code and AppWorld.",
+    )
+    cf_alternatives: int = Field(
+        4,
+        ge=1,
+        description="M: alternatives sampled per chosen turn. The paper does not publish M; "
+        "4 is a neutral choice (one small GRPO-sized group).",
+    )
+    cf_temperature: float | None = Field(
+        None,
+        ge=0,
+        description="Sampling temperature of the alternatives; None uses the episodes' own "
+        "temperature, so their mean score estimates the history's value under the behaviour "
+        "policy.",
+    )
+
+    @field_validator("feedback_template")
+    @classmethod
+    def _template_formats(cls, value: str) -> str:
+        try:
+            value.format(**_TEMPLATE_FIELDS)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                "feedback_template must be a str.format template using only {feedback}, "
+                f"{{turn}} and {{turns_left}} (double literal braces): {exc!r}"
+            ) from exc
+        return value
+
+
+# ---- turn scores ---------------------------------------------------------------------------
+def turn_score(verdict: Verdict, how: ScoreMap) -> float:
+    """Map a verdict (reward in [-1, 1]) to the turn score r ∈ [0, 1]."""
+    if how == "correct":
+        return 1.0 if verdict.correct else 0.0
+    reward = float(verdict.reward)
+    if how == "clip":
+        return min(1.0, max(0.0, reward))
+    return min(1.0, max(0.0, (reward + 1.0) / 2.0))
+
+
+def non_improving(scores: Sequence[float]) -> list[bool]:
+    """Δ_k = 0 for each turn: r_k ≤ m_k with m_k = max(0, r_1..r_{k−1}) (TCPO eq. (1))."""
+    out, best = [], 0.0
+    for r in scores:
+        out.append(r <= best)
+        best = max(best, r)
+    return out
+
+
+def mean_nll(logprobs: Sequence[float]) -> float:
+    """Mean negative log-likelihood of a turn's tokens (0 for an empty turn)."""
+    return -sum(logprobs) / len(logprobs) if logprobs else 0.0
+
+
+# ---- episodes ------------------------------------------------------------------------------
+@dataclass
+class _Episode:
+    problem: Problem
+    group: int
+    prompt: tuple[int, ...]
+    response: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    mask: list[int] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    finish: FinishReason = "length"
+    done: bool = False
+
+    def context(self) -> list[int]:
+        return [*self.prompt, *self.response]
+
+
+@register_collector("multi_turn", MultiTurnParams)
+class MultiTurn(Collector):
+    """Multi-turn refinement with verifier feedback, all episodes of a batch in lock-step.
+
+    See the module docstring for the token bookkeeping; ``metrics()`` reports, for the last
+    ``collect``:
+
+    - ``best_turn_pass_at_k``: share of problems where some episode of its group had a
+      successful turn (k = group size; TCPO's best-turn pass@k);
+    - ``best_turn_accuracy``: share of episodes with a successful turn; ``first_turn_accuracy``
+      the same for turn 1 only;
+    - ``turns_to_success``: mean 1-based index of the first successful turn, over episodes
+      that succeeded (NaN when none did); ``mean_turns``: mean turns per episode;
+    - ``regression_rate``: among episodes that succeeded, the share with a later turn scoring
+      below the threshold again (0 by construction with ``stop_on_success``; NaN when no
+      episode succeeded);
+    - ``cf_turns``: turns that got alternatives; ``cf_applicable_share``: share of those whose
+      alternatives' scores vary; ``cf_extra_token_share``: the alternatives' generated tokens
+      as a share of all tokens generated in the step (episodes + alternatives).
+    """
+
+    params: MultiTurnParams
+
+    def __init__(self, params: BaseModel) -> None:
+        if not isinstance(params, MultiTurnParams):
+            raise TypeError(f"multi_turn needs MultiTurnParams, got {type(params).__name__}")
+        super().__init__(params)
+        self._metrics: dict[str, float] = {}
+
+    def metrics(self) -> dict[str, float]:
+        return dict(self._metrics)
+
+    # ---- the episode loop ---------------------------------------------------------------
+    def collect(
+        self,
+        problems: Sequence[Problem],
+        engine: RolloutEngine,
+        formatter: PromptFormatter,
+        sampling: SamplingParams,
+        first_group: int = 0,
+    ) -> list[Rollout]:
+        p = self.params
+        prompts = [tuple(formatter.encode(problem)) for problem in problems]
+        episodes: list[_Episode] = []
+        generations = engine.generate([list(x) for x in prompts], sampling)
+        if len(generations) != len(problems):
+            raise RuntimeError(
+                f"engine returned {len(generations)} groups for {len(problems)} prompts"
+            )
+        for i, (problem, prompt, group) in enumerate(
+            zip(problems, prompts, generations, strict=True)
+        ):
+            for g in group:
+                ep = _Episode(problem=problem, group=first_group + i, prompt=prompt)
+                episodes.append(ep)
+                self._take_turn(ep, g, formatter)
+        later = dataclasses.replace(sampling, n=1, seed=None)  # seed only the first call
+        for _ in range(2, p.max_turns + 1):
+            live = [ep for ep in episodes if not ep.done]
+            if not live:
+                break
+            generations = engine.generate([ep.context() for ep in live], later)
+            for ep, group in zip(live, generations, strict=True):
+                self._take_turn(ep, group[0], formatter)
+
+        extra_tokens = 0
+        if p.counterfactual and p.cf_top_l > 0:
+            extra_tokens = self._counterfactual(episodes, engine, sampling)
+        rollouts = [self._to_rollout(ep) for ep in episodes]
+        episode_tokens = sum(sum(ep.mask) for ep in episodes)
+        self._metrics = episode_metrics(rollouts, p.success_threshold, episode_tokens, extra_tokens)
+        return rollouts
+
+    def _take_turn(self, ep: _Episode, gen: Generation, formatter: PromptFormatter) -> None:
+        """Record one sampled turn: verify it, score it, and end the episode or append the
+        feedback glue for the next turn."""
+        p = self.params
+        env = get_env(ep.problem.env)
+        verdict = env.verify(ep.problem, gen.text)
+        score = turn_score(verdict, p.score_map)
+        feedback = env.feedback(ep.problem, gen.text, verdict)
+        if len(gen.logprobs) != len(gen.token_ids):
+            raise RuntimeError(
+                f"engine returned {len(gen.logprobs)} log-probs for {len(gen.token_ids)} tokens"
+            )
+        start = len(ep.response)
+        ep.response.extend(int(t) for t in gen.token_ids)
+        ep.logprobs.extend(float(x) for x in gen.logprobs)
+        ep.mask.extend([1] * len(gen.token_ids))
+        turn_no = len(ep.turns) + 1
+        ep.turns.append(
+            Turn(
+                start=start,
+                end=len(ep.response),
+                text=gen.text,
+                score=score,
+                correct=verdict.correct,
+                feedback=feedback,
+                nll=mean_nll(gen.logprobs),
+            )
+        )
+        ep.verdicts.append(verdict)
+        ep.finish = gen.finish_reason
+        success = score >= p.success_threshold
+        if turn_no >= p.max_turns or (success and p.stop_on_success):
+            ep.done = True
+            return
+        message = p.feedback_template.format(
+            feedback=feedback, turn=turn_no, turns_left=p.max_turns - turn_no
+        )
+        glue = feedback_glue(formatter, ep.problem, message, gen.token_ids)
+        ep.response.extend(glue)
+        ep.logprobs.extend([0.0] * len(glue))
+        ep.mask.extend([0] * len(glue))
+
+    # ---- counterfactual -----------------------------------------------------------------
+    def _counterfactual(
+        self, episodes: list[_Episode], engine: RolloutEngine, sampling: SamplingParams
+    ) -> int:
+        """Sample M alternatives for the top-L most surprising non-improving turns of the
+        batch from their fixed histories (one generate call); store their scores in
+        ``Turn.alt_scores``. Returns the number of alternative tokens generated."""
+        p = self.params
+        chosen = select_counterfactual_turns([ep.turns for ep in episodes], p.cf_top_l)
+        if not chosen:
+            return 0
+        alt_sampling = dataclasses.replace(
+            sampling,
+            n=p.cf_alternatives,
+            seed=None,
+            temperature=sampling.temperature if p.cf_temperature is None else p.cf_temperature,
+        )
+        histories = [
+            [*episodes[e].prompt, *episodes[e].response[: episodes[e].turns[k].start]]
+            for e, k in chosen
+        ]
+        generations = engine.generate(histories, alt_sampling)
+        extra = 0
+        for (e, k), group in zip(chosen, generations, strict=True):
+            ep = episodes[e]
+            env = get_env(ep.problem.env)
+            scores = tuple(turn_score(env.verify(ep.problem, g.text), p.score_map) for g in group)
+            extra += sum(len(g.token_ids) for g in group)
+            ep.turns[k] = dataclasses.replace(ep.turns[k], alt_scores=scores)
+        return extra
+
+    def _to_rollout(self, ep: _Episode) -> Rollout:
+        scores = [t.score for t in ep.turns]
+        success = [i + 1 for i, r in enumerate(scores) if r >= self.params.success_threshold]
+        last = ep.verdicts[-1]
+        verdict = dataclasses.replace(
+            last,
+            extra={
+                **dict(last.extra),
+                "best_score": max(scores),
+                "turns": len(ep.turns),
+                "success_turn": success[0] if success else None,
+                "turn_scores": scores,
+            },
+        )
+        return Rollout(
+            problem=ep.problem,
+            group=ep.group,
+            prompt_ids=ep.prompt,
+            response_ids=tuple(ep.response),
+            logprobs=tuple(ep.logprobs),
+            text=ep.turns[-1].text,
+            finish_reason=ep.finish,
+            loss_mask=tuple(ep.mask),
+            turns=tuple(ep.turns),
+            verdict=verdict,
+        )
+
+
+def select_counterfactual_turns(
+    turns: Sequence[Sequence[Turn]], top_l: int
+) -> list[tuple[int, int]]:
+    """(episode, 0-based turn) of the ``top_l`` non-improving turns with the highest surprisal.
+
+    Surprisal is the turn's mean negative log-likelihood under the behaviour policy
+    (``Turn.nll``): it is free (the log-probs were recorded while sampling), the mean keeps
+    long turns from being picked just for their length, and a high value marks a turn where
+    the policy was uncertain — where another draw from the same history is most likely to
+    differ, so the counterfactual can tell the turn apart from what the policy would
+    otherwise do. (The paper says "surprisal" without a definition; this is our reading.)
+    Only non-improving turns (Δ_k = 0) are candidates: improving turns already get TCPO's
+    retrospective credit. Ties go to the earlier episode, then the earlier turn.
+    """
+    candidates: list[tuple[float, int, int]] = []
+    for e, ts in enumerate(turns):
+        flags = non_improving([t.score for t in ts])
+        for k, (turn, flag) in enumerate(zip(ts, flags, strict=True)):
+            if flag:
+                candidates.append((-turn.nll, e, k))
+    candidates.sort()
+    return [(e, k) for _, e, k in candidates[:top_l]]
+
+
+def feedback_glue(
+    formatter: PromptFormatter, problem: Problem, message: str, sampled: Sequence[int]
+) -> list[int]:
+    """Token ids between a model turn and the next: the end of the assistant message, the
+    feedback user message and the next assistant header, from the chat template.
+
+    ``sampled`` are the model's tokens of the turn just taken; when the last one is a special
+    token (its end-of-turn marker) that the glue text begins with, that prefix is dropped.
+    """
+    tok = formatter.tokenizer
+    history = [
+        {"role": "assistant", "content": _PLACEHOLDER},
+        {"role": "user", "content": message},
+    ]
+    rendered = tok.apply_chat_template(
+        formatter.messages(problem, history), add_generation_prompt=True, tokenize=False
+    )
+    if not isinstance(rendered, str) or _PLACEHOLDER not in rendered:
+        raise ValueError(
+            "feedback_glue: the tokenizer's chat template did not render the assistant "
+            "message verbatim; multi-turn episodes need a chat template that does"
+        )
+    glue_text = rendered[rendered.rindex(_PLACEHOLDER) + len(_PLACEHOLDER) :]
+    if sampled:
+        last = int(sampled[-1])
+        special = set(getattr(tok, "all_special_ids", ()) or ())
+        if last in special:
+            marker = tok.decode([last], skip_special_tokens=False)
+            if marker and glue_text.startswith(marker):
+                glue_text = glue_text[len(marker) :]
+    return [int(t) for t in tok.encode(glue_text, add_special_tokens=False)]
+
+
+# ---- metrics -------------------------------------------------------------------------------
+def episode_metrics(
+    rollouts: Sequence[Rollout], tau: float, episode_tokens: int, extra_tokens: int
+) -> dict[str, float]:
+    """The collector's step metrics from finished episodes (see :class:`MultiTurn`)."""
+    if not rollouts:
+        return {}
+    by_group: dict[int, list[bool]] = {}
+    success_turns: list[int] = []
+    regressions = 0
+    first_ok = 0
+    cf_turns = cf_vary = 0
+    for r in rollouts:
+        scores = [t.score for t in r.turns]
+        hits = [k for k, s in enumerate(scores) if s >= tau]
+        by_group.setdefault(r.group, []).append(bool(hits))
+        if hits:
+            success_turns.append(hits[0] + 1)
+            if any(s < tau for s in scores[hits[0] + 1 :]):
+                regressions += 1
+        first_ok += bool(scores) and scores[0] >= tau
+        for t in r.turns:
+            if t.alt_scores:
+                cf_turns += 1
+                cf_vary += len(set(t.alt_scores)) > 1
+    n = len(rollouts)
+    total_tokens = episode_tokens + extra_tokens
+    return {
+        "best_turn_pass_at_k": sum(any(v) for v in by_group.values()) / len(by_group),
+        "best_turn_accuracy": len(success_turns) / n,
+        "first_turn_accuracy": first_ok / n,
+        "turns_to_success": (
+            sum(success_turns) / len(success_turns) if success_turns else math.nan
+        ),
+        "mean_turns": sum(len(r.turns) for r in rollouts) / n,
+        "regression_rate": regressions / len(success_turns) if success_turns else math.nan,
+        "cf_turns": float(cf_turns),
+        "cf_applicable_share": cf_vary / cf_turns if cf_turns else 0.0,
+        "cf_extra_token_share": extra_tokens / total_tokens if total_tokens else 0.0,
+    }

@@ -1,0 +1,281 @@
+"""Logic puzzles, part 2: grid puzzles (Sudoku of growing size, N-queens with fixed queens).
+
+Both verifiers check the rules, not the stored grid: any completed Sudoku that keeps the givens
+and any non-attacking placement that keeps the fixed queens earns full reward; otherwise RLVE's
+(satisfied/all)^5 over the rule units (rows, columns, boxes / queen pairs).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from typing import Any
+
+from verirl.envs.base import (
+    Environment,
+    Instance,
+    graded,
+    invalid,
+    parse_int,
+    parse_int_list,
+    register_env,
+    satisfied_reward,
+)
+from verirl.types import Problem, Verdict
+
+# ---- Sudoku --------------------------------------------------------------------------------
+
+
+def box_shape(difficulty: int) -> tuple[int, int]:
+    """Box rows × columns: 2×2, 2×3, 3×3, 3×4, 4×4, ... one step every four levels."""
+    level = difficulty // 4
+    return 2 + level // 2, 2 + (level + 1) // 2
+
+
+def _units(n: int, r: int, c: int) -> list[list[tuple[int, int]]]:
+    rows = [[(i, j) for j in range(n)] for i in range(n)]
+    cols = [[(i, j) for i in range(n)] for j in range(n)]
+    boxes = [
+        [(bi * r + i, bj * c + j) for i in range(r) for j in range(c)]
+        for bi in range(c)
+        for bj in range(r)
+    ]
+    return rows + cols + boxes
+
+
+def _full_grid(rng: random.Random, r: int, c: int) -> list[list[int]]:
+    """A random valid grid: the shifted base pattern under symbol, row and column shuffles."""
+    n = r * c
+    symbols = list(range(1, n + 1))
+    rng.shuffle(symbols)
+    bands = rng.sample(range(c), c)  # c bands of r rows each
+    rows = [b * r + i for b in bands for i in rng.sample(range(r), r)]
+    stacks = rng.sample(range(r), r)  # r stacks of c columns each
+    cols = [s * c + j for s in stacks for j in rng.sample(range(c), c)]
+    return [[symbols[(c * (row % r) + row // r + col) % n] for col in cols] for row in rows]
+
+
+def parse_grid(text: str, n: int) -> list[list[int]]:
+    """Rows separated by semicolons/newlines/``\\\\``; entries by spaces or commas (for
+    n <= 9 a row may also be written as one run of digits)."""
+    if len(text) > (len(str(n)) + 3) * n * n + 1000:
+        raise ValueError("answer too long")
+    rows = [row for row in re.split(r"[;\n]|\\\\", text.strip().strip("[]")) if row.strip()]
+    grid = []
+    for row in rows:
+        cells = [t for t in re.split(r"[\s,|\[\]]+", row) if t]
+        if n <= 9 and len(cells) == 1 and len(cells[0]) == n:
+            cells = list(cells[0])
+        grid.append([parse_int(t) for t in cells])
+    return grid
+
+
+@register_env
+class Sudoku(Environment):
+    """Complete a Sudoku keeping its givens; (valid rows, columns, boxes/all)^5 credit."""
+
+    name = "sudoku"
+    family = "logic"
+    tags = ("logic",)
+    difficulty_scales = (
+        "grid side r*c with boxes 2x2, 2x3, 3x3, ... (one step every 4 levels); "
+        "blank share 0.2 + 0.1*(d % 4)"
+    )
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        r, c = box_shape(difficulty)
+        n = r * c
+        full = _full_grid(rng, r, c)
+        blanks = max(1, round((0.2 + 0.1 * (difficulty % 4)) * n * n))
+        puzzle = [row[:] for row in full]
+        for cell in rng.sample(range(n * n), blanks):
+            puzzle[cell // n][cell % n] = 0
+        shown = "\n".join(" ".join(str(v) if v else "." for v in row) for row in puzzle)
+        prompt = (
+            f"Fill in this {n}x{n} Sudoku. Every row, every column and every {r}x{c} box (the "
+            f"grid is cut into boxes of {r} rows and {c} columns from the top-left corner) must "
+            f"contain each of the numbers 1 to {n} exactly once. Empty cells are shown as "
+            f"'.'.\n{shown}\n\nGive the completed grid: the {n} rows from top to bottom "
+            "separated by semicolons, the numbers in a row separated by spaces."
+        )
+        answer = "; ".join(" ".join(map(str, row)) for row in full)
+        return Instance(prompt, answer, {"r": r, "c": c, "puzzle": puzzle})
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        r, c, puzzle = problem.data["r"], problem.data["c"], problem.data["puzzle"]
+        n = r * c
+        grid = parse_grid(answer, n)
+        if len(grid) != n or any(len(row) != n for row in grid):
+            return invalid(f"the grid must have {n} rows of {n} numbers")
+        if any(v < 1 or v > n for row in grid for v in row):
+            return invalid(f"every cell must hold a number from 1 to {n}")
+        if any(puzzle[i][j] and puzzle[i][j] != grid[i][j] for i in range(n) for j in range(n)):
+            return invalid("the answer changes a given number")
+        units = _units(n, r, c)
+        good = sum(1 for u in units if len({grid[i][j] for i, j in u}) == n)
+        ok = good == len(units)
+        detail = "correct" if ok else f"{len(units) - good} rows/columns/boxes repeat a number"
+        return graded(satisfied_reward(good, len(units), 5.0), ok, detail)
+
+    def solve(self, problem: Problem) -> str:
+        """Backtracking on the cell with the fewest candidates."""
+        r, c = problem.data["r"], problem.data["c"]
+        n = r * c
+        grid = [list(row) for row in problem.data["puzzle"]]
+
+        def candidates(i: int, j: int) -> set[int]:
+            bi, bj = i - i % r, j - j % c
+            used = set(grid[i]) | {grid[k][j] for k in range(n)}
+            used |= {grid[bi + a][bj + b] for a in range(r) for b in range(c)}
+            return set(range(1, n + 1)) - used
+
+        def search() -> bool:
+            empty = [(i, j) for i in range(n) for j in range(n) if not grid[i][j]]
+            if not empty:
+                return True
+            options = [(candidates(i, j), i, j) for i, j in empty]
+            cand, i, j = min(options, key=lambda t: len(t[0]))
+            for v in sorted(cand):
+                grid[i][j] = v
+                if search():
+                    return True
+            grid[i][j] = 0
+            return False
+
+        search()
+        return "; ".join(" ".join(map(str, row)) for row in grid)
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        grid = parse_grid(answer, problem.data["r"] * problem.data["c"])
+        n = len(grid)
+        i, j = next((i, j) for i in range(n) for j in range(n) if not problem.data["puzzle"][i][j])
+        grid[i][j] = grid[i][j] % n + 1  # a blank cell repeats a number of its row
+        return "; ".join(" ".join(map(str, row)) for row in grid)
+
+    def size(self, problem: Problem) -> float:
+        return float(sum(1 for row in problem.data["puzzle"] for v in row if not v))
+
+
+# ---- N-queens ------------------------------------------------------------------------------
+
+
+def constructive_queens(n: int) -> list[int]:
+    """An explicit N-queens solution for n >= 4 (0-based column of the queen in each row)."""
+    evens, odds = list(range(2, n + 1, 2)), list(range(1, n + 1, 2))
+    if n % 6 == 2:
+        odds = [3, 1, *[x for x in odds if x not in (1, 3, 5)], 5]
+    elif n % 6 == 3:
+        evens = [*evens[1:], 2]
+        odds = [*odds[2:], 1, 3]
+    return [x - 1 for x in evens + odds]
+
+
+def queens_ok(cols: list[int]) -> bool:
+    return all(
+        cols[i] != cols[j] and abs(cols[i] - cols[j]) != j - i
+        for i, j in itertools.combinations(range(len(cols)), 2)
+    )
+
+
+def _random_queens(rng: random.Random, n: int) -> list[int]:
+    """A random N-queens solution: min-conflicts search, constructive fallback."""
+    cols = list(range(n))
+    rng.shuffle(cols)
+    count_c, count_a, count_b = [0] * n, [0] * (2 * n), [0] * (2 * n)
+
+    def bump(row: int, col: int, delta: int) -> None:
+        count_c[col] += delta
+        count_a[row + col] += delta
+        count_b[row - col + n] += delta
+
+    for row, col in enumerate(cols):
+        bump(row, col, 1)
+    for _ in range(100 * n):
+        bad = [
+            row
+            for row, col in enumerate(cols)
+            if count_c[col] + count_a[row + col] + count_b[row - col + n] > 3
+        ]
+        if not bad:
+            return cols
+        row = rng.choice(bad)
+        bump(row, cols[row], -1)
+        costs = [count_c[k] + count_a[row + k] + count_b[row - k + n] for k in range(n)]
+        cols[row] = rng.choice([k for k in range(n) if costs[k] == min(costs)])
+        bump(row, cols[row], 1)
+    base = constructive_queens(n)
+    return base[::-1] if rng.random() < 0.5 else [n - 1 - x for x in base]
+
+
+@register_env
+class NQueens(Environment):
+    """Non-attacking queens including fixed ones; (rules met/all)^5 credit."""
+
+    name = "n_queens"
+    family = "logic"
+    tags = ("logic",)
+    difficulty_scales = "board side: 4 + d//2; fixed queens: 0 at d = 0, then min(1 + d//8, n//4)"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = 4 + difficulty // 2
+        cols = _random_queens(rng, n)
+        count = 0 if difficulty == 0 else min(1 + difficulty // 8, n // 4)
+        fixed = sorted([row, cols[row]] for row in rng.sample(range(n), count))
+        rule = ""
+        if fixed:
+            places = ", ".join(f"(row {a + 1}, column {b + 1})" for a, b in fixed)
+            rule = f" Queens must stand at these squares: {places}."
+        prompt = (
+            f"Place {n} queens on a chessboard with {n} rows and {n} columns (both numbered 1 "
+            f"to {n}) so that no two queens attack each other: no two share a row, a column or "
+            f"a diagonal.{rule} Give the column of the queen in row 1, row 2, ..., row {n}, in "
+            "this order, separated by commas."
+        )
+        return Instance(prompt, ", ".join(str(x + 1) for x in cols), {"n": n, "fixed": fixed})
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        n, fixed = problem.data["n"], problem.data["fixed"]
+        cols = [x - 1 for x in parse_int_list(answer)]
+        if len(cols) != n:
+            return invalid(f"expected {n} columns, one per row")
+        if any(x < 0 or x >= n for x in cols):
+            return invalid(f"columns are numbered 1 to {n}")
+        pairs = list(itertools.combinations(range(n), 2))
+        good = sum(1 for i, j in pairs if cols[i] != cols[j] and abs(cols[i] - cols[j]) != j - i)
+        good += sum(1 for row, col in fixed if cols[row] == col)
+        total = len(pairs) + len(fixed)
+        ok = good == total
+        return graded(
+            satisfied_reward(good, total, 5.0),
+            ok,
+            "correct" if ok else f"{total - good} rules are broken",
+        )
+
+    def solve(self, problem: Problem) -> str:
+        """Row-by-row backtracking that respects the fixed queens."""
+        n = problem.data["n"]
+        forced: dict[int, Any] = {row: col for row, col in problem.data["fixed"]}
+        cols: list[int] = []
+
+        def place(row: int) -> bool:
+            if row == n:
+                return True
+            for col in [forced[row]] if row in forced else range(n):
+                if all(col != c and abs(col - c) != row - r for r, c in enumerate(cols)):
+                    cols.append(col)
+                    if place(row + 1):
+                        return True
+                    cols.pop()
+            return False
+
+        place(0)
+        return ", ".join(str(x + 1) for x in cols)
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        cols = answer.split(", ")
+        cols[1] = cols[0]  # two queens in one column
+        return ", ".join(cols)
+
+    def size(self, problem: Problem) -> float:
+        return float(problem.data["n"])

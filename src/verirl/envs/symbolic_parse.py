@@ -1,0 +1,406 @@
+"""Safe reading of model answers as sympy expressions, and equivalence checks.
+
+Model text never reaches ``eval``/``sympify``. A small recursive-descent parser builds the
+expression node by node from a whitelist: numbers, the problem's variables, ``+ - * / ^ **``,
+parentheses, implicit multiplication (``2x``, ``x(x+1)``), the functions sin, cos, tan, exp,
+log/ln, sqrt, abs and the constants pi and e. Light LaTeX (``\\frac``, ``\\sqrt``, ``\\cdot``,
+``\\left(``, braces) is rewritten first. Every power is bounded *before* it is built — each
+node carries an upper bound on its polynomial degree and on the digits of its exact numbers —
+so ``9^9^9`` or ``((10^40)^100)^100`` is rejected at once instead of hanging. Input length and
+nesting depth are capped too.
+
+Equivalence is decided exactly (``together`` + ``expand``) for rational functions with rational
+coefficients, and otherwise by complex floating-point evaluation at fixed points, with every
+overflow caught; neither can hang on a parsed (bounded) expression.
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+FUNCTIONS = {
+    "sin": sympy.sin,
+    "cos": sympy.cos,
+    "tan": sympy.tan,
+    "exp": sympy.exp,
+    "log": sympy.log,
+    "ln": sympy.log,
+    "sqrt": sympy.sqrt,
+    "abs": sympy.Abs,
+}
+
+
+class ParseError(ValueError):
+    """The text is not an expression this parser accepts (→ wrong format)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what an answer may contain (all checked before anything is computed)."""
+
+    max_length: int = 1000
+    max_degree: int = 60
+    max_digits: int = 300
+    max_exponent: int = 100
+    max_nesting: int = 30
+
+
+@dataclass(frozen=True)
+class _Node:
+    expr: sympy.Expr
+    degree: int  # upper bound on the polynomial degree
+    digits: int  # upper bound on the decimal digits of exact numbers
+
+
+# ---- LaTeX rewriting ---------------------------------------------------------------------
+def _group(t: str, i: int) -> tuple[str, int]:
+    """The brace group (or single character) starting at ``t[i]``, and the index after it."""
+    while i < len(t) and t[i] == " ":
+        i += 1
+    if i >= len(t):
+        raise ParseError("\\frac/\\sqrt without an argument")
+    if t[i] != "{":
+        return t[i], i + 1
+    depth = 0
+    for j in range(i, len(t)):
+        depth += {"{": 1, "}": -1}.get(t[j], 0)
+        if depth == 0:
+            return t[i + 1 : j], j + 1
+    raise ParseError("unbalanced braces")
+
+
+def latex_to_plain(text: str) -> str:
+    """Rewrite the common LaTeX of math answers into plain infix text."""
+    t = text
+    if re.search(r"\\sqrt\s*\[", t):
+        raise ParseError("only square roots are supported")
+    for token in ("\\left", "\\right", "\\,", "\\;", "\\!", "\\:", "\\ ", "\\displaystyle", "$"):
+        t = t.replace(token, " ")
+    for token in ("\\cdot", "\\times", "·", "×"):
+        t = t.replace(token, "*")
+    t = t.replace("−", "-").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    t = t.replace("\\lvert", "|").replace("\\rvert", "|").replace("\\vert", "|")
+    t = re.sub(r"\|([^|]*)\|", r" abs(\1) ", t)  # |x| -> abs(x), not nested
+    for _ in range(200):
+        pos = t.find("\\frac")
+        if pos < 0:
+            break
+        num, i = _group(t, pos + 5)
+        den, j = _group(t, i)
+        t = f"{t[:pos]}(({num})/({den})){t[j:]}"
+    t = re.sub(r"\\(sin|cos|tan|exp|ln|log|sqrt|pi)(?![A-Za-z])", r" \1 ", t)
+    if "\\" in t:
+        raise ParseError("unsupported LaTeX command")
+    return t.replace("{", "(").replace("}", ")").replace("[", "(").replace("]", ")")
+
+
+# ---- tokens ------------------------------------------------------------------------------
+_TOKEN = re.compile(r"\s*(?:(\d+\.?\d*|\.\d+)|([A-Za-z]+)|(\*\*|[-+*/^()]))")
+
+
+def _tokens(text: str, variables: Sequence[str]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos, text = 0, text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise ParseError(f"unexpected character {text[pos]!r}")
+        pos = m.end()
+        number, word, op = m.groups()
+        if number is not None:
+            out.append(("num", number))
+        elif op is not None:
+            out.append(("op", "^" if op == "**" else op))
+        else:
+            out.extend(_word_tokens(word, variables))
+    return out
+
+
+def _word_tokens(word: str, variables: Sequence[str]) -> list[tuple[str, str]]:
+    if word in variables:
+        return [("var", word)]
+    if word in FUNCTIONS:
+        return [("func", word)]
+    if word in ("pi", "e", "E"):
+        return [("const", word)]
+    for name in sorted(FUNCTIONS, key=len, reverse=True):  # "sinx" -> sin x
+        if word.startswith(name) and len(word) > len(name):
+            return [("func", name), *_word_tokens(word[len(name) :], variables)]
+    if all(ch in variables or ch == "e" for ch in word):  # "xy" -> x*y, "ex" -> e*x
+        return [("var", ch) if ch in variables else ("const", ch) for ch in word]
+    raise ParseError(f"unknown name {word[:20]!r}")
+
+
+# ---- recursive-descent parser ------------------------------------------------------------
+class _Parser:
+    def __init__(self, tokens: list[tuple[str, str]], variables: Sequence[str], limits: Limits):
+        self.tokens, self.pos, self.limits = tokens, 0, limits
+        self.symbols = {v: sympy.Symbol(v) for v in variables}
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self) -> tuple[str, str]:
+        tok = self.peek()
+        if tok is None:
+            raise ParseError("the expression ends too early")
+        self.pos += 1
+        return tok
+
+    def bounded(self, expr: sympy.Expr, degree: int, digits: int) -> _Node:
+        if degree > self.limits.max_degree or digits > self.limits.max_digits:
+            raise ParseError("the expression is too large")
+        return _Node(expr, degree, digits)
+
+    def expression(self, depth: int) -> _Node:
+        node = self.term(depth)
+        while self.peek() in (("op", "+"), ("op", "-")):
+            sign = self.take()[1]
+            rhs = self.term(depth)
+            expr = node.expr + rhs.expr if sign == "+" else node.expr - rhs.expr
+            node = self.bounded(
+                expr, max(node.degree, rhs.degree), max(node.digits, rhs.digits) + 1
+            )
+        return node
+
+    def term(self, depth: int) -> _Node:
+        node = self.unary(depth)
+        while True:
+            tok = self.peek()
+            if tok in (("op", "*"), ("op", "/")):
+                self.take()
+                rhs = self.unary(depth)
+                divide = tok == ("op", "/")
+            elif tok is not None and (
+                tok[0] in ("num", "var", "func", "const") or tok == ("op", "(")
+            ):
+                if tok[0] == "num" and self.tokens[self.pos - 1][0] == "num":
+                    raise ParseError("two numbers in a row")
+                rhs, divide = self.power(depth), False  # implicit multiplication
+            else:
+                return node
+            expr = node.expr / rhs.expr if divide else node.expr * rhs.expr
+            node = self.bounded(expr, node.degree + rhs.degree, node.digits + rhs.digits)
+
+    def unary(self, depth: int) -> _Node:
+        if self.peek() in (("op", "+"), ("op", "-")):
+            sign = self.take()[1]
+            inner = self.unary(depth + 1)
+            return inner if sign == "+" else _Node(-inner.expr, inner.degree, inner.digits)
+        return self.power(depth)
+
+    def power(self, depth: int) -> _Node:
+        base = self.atom(depth)
+        if self.peek() != ("op", "^"):
+            return base
+        self.take()
+        return self.raised(base, self.unary(depth + 1))
+
+    def raised(self, base: _Node, exponent: _Node) -> _Node:
+        """``base ^ exponent``, refused before it is built when it would be too large."""
+        e = exponent.expr
+        if e.is_Rational:
+            p, q = abs(int(e.p)), int(e.q)
+            if p > self.limits.max_exponent or q > self.limits.max_exponent:
+                raise ParseError("the exponent is too large")
+            return self.bounded(base.expr**e, base.degree * max(p, 1), base.digits * max(p, 1))
+        if exponent.degree > self.limits.max_exponent:
+            raise ParseError("the exponent is too large")
+        return self.bounded(base.expr**e, 1, 1)  # e^(2x), 2^x: a transcendental atom
+
+    def atom(self, depth: int) -> _Node:
+        if depth > self.limits.max_nesting:
+            raise ParseError("nested too deeply")
+        kind, text = self.take()
+        if kind == "num":
+            digits = len(text.replace(".", ""))
+            if digits > self.limits.max_digits:
+                raise ParseError("a number is too long")
+            return _Node(sympy.Rational(text), 0, digits)
+        if kind == "var":
+            return _Node(self.symbols[text], 1, 1)
+        if kind == "const":
+            return _Node(sympy.pi if text == "pi" else sympy.E, 0, 1)
+        if (kind, text) == ("op", "("):
+            node = self.expression(depth + 1)
+            if self.take() != ("op", ")"):
+                raise ParseError("missing ')'")
+            return node
+        if kind == "func":
+            power = None
+            if self.peek() == ("op", "^"):  # sin^2(x) = sin(x)^2; "sin^-1" is refused
+                self.take()
+                power = self.atom(depth + 1)
+                if not (power.expr.is_Integer and power.expr > 0):
+                    raise ParseError("sin^-1 style inverse functions are not supported")
+            if self.peek() == ("op", "("):
+                self.take()
+                arg = self.expression(depth + 1)
+                if self.take() != ("op", ")"):
+                    raise ParseError("missing ')'")
+            else:
+                arg = self.power(depth + 1)  # "sin x"
+            node = _Node(FUNCTIONS[text](arg.expr), 1, max(1, arg.digits))
+            return node if power is None else self.raised(node, power)
+        raise ParseError(f"unexpected {text!r}")
+
+
+def _parse_node(text: str, variables: Sequence[str], limits: Limits) -> _Node:
+    if not isinstance(text, str) or len(text) > limits.max_length:
+        raise ParseError("the answer is too long")
+    tokens = _tokens(latex_to_plain(text), variables)
+    if not tokens:
+        raise ParseError("empty expression")
+    parser = _Parser(tokens, variables, limits)
+    node = parser.expression(0)
+    if parser.pos != len(tokens):
+        raise ParseError("unexpected text after the expression")
+    return node
+
+
+def parse_expression(
+    text: str, variables: Sequence[str] = ("x",), limits: Limits | None = None
+) -> sympy.Expr:
+    """Parse ``text`` (plain or light-LaTeX math) into a sympy expression, safely.
+
+    ``variables`` are the single names allowed as symbols (others are rejected). Raises
+    :class:`ParseError` for anything outside the grammar or the size ``limits``.
+    """
+    return _parse_node(text, variables, limits or Limits()).expr
+
+
+TRUSTED = Limits(max_length=200_000, max_degree=100_000, max_digits=100_000, max_exponent=10_000)
+
+
+def limits_for(reference: str, variables: Sequence[str] = ("x",)) -> Limits:
+    """Answer limits scaled to a reference answer (text we generated): twice its degree and
+    digit bounds, with floors that leave room for any reasonable equivalent form."""
+    node = _parse_node(reference, variables, TRUSTED)
+    return Limits(
+        max_length=max(2000, 4 * len(reference)),
+        max_degree=max(24, 2 * node.degree),
+        max_digits=max(200, 2 * node.digits),
+        max_exponent=max(100, 2 * node.degree),
+    )
+
+
+def parse_number(text: str, limits: Limits | None = None) -> sympy.Expr:
+    """A finite constant (``3/2``, ``-\\frac{7}{3}``, ``0.25``, ``2\\sqrt{2}``); ``x = 3``
+    style prefixes are dropped."""
+    t = text.split("=")[-1]
+    value = parse_expression(t, (), limits)
+    if not value.is_number or value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise ParseError("not a finite number")
+    return value
+
+
+def rhs_of_equation(text: str) -> str:
+    """``"f'(x) = 2x"`` → ``"2x"``: the part after the last ``=``."""
+    return text.split("=")[-1]
+
+
+# ---- equivalence -------------------------------------------------------------------------
+_POINTS = (0.31, 0.67, 1.13, 1.42, 0.89, 1.27)
+
+
+def _evaluate(expr: sympy.Expr, env: dict[sympy.Symbol, complex]) -> complex:
+    """Complex floating-point value of a parsed expression (raises on anything unknown)."""
+    if expr.is_Symbol:
+        return env[expr]
+    if expr.is_Rational:
+        return complex(int(expr.p) / int(expr.q))
+    if expr.is_Float:
+        return complex(float(expr))
+    if expr is sympy.pi:
+        return complex(math.pi)
+    if expr is sympy.E:
+        return complex(math.e)
+    if expr is sympy.I:
+        return 1j
+    args = [_evaluate(a, env) for a in expr.args]
+    if expr.is_Add:
+        return sum(args, 0j)
+    if expr.is_Mul:
+        out = 1 + 0j
+        for a in args:
+            out *= a
+        return out
+    if expr.is_Pow:
+        return args[0] ** args[1]
+    funcs = {
+        sympy.sin: cmath.sin,
+        sympy.cos: cmath.cos,
+        sympy.tan: cmath.tan,
+        sympy.exp: cmath.exp,
+        sympy.log: cmath.log,
+        sympy.Abs: lambda z: complex(abs(z)),
+    }
+    if expr.func in funcs:
+        return funcs[expr.func](*args)
+    raise ValueError(f"cannot evaluate {expr.func}")
+
+
+def to_complex(expr: sympy.Expr) -> complex | None:
+    """The value of a constant expression as a complex float, or ``None`` (overflow, ...)."""
+    try:
+        value = _evaluate(expr, {})
+    except (ArithmeticError, ValueError, KeyError, TypeError):
+        return None
+    return value if cmath.isfinite(value) else None
+
+
+def numerically_equal(a: sympy.Expr, b: sympy.Expr, variables: Sequence[str]) -> bool:
+    """Equal at (at least three of) six fixed points, to a relative 1e-9."""
+    symbols = [sympy.Symbol(v) for v in variables]
+    agreed = 0
+    for k, point in enumerate(_POINTS):
+        env = {s: complex(point + 0.17 * i * (k + 1)) for i, s in enumerate(symbols)}
+        try:
+            va, vb = _evaluate(a, env), _evaluate(b, env)
+        except (ArithmeticError, ValueError, KeyError, TypeError):
+            continue
+        if not (cmath.isfinite(va) and cmath.isfinite(vb)):
+            continue
+        if abs(va - vb) > 1e-9 * max(1.0, abs(va), abs(vb)):
+            return False
+        agreed += 1
+    return agreed >= 3
+
+
+def equivalent(a: sympy.Expr, b: sympy.Expr, variables: Sequence[str] = ("x",)) -> bool:
+    """Whether two parsed expressions are the same function of ``variables``."""
+    symbols = [sympy.Symbol(v) for v in variables]
+    diff = a - b
+    if diff.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        return False
+    if diff == 0:
+        return True
+    if diff.free_symbols - set(symbols):
+        return False
+    if diff.is_rational_function(*symbols):
+        numerator, _ = sympy.fraction(sympy.together(diff))
+        if sympy.expand(numerator) == 0:
+            return True
+        if _rational_coefficients(diff):
+            return False  # exact arithmetic over Q(x) is decisive
+    return numerically_equal(a, b, variables)
+
+
+def _rational_coefficients(expr: sympy.Expr) -> bool:
+    """No irrational constants: no functions, no pi/e/i, only integer powers."""
+    return (
+        not expr.atoms(sympy.Function)
+        and not expr.has(sympy.pi, sympy.E, sympy.I)
+        and all(p.exp.is_Integer for p in expr.atoms(sympy.Pow))
+    )
+
+
+def plain(expr: sympy.Expr) -> str:
+    """A sympy expression as plain text with ``^`` for powers (for prompts and answers)."""
+    return sympy.sstr(expr).replace("**", "^")

@@ -48,13 +48,20 @@ def workload(n: int, seed: int) -> list[tuple[FormalProblem, str]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--proofs", type=int, default=len(bundled_theorems()),
-                    help="number of proofs to check (default: one per bundled theorem)")
+    ap.add_argument(
+        "--proofs",
+        type=int,
+        default=len(bundled_theorems()),
+        help="number of proofs to check (default: one per bundled theorem)",
+    )
     ap.add_argument("--workers", type=int, default=2, help="concurrent checkers per backend")
     ap.add_argument("--repeats", type=int, default=3, help="timed repetitions (median is kept)")
     ap.add_argument("--timeout", type=float, default=15.0, help="seconds per proof")
-    ap.add_argument("--cold", action="store_true",
-                    help="count the pool's start-up and prelude loading in its rate")
+    ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="count the pool's start-up and prelude loading in its rate",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON line as well")
     args = ap.parse_args()
 
@@ -82,19 +89,35 @@ def main() -> None:
     ide_time = statistics.median(ide_times) + (startup if args.cold else 0.0)
     ide_rate = n / ide_time
     passed = sum(r.passed for r in by_ide)
-    print(f"proofs: {n} ({passed} pass, {n - passed} fail), workers: {args.workers}, "
-          f"repeats: {args.repeats}")
-    print(f"coqc one-shot   : {coqc_rate:8.1f} proofs/s  "
-          f"({1000 * statistics.median(coqc_times) / n:.1f} ms/proof)")
-    print(f"coqidetop pool  : {ide_rate:8.1f} proofs/s  "
-          f"({1000 * ide_time / n:.2f} ms/proof; pool start-up {startup:.2f} s"
-          f"{', included' if args.cold else ', excluded'})")
+    print(
+        f"proofs: {n} ({passed} pass, {n - passed} fail), workers: {args.workers}, "
+        f"repeats: {args.repeats}"
+    )
+    print(
+        f"coqc one-shot   : {coqc_rate:8.1f} proofs/s  "
+        f"({1000 * statistics.median(coqc_times) / n:.1f} ms/proof)"
+    )
+    print(
+        f"coqidetop pool  : {ide_rate:8.1f} proofs/s  "
+        f"({1000 * ide_time / n:.2f} ms/proof; pool start-up {startup:.2f} s"
+        f"{', included' if args.cold else ', excluded'})"
+    )
     print(f"ratio pool/coqc : {ide_rate / coqc_rate:8.1f}x  (target >= 20x)")
     print(f"disagreements   : {mismatches}")
     if args.json:
-        print(json.dumps({"proofs": n, "workers": args.workers, "coqc_per_s": coqc_rate,
-                          "ide_per_s": ide_rate, "ratio": ide_rate / coqc_rate,
-                          "startup_s": startup, "disagreements": mismatches}))
+        print(
+            json.dumps(
+                {
+                    "proofs": n,
+                    "workers": args.workers,
+                    "coqc_per_s": coqc_rate,
+                    "ide_per_s": ide_rate,
+                    "ratio": ide_rate / coqc_rate,
+                    "startup_s": startup,
+                    "disagreements": mismatches,
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

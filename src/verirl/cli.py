@@ -34,6 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_eval.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
     p_eval.add_argument("--checkpoint", metavar="DIR", help="a run's checkpoint-* directory")
 
+    p_report = sub.add_parser("report", help="plots and an HTML report of a run directory")
+    p_report.add_argument("run_dir")
+    p_report.add_argument("--compare", nargs="+", metavar="RUN_DIR", help="overlay other runs")
+
     p_envs = sub.add_parser("envs", help="list, show and self-check environments")
     envs_sub = p_envs.add_subparsers(dest="envs_command", required=True)
     p_list = envs_sub.add_parser("list", help="name, family and what difficulty scales")
@@ -53,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _train(ns.args, ns.resume)
         if ns.command == "eval":
             return _eval(ns.args, ns.checkpoint)
+        if ns.command == "report":
+            return _report(ns.run_dir, ns.compare)
         return _envs(ns)
     except ConfigError as exc:
         console.print(f"[red]config error:[/red] {exc}", highlight=False, soft_wrap=True)
@@ -186,6 +192,21 @@ def _eval(args: Sequence[str], checkpoint: str | None) -> int:
         table.add_row(env, *[f"{by.get(d, 0.0):.3f}" for d in cfg.eval.difficulties], f"{acc:.3f}")
     Console().print(table)
     Console().print(f"overall: {result.overall:.3f}")
+    return 0
+
+
+# ---- report -------------------------------------------------------------------------------
+def _report(run_dir: str, compare: list[str] | None) -> int:
+    from verirl.report import RunDirError, compare_runs, write_report
+
+    try:
+        if compare:
+            path = compare_runs([run_dir, *compare], Path(run_dir) / "compare.html")
+        else:
+            path = write_report(run_dir)
+    except RunDirError as exc:
+        raise FileNotFoundError(str(exc)) from None
+    Console().print(f"report: {path}")
     return 0
 
 

@@ -50,6 +50,11 @@ class RunConfig(_Section):
     threads: int | None = Field(
         None, ge=1, description="torch CPU threads (None: torch's default, one per core)."
     )
+    plugins: list[str] = Field(
+        default_factory=list,
+        description="Python modules imported before the config is checked, so that your own "
+        "environments, reward sources, credit estimators or collectors register themselves.",
+    )
 
 
 class LoraConfig(_Section):
@@ -104,6 +109,14 @@ class RolloutConfig(_Section):
     system_prompt: str | None = Field(
         "Solve the task. End your reply with the final answer in \\boxed{}.",
         description="System message of every prompt; None keeps the chat template's default.",
+    )
+    few_shot: list[tuple[str, str]] = Field(
+        default_factory=lambda: [
+            ("Compute 4 + 3.\n\nPut your final answer within \\boxed{}.", "4 + 3 = 7\n\\boxed{7}")
+        ],
+        description="(user, assistant) pairs shown before every problem as earlier chat turns: "
+        "a format demonstration. SmolLM2-135M never writes \\boxed{} zero-shot; one example "
+        "makes it do so about half the time. [] for zero-shot.",
     )
     max_batch_sequences: int = Field(
         64, ge=1, description="Sequences decoded together by the transformers engine."
@@ -181,6 +194,12 @@ class OptimConfig(_Section):
         ge=1,
         description="Gradient accumulation: at most this many padded tokens per forward pass "
         "(bounds memory, not the math).",
+    )
+    share_prompt_prefix: bool = Field(
+        True,
+        description="Encode each distinct prompt once per micro-batch and share its keys/"
+        "values among the group's responses (same gradients, ~G× less prompt compute). "
+        "False runs every prompt ⊕ response in full.",
     )
     old_logprobs: Literal["rollout", "recompute"] = Field(
         "rollout",
@@ -277,6 +296,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         data = loaded or {}
     for item in overrides or []:
         apply_override(data, item)
+    _import_plugins(data)
+    data = _merged(TrainConfig().model_dump(mode="json"), data)
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as exc:
@@ -307,6 +328,38 @@ def apply_override(data: dict[str, Any], item: str) -> None:
             raise ConfigError(f"override {item!r}: {part!r} is not a section")
         node = child
     node[parts[-1]] = value
+
+
+def _import_plugins(data: dict[str, Any]) -> None:
+    import importlib
+
+    plugins = (data.get("run") or {}).get("plugins") or []
+    if not isinstance(plugins, list):
+        raise ConfigError(f"run.plugins must be a list of module names (got {plugins!r})")
+    for name in plugins:
+        try:
+            importlib.import_module(str(name))
+        except Exception as exc:
+            raise ConfigError(
+                f"run.plugins: cannot import {name!r}: {type(exc).__name__}: {exc}"
+            ) from None
+
+
+def _merged(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """``update`` laid over ``base`` section by section (mappings merge, the rest replaces).
+    A component's ``params`` always come from ``update`` alone when it names another
+    component, so parameters of the default never leak into a different one."""
+    out = dict(base)
+    for key, value in update.items():
+        old = out.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            if "name" in value and value.get("name") != old.get("name"):
+                out[key] = value
+            else:
+                out[key] = _merged(old, value)
+        else:
+            out[key] = value
+    return out
 
 
 def _format_nested(exc: ValidationError, prefix: str) -> str:

@@ -23,7 +23,9 @@ DAPO = ClippedSurrogateParams(eps_low=0.2, eps_high=0.28)
 def test_clipped_surrogate_positive_advantage_clips_at_one_plus_eps_high() -> None:
     # ratios 1 and 1.5, A = 1: token 1 → −1; token 2 → −min(1.5, 1.28) = −1.28 (clipped)
     logp = torch.tensor([[0.0, math.log(1.5)]])
-    loss, stats = clipped_surrogate(logp, torch.zeros(1, 2), torch.ones(1, 2), torch.ones(1, 2), DAPO)
+    loss, stats = clipped_surrogate(
+        logp, torch.zeros(1, 2), torch.ones(1, 2), torch.ones(1, 2), DAPO
+    )
     assert loss.tolist()[0] == pytest.approx([-1.0, -1.28])
     assert float(stats["clip_frac"]) == pytest.approx(0.5)
     assert float(stats["ratio_mean"]) == pytest.approx(1.25)

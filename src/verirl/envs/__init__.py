@@ -36,7 +36,7 @@ __all__ = [
     "split_boxed",
 ]
 
-_NOT_FAMILIES = {"base", "answers", "selfcheck"}
+_NOT_FAMILIES = {"base", "answers", "selfcheck", "freeform_forms", "symbolic_parse"}
 _loaded = False
 
 

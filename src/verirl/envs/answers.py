@@ -25,7 +25,7 @@ def split_boxed(text: str, marker: str = BOXED) -> tuple[str, str | None]:
     if pos < 0:
         return text, None
     start = pos + len(marker)
-    close = _matching_brace(text, start)
+    close = matching_brace(text, start)
     end = close if close is not None else len(text)
     return text[:start], text[start:end]
 
@@ -35,7 +35,7 @@ def last_boxed(text: str) -> str | None:
     pos = text.rfind(BOXED)
     while pos >= 0:
         start = pos + len(BOXED)
-        close = _matching_brace(text, start)
+        close = matching_brace(text, start)
         if close is not None:
             return text[start:close]
         pos = text.rfind(BOXED, 0, pos)
@@ -75,12 +75,12 @@ def strip_answer(answer: str) -> str:
     while len(a) >= 2 and a[0] == "$" and a[-1] == "$":
         a = a[1:-1].strip()
     m = re.fullmatch(r"\\(?:text|mathrm|textbf)\{(.*)\}", a, re.DOTALL)
-    if m and _matching_brace(a, a.index("{") + 1) == len(a) - 1:
+    if m and matching_brace(a, a.index("{") + 1) == len(a) - 1:
         a = m.group(1).strip()
     return a
 
 
-def _matching_brace(text: str, start: int) -> int | None:
+def matching_brace(text: str, start: int) -> int | None:
     """Index of the ``}`` closing the brace opened just before ``start``, or ``None``."""
     depth = 1
     i = start

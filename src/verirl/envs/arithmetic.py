@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import random
 
-from verirl.envs.base import (
-    Environment,
-    Instance,
-    count_reward,
-    graded,
-    parse_int,
-    register_env,
-)
-from verirl.types import Problem, Verdict
+from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.types import Problem
+
+
+class _Terms(IntegerAnswer):
+    """Arithmetic over ``data["terms"]``; size = total digits of the operands."""
+
+    def size(self, problem: Problem) -> float:
+        return float(sum(len(str(abs(x))) for x in problem.data["terms"]))
 
 
 def _operand(rng: random.Random, digits: int) -> int:
@@ -24,29 +24,8 @@ def _operand(rng: random.Random, digits: int) -> int:
     return rng.randint(lo, 10**digits - 1)
 
 
-class _IntegerAnswer(Environment):
-    """Shared verifier for environments whose answer is one integer."""
-
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)
-        gold = self.solve_int(problem)
-        score = count_reward(value, gold, beta=10.0)
-        return graded(
-            score, value == gold, "correct" if value == gold else "the value is not right"
-        )
-
-    def solve(self, problem: Problem) -> str:
-        return str(self.solve_int(problem))
-
-    def solve_int(self, problem: Problem) -> int:
-        raise NotImplementedError
-
-    def size(self, problem: Problem) -> float:
-        return float(sum(len(str(abs(x))) for x in problem.data["terms"]))
-
-
 @register_env
-class Addition(_IntegerAnswer):
+class Addition(_Terms):
     name = "addition"
     family = "arithmetic"
     tags = ("default",)
@@ -67,7 +46,7 @@ class Addition(_IntegerAnswer):
 
 
 @register_env
-class Multiplication(_IntegerAnswer):
+class Multiplication(_Terms):
     name = "multiplication"
     family = "arithmetic"
     tags = ("default",)
@@ -88,7 +67,7 @@ class Multiplication(_IntegerAnswer):
 
 
 @register_env
-class ChainSum(_IntegerAnswer):
+class ChainSum(_Terms):
     name = "chain_sum"
     family = "arithmetic"
     tags = ("default",)

@@ -129,6 +129,27 @@ class Environment(ABC):
         return verdict.detail or ("correct" if verdict.correct else "not correct yet")
 
 
+class IntegerAnswer(Environment):
+    """Base for environments whose answer is one integer: RLVE's count reward
+    (min/max)^β with β = 10 as partial credit, ``correct`` only for the exact value.
+    Subclasses implement :meth:`solve_int` (independently of ``problem.answer``)."""
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        value = parse_int(answer)
+        gold = self.solve_int(problem)
+        score = count_reward(value, gold, beta=10.0)
+        return graded(
+            score, value == gold, "correct" if value == gold else "the value is not right"
+        )
+
+    def solve(self, problem: Problem) -> str:
+        return str(self.solve_int(problem))
+
+    @abstractmethod
+    def solve_int(self, problem: Problem) -> int:
+        """The correct integer, computed from ``problem.data``."""
+
+
 # ---- rewards (RLVE conventions) ----------------------------------------------------------
 def ratio_reward(numerator: float, denominator: float, beta: float = 1.0) -> float:
     """(numerator/denominator)^β clipped to [0, 1]; 0 when the denominator is not positive."""

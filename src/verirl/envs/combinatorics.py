@@ -13,8 +13,7 @@ import math
 import random
 import string
 
-from verirl.envs.arithmetic import _IntegerAnswer
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import Instance, IntegerAnswer, register_env
 from verirl.types import Problem
 
 FAMILY = "combinatorics"
@@ -27,7 +26,7 @@ def _pascal_row(n: int) -> list[int]:
     return row
 
 
-class _Count(_IntegerAnswer):
+class _Count(IntegerAnswer):
     """A count; ``size`` is ``data["n"]``."""
 
     def size(self, problem: Problem) -> float:
@@ -137,8 +136,9 @@ class LatticePathsBlocked(_Count):
         inner = [(r, c) for r in range(rows) for c in range(cols)][1:-1]
         for _ in range(20):  # redraw until some path survives (no blocks after 20 tries)
             blocked = rng.sample(inner, rows * cols // 5)
-            grid = ["".join("#" if (r, c) in blocked else "." for c in range(cols))
-                    for r in range(rows)]
+            grid = [
+                "".join("#" if (r, c) in blocked else "." for c in range(cols)) for r in range(rows)
+            ]
             if _count_paths(grid):
                 break
         else:
@@ -237,8 +237,7 @@ class StarsAndBars(_Count):
         names = [f"x{i + 1}" for i in range(k)]
         bounds = ", ".join(f"{x} ≥ {lo}" for x, lo in zip(names, lows, strict=True))
         prompt = (
-            f"How many solutions in integers does {' + '.join(names)} = {n} have, "
-            f"with {bounds}?"
+            f"How many solutions in integers does {' + '.join(names)} = {n} have, with {bounds}?"
         )
         count = math.comb(n - sum(lows) + k - 1, k - 1)
         return Instance(prompt, str(count), {"n": n, "lows": lows})

@@ -17,7 +17,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from verirl.envs.answers import _matching_brace
+from verirl.envs.answers import matching_brace
 from verirl.envs.base import Instance, graded, invalid, register_env
 from verirl.envs.freeform import FreeFormEnvironment
 from verirl.envs.freeform_forms import FormError, clean
@@ -65,7 +65,7 @@ def _check_exponents(t: str) -> None:
     for m in re.finditer(r"\^", t):
         rest = t[m.end() :].lstrip()
         if rest.startswith("{"):
-            close = _matching_brace(rest, 1)
+            close = matching_brace(rest, 1)
             group = rest[1:close] if close is not None else rest
         elif rest.startswith("("):
             close = rest.find(")")

@@ -15,7 +15,7 @@ import datetime as dt
 import re
 from fractions import Fraction
 
-from verirl.envs.answers import _matching_brace
+from verirl.envs.answers import matching_brace
 
 
 class FormError(ValueError):
@@ -43,7 +43,7 @@ def clean(text: str) -> str:
         m = _WRAPPERS.search(t)
         if not m:
             break
-        close = _matching_brace(t, m.end())
+        close = matching_brace(t, m.end())
         if close is None:
             raise FormError("unbalanced braces")
         t = t[: m.start()] + " " + t[m.end() : close] + " " + t[close + 1 :]
@@ -142,10 +142,10 @@ def _latex_fraction(t: str) -> Fraction | None:
     m = re.match(r"([+-]?)\s*(\d*)\s*\\[dt]?frac\s*\{", t)
     if not m:
         return None
-    num_end = _matching_brace(t, m.end())
+    num_end = matching_brace(t, m.end())
     if num_end is None or num_end + 1 >= len(t) or t[num_end + 1] != "{":
         return None
-    den_end = _matching_brace(t, num_end + 2)
+    den_end = matching_brace(t, num_end + 2)
     if den_end is None or t[den_end + 1 :].strip():
         return None
     num = parse_number(t[m.end() : num_end])

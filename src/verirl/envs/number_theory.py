@@ -14,10 +14,10 @@ import random
 import re
 from collections import Counter
 
-from verirl.envs.arithmetic import _IntegerAnswer
 from verirl.envs.base import (
     Environment,
     Instance,
+    IntegerAnswer,
     graded,
     invalid,
     parse_int,
@@ -125,7 +125,7 @@ class ResidueAnswer(Environment):
 
 
 @register_env
-class Gcd(_IntegerAnswer):
+class Gcd(IntegerAnswer):
     name = "gcd"
     family = FAMILY
     difficulty_scales = "digits of the common factor and cofactors: 1 + d//4; 2 + d//10 numbers"
@@ -151,7 +151,7 @@ class Gcd(_IntegerAnswer):
 
 
 @register_env
-class Lcm(_IntegerAnswer):
+class Lcm(IntegerAnswer):
     name = "lcm"
     family = FAMILY
     difficulty_scales = "2 + d//8 numbers, each at most 6 + 4d"
@@ -280,7 +280,7 @@ def _parse_factors(text: str) -> list[int]:
     return out
 
 
-class _SmoothNumberCount(_IntegerAnswer):
+class _SmoothNumberCount(IntegerAnswer):
     """A function of a number built from small prime powers."""
 
     difficulty_scales = "2 + d//6 primes of the first 3 + d//6 + d//3, exponents ≤ 2 + d//8"
@@ -424,7 +424,7 @@ class BaseConversion(Environment):
 
 
 @register_env
-class DigitSum(_IntegerAnswer):
+class DigitSum(IntegerAnswer):
     name = "digit_sum"
     family = FAMILY
     difficulty_scales = "digits of the number: 2 + 2d"

@@ -15,10 +15,10 @@ import itertools
 import random
 import re
 
-from verirl.envs.arithmetic import _IntegerAnswer
 from verirl.envs.base import (
     Environment,
     Instance,
+    IntegerAnswer,
     graded,
     invalid,
     parse_int_list,
@@ -40,7 +40,7 @@ def _terms(values: list[int]) -> str:
     return ", ".join(f"a({i}) = {v}" for i, v in enumerate(values, 1))
 
 
-class _SequenceTerm(_IntegerAnswer):
+class _SequenceTerm(IntegerAnswer):
     def size(self, problem: Problem) -> float:
         return float(problem.data["index"])
 
@@ -103,7 +103,7 @@ class GeometricSequenceTerm(_SequenceTerm):
 
 
 @register_env
-class PolynomialSequenceNext(_IntegerAnswer):
+class PolynomialSequenceNext(IntegerAnswer):
     name = "polynomial_sequence_next"
     family = FAMILY
     difficulty_scales = "degree 2 + d//5; coefficients up to 2 + d//3 in size (negative from d 3)"
@@ -291,7 +291,7 @@ class LongestCommonSubsequence(Environment):
 
 
 @register_env
-class MaxSubarraySum(_IntegerAnswer):
+class MaxSubarraySum(IntegerAnswer):
     name = "max_subarray_sum"
     family = FAMILY
     difficulty_scales = "n = 5 + d numbers within ±(5 + 2d)"
@@ -384,7 +384,7 @@ class CoinChangeMinCoins(Environment):
 
 
 @register_env
-class ClimbingStairs(_IntegerAnswer):
+class ClimbingStairs(IntegerAnswer):
     name = "climbing_stairs"
     family = FAMILY
     difficulty_scales = "4 + 2d stairs; allowed step sizes drawn from 1..2 + d//5 (1 always)"

@@ -14,10 +14,10 @@ import random
 import re
 from collections import Counter
 
-from verirl.envs.arithmetic import _IntegerAnswer
 from verirl.envs.base import (
     Environment,
     Instance,
+    IntegerAnswer,
     count_reward,
     graded,
     invalid,
@@ -105,8 +105,10 @@ class MergeSortedLists(Environment):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         lists = [
-            sorted(rng.randint(0, 9 + 5 * difficulty)
-                   for _ in range(rng.randint(1 + difficulty // 3, 3 + difficulty // 3)))
+            sorted(
+                rng.randint(0, 9 + 5 * difficulty)
+                for _ in range(rng.randint(1 + difficulty // 3, 3 + difficulty // 3))
+            )
             for _ in range(2 + difficulty // 6)
         ]
         shown = "\n".join(f"List {i + 1}: {_csv(xs)}" for i, xs in enumerate(lists))
@@ -190,8 +192,9 @@ class StableSortByKey(Environment):
     def _stable(problem: Problem) -> list[str]:
         names, scores = problem.data["names"], problem.data["scores"]
         # counting sort: bucket by score, buckets filled in input order
-        return [a for s in range(max(scores) + 1)
-                for a, t in zip(names, scores, strict=True) if t == s]
+        return [
+            a for s in range(max(scores) + 1) for a, t in zip(names, scores, strict=True) if t == s
+        ]
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["names"]))
@@ -293,7 +296,7 @@ class TopKLargest(Environment):
 
 
 @register_env
-class SearchInsertPosition(_IntegerAnswer):
+class SearchInsertPosition(IntegerAnswer):
     name = "search_insert_position"
     family = FAMILY
     difficulty_scales = "sorted list of 4 + d distinct numbers below 4·(4 + d)"
@@ -333,7 +336,7 @@ class SearchInsertPosition(_IntegerAnswer):
 
 
 @register_env
-class CountInversions(_IntegerAnswer):
+class CountInversions(IntegerAnswer):
     name = "count_inversions"
     family = FAMILY
     difficulty_scales = "n = 4 + d distinct numbers"
@@ -388,7 +391,7 @@ class PairWithSum(Environment):
         prompt = (
             f"Here is a list of numbers (positions start at 0): {_csv(values)}.\nFind two "
             f"different positions i and j whose numbers add up to {target}. Give them as "
-            "\"i, j\"; if several pairs work, any one of them is accepted."
+            '"i, j"; if several pairs work, any one of them is accepted.'
         )
         return Instance(prompt, f"{i}, {j}", {"values": values, "target": target})
 

@@ -15,10 +15,10 @@ import random
 import re
 import string
 
-from verirl.envs.arithmetic import _IntegerAnswer
 from verirl.envs.base import (
     Environment,
     Instance,
+    IntegerAnswer,
     graded,
     invalid,
     ratio_reward,
@@ -79,7 +79,7 @@ class ReverseString(Environment):
 
 
 @register_env
-class CountLetter(_IntegerAnswer):
+class CountLetter(IntegerAnswer):
     name = "count_letter"
     family = FAMILY
     difficulty_scales = "length of the string: 5 + 2d; alphabet of 3 + d//2 letters"
@@ -190,8 +190,15 @@ class LongestPalindromicSubstring(Environment):
             "that reads the same forwards and backwards and is as long as possible. If several "
             "are equally long, any of them is accepted. Give the substring itself."
         )
-        best = max((word[i:j] for i in range(len(word)) for j in range(i + 1, len(word) + 1)
-                    if word[i:j] == word[i:j][::-1]), key=len)
+        best = max(
+            (
+                word[i:j]
+                for i in range(len(word))
+                for j in range(i + 1, len(word) + 1)
+                if word[i:j] == word[i:j][::-1]
+            ),
+            key=len,
+        )
         return Instance(prompt, best, {"word": word})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
@@ -225,12 +232,61 @@ class LongestPalindromicSubstring(Environment):
 
 
 _WORDS = (
-    "apple", "bird", "cake", "door", "fish", "game", "hand", "idea", "jump", "king", "lamp",
-    "moon", "nest", "open", "park", "queen", "rain", "star", "tree", "under", "voice", "water",
-    "yellow", "zebra", "bread", "chair", "dream", "earth", "field", "green", "house", "light",
-    "money", "night", "ocean", "paper", "quiet", "river", "stone", "table", "smile", "train",
-    "music", "sugar", "window", "garden", "pencil", "rabbit", "silver", "summer", "winter",
-    "forest", "flower", "island", "planet",
+    "apple",
+    "bird",
+    "cake",
+    "door",
+    "fish",
+    "game",
+    "hand",
+    "idea",
+    "jump",
+    "king",
+    "lamp",
+    "moon",
+    "nest",
+    "open",
+    "park",
+    "queen",
+    "rain",
+    "star",
+    "tree",
+    "under",
+    "voice",
+    "water",
+    "yellow",
+    "zebra",
+    "bread",
+    "chair",
+    "dream",
+    "earth",
+    "field",
+    "green",
+    "house",
+    "light",
+    "money",
+    "night",
+    "ocean",
+    "paper",
+    "quiet",
+    "river",
+    "stone",
+    "table",
+    "smile",
+    "train",
+    "music",
+    "sugar",
+    "window",
+    "garden",
+    "pencil",
+    "rabbit",
+    "silver",
+    "summer",
+    "winter",
+    "forest",
+    "flower",
+    "island",
+    "planet",
 )
 
 
@@ -272,7 +328,7 @@ def _shift(c: str, k: int) -> str:
 
 
 @register_env
-class EditDistance(_IntegerAnswer):
+class EditDistance(IntegerAnswer):
     name = "edit_distance"
     family = FAMILY
     difficulty_scales = "first string 3 + d//2 letters, second one 1 + d//3 random edits away"
@@ -307,8 +363,9 @@ class EditDistance(_IntegerAnswer):
         dist = [[len(a) - i + len(b) - j for j in range(len(b) + 1)] for i in range(len(a) + 1)]
         for i in range(len(a) - 1, -1, -1):
             for j in range(len(b) - 1, -1, -1):
-                dist[i][j] = min(dist[i + 1][j + 1] + (a[i] != b[j]),
-                                 dist[i + 1][j] + 1, dist[i][j + 1] + 1)
+                dist[i][j] = min(
+                    dist[i + 1][j + 1] + (a[i] != b[j]), dist[i + 1][j] + 1, dist[i][j + 1] + 1
+                )
         return dist[0][0]
 
     def size(self, problem: Problem) -> float:

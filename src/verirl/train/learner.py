@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
+from transformers import DynamicCache
 
 from verirl.config import TrainConfig
 from verirl.train.loss import (
@@ -95,21 +96,20 @@ class Learner:
     def logprobs(self, batch: Batch, model: torch.nn.Module | None = None) -> torch.Tensor:
         """log π(response token | prefix) for every response column: [N, R] (grad if enabled).
 
-        Only the response columns go through the LM head (``logits_to_keep``), which saves
-        the vocabulary projection for every prompt token.
+        With ``optim.share_prompt_prefix`` (default) each distinct prompt of the batch is
+        encoded once and its keys/values are shared by all the rows that continue it — the G
+        samples of a GRPO group — so the prompt costs one forward/backward instead of G.
+        Gradients are unchanged: the rows' contributions through the shared prompt add up,
+        exactly as they would across separate copies. Only response positions go through the
+        LM head.
         """
         model = model if model is not None else self.model
-        p, r = batch.prompt_width, batch.response_mask.shape[1]
-        positions = (batch.attention_mask.cumsum(1) - 1).clamp(min=0)
-        keep = torch.arange(p - 1, p + r - 1)
         with self._autocast():
-            logits = model(
-                input_ids=batch.input_ids,
-                attention_mask=batch.attention_mask,
-                position_ids=positions,
-                logits_to_keep=keep,
-                use_cache=False,
-            ).logits
+            if self.cfg.optim.share_prompt_prefix:
+                logits = _response_logits_shared_prefix(model, batch)
+            else:
+                logits = _response_logits_full(model, batch)
+        p = batch.prompt_width
         return token_logprobs(logits, batch.input_ids[:, p:], self.temperature)
 
     @torch.no_grad()
@@ -176,20 +176,32 @@ class Learner:
 
     # ---- helpers -------------------------------------------------------------------------------
     def _micro_batches(self, batch: Batch, rows: torch.Tensor) -> Iterator[torch.Tensor]:
-        """Split ``rows`` into groups of at most ``micro_batch_tokens`` padded tokens, packing
-        sequences of similar length together to waste little padding."""
-        lengths = batch.attention_mask[rows].sum(dim=1)
-        order = rows[torch.argsort(lengths, stable=True)]
+        """Split ``rows`` into micro-batches that cost at most ``micro_batch_tokens`` padded
+        tokens. Rows are ordered by prompt, then by length, so rows sharing a prompt land
+        together (their prompt is encoded once) and padding stays small."""
+        p = batch.prompt_width
+        prompt_len = batch.attention_mask[rows, :p].sum(dim=1)
+        resp_len = batch.attention_mask[rows, p:].sum(dim=1)
+        prompt_key = _prompt_index(batch)[rows]
+        order = sorted(
+            range(len(rows)), key=lambda i: (int(prompt_key[i]), int(resp_len[i]), int(rows[i]))
+        )
+        shared = self.cfg.optim.share_prompt_prefix
         budget = self.cfg.optim.micro_batch_tokens
         current: list[int] = []
-        longest = 0
-        for row in order.tolist():
-            length = int(batch.attention_mask[row].sum())
-            if current and max(longest, length) * (len(current) + 1) > budget:
+        prompts: set[int] = set()
+        max_p = max_r = 0
+        for i in order:
+            new_p, new_r = max(max_p, int(prompt_len[i])), max(max_r, int(resp_len[i]))
+            new_prompts = len(prompts | {int(prompt_key[i])})
+            n = len(current) + 1
+            cost = (new_prompts * new_p + n * new_r) if shared else n * (new_p + new_r)
+            if current and cost > budget:
                 yield torch.tensor(current)
-                current, longest = [], 0
-            current.append(row)
-            longest = max(longest, length)
+                current, prompts, new_p, new_r = [], set(), int(prompt_len[i]), int(resp_len[i])
+            current.append(int(rows[i]))
+            prompts.add(int(prompt_key[i]))
+            max_p, max_r = new_p, new_r
         if current:
             yield torch.tensor(current)
 
@@ -222,6 +234,61 @@ class Learner:
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.generator.set_state(state["generator"])
+
+
+def _response_logits_full(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
+    """[N, R, V]: logits predicting each response token, from one pass over prompt ⊕ response."""
+    p, r = batch.prompt_width, batch.response_mask.shape[1]
+    positions = (batch.attention_mask.cumsum(1) - 1).clamp(min=0)
+    return model(
+        input_ids=batch.input_ids,
+        attention_mask=batch.attention_mask,
+        position_ids=positions,
+        logits_to_keep=torch.arange(p - 1, p + r - 1),
+        use_cache=False,
+    ).logits
+
+
+def _response_logits_shared_prefix(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
+    """[N, R, V] like :func:`_response_logits_full`, encoding each distinct prompt once.
+
+    Pass 1 runs the U distinct (left-padded) prompts and keeps their key/value cache; the
+    cache is then gathered to the N rows (a differentiable index, so gradients from every row
+    flow back into the one shared prompt computation); pass 2 runs the responses on top.
+    The logits for the first response token come from pass 1's last prompt position.
+    """
+    p, r = batch.prompt_width, batch.response_mask.shape[1]
+    key = torch.cat([batch.input_ids[:, :p], batch.attention_mask[:, :p]], dim=1)
+    uniq, inverse = torch.unique(key, dim=0, return_inverse=True)
+    u_ids, u_mask = uniq[:, :p], uniq[:, p:]
+    cache = DynamicCache()
+    first = model(
+        input_ids=u_ids,
+        attention_mask=u_mask,
+        position_ids=(u_mask.cumsum(1) - 1).clamp(min=0),
+        past_key_values=cache,
+        use_cache=True,
+        logits_to_keep=1,
+    ).logits[inverse]  # [N, 1, V]
+    if r == 1:
+        return first
+    cache.batch_select_indices(inverse)
+    start = u_mask.sum(1)[inverse].unsqueeze(1)
+    rest = model(
+        input_ids=batch.input_ids[:, p : p + r - 1],
+        attention_mask=batch.attention_mask[:, : p + r - 1],
+        position_ids=start + torch.arange(r - 1).unsqueeze(0),
+        past_key_values=cache,
+        use_cache=True,
+    ).logits
+    return torch.cat([first, rest], dim=1)
+
+
+def _prompt_index(batch: Batch) -> torch.Tensor:
+    """[N] long: rows with the same (padded) prompt get the same index."""
+    p = batch.prompt_width
+    key = torch.cat([batch.input_ids[:, :p], batch.attention_mask[:, :p]], dim=1)
+    return torch.unique(key, dim=0, return_inverse=True)[1]
 
 
 def _replace_old(batch: Batch, old: torch.Tensor) -> Batch:

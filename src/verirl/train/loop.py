@@ -65,7 +65,9 @@ class Trainer:
         self.engine = HFEngine(
             self.model, self.tokenizer, cfg.rollout.max_batch_sequences, autocast, cfg.run.seed
         )
-        self.formatter = PromptFormatter(self.tokenizer, cfg.rollout.system_prompt)
+        self.formatter = PromptFormatter(
+            self.tokenizer, cfg.rollout.system_prompt, tuple(map(tuple, cfg.rollout.few_shot))
+        )
         self.curriculum: Curriculum = build_curriculum(cfg.curriculum, seed=cfg.run.seed)
         self.collector = get_collector(cfg.rollout.collector.name).build(
             cfg.rollout.collector.params

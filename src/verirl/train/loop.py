@@ -107,6 +107,8 @@ class Trainer:
         summary["train_seconds"] = time.perf_counter() - start
         if cfg.run.steps and (not cfg.run.save_every or self.step % cfg.run.save_every):
             self.save()
+        if cfg.run.steps:
+            summary["final_model"] = str(self.export(self.run_dir / "final"))
         if cfg.eval.before_and_after:
             after = self.evaluate()
             log.write(self.step, after.flat("eval_after"))
@@ -243,6 +245,13 @@ class Trainer:
         return save_checkpoint(
             self.run_dir, self.step, self.model, state, keep=self.cfg.run.keep_checkpoints
         )
+
+    def export(self, path: Path) -> Path:
+        """Write the trained policy as a Hugging Face model directory (the adapter alone for
+        LoRA), loadable with ``from_pretrained`` or as ``model.name`` of another run."""
+        self.model.save_pretrained(path)
+        self.tokenizer.save_pretrained(path)
+        return path
 
     def resume(self) -> bool:
         """Restore the latest checkpoint of ``run_dir``; False when there is none."""

@@ -47,6 +47,11 @@ class Collector(ABC):
         """Scalars about the last ``collect`` call (e.g. extra generated tokens)."""
         return {}
 
+    def for_evaluation(self) -> Collector:
+        """The collector held-out evaluation should use: the same episodes without any
+        training-only extras (e.g. counterfactual resampling). Default: itself."""
+        return self
+
 
 @dataclass(frozen=True)
 class CollectorSpec:

@@ -203,6 +203,11 @@ class MultiTurn(Collector):
         super().__init__(params)
         self._metrics: dict[str, float] = {}
 
+    def for_evaluation(self) -> MultiTurn:
+        """Evaluation runs the same refinement episodes without counterfactual alternatives."""
+        params = self.params.model_copy(update={"counterfactual": False})
+        return MultiTurn(params)
+
     def metrics(self) -> dict[str, float]:
         return dict(self._metrics)
 

@@ -9,11 +9,12 @@ Accuracy is the share of *fully correct* answers (the verifier's ``correct``), a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from verirl.curriculum import eval_seed
 from verirl.envs import get_env
 from verirl.rollout.base import RolloutEngine
+from verirl.rollout.collect import Collector, NoParams, SingleTurn
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import Problem, SamplingParams
 
@@ -24,6 +25,7 @@ class EvalResult:
     accuracy_by_difficulty: dict[str, dict[int, float]]
     mean_reward: dict[str, float]
     format_rate: dict[str, float]  # share of answers the verifier could read (reward > -1)
+    episode: dict[str, float] = field(default_factory=dict)  # the collector's metrics
 
     @property
     def overall(self) -> float:
@@ -34,6 +36,7 @@ class EvalResult:
         for env, acc in self.accuracy.items():
             out[f"{prefix}/{env}/accuracy"] = acc
             out[f"{prefix}/{env}/format"] = self.format_rate[env]
+        out.update({f"{prefix}/episode/{k}": v for k, v in self.episode.items()})
         return out
 
 
@@ -57,26 +60,29 @@ def evaluate(
     temperature: float = 0.0,
     max_new_tokens: int = 128,
     seed: int = 0,
+    collector: Collector | None = None,
 ) -> EvalResult:
-    """Generate ``samples`` answers per problem and score them with each env's verifier."""
+    """Run ``samples`` episodes per problem with ``collector`` (default: one answer each)
+    and score each with its environment's verifier. Episodes a multi-turn collector already
+    scored keep their verdict (success at any turn, for refinement)."""
+    collector = (collector or SingleTurn(NoParams())).for_evaluation()
     sampling = SamplingParams(
         n=samples, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed
     )
-    generations = engine.generate([formatter.encode(p) for p in problems], sampling)
+    rollouts = collector.collect(problems, engine, formatter, sampling)
     correct: dict[str, list[float]] = {}
     by_diff: dict[str, dict[int, list[float]]] = {}
     reward: dict[str, list[float]] = {}
     fmt: dict[str, list[float]] = {}
-    for problem, group in zip(problems, generations, strict=True):
-        env = get_env(problem.env)
-        for g in group:
-            v = env.verify(problem, g.text)
-            correct.setdefault(problem.env, []).append(float(v.correct))
-            by_diff.setdefault(problem.env, {}).setdefault(problem.difficulty, []).append(
-                float(v.correct)
-            )
-            reward.setdefault(problem.env, []).append(v.reward)
-            fmt.setdefault(problem.env, []).append(float(v.reward > -1.0))
+    for r in rollouts:
+        problem = r.problem
+        v = r.verdict or get_env(problem.env).verify(problem, r.text)
+        correct.setdefault(problem.env, []).append(float(v.correct))
+        by_diff.setdefault(problem.env, {}).setdefault(problem.difficulty, []).append(
+            float(v.correct)
+        )
+        reward.setdefault(problem.env, []).append(v.reward)
+        fmt.setdefault(problem.env, []).append(float(v.reward > -1.0))
     return EvalResult(
         accuracy={k: _mean(v) for k, v in correct.items()},
         accuracy_by_difficulty={
@@ -84,6 +90,7 @@ def evaluate(
         },
         mean_reward={k: _mean(v) for k, v in reward.items()},
         format_rate={k: _mean(v) for k, v in fmt.items()},
+        episode=collector.metrics(),
     )
 
 

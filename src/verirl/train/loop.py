@@ -232,6 +232,7 @@ class Trainer:
             e.temperature,
             self.cfg.rollout.max_new_tokens,
             seed=self.cfg.run.seed,
+            collector=self.collector,
         )
 
     # ---- checkpoints --------------------------------------------------------------------------

@@ -1,0 +1,75 @@
+"""The command line: envs list/show/check, eval, report, and clean errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verirl.cli import main
+from verirl.envs import env_names
+
+
+def test_envs_list_shows_every_environment(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["envs", "list"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(env_names())} environments" in out
+    assert "shortest_path" in out and "graphs" in out
+
+
+def test_envs_show_prints_prompt_and_a_verified_solution(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["envs", "show", "sort_list", "--difficulty", "2", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "reference solution" in out and "correct=True" in out
+
+
+def test_envs_check_passes_for_good_envs_and_names_unknown_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["envs", "check", "addition", "gcd", "--max-difficulty", "3"]) == 0
+    assert "ok" in capsys.readouterr().out
+    assert main(["envs", "show", "no_such_env"]) == 2
+    assert "unknown environment 'no_such_env'" in capsys.readouterr().err
+
+
+def test_eval_reports_accuracy_per_environment(
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "eval",
+            f"model.name={tiny_model_dir}",
+            f"run.dir={tmp_path}",
+            "curriculum.environments=[addition, gcd]",
+            "eval.problems=2",
+            "eval.difficulties=[0, 1]",
+            "eval.samples=2",
+            "rollout.max_new_tokens=4",
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "addition" in out and "gcd" in out and "d=1" in out and "overall" in out
+
+
+def test_report_writes_html_for_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text("run:\n  name: r\n")
+    rows = [{"step": s, "time": float(s), "rollout/reward": s / 4} for s in range(1, 5)]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["report", str(run)]) == 0
+    assert (run / "report.html").is_file()
+    assert main(["report", str(tmp_path / "missing")]) == 2
+
+
+def test_tensorboard_logging_writes_events(tmp_path: Path) -> None:
+    from verirl.train.metrics import MetricsLog
+
+    log = MetricsLog(tmp_path, tensorboard=True)
+    log.write(1, {"rollout/reward": 0.5})
+    log.close()
+    assert list((tmp_path / "tensorboard").glob("events.out.tfevents.*"))

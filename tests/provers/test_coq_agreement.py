@@ -23,6 +23,7 @@ HAVE_COQ = shutil.which("coqc") is not None and shutil.which("coqidetop.opt") is
 STDLIB = Path("/usr/lib/ocaml/coq/theories")
 pytestmark = [
     pytest.mark.coq,
+    pytest.mark.slow,
     pytest.mark.skipif(not HAVE_COQ, reason="Coq not installed (apt-get install coq)"),
     pytest.mark.skipif(not STDLIB.is_dir(), reason=f"Coq stdlib sources not found at {STDLIB}"),
 ]

@@ -60,6 +60,7 @@ def test_mismatched_model_is_refused_with_a_reason(tmp_path: Path) -> None:
         load_checkpoint(latest_checkpoint(tmp_path), torch.nn.Linear(3, 3), lambda s: None)
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_never_leaves_a_broken_checkpoint(tmp_path: Path) -> None:
     rng = random.Random(0)
     for trial in range(6):

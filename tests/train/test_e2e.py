@@ -83,6 +83,7 @@ def _wait_for_step(run_dir: Path, step: int, proc: subprocess.Popen[str], limit:
     raise AssertionError(f"step {step} not reached in {limit} s")
 
 
+@pytest.mark.slow
 def test_killed_then_resumed_run_matches_uninterrupted_run(
     tiny_model_dir: Path, tmp_path: Path
 ) -> None:

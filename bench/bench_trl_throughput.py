@@ -20,9 +20,11 @@ What is equal on both sides:
 - reward: ``get_env(env).verify(problem, text).reward`` (TRL: a reward function that looks the
   problem up by index, so it does no extra work);
 - update: lr, AdamW betas (0.9, 0.98), weight decay 0.01, grad clip 1.0, constant LR, one
-  optimizer step per rollout batch (TRL: ``per_device_train_batch_size = P·G``,
-  ``gradient_accumulation_steps = steps_per_generation = num_iterations = 1``, so it reuses the
-  sampling-time policy as π_old like verirl's ``old_logprobs=rollout``), no KL (β = 0, no
+  optimizer step per rollout batch (TRL: ``per_device_train_batch_size × gradient_accumulation
+  = P·G`` with ``steps_per_generation = gradient_accumulation_steps`` and ``num_iterations = 1``,
+  so one generation of P·G completions feeds one optimizer step and TRL reuses the
+  sampling-time policy as π_old like verirl's ``old_logprobs=rollout``; accumulation bounds
+  memory as verirl's micro-batches do: P·G = 64 in one fp32 batch needs > 24 GiB), no KL (β = 0, no
   reference model), clip ε_low 0.2 / ε_high 0.28, token-level loss (verirl ``token-mean``,
   TRL ``dapo``), no gradient checkpointing (TRL's default is on; verirl has none);
 - precision: both fp32, or both bf16 CPU autocast (verirl ``model.autocast=bf16``; TRL
@@ -230,12 +232,19 @@ def run_trl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
             rec["gen"].append(counts["gen"])
             rec["trained"].append(counts["trained"])
 
+    # One optimizer step per P·G completions, accumulated over micro-batches of at most
+    # --trl-micro-batch completions (a single 64-completion batch needs > 24 GiB in fp32).
+    completions = args.prompts * args.group_size
+    micro = min(completions, args.trl_micro_batch)
+    if completions % micro:
+        raise SystemExit(f"P·G = {completions} must be a multiple of --trl-micro-batch {micro}")
+    accum = completions // micro
     with tempfile.TemporaryDirectory(prefix="trl-bench-") as out_dir:
         config = GRPOConfig(
             output_dir=out_dir, use_cpu=True, bf16=args.precision == "bf16", fp16=False,
             model_init_kwargs={"dtype": torch.float32},
-            per_device_train_batch_size=args.prompts * args.group_size,
-            gradient_accumulation_steps=1, steps_per_generation=1, num_iterations=1,
+            per_device_train_batch_size=micro,
+            gradient_accumulation_steps=accum, steps_per_generation=accum, num_iterations=1,
             num_generations=args.group_size, max_completion_length=args.max_new_tokens,
             temperature=1.0, top_p=1.0, top_k=0,
             beta=0.0, loss_type="dapo", epsilon=0.2, epsilon_high=0.28, scale_rewards="group",
@@ -293,6 +302,7 @@ def run_side(args: argparse.Namespace, side: str, precision: str, model: str) ->
             "--prompts", str(args.prompts), "--group-size", str(args.group_size),
             "--max-new-tokens", str(args.max_new_tokens), "--steps", str(args.steps),
             "--warmup", str(args.warmup), "--threads", str(args.threads), "--lr", str(args.lr),
+            "--trl-micro-batch", str(args.trl_micro_batch),
         ]  # fmt: skip
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), HF_HUB_OFFLINE="1")
         env.update(HF_DATASETS_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")
@@ -329,6 +339,12 @@ def main() -> None:
     p.add_argument("--model", default="smollm2", help="smollm2 | tiny | a local model dir")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     p.add_argument("--lr", type=float, default=2e-6)
+    p.add_argument(
+        "--trl-micro-batch",
+        type=int,
+        default=16,
+        help="TRL completions per forward/backward (gradient accumulation up to P·G)",
+    )
     p.add_argument("--repeats", type=int, default=1, help="runs per side (order alternates)")
     p.add_argument("--json", type=Path, help="also write the results here")
     p.add_argument("--verbose", action="store_true", help="show the subprocesses' output")

@@ -7,44 +7,14 @@ token follows each non-final turn.
 from __future__ import annotations
 
 import math
-import statistics
-from collections.abc import Sequence
 
 import pytest
 import torch
 
+from tests.credit.helpers import episodes, zs
 from verirl.credit import CreditInput, get_credit
 from verirl.credit.multiturn import broadcast_turns, score_differences, turn_table
 from verirl.types import Turn
-
-
-def episodes(spec: Sequence[tuple[int, Sequence[float]]]) -> CreditInput:
-    """(group, turn scores) per episode → CreditInput with 2-token turns and 1-token glue."""
-    all_turns = [
-        tuple(
-            Turn(start=3 * k, end=3 * k + 2, text="", score=s, correct=s >= 1.0)
-            for k, s in enumerate(scores)
-        )
-        for _, scores in spec
-    ]
-    width = max(3 * len(s) - 1 for _, s in spec)
-    mask = torch.zeros(len(spec), width)
-    for i, ts in enumerate(all_turns):
-        for t in ts:
-            mask[i, t.start : t.end] = 1.0
-    return CreditInput(
-        rewards=torch.tensor([s[-1] for _, s in spec]),
-        correct=torch.tensor([s[-1] >= 1.0 for _, s in spec]),
-        groups=torch.tensor([g for g, _ in spec]),
-        response_mask=mask,
-        turns=tuple(all_turns),
-    )
-
-
-def zs(values: Sequence[float], eps: float = 1e-6) -> list[float]:
-    mean = statistics.fmean(values)
-    std = statistics.stdev(values)
-    return [(v - mean) / (std + eps) for v in values]
 
 
 def per_turn(tokens: torch.Tensor, inp: CreditInput) -> list[list[float]]:

@@ -8,12 +8,12 @@ sits at 3(k−1)+2.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 
 import pytest
 import torch
 
+from tests.credit.helpers import episodes, zs
 from verirl.credit import CreditInput, get_credit
 from verirl.credit.multiturn import turn_table
 from verirl.credit.tcpo import (
@@ -31,54 +31,6 @@ from verirl.credit.tcpo import (
     retrospective_credit,
     tcpo_turn_advantages,
 )
-from verirl.types import Turn
-
-TOKENS_PER_TURN = 2
-
-
-def episodes(
-    spec: Sequence[tuple[int, Sequence[float]]],
-    alts: dict[tuple[int, int], Sequence[float]] | None = None,
-) -> CreditInput:
-    """``spec``: (group, turn scores) per episode; ``alts[(episode, turn0)]``: alt scores."""
-    alts = alts or {}
-    all_turns: list[tuple[Turn, ...]] = []
-    lengths = []
-    for e, (_, scores) in enumerate(spec):
-        ts = []
-        for k, s in enumerate(scores):
-            start = 3 * k
-            ts.append(
-                Turn(
-                    start=start,
-                    end=start + TOKENS_PER_TURN,
-                    text=f"e{e}t{k}",
-                    score=s,
-                    correct=s >= 1.0,
-                    alt_scores=tuple(alts.get((e, k), ())),
-                )
-            )
-        all_turns.append(tuple(ts))
-        lengths.append(3 * len(scores) - 1)
-    width = max(lengths)
-    mask = torch.zeros(len(spec), width)
-    for i, ts in enumerate(all_turns):
-        for t in ts:
-            mask[i, t.start : t.end] = 1.0
-    return CreditInput(
-        rewards=torch.tensor([s[-1] for _, s in spec]),
-        correct=torch.tensor([s[-1] >= 1.0 for _, s in spec]),
-        groups=torch.tensor([g for g, _ in spec]),
-        response_mask=mask,
-        turns=tuple(all_turns),
-    )
-
-
-def zs(values: Sequence[float], eps: float = 1e-6) -> list[float]:
-    """Reference z-score with the unbiased std (independent of the package's helper)."""
-    mean = statistics.fmean(values)
-    std = statistics.stdev(values)
-    return [(v - mean) / (std + eps) for v in values]
 
 
 def close(actual: torch.Tensor, expected: Sequence[Sequence[float]]) -> None:

@@ -72,6 +72,17 @@ def test_reference_solution_verifies_and_corruptions_do_not(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ALL)
+def test_generated_answers_verify(name: str) -> None:
+    """The generator's stored answer agrees with the verifier's own derivation (generators
+    often use closed formulas or planted solutions, verifiers recurrences or search)."""
+    env = get_env(name)
+    for difficulty in (0, 1, 2, 5, 9, 14, 20, 30):
+        for seed in range(4):
+            problem = env.generate(difficulty, seed)
+            assert env.verify(problem, f"\\boxed{{{problem.answer}}}").correct, problem
+
+
+@pytest.mark.parametrize("name", ALL)
 def test_generation_at_difficulty_30_is_bounded(name: str) -> None:
     env = get_env(name)
     start = time.perf_counter()

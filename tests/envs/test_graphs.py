@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from tests.envs.helpers import problem as _problem
+from tests.envs.helpers import scored
 from verirl.envs import get_env
 from verirl.envs.graphs import parse_pairs, parse_vertices
 from verirl.types import Problem
 
 
-def _problem(name: str, /, **data: Any) -> Problem:
-    return Problem(env=name, difficulty=0, seed=0, prompt="", answer="", data=data)
-
-
 def _reward(env: str, problem: Problem, answer: str) -> tuple[float, bool]:
-    verdict = get_env(env).verify(problem, f"so \\boxed{{{answer}}}")
-    return verdict.reward, verdict.correct
+    return scored(env, problem, answer, lead="so ")
 
 
 # A square 0-1-3-2-0 of weight-1 edges plus a heavy diagonal 0-3 (weight 5).

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from tests.envs.helpers import problem as _problem
+from tests.envs.helpers import scored as _reward
 from verirl.envs import get_env
 from verirl.envs.logic_grids import box_shape, constructive_queens, queens_ok
 from verirl.envs.logic_hanoi import hanoi_distance
-from verirl.types import Problem
-
-
-def _problem(name: str, /, **data: Any) -> Problem:
-    return Problem(env=name, difficulty=0, seed=0, prompt="", answer="", data=data)
-
-
-def _reward(env: str, problem: Problem, answer: str) -> tuple[float, bool]:
-    verdict = get_env(env).verify(problem, f"\\boxed{{{answer}}}")
-    return verdict.reward, verdict.correct
-
 
 # ---- knights and knaves ------------------------------------------------------------------
 # Alice: "Bob and I are of different kinds."  Bob: "Alice and I are of the same kind."

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from tests.envs.helpers import problem as _problem
+from tests.envs.helpers import scored as _reward
 from verirl.envs import get_env
 from verirl.envs.np_complete import dpll, subset_with_sum
-from verirl.types import Problem
-
-
-def _problem(name: str, /, **data: Any) -> Problem:
-    return Problem(env=name, difficulty=0, seed=0, prompt="", answer="", data=data)
-
-
-def _reward(env: str, problem: Problem, answer: str) -> tuple[float, bool]:
-    verdict = get_env(env).verify(problem, f"\\boxed{{{answer}}}")
-    return verdict.reward, verdict.correct
-
 
 # ---- SAT -----------------------------------------------------------------------------------
 # (x1 OR x2) AND (NOT x1 OR x3) AND (NOT x2 OR NOT x3): satisfied by 1,0,1 and by 0,1,0

@@ -6,30 +6,12 @@ import itertools
 
 import pytest
 
+from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.types import Problem, Verdict
-
-
-def verdict(name: str, text: str, **data) -> Verdict:
-    problem = Problem(env=name, difficulty=0, seed=0, prompt="", answer="", data=data)
-    return get_env(name).verify(problem, f"The answer is \\boxed{{{text}}}")
-
-
-def reward(name: str, text: str, **data) -> float:
-    return verdict(name, text, **data).reward
 
 
 def test_family_is_registered() -> None:
     assert len(env_names(family="strings")) == 9
-
-
-@pytest.mark.parametrize("name", env_names(family="strings"))
-def test_generated_answers_verify(name: str) -> None:
-    env = get_env(name)
-    for difficulty in (0, 1, 2, 5, 9, 14, 20):
-        for seed in range(4):
-            problem = env.generate(difficulty, seed)
-            assert env.verify(problem, f"\\boxed{{{problem.answer}}}").correct, problem
 
 
 def test_reverse_string() -> None:
@@ -74,9 +56,7 @@ def test_longest_palindrome_solver_matches_brute_force() -> None:
         for word in map("".join, itertools.product("ab", repeat=n)):
             brute = max(j - i for i in range(n) for j in range(i + 1, n + 1)
                         if word[i:j] == word[i:j][::-1])
-            problem = Problem(env=env.name, difficulty=0, seed=0, prompt="", answer="",
-                              data={"word": word})
-            assert len(env.solve(problem)) == brute, word
+            assert len(env.solve(problem(env.name, word=word))) == brute, word
 
 
 def test_caesar_decode() -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 import sympy
 
-from verirl.envs import get_env
+from tests.envs.helpers import problem as _problem
+from tests.envs.helpers import scored as _reward
 from verirl.envs.symbolic_parse import (
     ParseError,
     equivalent,
@@ -16,18 +16,8 @@ from verirl.envs.symbolic_parse import (
     parse_expression,
     parse_number,
 )
-from verirl.types import Problem
 
 x = sympy.Symbol("x")
-
-
-def _problem(name: str, /, **data: Any) -> Problem:
-    return Problem(env=name, difficulty=0, seed=0, prompt="", answer="", data=data)
-
-
-def _reward(env: str, problem: Problem, answer: str) -> tuple[float, bool]:
-    verdict = get_env(env).verify(problem, f"\\boxed{{{answer}}}")
-    return verdict.reward, verdict.correct
 
 
 # ---- the parser ----------------------------------------------------------------------------

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.provers.coq_marks import needs_coq
 from verirl.provers.base import FormalProblem
 from verirl.provers.coq_attempt import CoqProblemError, prepare_attempt
 from verirl.provers.coq_idetop import CoqIdeChecker
@@ -19,12 +19,11 @@ from verirl.provers.coq_safety import check_proof
 from verirl.provers.coq_sentences import Sentence, scan
 from verirl.provers.coqc import CoqcChecker
 
-HAVE_COQ = shutil.which("coqc") is not None and shutil.which("coqidetop.opt") is not None
 STDLIB = Path("/usr/lib/ocaml/coq/theories")
 pytestmark = [
     pytest.mark.coq,
     pytest.mark.slow,
-    pytest.mark.skipif(not HAVE_COQ, reason="Coq not installed (apt-get install coq)"),
+    needs_coq,
     pytest.mark.skipif(not STDLIB.is_dir(), reason=f"Coq stdlib sources not found at {STDLIB}"),
 ]
 

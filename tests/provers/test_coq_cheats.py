@@ -5,21 +5,20 @@ same text *would* cheat (or write a file) if it reached Coq unfiltered."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.provers.coq_marks import needs_coq
 from verirl.provers.base import FormalProblem, ProofChecker
 from verirl.provers.coq_idetop import CoqIdeChecker
 from verirl.provers.coqc import CoqcChecker
 
-HAVE_COQ = shutil.which("coqc") is not None and shutil.which("coqidetop.opt") is not None
 pytestmark = [
     pytest.mark.coq,
-    pytest.mark.skipif(not HAVE_COQ, reason="Coq not installed (apt-get install coq)"),
+    needs_coq,
 ]
 
 PROBLEM = FormalProblem("coq", "add_0_r", "Theorem add_0_r : forall n : nat, n + 0 = n.")

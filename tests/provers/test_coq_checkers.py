@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import tempfile
 import threading
@@ -13,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.provers.coq_marks import needs_coq
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
 from verirl.provers.coq_attempt import CoqNotFoundError, CoqProblemError
 from verirl.provers.coq_idetop import CoqIdeChecker
 from verirl.provers.coq_sentences import split_sentences
 from verirl.provers.coqc import CoqcChecker
 
-HAVE_COQ = shutil.which("coqc") is not None and shutil.which("coqidetop.opt") is not None
 pytestmark = [
     pytest.mark.coq,
-    pytest.mark.skipif(not HAVE_COQ, reason="Coq not installed (apt-get install coq)"),
+    needs_coq,
 ]
 FIXTURES = Path(
     os.environ.get(

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-import shutil
 from collections.abc import Iterator, Sequence
 
 import pytest
 
+from tests.provers.coq_marks import needs_coq
 from verirl.envs import get_env
 from verirl.envs.coq_proofs import (
     CoqProofs,
@@ -18,9 +18,6 @@ from verirl.envs.coq_proofs import (
 )
 from verirl.provers.base import FormalProblem, ProofCheck
 from verirl.provers.coq_theorems import theorems_by_grade
-
-HAVE_COQ = shutil.which("coqc") is not None and shutil.which("coqidetop.opt") is not None
-needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="Coq not installed (apt-get install coq)")
 
 STATEMENT = "Theorem t : forall n : nat, n + 0 = n."
 PRELUDE = "Require Import Arith."

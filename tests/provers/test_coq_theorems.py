@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Iterator
 from importlib import resources
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.provers.coq_marks import needs_coq
 from verirl.provers.coq_attempt import prepare_attempt
 from verirl.provers.coq_idetop import CoqIdeChecker
 from verirl.provers.coq_theorems import (
@@ -20,9 +20,6 @@ from verirl.provers.coq_theorems import (
     theorems_by_grade,
 )
 from verirl.provers.coqc import CoqcChecker
-
-HAVE_COQ = shutil.which("coqc") is not None and shutil.which("coqidetop.opt") is not None
-needs_coq = pytest.mark.skipif(not HAVE_COQ, reason="Coq not installed (apt-get install coq)")
 
 
 def test_bundle_has_graded_theorems_with_reference_proofs() -> None:

@@ -24,6 +24,7 @@ comparing with the stored answer; ``verify`` never raises on any output and keep
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -59,6 +60,7 @@ class Environment(ABC):
     difficulty_scales: ClassVar[str]
     tags: ClassVar[tuple[str, ...]] = ()
     answer_instruction: ClassVar[str] = BOXED_INSTRUCTION
+    size_key: ClassVar[str | None] = None  # the ``data`` entry whose length is :meth:`size`
 
     # ---- the generator P and template I --------------------------------------------------
     def generate(self, difficulty: int, seed: int) -> Problem:
@@ -120,8 +122,11 @@ class Environment(ABC):
         return answer[: m.start()] + str(shifted) + answer[m.end() :]
 
     def size(self, problem: Problem) -> float:
-        """A size measure of the instance that grows with difficulty (override for a better
-        one than the prompt length)."""
+        """A size measure of the instance that grows with difficulty: the length of
+        ``problem.data[size_key]`` when the class names one, else the prompt length (override
+        for a better measure)."""
+        if self.size_key is not None:
+            return float(len(problem.data[self.size_key]))
         return float(len(problem.prompt))
 
     def feedback(self, problem: Problem, output: str, verdict: Verdict) -> str:
@@ -131,16 +136,14 @@ class Environment(ABC):
 
 class IntegerAnswer(Environment):
     """Base for environments whose answer is one integer: RLVE's count reward
-    (min/max)^β with β = 10 as partial credit, ``correct`` only for the exact value.
+    (min/max)^β with β = 10 as partial credit, ``correct`` only for the exact value
+    (:func:`count_verdict`; ``wrong_detail`` is the feedback on a wrong value).
     Subclasses implement :meth:`solve_int` (independently of ``problem.answer``)."""
 
+    wrong_detail: ClassVar[str] = "the value is not right"
+
     def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)
-        gold = self.solve_int(problem)
-        score = count_reward(value, gold, beta=10.0)
-        return graded(
-            score, value == gold, "correct" if value == gold else "the value is not right"
-        )
+        return count_verdict(parse_int(answer), self.solve_int(problem), self.wrong_detail)
 
     def solve(self, problem: Problem) -> str:
         return str(self.solve_int(problem))
@@ -195,6 +198,31 @@ def graded(score: float, correct: bool, detail: str = "") -> Verdict:
     return Verdict(score, False, detail or "partly correct")
 
 
+def count_verdict(value: float, gold: float, wrong: str) -> Verdict:
+    """A numeric answer: correct when ``value == gold``, else the count reward (min/max)^10
+    with the feedback ``wrong``."""
+    ok = value == gold
+    return graded(count_reward(value, gold, 10.0), ok, "correct" if ok else wrong)
+
+
+def optimum_verdict(value: float, best: float, worse: str, *, minimise: bool = False) -> Verdict:
+    """A valid answer to an optimisation task whose objective is ``value``: correct when it
+    equals the optimum ``best``, else RLVE's (value/best)^5 when maximising or (best/value)^5
+    when minimising, with the feedback ``worse``."""
+    ok = value == best
+    score = ratio_reward(best, value, 5.0) if minimise else ratio_reward(value, best, 5.0)
+    return graded(score, ok, "correct" if ok else worse)
+
+
+def satisfied_verdict(good: int, total: int, unmet: str) -> Verdict:
+    """A constraint answer: correct when all ``total`` constraints hold, else RLVE's
+    (satisfied/all)^5 with the feedback ``f"{total - good} {unmet}"`` (e.g. ``unmet`` =
+    ``"clauses are false"``)."""
+    ok = good == total
+    detail = "correct" if ok else f"{total - good} {unmet}"
+    return graded(satisfied_reward(good, total, 5.0), ok, detail)
+
+
 def invalid(detail: str) -> Verdict:
     return Verdict(INVALID, False, detail)
 
@@ -238,6 +266,31 @@ def parse_int_list(text: str) -> list[int]:
     if len(parts) > 100_000:
         raise ValueError("list too long")
     return [parse_int(p) for p in parts if p]
+
+
+# ---- corruptions shared by environments (self-test hooks) ---------------------------------
+def drop_until_wrong(env: Environment, problem: Problem, answer: str) -> str:
+    """Drop items from the front of the ``", "``-separated ``answer`` until ``env`` rejects
+    it (for answers that stay valid with some items fewer, like a cover)."""
+    items = answer.split(", ")
+    while items:
+        items = items[1:]
+        if not env.check(problem, ", ".join(items)).correct:
+            break
+    return ", ".join(items)
+
+
+def swap_until_wrong(env: Environment, problem: Problem, answer: str) -> str:
+    """The first swap of two items of the ``", "``-separated ``answer`` that ``env`` rejects
+    (for orders that other orders may also satisfy); if none, the list without its first
+    item."""
+    items = answer.split(", ")
+    for i, j in itertools.combinations(range(len(items)), 2):
+        swapped = list(items)
+        swapped[i], swapped[j] = swapped[j], swapped[i]
+        if not env.check(problem, ", ".join(swapped)).correct:
+            return ", ".join(swapped)
+    return ", ".join(items[1:])
 
 
 # ---- determinism -------------------------------------------------------------------------

@@ -5,7 +5,7 @@ Every graph has vertices ``0..n-1`` and is stored in ``Problem.data`` as an edge
 check the answer against the graph (a path must use real edges, a tree must span the graph) so
 any optimal answer earns full reward. Partial credit follows RLVE: (gold/answer)^5 for
 minimisation answers, (min/max)^10 for numbers. The helpers here are shared with
-:mod:`verirl.envs.graphs_structure`.
+:mod:`verirl.envs.graphs_structure` and :mod:`verirl.envs.np_complete_graphs`.
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ import networkx as nx
 from verirl.envs.base import (
     Environment,
     Instance,
-    count_reward,
-    graded,
+    IntegerAnswer,
     invalid,
+    optimum_verdict,
     parse_int,
-    ratio_reward,
     register_env,
 )
 from verirl.types import Problem, Verdict
@@ -82,6 +81,23 @@ def edge_lines(edges: list[list[int]], show_weight: bool, directed: bool = False
     for u, v, w in edges:
         lines.append(f"{u}{sep}{v}" + (f" (weight {w})" if show_weight else ""))
     return "\n".join(lines)
+
+
+def unweighted(rng: random.Random, pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """Weight-1 edges for ``pairs``, in a shuffled presentation order."""
+    edges = [[u, v, 1] for u, v in pairs]
+    rng.shuffle(edges)
+    return edges
+
+
+def graph_intro(n: int, edges: list[list[int]], directed: bool = False) -> str:
+    """The opening of a prompt about an unweighted graph: its vertices and its edge list."""
+    kind = "a directed" if directed else "an undirected"
+    noun = "arcs" if directed else "edges"
+    return (
+        f"You are given {kind} graph with {n} vertices labeled 0 to {n - 1} and these "
+        f"{len(edges)} {noun}:\n{edge_lines(edges, False, directed)}"
+    )
 
 
 def to_graph(data: dict[str, Any], directed: bool = False) -> nx.Graph:
@@ -157,13 +173,14 @@ class _PathEnv(GraphEnv):
 
 
 @register_env
-class ShortestPathLength(_PathEnv):
+class ShortestPathLength(_PathEnv, IntegerAnswer):
     """Distance between two vertices of a weighted graph; (min/max)^10 credit."""
 
     name = "shortest_path_length"
     family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 1 + d//2 + n//3"
+    wrong_detail = "that is not the shortest distance"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         data = self._instance(difficulty, rng)
@@ -176,18 +193,8 @@ class ShortestPathLength(_PathEnv):
         gold = nx.shortest_path_length(g, data["source"], data["target"], weight="weight")
         return Instance(prompt, str(gold), data)
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)
-        gold = self.distance(problem)
-        ok = value == gold
-        return graded(
-            count_reward(value, gold, 10.0),
-            ok,
-            "correct" if ok else "that is not the shortest distance",
-        )
-
-    def solve(self, problem: Problem) -> str:
-        return str(self.distance(problem))
+    def solve_int(self, problem: Problem) -> int:
+        return self.distance(problem)
 
 
 @register_env
@@ -227,13 +234,8 @@ class ShortestPath(_PathEnv):
             if not g.has_edge(a, b):
                 return invalid(f"there is no edge between {a} and {b}")
             total += g[a][b]["weight"]
-        gold = self.distance(problem)
-        ok = total == gold
-        return graded(
-            ratio_reward(gold, total, 5.0),
-            ok,
-            "correct" if ok else "a valid path, but not a shortest one",
-        )
+        worse = "a valid path, but not a shortest one"
+        return optimum_verdict(total, self.distance(problem), worse, minimise=True)
 
     def solve(self, problem: Problem) -> str:
         g = to_graph(problem.data)
@@ -258,13 +260,14 @@ class _SpanningEnv(GraphEnv):
 
 
 @register_env
-class MinimumSpanningTreeWeight(_SpanningEnv):
+class MinimumSpanningTreeWeight(_SpanningEnv, IntegerAnswer):
     """Total weight of a minimum spanning tree; (min/max)^10 credit."""
 
     name = "mst_weight"
     family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 2 + d"
+    wrong_detail = "that is not the minimum spanning tree weight"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         data = self._instance(difficulty, rng)
@@ -275,18 +278,8 @@ class MinimumSpanningTreeWeight(_SpanningEnv):
         tree = nx.minimum_spanning_tree(to_graph(data), algorithm="prim")
         return Instance(prompt, str(int(tree.size(weight="weight"))), data)
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)
-        gold = self.mst_weight(problem)
-        ok = value == gold
-        return graded(
-            count_reward(value, gold, 10.0),
-            ok,
-            "correct" if ok else "that is not the minimum spanning tree weight",
-        )
-
-    def solve(self, problem: Problem) -> str:
-        return str(self.mst_weight(problem))
+    def solve_int(self, problem: Problem) -> int:
+        return self.mst_weight(problem)
 
 
 @register_env
@@ -333,13 +326,8 @@ class MinimumSpanningTree(_SpanningEnv):
             total += g[u][v]["weight"]
         if not nx.is_tree(tree):
             return invalid("the edges do not form a spanning tree (there is a cycle)")
-        gold = self.mst_weight(problem)
-        ok = total == gold
-        return graded(
-            ratio_reward(gold, total, 5.0),
-            ok,
-            "correct" if ok else "a spanning tree, but not a minimum one",
-        )
+        worse = "a spanning tree, but not a minimum one"
+        return optimum_verdict(total, self.mst_weight(problem), worse, minimise=True)
 
     def solve(self, problem: Problem) -> str:
         return self._tree_text(dict(problem.data))
@@ -349,13 +337,14 @@ class MinimumSpanningTree(_SpanningEnv):
 
 
 @register_env
-class TreeDiameter(GraphEnv):
+class TreeDiameter(GraphEnv, IntegerAnswer):
     """Longest path length in a weighted tree; (min/max)^10 credit."""
 
     name = "tree_diameter"
     family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "tree vertices: 3 + d; edge weights up to 9 + d"
+    wrong_detail = "that is not the diameter"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty
@@ -379,13 +368,5 @@ class TreeDiameter(GraphEnv):
         end = max(far, key=lambda v: (far[v], -v))
         return int(max(nx.single_source_dijkstra_path_length(g, end).values()))
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)
-        gold = self.diameter(problem)
-        ok = value == gold
-        return graded(
-            count_reward(value, gold, 10.0), ok, "correct" if ok else "that is not the diameter"
-        )
-
-    def solve(self, problem: Problem) -> str:
-        return str(self.diameter(problem))
+    def solve_int(self, problem: Problem) -> int:
+        return self.diameter(problem)

@@ -15,50 +15,35 @@ import networkx as nx
 
 from verirl.envs.base import (
     Instance,
-    count_reward,
-    graded,
+    IntegerAnswer,
     invalid,
-    parse_int,
-    ratio_reward,
+    optimum_verdict,
     register_env,
-    satisfied_reward,
+    satisfied_verdict,
 )
 from verirl.envs.graphs import (
     GraphEnv,
     add_random_pairs,
-    edge_lines,
+    graph_intro,
     parse_pairs,
     parse_vertices,
     random_tree,
     to_graph,
     unknown_vertex,
+    unweighted,
 )
 from verirl.types import Problem, Verdict
 
 
-def _unweighted(rng: random.Random, pairs: list[tuple[int, int]]) -> list[list[int]]:
-    edges = [[u, v, 1] for u, v in pairs]
-    rng.shuffle(edges)
-    return edges
-
-
-def _intro(n: int, edges: list[list[int]], directed: bool = False) -> str:
-    kind = "a directed" if directed else "an undirected"
-    noun = "arcs" if directed else "edges"
-    return (
-        f"You are given {kind} graph with {n} vertices labeled 0 to {n - 1} and these "
-        f"{len(edges)} {noun}:\n{edge_lines(edges, False, directed)}"
-    )
-
-
 @register_env
-class ConnectedComponents(GraphEnv):
+class ConnectedComponents(GraphEnv, IntegerAnswer):
     """Number of connected components; (min/max)^10 credit."""
 
     name = "connected_components"
     family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 5 + d; up to 1 + n//3 planted components"
+    wrong_detail = "that is not the number of components"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 5 + difficulty
@@ -70,25 +55,25 @@ class ConnectedComponents(GraphEnv):
         pairs: list[tuple[int, int]] = []
         for group in groups:
             pairs += add_random_pairs(rng, random_tree(rng, group), group, len(group) // 3)
-        edges = _unweighted(rng, pairs)
+        edges = unweighted(rng, pairs)
         prompt = (
-            f"{_intro(n, edges)}\n\nHow many connected components does this graph have? "
+            f"{graph_intro(n, edges)}\n\nHow many connected components does this graph have? "
             "(A vertex without edges is a component on its own.) Give a single integer."
         )
         return Instance(prompt, str(count), {"n": n, "edges": edges})
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)
-        gold = nx.number_connected_components(to_graph(problem.data))
-        ok = value == gold
-        return graded(
-            count_reward(value, gold, 10.0),
-            ok,
-            "correct" if ok else "that is not the number of components",
-        )
+    def solve_int(self, problem: Problem) -> int:
+        return nx.number_connected_components(to_graph(problem.data))
 
-    def solve(self, problem: Problem) -> str:
-        return str(nx.number_connected_components(to_graph(problem.data)))
+
+def _ranked_arcs(rng: random.Random, n: int, count: int) -> tuple[list[int], list[tuple[int, int]]]:
+    """A hidden random order of the ``n`` vertices and up to ``count`` random arcs that all
+    point forwards in it (so they form no cycle)."""
+    hidden = list(range(n))
+    rng.shuffle(hidden)
+    rank = {v: i for i, v in enumerate(hidden)}
+    pairs = add_random_pairs(rng, [], list(range(n)), count)
+    return hidden, [(u, v) if rank[u] < rank[v] else (v, u) for u, v in pairs]
 
 
 def _permutation_error(order: list[int], n: int) -> str | None:
@@ -110,14 +95,10 @@ class TopologicalSort(GraphEnv):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
-        hidden = list(range(n))
-        rng.shuffle(hidden)
-        rank = {v: i for i, v in enumerate(hidden)}
-        pairs = add_random_pairs(rng, [], list(range(n)), n + difficulty)
-        arcs = [(u, v) if rank[u] < rank[v] else (v, u) for u, v in pairs]
-        edges = _unweighted(rng, arcs)
+        hidden, arcs = _ranked_arcs(rng, n, n + difficulty)
+        edges = unweighted(rng, arcs)
         prompt = (
-            f"{_intro(n, edges, directed=True)}\n\nThe graph has no directed cycle. Find a "
+            f"{graph_intro(n, edges, directed=True)}\n\nThe graph has no directed cycle. Find a "
             "topological order: an ordering of all vertices such that for every arc u -> v, "
             "u comes before v. Give all vertices in that order, separated by commas."
         )
@@ -131,12 +112,7 @@ class TopologicalSort(GraphEnv):
         pos = {v: i for i, v in enumerate(order)}
         arcs = problem.data["edges"]
         good = sum(1 for u, v, _ in arcs if pos[u] < pos[v])
-        ok = good == len(arcs)
-        return graded(
-            satisfied_reward(good, len(arcs), 5.0),
-            ok,
-            "correct" if ok else f"{len(arcs) - good} arcs point backwards",
-        )
+        return satisfied_verdict(good, len(arcs), "arcs point backwards")
 
     def solve(self, problem: Problem) -> str:
         g = to_graph(problem.data, directed=True)
@@ -146,32 +122,33 @@ class TopologicalSort(GraphEnv):
         return ", ".join(reversed(answer.split(", ")))  # every arc now points backwards
 
 
-def _colour_check(problem: Problem, answer: str, k: int) -> Verdict:
-    colours = parse_vertices(answer)
-    n = problem.data["n"]
-    if len(colours) != n:
-        return invalid(f"expected one colour for each of the {n} vertices")
-    if any(c < 0 or c >= k for c in colours):
-        return invalid(f"colours must be integers from 0 to {k - 1}")
-    edges = problem.data["edges"]
-    good = sum(1 for u, v, _ in edges if colours[u] != colours[v])
-    ok = good == len(edges)
-    return graded(
-        satisfied_reward(good, len(edges), 5.0),
-        ok,
-        "correct" if ok else f"{len(edges) - good} edges join two vertices of one colour",
-    )
+class _ColouringEnv(GraphEnv):
+    """A proper colouring with the colours ``0..colours(problem) - 1``; (proper
+    edges/all)^5 credit."""
 
+    def colours(self, problem: Problem) -> int:
+        raise NotImplementedError
 
-def _colour_corrupt(problem: Problem, answer: str) -> str:
-    colours = answer.split(", ")
-    u, v, _ = problem.data["edges"][0]
-    colours[u] = colours[v]  # the first edge becomes monochromatic
-    return ", ".join(colours)
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        colours = parse_vertices(answer)
+        n, k = problem.data["n"], self.colours(problem)
+        if len(colours) != n:
+            return invalid(f"expected one colour for each of the {n} vertices")
+        if any(c < 0 or c >= k for c in colours):
+            return invalid(f"colours must be integers from 0 to {k - 1}")
+        edges = problem.data["edges"]
+        good = sum(1 for u, v, _ in edges if colours[u] != colours[v])
+        return satisfied_verdict(good, len(edges), "edges join two vertices of one colour")
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        colours = answer.split(", ")
+        u, v, _ = problem.data["edges"][0]
+        colours[u] = colours[v]  # the first edge becomes monochromatic
+        return ", ".join(colours)
 
 
 @register_env
-class TwoColouring(GraphEnv):
+class TwoColouring(_ColouringEnv):
     """A proper 2-colouring of a bipartite graph; (proper edges/all)^5 credit."""
 
     name = "two_coloring"
@@ -197,16 +174,16 @@ class TwoColouring(GraphEnv):
             if (min(u, v), max(u, v)) not in existing:
                 existing.add((min(u, v), max(u, v)))
                 pairs.append((u, v))
-        edges = _unweighted(rng, pairs)
+        edges = unweighted(rng, pairs)
         prompt = (
-            f"{_intro(n, edges)}\n\nColour every vertex with colour 0 or 1 so that the two "
+            f"{graph_intro(n, edges)}\n\nColour every vertex with colour 0 or 1 so that the two "
             "ends of every edge get different colours. Give the colours of vertices 0, 1, ..., "
             f"{n - 1} in this order, separated by commas."
         )
         return Instance(prompt, ", ".join(map(str, side)), {"n": n, "edges": edges})
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        return _colour_check(problem, answer, 2)
+    def colours(self, problem: Problem) -> int:
+        return 2
 
     def solve(self, problem: Problem) -> str:
         g = to_graph(problem.data)
@@ -215,12 +192,9 @@ class TwoColouring(GraphEnv):
             colour.update(nx.bipartite.color(g.subgraph(comp)))
         return ", ".join(str(colour[v]) for v in range(problem.data["n"]))
 
-    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return _colour_corrupt(problem, answer)
-
 
 @register_env
-class GraphColouring(GraphEnv):
+class GraphColouring(_ColouringEnv):
     """A proper k-colouring of a graph with a planted one; (proper edges/all)^5 credit."""
 
     name = "graph_coloring"
@@ -245,16 +219,16 @@ class GraphColouring(GraphEnv):
         if not pairs:  # every vertex drew the same colour: recolour one endpoint
             colour[1] = (colour[0] + 1) % k
             pairs.append((0, 1))
-        edges = _unweighted(rng, pairs)
+        edges = unweighted(rng, pairs)
         prompt = (
-            f"{_intro(n, edges)}\n\nColour every vertex with one of the colours 0 to {k - 1} "
+            f"{graph_intro(n, edges)}\n\nColour every vertex with one of the colours 0 to {k - 1} "
             "so that the two ends of every edge get different colours. Give the colours of "
             f"vertices 0, 1, ..., {n - 1} in this order, separated by commas."
         )
         return Instance(prompt, ", ".join(map(str, colour)), {"n": n, "edges": edges, "k": k})
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        return _colour_check(problem, answer, problem.data["k"])
+    def colours(self, problem: Problem) -> int:
+        return problem.data["k"]
 
     def solve(self, problem: Problem) -> str:
         """Backtracking, most-constrained vertex first."""
@@ -281,9 +255,6 @@ class GraphColouring(GraphEnv):
         search()
         return ", ".join(str(colour.get(v, 0)) for v in range(n))
 
-    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return _colour_corrupt(problem, answer)
-
 
 @register_env
 class MaximumMatching(GraphEnv):
@@ -296,10 +267,10 @@ class MaximumMatching(GraphEnv):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
-        edges = _unweighted(rng, add_random_pairs(rng, [], list(range(n)), n + difficulty // 2))
+        edges = unweighted(rng, add_random_pairs(rng, [], list(range(n)), n + difficulty // 2))
         data = {"n": n, "edges": edges}
         prompt = (
-            f"{_intro(n, edges)}\n\nA matching is a set of edges no two of which share a "
+            f"{graph_intro(n, edges)}\n\nA matching is a set of edges no two of which share a "
             "vertex. Find a matching with as many edges as possible. Give its edges as pairs "
             "u-v separated by commas (for example: 0-3, 1-2)."
         )
@@ -324,12 +295,7 @@ class MaximumMatching(GraphEnv):
                 return invalid("two chosen edges share a vertex")
             used.update((u, v))
         best = len(nx.max_weight_matching(g, maxcardinality=True, weight=None))
-        ok = len(pairs) == best
-        return graded(
-            ratio_reward(len(pairs), best, 5.0),
-            ok,
-            "correct" if ok else "a valid matching, but a larger one exists",
-        )
+        return optimum_verdict(len(pairs), best, "a valid matching, but a larger one exists")
 
     def solve(self, problem: Problem) -> str:
         return self._matching_text(dict(problem.data))
@@ -349,17 +315,13 @@ class FindCycle(GraphEnv):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
-        hidden = list(range(n))
-        rng.shuffle(hidden)
-        rank = {v: i for i, v in enumerate(hidden)}
-        pairs = add_random_pairs(rng, [], list(range(n)), n + difficulty // 2)
-        arcs = {(u, v) if rank[u] < rank[v] else (v, u) for u, v in pairs}
+        arcs = set(_ranked_arcs(rng, n, n + difficulty // 2)[1])
         length = rng.randint(3, min(n, 3 + difficulty // 3))
         cycle = rng.sample(range(n), length)
         arcs.update(zip(cycle, cycle[1:] + cycle[:1], strict=True))
-        edges = _unweighted(rng, sorted(arcs))
+        edges = unweighted(rng, sorted(arcs))
         prompt = (
-            f"{_intro(n, edges, directed=True)}\n\nFind a directed cycle: distinct vertices "
+            f"{graph_intro(n, edges, directed=True)}\n\nFind a directed cycle: distinct vertices "
             "v1, v2, ..., vk such that v1 -> v2, v2 -> v3, ..., vk -> v1 are all arcs. Give the "
             "vertices of the cycle in order, separated by commas (do not repeat v1 at the end)."
         )
@@ -377,12 +339,7 @@ class FindCycle(GraphEnv):
             return invalid("the vertices of the cycle must be distinct")
         arcs = {(u, v) for u, v, _ in problem.data["edges"]}
         good = sum(1 for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True) if (a, b) in arcs)
-        ok = good == len(cycle)
-        return graded(
-            satisfied_reward(good, len(cycle), 5.0),
-            ok,
-            "correct" if ok else f"{len(cycle) - good} steps of the cycle are not arcs",
-        )
+        return satisfied_verdict(good, len(cycle), "steps of the cycle are not arcs")
 
     def solve(self, problem: Problem) -> str:
         found = nx.find_cycle(to_graph(problem.data, directed=True))

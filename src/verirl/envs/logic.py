@@ -18,8 +18,9 @@ from verirl.envs.base import (
     graded,
     invalid,
     register_env,
-    satisfied_reward,
+    satisfied_verdict,
     sequence_reward,
+    swap_until_wrong,
 )
 from verirl.types import Problem, Verdict
 
@@ -131,6 +132,7 @@ class KnightsAndKnaves(Environment):
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "islanders: 2 + d//3; statement kinds grow until d = 3; counts at d >= 6"
+    size_key = "statements"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 2 + difficulty // 3
@@ -189,12 +191,7 @@ class KnightsAndKnaves(Environment):
         mask = sum(r << i for i, r in roles.items())
         stmts = problem.data["statements"]
         good = sum(1 for s, st in stmts if _truth(st, mask) == bool((mask >> s) & 1))
-        ok = good == len(stmts)
-        return graded(
-            satisfied_reward(good, len(stmts), 5.0),
-            ok,
-            "correct" if ok else f"{len(stmts) - good} statements are inconsistent",
-        )
+        return satisfied_verdict(good, len(stmts), "statements are inconsistent")
 
     def solve(self, problem: Problem) -> str:
         names, stmts = problem.data["names"], problem.data["statements"]
@@ -210,9 +207,6 @@ class KnightsAndKnaves(Environment):
             if not _consistent(stmts, mask ^ (1 << i)):
                 return _roles_text(names, mask ^ (1 << i))
         return answer.split(", ")[0]  # missing islanders: invalid
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["statements"]))
 
 
 def _consistent(statements: list[list[Any]], mask: int) -> bool:
@@ -389,6 +383,7 @@ class SeatingOrder(Environment):
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "people in the row: 3 + d//3 (unique solution while n <= 7)"
+    size_key = "names"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty // 3
@@ -439,12 +434,7 @@ class SeatingOrder(Environment):
         for seat, person in enumerate(got, start=1):
             pos[person] = seat
         good = sum(1 for c in clues if _holds(c, pos, n))
-        ok = good == len(clues)
-        return graded(
-            satisfied_reward(good, len(clues), 5.0),
-            ok,
-            "correct" if ok else f"{len(clues) - good} clues are violated",
-        )
+        return satisfied_verdict(good, len(clues), "clues are violated")
 
     def solve(self, problem: Problem) -> str:
         names, clues = problem.data["names"], problem.data["clues"]
@@ -466,16 +456,7 @@ class SeatingOrder(Environment):
         return ", ".join(names[p] for p in sorted(range(n), key=lambda p: pos[p]))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        names = answer.split(", ")
-        for i, j in itertools.combinations(range(len(names)), 2):
-            swapped = list(names)
-            swapped[i], swapped[j] = swapped[j], swapped[i]
-            if not self.check(problem, ", ".join(swapped)).correct:
-                return ", ".join(swapped)
-        return ", ".join(names[1:])
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["names"]))
+        return swap_until_wrong(self, problem, answer)
 
 
 def _placed(clue: list[Any], pos: list[int]) -> bool:

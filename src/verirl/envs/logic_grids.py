@@ -15,12 +15,11 @@ from typing import Any
 from verirl.envs.base import (
     Environment,
     Instance,
-    graded,
     invalid,
     parse_int,
     parse_int_list,
     register_env,
-    satisfied_reward,
+    satisfied_verdict,
 )
 from verirl.types import Problem, Verdict
 
@@ -114,9 +113,7 @@ class Sudoku(Environment):
             return invalid("the answer changes a given number")
         units = _units(n, r, c)
         good = sum(1 for u in units if len({grid[i][j] for i, j in u}) == n)
-        ok = good == len(units)
-        detail = "correct" if ok else f"{len(units) - good} rows/columns/boxes repeat a number"
-        return graded(satisfied_reward(good, len(units), 5.0), ok, detail)
+        return satisfied_verdict(good, len(units), "rows/columns/boxes repeat a number")
 
     def solve(self, problem: Problem) -> str:
         """Backtracking on the cell with the fewest candidates."""
@@ -245,12 +242,7 @@ class NQueens(Environment):
         good = sum(1 for i, j in pairs if cols[i] != cols[j] and abs(cols[i] - cols[j]) != j - i)
         good += sum(1 for row, col in fixed if cols[row] == col)
         total = len(pairs) + len(fixed)
-        ok = good == total
-        return graded(
-            satisfied_reward(good, total, 5.0),
-            ok,
-            "correct" if ok else f"{total - good} rules are broken",
-        )
+        return satisfied_verdict(good, total, "rules are broken")
 
     def solve(self, problem: Problem) -> str:
         """Row-by-row backtracking that respects the fixed queens."""

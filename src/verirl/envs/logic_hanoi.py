@@ -17,11 +17,11 @@ from typing import Any
 from verirl.envs.base import (
     Environment,
     Instance,
-    count_reward,
+    count_verdict,
     graded,
     invalid,
+    optimum_verdict,
     parse_int,
-    ratio_reward,
     register_env,
     satisfied_reward,
 )
@@ -103,6 +103,7 @@ class HanoiMinMoves(Environment):
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "disks: 3 + d//2, in a random legal position"
+    size_key = "pegs"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         data = _hanoi_instance(rng, 3 + difficulty // 2)
@@ -113,23 +114,14 @@ class HanoiMinMoves(Environment):
         return Instance(prompt, str(hanoi_distance(data["pegs"], data["target"])), data)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)
         gold = hanoi_distance(problem.data["pegs"], problem.data["target"])
-        ok = value == gold
-        return graded(
-            count_reward(value, gold, 10.0),
-            ok,
-            "correct" if ok else "that is not the fewest number of moves",
-        )
+        return count_verdict(parse_int(answer), gold, "that is not the fewest number of moves")
 
     def solve(self, problem: Problem) -> str:
         pegs, target = problem.data["pegs"], problem.data["target"]
         if len(pegs) <= 10:
             return str(len(_bfs_moves(pegs, target)))
         return str(hanoi_distance(pegs, target))
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["pegs"]))
 
 
 _MOVE = re.compile(r"([ABC])\s*(?:->|→|-|to|\\to|\\rightarrow)\s*([ABC])", re.IGNORECASE)
@@ -143,6 +135,7 @@ class HanoiMoves(Environment):
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "disks: 2 + floor(log2(d + 1)) (the optimal move list stays O(d))"
+    size_key = "pegs"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         data = _hanoi_instance(rng, 2 + (difficulty + 1).bit_length() - 1)
@@ -172,12 +165,8 @@ class HanoiMoves(Environment):
         if len(stacks[target]) != len(pegs):
             score = 0.5 * satisfied_reward(len(stacks[target]), len(pegs), 5.0)
             return graded(score, False, "legal moves, but not all disks reach the goal peg")
-        ok = len(moves) == best
-        return graded(
-            ratio_reward(best, len(moves), 5.0),
-            ok,
-            "correct" if ok else "the goal is reached, but with too many moves",
-        )
+        worse = "the goal is reached, but with too many moves"
+        return optimum_verdict(len(moves), best, worse, minimise=True)
 
     def solve(self, problem: Problem) -> str:
         return _moves_text(_bfs_moves(problem.data["pegs"], problem.data["target"]))
@@ -185,9 +174,6 @@ class HanoiMoves(Environment):
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         moves = answer.split(", ")
         return ", ".join(moves[:-1]) if len(moves) > 1 else "A->B, B->A, " + answer
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["pegs"]))
 
 
 def _moves_text(moves: list[tuple[int, int]]) -> str:

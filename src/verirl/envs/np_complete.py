@@ -19,13 +19,13 @@ from typing import Any
 from verirl.envs.base import (
     Environment,
     Instance,
-    count_reward,
-    graded,
+    count_verdict,
+    drop_until_wrong,
     invalid,
+    optimum_verdict,
     parse_int_list,
-    ratio_reward,
     register_env,
-    satisfied_reward,
+    satisfied_verdict,
 )
 from verirl.types import Problem, Verdict
 
@@ -141,12 +141,7 @@ class Satisfiability(Environment):
         if len(values) != n:
             return invalid(f"give exactly one value for each of x1..x{n}")
         good = sum(1 for c in clauses if any((lit > 0) == bool(values[abs(lit) - 1]) for lit in c))
-        ok = good == len(clauses)
-        return graded(
-            satisfied_reward(good, len(clauses), 5.0),
-            ok,
-            "correct" if ok else f"{len(clauses) - good} clauses are false",
-        )
+        return satisfied_verdict(good, len(clauses), "clauses are false")
 
     def solve(self, problem: Problem) -> str:
         found = dpll(problem.data["clauses"], problem.data["n"])
@@ -198,8 +193,29 @@ def subset_with_sum(values: list[int], target: int) -> list[int] | None:
 
 
 class _MultisetEnv(Environment):
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))
+    """The answer is a sub-multiset of ``data["values"]``, graded by :meth:`score` on its
+    sum; ``solve`` finds one with the sum :meth:`target` by dynamic programming."""
+
+    size_key = "values"
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        chosen = parse_values(answer)
+        if not sub_multiset(chosen, problem.data["values"]):
+            return invalid("the answer uses a number that is not available (or too often)")
+        return self.score(problem, sum(chosen))
+
+    def score(self, problem: Problem, total: int) -> Verdict:
+        raise NotImplementedError
+
+    def target(self, problem: Problem) -> int:
+        raise NotImplementedError
+
+    def solve(self, problem: Problem) -> str:
+        values = problem.data["values"]
+        picked = subset_with_sum(values, self.target(problem))
+        if picked is None:
+            raise RuntimeError("no subset reaches the target")
+        return ", ".join(str(values[i]) for i in picked)
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return ", ".join(answer.split(", ")[1:])  # drop one (positive) number
@@ -227,24 +243,12 @@ class SubsetSum(_MultisetEnv):
         answer = ", ".join(str(values[i]) for i in sorted(chosen))
         return Instance(prompt, answer, {"values": values, "target": target})
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        chosen = parse_values(answer)
-        if not sub_multiset(chosen, problem.data["values"]):
-            return invalid("the answer uses a number that is not available (or too often)")
-        total, target = sum(chosen), problem.data["target"]
-        ok = total == target
-        return graded(
-            count_reward(total, target, 10.0),
-            ok,
-            "correct" if ok else "the chosen numbers do not add up to the target",
-        )
+    def score(self, problem: Problem, total: int) -> Verdict:
+        wrong = "the chosen numbers do not add up to the target"
+        return count_verdict(total, problem.data["target"], wrong)
 
-    def solve(self, problem: Problem) -> str:
-        values = problem.data["values"]
-        picked = subset_with_sum(values, problem.data["target"])
-        if picked is None:
-            raise RuntimeError("no subset reaches the target")
-        return ", ".join(str(values[i]) for i in picked)
+    def target(self, problem: Problem) -> int:
+        return problem.data["target"]
 
 
 @register_env
@@ -278,25 +282,15 @@ class NumberPartition(_MultisetEnv):
         )
         return Instance(prompt, ", ".join(map(str, part)), {"values": values})
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        chosen = parse_values(answer)
-        values = problem.data["values"]
-        if not sub_multiset(chosen, values):
-            return invalid("the answer uses a number that is not available (or too often)")
-        mine, total = sum(chosen), sum(values)
-        ok = 2 * mine == total
-        return graded(
-            count_reward(mine, total - mine, 10.0),
-            ok,
-            "correct" if ok else "the two groups have different sums",
-        )
+    def score(self, problem: Problem, total: int) -> Verdict:
+        rest = sum(problem.data["values"]) - total
+        return count_verdict(total, rest, "the two groups have different sums")
 
-    def solve(self, problem: Problem) -> str:
-        values = problem.data["values"]
-        picked = subset_with_sum(values, sum(values) // 2)
-        if picked is None or sum(values) % 2:
+    def target(self, problem: Problem) -> int:
+        total = sum(problem.data["values"])
+        if total % 2:
             raise RuntimeError("no equal split")
-        return ", ".join(str(values[i]) for i in picked)
+        return total // 2
 
 
 @register_env
@@ -307,6 +301,7 @@ class Knapsack(Environment):
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "items: 4 + d; weights up to 5 + d; values up to 5 + 2d; capacity 40%"
+    size_key = "weights"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
@@ -336,21 +331,13 @@ class Knapsack(Environment):
             return invalid("the chosen items are heavier than the capacity")
         value = sum(d["values"][i] for i in chosen)
         best = _knapsack_best(d)[0]
-        ok = value == best
-        return graded(
-            ratio_reward(value, best, 5.0),
-            ok,
-            "correct" if ok else "a valid choice, but more value is possible",
-        )
+        return optimum_verdict(value, best, "a valid choice, but more value is possible")
 
     def solve(self, problem: Problem) -> str:
         return _knapsack_text(dict(problem.data))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return ", ".join(answer.split(", ")[1:])  # values are positive: less than optimal
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["weights"]))
 
 
 def _knapsack_best(data: dict[str, Any]) -> tuple[int, list[int]]:
@@ -389,16 +376,45 @@ def _random_blocks(rng: random.Random, universe: list[int], k: int) -> list[list
     return [sorted(items[a:b]) for a, b in zip([0, *cuts], [*cuts, len(items)], strict=True)]
 
 
-def _check_labels(labels: list[int], m: int) -> str | None:
-    if any(x < 1 or x > m for x in labels):
-        return f"sets are labelled S1 to S{m}"
-    if len(set(labels)) != len(labels):
-        return "a set is chosen twice"
-    return None
+class _SetSystemEnv(Environment):
+    """Choose some of the sets ``S1, S2, ...`` of ``data["sets"]`` over the universe
+    ``1..data["u"]``: the labels are checked here, :meth:`score` grades the choice."""
+
+    @staticmethod
+    def _instance(
+        rng: random.Random, u: int, sets: list[list[int]], planted: int, task: str, **data: Any
+    ) -> Instance:
+        """The first ``planted`` of ``sets`` are the answer; all are shuffled and listed
+        before ``task``."""
+        order = list(range(len(sets)))
+        rng.shuffle(order)
+        sets = [sets[i] for i in order]
+        prompt = (
+            f"The universe is the numbers 1 to {u}. There are {len(sets)} sets:\n"
+            f"{_sets_text(sets)}\n\n{task} Give the labels of the chosen sets separated by "
+            "commas (e.g. S1, S3)."
+        )
+        answer = ", ".join(f"S{order.index(i) + 1}" for i in range(planted))
+        return Instance(prompt, answer, {"u": u, **data, "sets": sets})
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        labels = parse_labels(answer)
+        m = len(problem.data["sets"])
+        if any(x < 1 or x > m for x in labels):
+            return invalid(f"sets are labelled S1 to S{m}")
+        if len(set(labels)) != len(labels):
+            return invalid("a set is chosen twice")
+        return self.score(problem, labels)
+
+    def score(self, problem: Problem, labels: list[int]) -> Verdict:
+        raise NotImplementedError
+
+    def size(self, problem: Problem) -> float:
+        return float(sum(len(s) for s in problem.data["sets"]))
 
 
 @register_env
-class SetCover(Environment):
+class SetCover(_SetSystemEnv):
     """At most k sets covering the universe; (covered/all)^5 credit."""
 
     name = "set_cover"
@@ -416,32 +432,15 @@ class SetCover(Environment):
         ]
         for _ in range(3 + difficulty // 2):
             sets.append(sorted(rng.sample(universe, rng.randint(2, max(2, u // k)))))
-        order = list(range(len(sets)))
-        rng.shuffle(order)
-        sets = [sets[i] for i in order]
-        prompt = (
-            f"The universe is the numbers 1 to {u}. There are {len(sets)} sets:\n"
-            f"{_sets_text(sets)}\n\nChoose at most {k} of the sets whose union is the whole "
-            "universe. Give the labels of the chosen sets separated by commas (e.g. S1, S3)."
-        )
-        answer = ", ".join(f"S{order.index(i) + 1}" for i in range(k))
-        return Instance(prompt, answer, {"u": u, "k": k, "sets": sets})
+        task = f"Choose at most {k} of the sets whose union is the whole universe."
+        return self._instance(rng, u, sets, k, task, k=k)
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        labels = parse_labels(answer)
+    def score(self, problem: Problem, labels: list[int]) -> Verdict:
         d = problem.data
-        error = _check_labels(labels, len(d["sets"]))
-        if error:
-            return invalid(error)
         if len(labels) > d["k"]:
             return invalid(f"at most {d['k']} sets may be chosen")
         covered = len(set().union(*(d["sets"][x - 1] for x in labels))) if labels else 0
-        ok = covered == d["u"]
-        return graded(
-            satisfied_reward(covered, d["u"], 5.0),
-            ok,
-            "correct" if ok else f"{d['u'] - covered} elements are not covered",
-        )
+        return satisfied_verdict(covered, d["u"], "elements are not covered")
 
     def solve(self, problem: Problem) -> str:
         d = problem.data
@@ -452,19 +451,11 @@ class SetCover(Environment):
         raise RuntimeError("no cover")
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        labels = answer.split(", ")
-        while labels:  # drop sets until something is uncovered
-            labels = labels[1:]
-            if not self.check(problem, ", ".join(labels)).correct:
-                break
-        return ", ".join(labels)
-
-    def size(self, problem: Problem) -> float:
-        return float(sum(len(s) for s in problem.data["sets"]))
+        return drop_until_wrong(self, problem, answer)  # until something is uncovered
 
 
 @register_env
-class ExactCover(Environment):
+class ExactCover(_SetSystemEnv):
     """Sets covering every element exactly once; (exactly-once elements/all)^5 credit."""
 
     name = "exact_cover"
@@ -479,32 +470,17 @@ class ExactCover(Environment):
         sets = _random_blocks(rng, universe, k)
         for _ in range(2 + difficulty // 2):
             sets.append(sorted(rng.sample(universe, rng.randint(2, max(2, u // 2)))))
-        order = list(range(len(sets)))
-        rng.shuffle(order)
-        sets = [sets[i] for i in order]
-        prompt = (
-            f"The universe is the numbers 1 to {u}. There are {len(sets)} sets:\n"
-            f"{_sets_text(sets)}\n\nChoose some of the sets so that every number from 1 to "
-            f"{u} lies in exactly one chosen set. Give the labels of the chosen sets "
-            "separated by commas (e.g. S1, S3)."
+        task = (
+            f"Choose some of the sets so that every number from 1 to {u} lies in exactly one "
+            "chosen set."
         )
-        answer = ", ".join(f"S{order.index(i) + 1}" for i in range(k))
-        return Instance(prompt, answer, {"u": u, "sets": sets})
+        return self._instance(rng, u, sets, k, task)
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        labels = parse_labels(answer)
+    def score(self, problem: Problem, labels: list[int]) -> Verdict:
         d = problem.data
-        error = _check_labels(labels, len(d["sets"]))
-        if error:
-            return invalid(error)
         hits = Counter(x for label in labels for x in d["sets"][label - 1])
         once = sum(1 for x in range(1, d["u"] + 1) if hits[x] == 1)
-        ok = once == d["u"]
-        return graded(
-            satisfied_reward(once, d["u"], 5.0),
-            ok,
-            "correct" if ok else f"{d['u'] - once} numbers are not covered exactly once",
-        )
+        return satisfied_verdict(once, d["u"], "numbers are not covered exactly once")
 
     def solve(self, problem: Problem) -> str:
         """Algorithm X style search: branch on the element with the fewest candidate sets."""
@@ -529,6 +505,3 @@ class ExactCover(Environment):
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return ", ".join(answer.split(", ")[1:])  # a block is missing: its numbers uncovered
-
-    def size(self, problem: Problem) -> float:
-        return float(sum(len(s) for s in problem.data["sets"]))

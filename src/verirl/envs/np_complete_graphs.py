@@ -13,41 +13,43 @@ import random
 
 import networkx as nx
 
-from verirl.envs.base import Instance, graded, invalid, register_env, satisfied_reward
+from verirl.envs.base import (
+    Instance,
+    drop_until_wrong,
+    invalid,
+    register_env,
+    satisfied_verdict,
+    swap_until_wrong,
+)
 from verirl.envs.graphs import (
     GraphEnv,
     add_random_pairs,
-    edge_lines,
+    graph_intro,
     parse_vertices,
     to_graph,
     unknown_vertex,
+    unweighted,
 )
 from verirl.types import Problem, Verdict
 
 
-def _edges(rng: random.Random, pairs: list[tuple[int, int]]) -> list[list[int]]:
-    edges = [[u, v, 1] for u, v in pairs]
-    rng.shuffle(edges)
-    return edges
+class _VertexSetEnv(GraphEnv):
+    """The answer is a set of distinct vertices of the graph, graded by :meth:`score`."""
 
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        chosen = parse_vertices(answer)
+        if unknown_vertex(chosen, problem.data["n"]):
+            return invalid("the answer uses a vertex that is not in the graph")
+        if len(set(chosen)) != len(chosen):
+            return invalid("a vertex is listed twice")
+        return self.score(problem, chosen)
 
-def _intro(n: int, edges: list[list[int]]) -> str:
-    return (
-        f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and these "
-        f"{len(edges)} edges:\n{edge_lines(edges, False)}"
-    )
-
-
-def _vertex_set_error(chosen: list[int], n: int) -> str | None:
-    if unknown_vertex(chosen, n):
-        return "the answer uses a vertex that is not in the graph"
-    if len(set(chosen)) != len(chosen):
-        return "a vertex is listed twice"
-    return None
+    def score(self, problem: Problem, chosen: list[int]) -> Verdict:
+        raise NotImplementedError
 
 
 @register_env
-class VertexCover(GraphEnv):
+class VertexCover(_VertexSetEnv):
     """A vertex cover of at most k vertices; (covered edges/all)^5 credit."""
 
     name = "vertex_cover"
@@ -68,30 +70,21 @@ class VertexCover(GraphEnv):
             if u != v and (min(u, v), max(u, v)) not in seen:
                 seen.add((min(u, v), max(u, v)))
                 pairs.append((u, v))
-        edges = _edges(rng, pairs)
+        edges = unweighted(rng, pairs)
         prompt = (
-            f"{_intro(n, edges)}\n\nFind a vertex cover with at most {k} vertices: a set of "
+            f"{graph_intro(n, edges)}\n\nFind a vertex cover with at most {k} vertices: a set of "
             "vertices such that every edge has at least one endpoint in the set. Give the "
             "vertices separated by commas."
         )
         return Instance(prompt, ", ".join(map(str, cover)), {"n": n, "k": k, "edges": edges})
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        chosen = parse_vertices(answer)
+    def score(self, problem: Problem, chosen: list[int]) -> Verdict:
         d = problem.data
-        error = _vertex_set_error(chosen, d["n"])
-        if error:
-            return invalid(error)
         if len(chosen) > d["k"]:
             return invalid(f"the cover may have at most {d['k']} vertices")
         picked = set(chosen)
         good = sum(1 for u, v, _ in d["edges"] if u in picked or v in picked)
-        ok = good == len(d["edges"])
-        return graded(
-            satisfied_reward(good, len(d["edges"]), 5.0),
-            ok,
-            "correct" if ok else f"{len(d['edges']) - good} edges are not covered",
-        )
+        return satisfied_verdict(good, len(d["edges"]), "edges are not covered")
 
     def solve(self, problem: Problem) -> str:
         """Bounded search tree: some endpoint of any uncovered edge is in the cover."""
@@ -113,12 +106,7 @@ class VertexCover(GraphEnv):
         return ", ".join(map(str, sorted(found)))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        chosen = answer.split(", ")
-        while chosen:  # drop vertices until an edge is uncovered
-            chosen = chosen[1:]
-            if not self.check(problem, ", ".join(chosen)).correct:
-                break
-        return ", ".join(chosen)
+        return drop_until_wrong(self, problem, answer)  # until an edge is uncovered
 
 
 @register_env
@@ -137,9 +125,9 @@ class HamiltonianPath(GraphEnv):
         pairs = add_random_pairs(
             rng, list(itertools.pairwise(path)), list(range(n)), n // 2 + difficulty // 3
         )
-        edges = _edges(rng, pairs)
+        edges = unweighted(rng, pairs)
         prompt = (
-            f"{_intro(n, edges)}\n\nFind a Hamiltonian path: an order of all {n} vertices, "
+            f"{graph_intro(n, edges)}\n\nFind a Hamiltonian path: an order of all {n} vertices, "
             "each exactly once, such that every two consecutive vertices are joined by an "
             "edge. Give the vertices in path order, separated by commas."
         )
@@ -152,12 +140,7 @@ class HamiltonianPath(GraphEnv):
             return invalid(f"the path must list each of the {n} vertices exactly once")
         g = to_graph(problem.data)
         good = sum(1 for a, b in itertools.pairwise(order) if g.has_edge(a, b))
-        ok = good == n - 1
-        return graded(
-            satisfied_reward(good, n - 1, 5.0),
-            ok,
-            "correct" if ok else f"{n - 1 - good} steps are not edges",
-        )
+        return satisfied_verdict(good, n - 1, "steps are not edges")
 
     def solve(self, problem: Problem) -> str:
         """Bitmask dynamic programme over (visited set, last vertex)."""
@@ -190,21 +173,17 @@ class HamiltonianPath(GraphEnv):
         return ", ".join(map(str, order[::-1]))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        order = answer.split(", ")
-        for i, j in itertools.combinations(range(len(order)), 2):
-            swapped = list(order)
-            swapped[i], swapped[j] = swapped[j], swapped[i]
-            if not self.check(problem, ", ".join(swapped)).correct:
-                return ", ".join(swapped)
-        return ", ".join(order[1:])
+        return swap_until_wrong(self, problem, answer)
 
 
-class _KSetEnv(GraphEnv):
-    """Find k vertices that are pairwise adjacent (clique) or pairwise non-adjacent."""
+class _KSetEnv(_VertexSetEnv):
+    """Find k vertices that are pairwise adjacent (clique) or pairwise non-adjacent; ``goal``
+    names what to find in the prompt."""
 
     want_edge: bool
+    goal: str
 
-    def _plant(self, difficulty: int, rng: random.Random) -> tuple[int, int, list[int], list]:
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 6 + difficulty
         k = 3 + difficulty // 4
         planted = sorted(rng.sample(range(n), k))
@@ -215,26 +194,22 @@ class _KSetEnv(GraphEnv):
             both = u in inside and v in inside
             if (both and self.want_edge) or (not both and rng.random() < density):
                 pairs.append((u, v))
-        return n, k, planted, _edges(rng, pairs)
+        edges = unweighted(rng, pairs)
+        prompt = (
+            f"{graph_intro(n, edges)}\n\nFind {self.goal.format(k=k)}. Give the vertices "
+            "separated by commas."
+        )
+        return Instance(prompt, ", ".join(map(str, planted)), {"n": n, "k": k, "edges": edges})
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        chosen = parse_vertices(answer)
+    def score(self, problem: Problem, chosen: list[int]) -> Verdict:
         d = problem.data
-        error = _vertex_set_error(chosen, d["n"])
-        if error:
-            return invalid(error)
         if len(chosen) != d["k"]:
             return invalid(f"choose exactly {d['k']} vertices")
         g = to_graph(d)
         pairs = list(itertools.combinations(chosen, 2))
         good = sum(1 for u, v in pairs if g.has_edge(u, v) == self.want_edge)
-        ok = good == len(pairs)
         what = "adjacent" if self.want_edge else "non-adjacent"
-        return graded(
-            satisfied_reward(good, len(pairs), 5.0),
-            ok,
-            "correct" if ok else f"{len(pairs) - good} pairs are not {what}",
-        )
+        return satisfied_verdict(good, len(pairs), f"pairs are not {what}")
 
     def solve(self, problem: Problem) -> str:
         g = to_graph(problem.data)
@@ -262,14 +237,7 @@ class Clique(_KSetEnv):
     tags = ("np_complete",)
     difficulty_scales = "vertices: 6 + d; clique size k = 3 + d//4 (planted); edge density 0.3"
     want_edge = True
-
-    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n, k, planted, edges = self._plant(difficulty, rng)
-        prompt = (
-            f"{_intro(n, edges)}\n\nFind a clique of {k} vertices: {k} vertices every two of "
-            "which are joined by an edge. Give the vertices separated by commas."
-        )
-        return Instance(prompt, ", ".join(map(str, planted)), {"n": n, "k": k, "edges": edges})
+    goal = "a clique of {k} vertices: {k} vertices every two of which are joined by an edge"
 
 
 @register_env
@@ -281,11 +249,4 @@ class IndependentSet(_KSetEnv):
     tags = ("np_complete",)
     difficulty_scales = "vertices: 6 + d; set size k = 3 + d//4 (planted); edge density 0.45"
     want_edge = False
-
-    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n, k, planted, edges = self._plant(difficulty, rng)
-        prompt = (
-            f"{_intro(n, edges)}\n\nFind an independent set of {k} vertices: {k} vertices no "
-            "two of which are joined by an edge. Give the vertices separated by commas."
-        )
-        return Instance(prompt, ", ".join(map(str, planted)), {"n": n, "k": k, "edges": edges})
+    goal = "an independent set of {k} vertices: {k} vertices no two of which are joined by an edge"

@@ -20,8 +20,8 @@ from verirl.envs.base import (
     IntegerAnswer,
     graded,
     invalid,
+    optimum_verdict,
     parse_int,
-    ratio_reward,
     register_env,
     satisfied_reward,
     sequence_reward,
@@ -349,9 +349,8 @@ class NextPrime(Environment):
         if not is_prime(value):
             return invalid("the answer is not a prime")
         gold = int(self.solve(problem))
-        ok = value == gold
-        score = ratio_reward(gold - n, value - n, beta=5.0)
-        return graded(score, ok, "correct" if ok else "a smaller prime above the number exists")
+        worse = "a smaller prime above the number exists"
+        return optimum_verdict(value - n, gold - n, worse, minimise=True)
 
     def solve(self, problem: Problem) -> str:
         p = problem.data["n"] + 1
@@ -428,6 +427,7 @@ class DigitSum(IntegerAnswer):
     name = "digit_sum"
     family = FAMILY
     difficulty_scales = "digits of the number: 2 + 2d"
+    size_key = "number"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         digits = str(rng.randint(1, 9)) + "".join(
@@ -442,9 +442,6 @@ class DigitSum(IntegerAnswer):
             n, r = divmod(n, 10)
             total += r
         return total
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["number"]))
 
 
 @register_env

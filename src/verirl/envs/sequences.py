@@ -19,10 +19,9 @@ from verirl.envs.base import (
     Environment,
     Instance,
     IntegerAnswer,
-    graded,
     invalid,
+    optimum_verdict,
     parse_int_list,
-    ratio_reward,
     register_env,
     wrong_format,
 )
@@ -196,6 +195,7 @@ class LongestIncreasingSubsequence(Environment):
     name = "longest_increasing_subsequence"
     family = FAMILY
     difficulty_scales = "n = 5 + d numbers in 1..2n"
+    size_key = "values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 5 + difficulty
@@ -215,18 +215,13 @@ class LongestIncreasingSubsequence(Environment):
         if not _is_subsequence(sub, problem.data["values"]):
             return invalid("the answer is not a subsequence of the given sequence")
         best = len(_longest_increasing(problem.data["values"]))
-        ok = len(sub) == best
-        detail = "correct" if ok else "a longer increasing subsequence exists"
-        return graded(ratio_reward(len(sub), best, beta=5.0), ok, detail)
+        return optimum_verdict(len(sub), best, "a longer increasing subsequence exists")
 
     def solve(self, problem: Problem) -> str:
         return _csv(_longest_increasing(problem.data["values"]))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return answer.rpartition(",")[0]  # one element shorter (empty if it had one)
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))
 
 
 def _lcs(a: str, b: str) -> str:
@@ -276,9 +271,7 @@ class LongestCommonSubsequence(Environment):
         if not (_is_subsequence(list(t), list(a)) and _is_subsequence(list(t), list(b))):
             return invalid("the answer is not a subsequence of both strings")
         best = len(_lcs(a, b))
-        ok = len(t) == best
-        detail = "correct" if ok else "a longer common subsequence exists"
-        return graded(ratio_reward(len(t), best, beta=5.0), ok, detail)
+        return optimum_verdict(len(t), best, "a longer common subsequence exists")
 
     def solve(self, problem: Problem) -> str:
         return _lcs(problem.data["first"], problem.data["second"])
@@ -295,6 +288,7 @@ class MaxSubarraySum(IntegerAnswer):
     name = "max_subarray_sum"
     family = FAMILY
     difficulty_scales = "n = 5 + d numbers within ±(5 + 2d)"
+    size_key = "values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         hi = 5 + 2 * difficulty
@@ -316,9 +310,6 @@ class MaxSubarraySum(IntegerAnswer):
         for v in problem.data["values"]:
             prefix.append(prefix[-1] + v)
         return max(prefix[j] - prefix[i] for j in range(1, len(prefix)) for i in range(j))
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))
 
 
 def _min_coins(coins: list[int], target: int) -> list[int]:
@@ -362,9 +353,8 @@ class CoinChangeMinCoins(Environment):
         if sum(used) != problem.data["target"]:
             return invalid("the coins do not add up to the amount")
         best = self._fewest(problem)
-        ok = len(used) == best
-        detail = "correct" if ok else "the amount can be paid with fewer coins"
-        return graded(ratio_reward(best, len(used), beta=5.0), ok, detail)
+        worse = "the amount can be paid with fewer coins"
+        return optimum_verdict(len(used), best, worse, minimise=True)
 
     @staticmethod
     def _fewest(problem: Problem) -> int:
@@ -447,9 +437,7 @@ class GridMinPathSum(Environment):
             return invalid("the walk does not end at the bottom-right cell")
         cost = self._cost(grid, path)
         best = self._cost(grid, self._best_path(grid))
-        ok = cost == best
-        detail = "correct" if ok else "a cheaper walk exists"
-        return graded(ratio_reward(best, cost, beta=5.0), ok, detail)
+        return optimum_verdict(cost, best, "a cheaper walk exists", minimise=True)
 
     @staticmethod
     def _cost(grid: list[list[int]], path: str) -> int:
@@ -493,6 +481,7 @@ class MaxNonAdjacentSum(Environment):
     name = "max_nonadjacent_sum"
     family = FAMILY
     difficulty_scales = "n = 4 + d values in 1..9 + 3d"
+    size_key = "values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         values = [rng.randint(1, 9 + 3 * difficulty) for _ in range(4 + difficulty)]
@@ -513,9 +502,7 @@ class MaxNonAdjacentSum(Environment):
             return invalid("two chosen positions are equal or next to each other")
         total = sum(values[i - 1] for i in chosen)
         best = sum(values[i - 1] for i in self._best(values))
-        ok = total == best
-        detail = "correct" if ok else "a larger sum is possible"
-        return graded(ratio_reward(total, best, beta=5.0), ok, detail)
+        return optimum_verdict(total, best, "a larger sum is possible")
 
     @staticmethod
     def _best(values: list[int]) -> list[int]:
@@ -539,6 +526,3 @@ class MaxNonAdjacentSum(Environment):
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return answer.rpartition(",")[0]  # drop one chosen position: a smaller sum
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))

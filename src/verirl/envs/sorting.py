@@ -63,6 +63,7 @@ class SortList(Environment):
     name = "sort_list"
     family = FAMILY
     difficulty_scales = f"n = 3 + d; {_VALUE_RANGE}; descending order from d 2"
+    size_key = "values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         values = _values(rng, 3 + difficulty, difficulty)
@@ -82,9 +83,6 @@ class SortList(Environment):
 
     def solve(self, problem: Problem) -> str:
         return _csv(_sorted(problem))
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))
 
 
 def _sorted(problem: Problem) -> list[int]:
@@ -162,6 +160,7 @@ class StableSortByKey(Environment):
     name = "stable_sort_by_key"
     family = FAMILY
     difficulty_scales = "n = 3 + d records with scores in 0..2 + d//3 (ties kept in order)"
+    size_key = "names"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty
@@ -196,15 +195,13 @@ class StableSortByKey(Environment):
             a for s in range(max(scores) + 1) for a, t in zip(names, scores, strict=True) if t == s
         ]
 
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["names"]))
-
 
 @register_env
 class KthSmallest(Environment):
     name = "kth_smallest"
     family = FAMILY
     difficulty_scales = f"n = 4 + d; {_VALUE_RANGE}; k uniform in 1..n"
+    size_key = "values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         values = _values(rng, 4 + difficulty, difficulty)
@@ -231,9 +228,6 @@ class KthSmallest(Environment):
     def solve(self, problem: Problem) -> str:
         return str(_sorted(problem)[problem.data["k"] - 1])
 
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))
-
 
 @register_env
 class Median(KthSmallest):
@@ -256,6 +250,7 @@ class TopKLargest(Environment):
     name = "top_k_largest"
     family = FAMILY
     difficulty_scales = f"n = 5 + d; {_VALUE_RANGE}; k in 2..2 + d//3"
+    size_key = "values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         values = _values(rng, 5 + difficulty, difficulty)
@@ -291,15 +286,13 @@ class TopKLargest(Environment):
             top.append(rest.pop(rest.index(max(rest))))
         return top
 
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))
-
 
 @register_env
 class SearchInsertPosition(IntegerAnswer):
     name = "search_insert_position"
     family = FAMILY
     difficulty_scales = "sorted list of 4 + d distinct numbers below 4·(4 + d)"
+    size_key = "values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
@@ -331,15 +324,13 @@ class SearchInsertPosition(IntegerAnswer):
                 hi = mid
         return lo
 
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))
-
 
 @register_env
 class CountInversions(IntegerAnswer):
     name = "count_inversions"
     family = FAMILY
     difficulty_scales = "n = 4 + d distinct numbers"
+    size_key = "values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
@@ -354,9 +345,6 @@ class CountInversions(IntegerAnswer):
     def solve_int(self, problem: Problem) -> int:
         v = problem.data["values"]
         return sum(1 for i in range(len(v)) for j in range(i + 1, len(v)) if v[i] > v[j])
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))
 
 
 def _merge_count(values: list[int]) -> tuple[list[int], int]:
@@ -382,6 +370,7 @@ class PairWithSum(Environment):
     name = "pair_with_sum"
     family = FAMILY
     difficulty_scales = "n = 4 + d distinct numbers below 10 + 6n"
+    size_key = "values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
@@ -420,6 +409,3 @@ class PairWithSum(Environment):
         wrong = [(i, j) for i in range(len(v)) for j in range(i + 1, len(v)) if v[i] + v[j] != t]
         i, j = rng.choice(wrong)
         return f"{i}, {j}"
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["values"]))

@@ -21,7 +21,7 @@ from verirl.envs.base import (
     IntegerAnswer,
     graded,
     invalid,
-    ratio_reward,
+    optimum_verdict,
     register_env,
     sequence_reward,
     wrong_format,
@@ -54,11 +54,20 @@ def _string_verdict(answer: str, gold: str) -> Verdict:
     return graded(score, ok, "correct" if ok else "some characters are not right")
 
 
+def _letters_verdict(answer: str, gold: str) -> Verdict:
+    """:func:`_string_verdict` on the letters of ``answer``; anything else is wrong format."""
+    t = _letters(answer)
+    if t is None:
+        return wrong_format("expected a string of letters")
+    return _string_verdict(t, gold)
+
+
 @register_env
 class ReverseString(Environment):
     name = "reverse_string"
     family = FAMILY
     difficulty_scales = "length of the string: 3 + d"
+    size_key = "word"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         word = _random_word(rng, 3 + difficulty, string.ascii_lowercase)
@@ -66,16 +75,10 @@ class ReverseString(Environment):
         return Instance(prompt, word[::-1], {"word": word})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
-        t = _letters(answer)
-        if t is None:
-            return wrong_format("expected a string of letters")
-        return _string_verdict(t, self.solve(problem))
+        return _letters_verdict(answer, self.solve(problem))
 
     def solve(self, problem: Problem) -> str:
         return "".join(reversed(problem.data["word"]))
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["word"]))
 
 
 @register_env
@@ -83,6 +86,7 @@ class CountLetter(IntegerAnswer):
     name = "count_letter"
     family = FAMILY
     difficulty_scales = "length of the string: 5 + 2d; alphabet of 3 + d//2 letters"
+    size_key = "word"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         alphabet = string.ascii_lowercase[: min(26, 3 + difficulty // 2)]
@@ -93,9 +97,6 @@ class CountLetter(IntegerAnswer):
 
     def solve_int(self, problem: Problem) -> int:
         return sum(1 for c in problem.data["word"] if c == problem.data["letter"])
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["word"]))
 
 
 class _YesNo(Environment):
@@ -123,6 +124,7 @@ class PalindromeCheck(_YesNo):
     name = "palindrome_check"
     family = FAMILY
     difficulty_scales = "length of the string: 3 + d"
+    size_key = "word"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty
@@ -142,15 +144,13 @@ class PalindromeCheck(_YesNo):
         w = problem.data["word"]
         return all(w[i] == w[-1 - i] for i in range(len(w) // 2))
 
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["word"]))
-
 
 @register_env
 class AnagramCheck(_YesNo):
     name = "anagram_check"
     family = FAMILY
     difficulty_scales = "length of each string: 3 + d"
+    size_key = "first"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         alphabet = string.ascii_lowercase[: min(26, 4 + difficulty // 2)]
@@ -173,15 +173,13 @@ class AnagramCheck(_YesNo):
         a, b = problem.data["first"], problem.data["second"]
         return all(a.count(c) == b.count(c) for c in string.ascii_lowercase)
 
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["first"]))
-
 
 @register_env
 class LongestPalindromicSubstring(Environment):
     name = "longest_palindromic_substring"
     family = FAMILY
     difficulty_scales = "length of the string: 5 + d; alphabet of 2 + d//10 letters"
+    size_key = "word"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         word = _random_word(rng, 5 + difficulty, "abcdefgh"[: 2 + min(6, difficulty // 10)])
@@ -210,9 +208,7 @@ class LongestPalindromicSubstring(Environment):
         if t != t[::-1]:
             return invalid("the answer is not a palindrome")
         best = len(self.solve(problem))
-        ok = len(t) == best
-        detail = "correct" if ok else "a longer palindromic substring exists"
-        return graded(ratio_reward(len(t), best, beta=5.0), ok, detail)
+        return optimum_verdict(len(t), best, "a longer palindromic substring exists")
 
     def solve(self, problem: Problem) -> str:
         w, best = problem.data["word"], ""
@@ -226,9 +222,6 @@ class LongestPalindromicSubstring(Environment):
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return answer[:-1] if len(answer) > 1 else answer * 2  # shorter, or not a substring
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["word"]))
 
 
 _WORDS = (
@@ -295,6 +288,7 @@ class CaesarDecode(Environment):
     name = "caesar_decode"
     family = FAMILY
     difficulty_scales = "1 + d//3 words; shift 1..3 for d < 3, then 1..25"
+    size_key = "cipher"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         plain = " ".join(rng.choice(_WORDS) for _ in range(1 + difficulty // 3))
@@ -316,9 +310,6 @@ class CaesarDecode(Environment):
 
     def solve(self, problem: Problem) -> str:
         return "".join(_shift(c, -problem.data["shift"]) for c in problem.data["cipher"])
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["cipher"]))
 
 
 def _shift(c: str, k: int) -> str:
@@ -403,6 +394,7 @@ class RunLengthEncode(Environment):
     name = "run_length_encode"
     family = FAMILY
     difficulty_scales = "2 + d//2 runs of 1 to 2 + d//4 letters each"
+    size_key = "word"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         runs = _runs(rng, difficulty)
@@ -440,9 +432,6 @@ class RunLengthEncode(Environment):
                 runs.append((c, 1))
         return runs
 
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["word"]))
-
 
 @register_env
 class RunLengthDecode(Environment):
@@ -460,10 +449,7 @@ class RunLengthDecode(Environment):
         return Instance(prompt, "".join(c * k for c, k in runs), {"code": code})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
-        t = _letters(answer)
-        if t is None:
-            return wrong_format("expected a string of letters")
-        return _string_verdict(t, self.solve(problem))
+        return _letters_verdict(answer, self.solve(problem))
 
     def solve(self, problem: Problem) -> str:
         return "".join(c * int(k) for c, k in re.findall(r"([a-z])(\d+)", problem.data["code"]))

@@ -86,8 +86,7 @@ def random_function(rng: random.Random, difficulty: int) -> sympy.Expr:
 class _FunctionEnv(Environment):
     """Answer = an expression in x."""
 
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["function"]))
+    size_key = "function"
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return f"{answer} + x"  # changes the function (and its derivative) by a non-constant

@@ -22,6 +22,7 @@ from verirl.envs.base import (
     invalid,
     register_env,
     satisfied_reward,
+    satisfied_verdict,
 )
 from verirl.envs.symbolic import X, trusted
 from verirl.envs.symbolic_parse import (
@@ -66,6 +67,7 @@ class PolynomialRoots(Environment):
         "distinct roots: 2 + d//4 in [-(3 + d//2), 3 + d//2]; a fractional root from d = 8; "
         "a root-free quadratic factor and double roots later"
     )
+    size_key = "coeffs"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         d = difficulty
@@ -118,9 +120,6 @@ class PolynomialRoots(Environment):
         roots = self._roots(problem)
         extra = max(roots) + 1 if roots else sympy.Integer(0)
         return ", ".join(sympy.sstr(r) for r in [*roots, extra])  # a value that is no root
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["coeffs"]))
 
 
 # ---- linear systems ------------------------------------------------------------------------
@@ -192,12 +191,7 @@ class LinearSystem(Environment):
             for row, b in zip(rows, rhs, strict=True)
             if sympy.expand(sum(a * v for a, v in zip(row, got, strict=True)) - b) == 0
         )
-        ok = good == len(rows)
-        return graded(
-            satisfied_reward(good, len(rows), 5.0),
-            ok,
-            "correct" if ok else f"{len(rows) - good} equations are not satisfied",
-        )
+        return satisfied_verdict(good, len(rows), "equations are not satisfied")
 
     def solve(self, problem: Problem) -> str:
         rows, rhs = problem.data["rows"], problem.data["rhs"]
@@ -229,6 +223,7 @@ class PolynomialExpand(Environment):
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "factors: 2 + d//4; factor degree up to 2 from d = 6; coefficients 2 + d//3"
+    size_key = "product"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         d = difficulty
@@ -268,9 +263,6 @@ class PolynomialExpand(Environment):
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return problem.data["product"]  # the same polynomial, not expanded
 
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["product"]))
-
 
 @register_env
 class PolynomialFactor(Environment):
@@ -283,6 +275,7 @@ class PolynomialFactor(Environment):
         "linear factors: 2 + d//4 with leading coefficients up to 1 + d//6; a constant from "
         "d = 5; an irreducible quadratic factor from d = 8"
     )
+    size_key = "polynomial"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         d = difficulty
@@ -328,6 +321,3 @@ class PolynomialFactor(Environment):
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return plain(sympy.expand(trusted(problem.data["polynomial"])))  # not factored
-
-    def size(self, problem: Problem) -> float:
-        return float(len(problem.data["polynomial"]))

@@ -2,7 +2,8 @@
 
 :func:`prepare_attempt` splits the model's proof text into sentences, runs the safety filter and
 builds the credited tactic spans; the ``*_check`` helpers build the :class:`ProofCheck` answers
-so that both backends classify outcomes the same way.
+so that both backends classify outcomes the same way, and :class:`CoqChecker` is the part of
+the checker interface they share.
 
 Tactic spans (the units of process credit), in the coordinates of the proof text:
 
@@ -23,8 +24,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Self
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage, Status, TacticSpan
 from verirl.provers.coq_safety import check_prelude, check_proof, check_statement
@@ -273,3 +277,50 @@ def limit_resources(memory_bytes: int, cpu_s: int | None, fsize_bytes: int) -> N
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if cpu_s is not None:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
+
+
+class CoqChecker:
+    """What the Coq backends share: the problem and the proof are screened here (an invalid
+    problem raises :class:`CoqProblemError`; a rejected or empty proof is answered without
+    starting Coq), then :meth:`_check_attempt` runs Coq on the prepared attempt.
+    :meth:`check_batch` runs up to ``workers`` checks at a time."""
+
+    name: str
+    workers: int
+    extra_roots: tuple[str, ...]
+
+    def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
+        """Check ``proof`` against ``problem``; never raises on the proof text."""
+        t0 = time.perf_counter()
+        check_problem(problem, self.extra_roots)
+        att = prepare_attempt(proof)
+        if att.rejection is not None:
+            return rejected_check(att, self.name, time.perf_counter() - t0)
+        if not att.tactics:
+            return empty_check(att, self.name, time.perf_counter() - t0)
+        return self._check_attempt(problem, att, timeout_s, t0)
+
+    def _check_attempt(
+        self, problem: FormalProblem, att: Attempt, timeout_s: float, t0: float
+    ) -> ProofCheck:
+        """Run Coq on ``att`` (``t0``: when :meth:`check` started, for ``elapsed_s``)."""
+        raise NotImplementedError
+
+    def check_batch(
+        self, items: Sequence[tuple[FormalProblem, str]], *, timeout_s: float = 15.0
+    ) -> list[ProofCheck]:
+        """Check many proofs, spread over ``workers`` threads (results in the order of
+        ``items``)."""
+        if len(items) <= 1 or self.workers == 1:
+            return [self.check(p, s, timeout_s=timeout_s) for p, s in items]
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            return list(pool.map(lambda it: self.check(it[0], it[1], timeout_s=timeout_s), items))
+
+    def close(self) -> None:
+        """Release the backend's processes (nothing by default)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

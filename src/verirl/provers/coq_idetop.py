@@ -41,26 +41,22 @@ import weakref
 import xml.etree.ElementTree as ET
 from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage
 from verirl.provers.coq_attempt import (
     Attempt,
+    CoqChecker,
     CoqProblemError,
     crash_check,
-    empty_check,
     failure_check,
     find_coq_binary,
     limit_resources,
     minimal_env,
     pass_check,
-    prepare_attempt,
-    rejected_check,
     timeout_check,
 )
-from verirl.provers.coq_attempt import check_problem as _check_problem
 from verirl.provers.coq_sentences import ByteOffsets, scan
 
 BACKEND = "coq-ide"
@@ -337,7 +333,7 @@ def _problem_sentences(problem: FormalProblem) -> list[tuple[str, int]]:
 
 
 # ---- the pool ----------------------------------------------------------------------------
-class CoqIdeChecker:
+class CoqIdeChecker(CoqChecker):
     """A pool of ``coqidetop`` workers (see the module docstring).
 
     - ``workers``: processes in the pool (one per core is a good default);
@@ -382,15 +378,9 @@ class CoqIdeChecker:
         self._finalizer = weakref.finalize(self, _stop_all, self._all)
 
     # ---- the protocol ------------------------------------------------------------------
-    def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
-        """Check ``proof`` against ``problem``; never raises on the proof text."""
-        t0 = time.perf_counter()
-        _check_problem(problem, self.extra_roots)
-        att = prepare_attempt(proof)
-        if att.rejection is not None:
-            return rejected_check(att, BACKEND, time.perf_counter() - t0)
-        if not att.tactics:
-            return empty_check(att, BACKEND, time.perf_counter() - t0)
+    def _check_attempt(
+        self, problem: FormalProblem, att: Attempt, timeout_s: float, t0: float
+    ) -> ProofCheck:
         sentences = _problem_sentences(problem)
         worker = self._acquire(tuple(s for s, _ in sentences))
         try:
@@ -398,27 +388,12 @@ class CoqIdeChecker:
         finally:
             self._release(worker)
 
-    def check_batch(
-        self, items: Sequence[tuple[FormalProblem, str]], *, timeout_s: float = 15.0
-    ) -> list[ProofCheck]:
-        """Check many proofs, spread over the pool (results in the order of ``items``)."""
-        if len(items) <= 1 or self.workers == 1:
-            return [self.check(p, s, timeout_s=timeout_s) for p, s in items]
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            return list(pool.map(lambda it: self.check(it[0], it[1], timeout_s=timeout_s), items))
-
     def close(self) -> None:
         """Stop every worker process and remove their directories."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
         self._finalizer()
-
-    def __enter__(self) -> CoqIdeChecker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # ---- pool management ---------------------------------------------------------------
     def _acquire(self, key: tuple[str, ...]) -> _Worker:

@@ -30,24 +30,20 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage
 from verirl.provers.coq_attempt import (
     Attempt,
+    CoqChecker,
     CoqProblemError,
     crash_check,
-    empty_check,
     failure_check,
     find_coq_binary,
     limit_resources,
     minimal_env,
     pass_check,
-    prepare_attempt,
-    rejected_check,
     timeout_check,
 )
-from verirl.provers.coq_attempt import check_problem as _check_problem
 from verirl.provers.coq_sentences import ByteOffsets, line_start_bytes, scan
 
 BACKEND = "coq-coqc"
@@ -59,7 +55,7 @@ _RAW_LIMIT = 4000
 _BLOCK_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
 
 
-class CoqcChecker:
+class CoqcChecker(CoqChecker):
     """Check each proof with a fresh ``coqc`` process (see the module docstring).
 
     ``memory_mb`` bounds the address space of ``coqc``; ``workers`` is the number of
@@ -83,37 +79,10 @@ class CoqcChecker:
         self.extra_roots = tuple(extra_roots)
         self.keep_dirs = keep_dirs
 
-    # ---- the protocol ------------------------------------------------------------------
-    def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
-        """Check ``proof`` against ``problem``; never raises on the proof text."""
-        t0 = time.perf_counter()
-        _check_problem(problem, self.extra_roots)
-        att = prepare_attempt(proof)
-        if att.rejection is not None:
-            return rejected_check(att, BACKEND, time.perf_counter() - t0)
-        if not att.tactics:
-            return empty_check(att, BACKEND, time.perf_counter() - t0)
-        return self._run(problem, att, timeout_s, t0)
-
-    def check_batch(
-        self, items: Sequence[tuple[FormalProblem, str]], *, timeout_s: float = 15.0
-    ) -> list[ProofCheck]:
-        if len(items) <= 1 or self.workers == 1:
-            return [self.check(p, s, timeout_s=timeout_s) for p, s in items]
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            return list(pool.map(lambda it: self.check(it[0], it[1], timeout_s=timeout_s), items))
-
-    def close(self) -> None:
-        """Nothing persistent to release."""
-
-    def __enter__(self) -> CoqcChecker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # ---- one run -----------------------------------------------------------------------
-    def _run(self, problem: FormalProblem, att: Attempt, timeout_s: float, t0: float) -> ProofCheck:
+    def _check_attempt(
+        self, problem: FormalProblem, att: Attempt, timeout_s: float, t0: float
+    ) -> ProofCheck:
         head = problem.prelude
         if head and not head.endswith("\n"):
             head += "\n"

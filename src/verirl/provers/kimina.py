@@ -34,13 +34,13 @@ from typing import Any, Literal
 
 from verirl.provers.base import FormalProblem, ProofCheck
 from verirl.provers.lean_reply import (
+    LeanBackend,
     LeanCheckPlan,
     TacticSource,
     UnsolvedGoals,
-    build_lean_check,
+    infotree_items,
     infotree_tactic_ranges,
     parse_repl_reply,
-    plan_lean_check,
     unchecked_result,
 )
 
@@ -82,12 +82,7 @@ def _shift_items(items: Any, delta: int) -> None:
 
 
 def _shift_infotree(tree: Any, delta: int) -> None:
-    stack = list(tree) if isinstance(tree, list) else []
-    while stack:
-        item = stack.pop()
-        if not isinstance(item, dict):
-            continue
-        stack.extend(item.get("children") or ())
+    for item in infotree_items(tree):
         node = item.get("node")
         if isinstance(node, dict):
             rng = (node.get("stx") or {}).get("range")
@@ -129,7 +124,7 @@ def kimina_fix_header_offset(
 # ---- the checker -------------------------------------------------------------------------
 
 
-class KiminaChecker:
+class KiminaChecker(LeanBackend):
     """A :class:`~verirl.provers.base.ProofChecker` backed by a Kimina Lean Server.
 
     Args:
@@ -321,16 +316,7 @@ class KiminaChecker:
                 plan, "crash", backend=self.name, detail=str(exc), elapsed_s=elapsed_s, raw=raw
             )
         ranges = infotree_tactic_ranges(local.get("infotree"), plan.code)
-        return build_lean_check(
-            plan,
-            reply,
-            backend=self.name,
-            elapsed_s=elapsed_s,
-            tactic_source=self.tactic_source,
-                unsolved_goals=self.unsolved_goals,
-            lean_ranges=ranges,
-            raw=raw,
-        )
+        return self._built(plan, reply, elapsed_s=elapsed_s, raw=raw, lean_ranges=ranges)
 
     def _check_chunk(
         self, chunk: list[tuple[int, FormalProblem, LeanCheckPlan]], timeout_s: float
@@ -374,15 +360,6 @@ class KiminaChecker:
 
     # ---- the ProofChecker interface -------------------------------------------------------
 
-    def _plan(self, problem: FormalProblem, proof: str) -> LeanCheckPlan:
-        return plan_lean_check(
-            problem,
-            proof,
-            reject_unsafe=self.reject_unsafe,
-            split_semicolons=self.split_semicolons,
-            split_bullets=self.split_bullets,
-        )
-
     def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
         """Check one proof (see :meth:`check_batch`)."""
         return self.check_batch([(problem, proof)], timeout_s=timeout_s)[0]
@@ -398,9 +375,7 @@ class KiminaChecker:
         for i, (problem, proof) in enumerate(items):
             plan = self._plan(problem, proof)
             if plan.rejection is not None:
-                results[i] = unchecked_result(
-                    plan, "rejected", backend=self.name, detail=plan.rejection
-                )
+                results[i] = self._rejected(plan)
             else:
                 pending.append((i, problem, plan))
         for k in range(0, len(pending), self.batch_size):

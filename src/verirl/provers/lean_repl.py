@@ -40,12 +40,11 @@ from typing import IO, Any
 
 from verirl.provers.base import FormalProblem, ProofCheck
 from verirl.provers.lean_reply import (
+    LeanBackend,
     LeanCheckPlan,
     TacticSource,
     UnsolvedGoals,
-    build_lean_check,
     parse_repl_reply,
-    plan_lean_check,
     unchecked_result,
 )
 
@@ -147,7 +146,7 @@ class _ReplProcess:
                     stream.close()
 
 
-class LeanReplChecker:
+class LeanReplChecker(LeanBackend):
     """A :class:`~verirl.provers.base.ProofChecker` over one leanprover-community/repl process.
 
     Args:
@@ -383,30 +382,16 @@ class LeanReplChecker:
             self._proc.uses += 1
             if self.max_uses is not None and self._proc.uses >= self.max_uses:
                 self._discard()
-            return build_lean_check(
-                plan,
-                reply,
-                backend=self.name,
-                elapsed_s=elapsed,
-                tactic_source=self.tactic_source,
-                unsolved_goals=self.unsolved_goals,
-                raw=self._result_raw(payload),
-            )
+            return self._built(plan, reply, elapsed_s=elapsed, raw=self._result_raw(payload))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
         """Check ``proof`` (the text after ``:= by``, or a snippet containing the exact
         statement) against ``problem``. Never raises on model output; raises
         :class:`LeanReplError` only when the prelude itself fails or cannot load."""
-        plan = plan_lean_check(
-            problem,
-            proof,
-            reject_unsafe=self.reject_unsafe,
-            split_semicolons=self.split_semicolons,
-            split_bullets=self.split_bullets,
-        )
+        plan = self._plan(problem, proof)
         if plan.rejection is not None:
-            return unchecked_result(plan, "rejected", backend=self.name, detail=plan.rejection)
+            return self._rejected(plan)
         with self._lock:
             return self._run(problem, plan, timeout_s)
 

@@ -13,7 +13,7 @@ only through case-insensitive prefixes that accept both quote styles.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -364,18 +364,24 @@ _COMBINATOR_NODES = frozenset(
 )
 
 
+def infotree_items(infotree: Any) -> Iterator[Mapping[str, Any]]:
+    """Every item of an info tree (an object with its ``node`` and ``children``), depth
+    first; anything that is not an object is skipped."""
+    stack = list(infotree) if isinstance(infotree, list) else []
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(item.get("children") or ())
+            yield item
+
+
 def infotree_tactic_ranges(infotree: Any, code: str) -> list[tuple[int, int]]:
     """Ranges (``code`` offsets) of the non-combinator ``TacticInfo`` nodes of an info tree
     (``infotree: "original"``/``"substantive"``), for servers without ``allTactics``
     (Kimina, provers.md §1.2). Synthetic ranges are skipped."""
     starts = line_starts(code)
     out: list[tuple[int, int]] = []
-    stack = list(infotree) if isinstance(infotree, list) else []
-    while stack:
-        item = stack.pop()
-        if not isinstance(item, Mapping):
-            continue
-        stack.extend(item.get("children") or ())
+    for item in infotree_items(infotree):
         node = item.get("node")
         if item.get("kind") != "TacticInfo" or not isinstance(node, Mapping):
             continue
@@ -504,3 +510,53 @@ def unchecked_result(
         backend=backend,
         raw={"code": plan.code, **(raw or {})},
     )
+
+
+# ---- what the backends share ------------------------------------------------------------
+
+
+class LeanBackend:
+    """The part of a Lean :class:`~verirl.provers.base.ProofChecker` that does not depend on
+    how Lean is reached: planning a check with the backend's options (safety filter, layout
+    splitter), answering a rejected proof without Lean, and building the
+    :class:`ProofCheck` for a reply with its span options."""
+
+    name: str
+    tactic_source: TacticSource
+    unsolved_goals: UnsolvedGoals
+    split_semicolons: bool
+    split_bullets: bool
+    reject_unsafe: bool
+
+    def _plan(self, problem: FormalProblem, proof: str) -> LeanCheckPlan:
+        return plan_lean_check(
+            problem,
+            proof,
+            reject_unsafe=self.reject_unsafe,
+            split_semicolons=self.split_semicolons,
+            split_bullets=self.split_bullets,
+        )
+
+    def _rejected(self, plan: LeanCheckPlan) -> ProofCheck:
+        """The answer for a plan the safety filter refused (``plan.rejection`` is set)."""
+        return unchecked_result(plan, "rejected", backend=self.name, detail=plan.rejection or "")
+
+    def _built(
+        self,
+        plan: LeanCheckPlan,
+        reply: ReplReply,
+        *,
+        elapsed_s: float,
+        raw: Mapping[str, Any],
+        lean_ranges: Sequence[tuple[int, int]] | None = None,
+    ) -> ProofCheck:
+        return build_lean_check(
+            plan,
+            reply,
+            backend=self.name,
+            elapsed_s=elapsed_s,
+            tactic_source=self.tactic_source,
+            unsolved_goals=self.unsolved_goals,
+            lean_ranges=lean_ranges,
+            raw=raw,
+        )

@@ -12,5 +12,5 @@ nocf=(rollout.collector.params.counterfactual=false)
   "${common[@]}"
 wait
 .venv/bin/verirl train examples/tcpo.yaml run.name=trajectory credit.name=trajectory "${nocf[@]}" \
-  "${common[@]}"
+  "${common[@]}" run.threads=2  # alone on the machine by now
 .venv/bin/verirl report $out/tcpo --compare $out/mt_grpo $out/trajectory

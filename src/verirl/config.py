@@ -50,6 +50,12 @@ class RunConfig(_Section):
     threads: int | None = Field(
         None, ge=1, description="torch CPU threads (None: torch's default, one per core)."
     )
+    log_samples: int = Field(
+        4,
+        ge=0,
+        description="Rollouts per step written to samples.jsonl (problem, response, reward, "
+        "verdict detail), to read what the policy actually writes.",
+    )
     plugins: list[str] = Field(
         default_factory=list,
         description="Python modules imported before the config is checked, so that your own "

@@ -55,6 +55,10 @@ def test_a_few_steps_change_the_parameters(tiny_model_dir: Path, tmp_path: Path)
     assert [r["step"] for r in rows] == [1, 2, 3]
     assert all(r["train/grad_norm"] > 0 for r in rows)
     assert latest_checkpoint(tmp_path / "run").name == "checkpoint-000003"
+    samples = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    assert [s["step"] for s in samples] == [1] * 4 + [2] * 4 + [3] * 4
+    assert {"prompt", "response", "reward", "correct", "detail"} <= samples[0].keys()
+    assert (tmp_path / "run" / "final" / "config.json").is_file()  # the exported policy
 
 
 def _cli(args: list[str]) -> subprocess.Popen[str]:

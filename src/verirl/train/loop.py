@@ -85,11 +85,17 @@ class Trainer:
         )
         self.step = 0
         self.next_group = 0
+        self.last_rollouts: list[Rollout] = []
 
     # ---- the loop ------------------------------------------------------------------------------
     def fit(self, progress: Any = None) -> dict[str, Any]:
         cfg = self.cfg
-        log = MetricsLog(self.run_dir, tensorboard=cfg.run.tensorboard, resume_step=self.step)
+        log = MetricsLog(
+            self.run_dir,
+            tensorboard=cfg.run.tensorboard,
+            resume_step=self.step,
+            samples_per_step=cfg.run.log_samples,
+        )
         summary: dict[str, Any] = {"run_dir": str(self.run_dir)}
         if cfg.eval.before_and_after and self.step == 0:
             before = self.evaluate()
@@ -100,6 +106,7 @@ class Trainer:
             metrics = self.train_step()
             self.step = step + 1
             log.write(self.step, metrics)
+            log.write_samples(self.step, self.last_rollouts)
             if progress is not None:
                 progress(self.step, metrics)
             if cfg.run.save_every and self.step % cfg.run.save_every == 0:
@@ -119,6 +126,7 @@ class Trainer:
     def train_step(self) -> dict[str, float]:
         t0 = time.perf_counter()
         out = self.sample_step()
+        self.last_rollouts = out.generated
         t1 = time.perf_counter()
         moved = self.curriculum.update(out.generated)
         advantages = self.credit(self._credit_input(out.rollouts), self.credit_params)

@@ -58,8 +58,11 @@ def test_solvers_match_brute_force() -> None:
         brute = sum(1 for x in range(1, n + 1) if any(x % a == 0 for a in divisors))
         assert solved("divisible_by_any_count", n=n, divisors=divisors) == brute
     for n, lows in ((6, [0, 1, 2]), (4, [0, 0, 0, 0]), (7, [2, 2])):
-        brute = sum(1 for xs in itertools.product(range(n + 1), repeat=len(lows))
-                    if sum(xs) == n and all(x >= lo for x, lo in zip(xs, lows, strict=True)))
+        brute = sum(
+            1
+            for xs in itertools.product(range(n + 1), repeat=len(lows))
+            if sum(xs) == n and all(x >= lo for x, lo in zip(xs, lows, strict=True))
+        )
         assert solved("stars_and_bars", n=n, lows=lows) == brute
     grid = ["..#.", "....", ".#..", "...."]
 

@@ -33,8 +33,14 @@ def other_process_problems() -> dict[str, str]:
         "print(json.dumps(out))"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         check=True, timeout=600)
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=600,
+    )
     return json.loads(res.stdout)
 
 

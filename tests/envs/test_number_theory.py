@@ -58,8 +58,14 @@ def test_modular_inverse_checks_the_product() -> None:
 
 def test_prime_factorization_accepts_any_order_and_power_form() -> None:
     n = {"n": 60}
-    for text in ("2, 2, 3, 5", "5, 3, 2, 2", "2^2 * 3 * 5", "2^{2} \\times 3 \\times 5",
-                 "60 = 2^2 · 3 · 5", "3 2 5 2"):
+    for text in (
+        "2, 2, 3, 5",
+        "5, 3, 2, 2",
+        "2^2 * 3 * 5",
+        "2^{2} \\times 3 \\times 5",
+        "60 = 2^2 · 3 · 5",
+        "3 2 5 2",
+    ):
         assert verdict("prime_factorization", text, **n).correct, text
     # all primes, wrong product: (common factors / longer list)^5
     assert reward("prime_factorization", "2, 3, 5", **n) == pytest.approx((3 / 4) ** 5)

@@ -37,8 +37,9 @@ def test_linear_recurrence_mod() -> None:
     assert reward("linear_recurrence_mod", "4", **data) == 0.0
     assert reward("linear_recurrence_mod", "55", **data) == -0.5
     # A = 2, 1, 2·1 + 3·2 = 8, 2·8 + 3·1 = 19 → 19 mod 7 = 5
-    assert verdict("linear_recurrence_mod", "5", first=[2, 1], multipliers=[2, 3], index=4,
-                   modulus=7).correct
+    assert verdict(
+        "linear_recurrence_mod", "5", first=[2, 1], multipliers=[2, 3], index=4, modulus=7
+    ).correct
 
 
 def test_longest_increasing_subsequence_accepts_any_longest() -> None:
@@ -59,8 +60,12 @@ def test_lis_and_lcs_solvers_match_brute_force() -> None:
     rng = random.Random(0)
     for _ in range(200):
         v = [rng.randint(1, 8) for _ in range(rng.randint(1, 9))]
-        best = max(len(c) for r in range(1, len(v) + 1) for c in itertools.combinations(v, r)
-                   if all(a < b for a, b in itertools.pairwise(c)))
+        best = max(
+            len(c)
+            for r in range(1, len(v) + 1)
+            for c in itertools.combinations(v, r)
+            if all(a < b for a, b in itertools.pairwise(c))
+        )
         lis = _longest_increasing(v)
         assert len(lis) == best and all(a < b for a, b in itertools.pairwise(lis))
         a = "".join(rng.choice("abc") for _ in range(rng.randint(1, 7)))
@@ -97,8 +102,13 @@ def test_coin_change_checks_the_coins() -> None:
     assert reward("coin_change_min_coins", "", **data) == -0.5
     assert _min_coins([1, 3, 4], 6) == [3, 3]
     for target in range(1, 40):
-        brute = min(a + b + c for a in range(40) for b in range(14) for c in range(11)
-                    if a + 3 * b + 4 * c == target)
+        brute = min(
+            a + b + c
+            for a in range(40)
+            for b in range(14)
+            for c in range(11)
+            if a + 3 * b + 4 * c == target
+        )
         assert len(_min_coins([1, 3, 4], target)) == brute
 
 
@@ -137,7 +147,10 @@ def test_max_nonadjacent_sum() -> None:
     rng = random.Random(1)
     for _ in range(100):
         v = [rng.randint(1, 9) for _ in range(rng.randint(1, 9))]
-        best = max(sum(v[i] for i in c) for r in range(len(v) + 1)
-                   for c in itertools.combinations(range(len(v)), r)
-                   if all(b - a > 1 for a, b in itertools.pairwise(c)))
+        best = max(
+            sum(v[i] for i in c)
+            for r in range(len(v) + 1)
+            for c in itertools.combinations(range(len(v)), r)
+            if all(b - a > 1 for a, b in itertools.pairwise(c))
+        )
         assert sum(v[int(i) - 1] for i in env.solve(problem(env.name, values=v)).split(",")) == best

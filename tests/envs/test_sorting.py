@@ -55,7 +55,17 @@ def test_kth_smallest_and_median_score_the_rank() -> None:
     assert verdict("median", "4", **med).correct
     assert reward("median", "7", **med) == pytest.approx((2 / 3) ** 10)
     assert [ordinal(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
-        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+        "111th",
     ]
 
 

@@ -54,8 +54,9 @@ def test_longest_palindrome_solver_matches_brute_force() -> None:
     env = get_env("longest_palindromic_substring")
     for n in range(1, 9):
         for word in map("".join, itertools.product("ab", repeat=n)):
-            brute = max(j - i for i in range(n) for j in range(i + 1, n + 1)
-                        if word[i:j] == word[i:j][::-1])
+            brute = max(
+                j - i for i in range(n) for j in range(i + 1, n + 1) if word[i:j] == word[i:j][::-1]
+            )
             assert len(env.solve(problem(env.name, word=word))) == brute, word
 
 

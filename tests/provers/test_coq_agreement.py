@@ -29,9 +29,17 @@ pytestmark = [
 
 # Files whose top-level lemmas restate cleanly after `Require Import <the file's module>`.
 FILES = [
-    "Bool/Bool.v", "Arith/Compare_dec.v", "Arith/EqNat.v", "Logic/Decidable.v",
-    "Lists/List.v", "Arith/Factorial.v", "ZArith/Zbool.v", "NArith/Ndist.v", "Bool/Zerob.v",
-    "Arith/Wf_nat.v", "ZArith/Zeven.v",
+    "Bool/Bool.v",
+    "Arith/Compare_dec.v",
+    "Arith/EqNat.v",
+    "Logic/Decidable.v",
+    "Lists/List.v",
+    "Arith/Factorial.v",
+    "ZArith/Zbool.v",
+    "NArith/Ndist.v",
+    "Bool/Zerob.v",
+    "Arith/Wf_nat.v",
+    "ZArith/Zeven.v",
 ]
 PER_FILE = 4
 WRONG_TACTICS = ["exact I.", "reflexivity.", "discriminate.", "apply le_n.", "assumption."]
@@ -73,8 +81,8 @@ def mine_file(rel: str, limit: int) -> list[Mined]:
         if depth == 0 and head in ("Lemma", "Theorem") and len(words) > 1:
             j = k + 1
             while j < len(sentences) and not (
-                _words(sentences[j])[:1] and _words(sentences[j])[0] in ("Qed", "Defined",
-                                                                         "Admitted", "Abort")
+                _words(sentences[j])[:1]
+                and _words(sentences[j])[0] in ("Qed", "Defined", "Admitted", "Abort")
             ):
                 j += 1
             if j < len(sentences) and _words(sentences[j])[0] == "Qed" and 4 <= j - k <= 16:
@@ -91,8 +99,11 @@ def mine_file(rel: str, limit: int) -> list[Mined]:
 def mutations(proof: str, rng: random.Random) -> list[tuple[str, str]]:
     """(kind, mutated proof): one deletion, one swap of adjacent tactics, one replacement."""
     att = prepare_attempt(proof)
-    tac = [s for k, s in enumerate(att.sentences)
-           if not s.structural and att.sentence_tactic[k] is not None]
+    tac = [
+        s
+        for k, s in enumerate(att.sentences)
+        if not s.structural and att.sentence_tactic[k] is not None
+    ]
     out = []
     if tac:
         s = rng.choice(tac)
@@ -102,8 +113,9 @@ def mutations(proof: str, rng: random.Random) -> list[tuple[str, str]]:
     if len(tac) >= 2:
         i = rng.randrange(len(tac) - 1)
         a, b = tac[i], tac[i + 1]
-        out.append(("swap", proof[: a.start] + b.text + proof[a.end : b.start] + a.text
-                    + proof[b.end :]))
+        out.append(
+            ("swap", proof[: a.start] + b.text + proof[a.end : b.start] + a.text + proof[b.end :])
+        )
     return out
 
 
@@ -146,19 +158,32 @@ def test_idetop_agrees_with_coqc_on_stdlib_proofs_and_mutations(
     disagreements = []
     for (kind, problem, text), a, b in zip(items, by_coqc, by_ide, strict=True):
         if (a.status, a.first_error_index) != (b.status, b.first_error_index):
-            disagreements.append((kind, problem.name, text, a.status, a.first_error_index,
-                                  b.status, b.first_error_index, a.messages[:1], b.messages[:1]))
+            disagreements.append(
+                (
+                    kind,
+                    problem.name,
+                    text,
+                    a.status,
+                    a.first_error_index,
+                    b.status,
+                    b.first_error_index,
+                    a.messages[:1],
+                    b.messages[:1],
+                )
+            )
         assert [(t.start, t.end) for t in a.tactics] == [(t.start, t.end) for t in b.tactics]
     originals = [a for (kind, _, _), a in zip(items, by_coqc, strict=True) if kind == "original"]
     mutated = [a for (kind, _, _), a in zip(items, by_coqc, strict=True) if kind != "original"]
     passed_originals = sum(a.passed for a in originals)
     failing_mutations = sum(not a.passed for a in mutated)
     statuses = sorted({a.status for a in by_coqc})
-    print(f"\nagreement: {len(items) - len(disagreements)}/{len(items)} "
-          f"({len(originals)} stdlib proofs, {passed_originals} pass; {len(mutated)} mutations, "
-          f"{failing_mutations} fail; statuses {statuses}); mean time per proof: coqc "
-          f"{sum(a.elapsed_s for a in by_coqc) / len(items):.3f} s, coqidetop "
-          f"{sum(b.elapsed_s for b in by_ide) / len(items):.4f} s")
+    print(
+        f"\nagreement: {len(items) - len(disagreements)}/{len(items)} "
+        f"({len(originals)} stdlib proofs, {passed_originals} pass; {len(mutated)} mutations, "
+        f"{failing_mutations} fail; statuses {statuses}); mean time per proof: coqc "
+        f"{sum(a.elapsed_s for a in by_coqc) / len(items):.3f} s, coqidetop "
+        f"{sum(b.elapsed_s for b in by_ide) / len(items):.4f} s"
+    )
     assert not disagreements, disagreements[:3]
     assert passed_originals >= 0.9 * len(originals)
     assert failing_mutations >= len(mutated) // 2  # the mutations do exercise failures

@@ -73,30 +73,39 @@ def test_every_cheat_is_rejected_and_writes_nothing(
     target = tmp_path / "out" / "cheat_output"
     target.parent.mkdir()
     starts_before = getattr(checker, "starts", 0)
-    before = (sorted(os.listdir(tmp_path)), sorted(os.listdir(target.parent)),
-              sorted(os.listdir(workdir)))
+    before = (
+        sorted(os.listdir(tmp_path)),
+        sorted(os.listdir(target.parent)),
+        sorted(os.listdir(workdir)),
+    )
     for kind, proof, word in cheats(target):
         for problem in (PROBLEM, FALSE_PROBLEM):
             res = checker.check(problem, proof, timeout_s=5)
             assert res.status == "rejected" and not res.passed, (kind, res)
             assert res.rejection is not None and word in res.rejection, (kind, res.rejection)
-    after = (sorted(os.listdir(tmp_path)), sorted(os.listdir(target.parent)),
-             sorted(os.listdir(workdir)))
+    after = (
+        sorted(os.listdir(tmp_path)),
+        sorted(os.listdir(target.parent)),
+        sorted(os.listdir(workdir)),
+    )
     assert after == before
     assert getattr(checker, "starts", 0) == starts_before  # no Coq process was needed
 
 
 def test_comments_and_strings_do_not_trigger_the_filter(ide: CoqIdeChecker) -> None:
-    proof = '(* admit. Admitted. Axiom x : False. *) intros n. idtac "Admitted". ' \
-            "induction n; simpl; [reflexivity | rewrite IHn; reflexivity]. Qed."
+    proof = (
+        '(* admit. Admitted. Axiom x : False. *) intros n. idtac "Admitted". '
+        "induction n; simpl; [reflexivity | rewrite IHn; reflexivity]. Qed."
+    )
     assert ide.check(PROBLEM, proof).passed
 
 
 # ---- controls: the filtered text really is dangerous --------------------------------------
 def run_raw_coqc(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "Raw.v").write_text(text, encoding="utf-8")
-    return subprocess.run(["coqc", "-q", "Raw.v"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        ["coqc", "-q", "Raw.v"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_control_admitted_fools_raw_coqc(tmp_path: Path) -> None:

@@ -86,7 +86,11 @@ SCENARIOS = [
 
 @pytest.mark.parametrize(("name", "status", "first", "message", "span"), SCENARIOS)
 def test_recorded_scenarios(
-    checker: ProofChecker, name: str, status: str, first: int | None, message: str | None,
+    checker: ProofChecker,
+    name: str,
+    status: str,
+    first: int | None,
+    message: str | None,
     span: str | None,
 ) -> None:
     problem, proof = split_fixture(name)
@@ -125,9 +129,26 @@ def test_failing_bullet_is_charged_to_its_tactic(checker: ProofChecker) -> None:
 
 @pytest.mark.parametrize(
     "proof",
-    ["", "....", "}", "{", "- - -", "(*", '"', "Qed.", "Proof.", "\n\n", "exact I.}",
-     "intros n.\r\n  induction n.\r\n  reflexivity.\r\n", "ℕ ∀ x. ☃.", "intros ; ; .",
-     "idtac \"\x1b[31m\".", "Proof. Qed. Qed.", "{ { { intros. } } }", "1: { } ."],
+    [
+        "",
+        "....",
+        "}",
+        "{",
+        "- - -",
+        "(*",
+        '"',
+        "Qed.",
+        "Proof.",
+        "\n\n",
+        "exact I.}",
+        "intros n.\r\n  induction n.\r\n  reflexivity.\r\n",
+        "ℕ ∀ x. ☃.",
+        "intros ; ; .",
+        'idtac "\x1b[31m".',
+        "Proof. Qed. Qed.",
+        "{ { { intros. } } }",
+        "1: { } .",
+    ],
 )
 def test_never_raises_on_garbage(checker: ProofChecker, proof: str) -> None:
     res = checker.check(ADD_0_R, proof, timeout_s=5)
@@ -250,7 +271,13 @@ def test_batch_keeps_order_and_uses_the_pool() -> None:
     assert [r.status for r in batch] == [r.status for r in single]
     assert [r.first_error_index for r in batch] == [r.first_error_index for r in single]
     assert [r.status for r in batch[:6]] == [
-        "pass", "error", "error", "incomplete", "pass", "rejected"]
+        "pass",
+        "error",
+        "error",
+        "incomplete",
+        "pass",
+        "rejected",
+    ]
 
 
 def test_switching_problems_reuses_the_loaded_prelude() -> None:

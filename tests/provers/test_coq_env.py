@@ -25,8 +25,10 @@ PRELUDE = "Require Import Arith."
 
 # ---- extraction ------------------------------------------------------------------------
 def test_last_coq_block_is_taken_with_its_offset() -> None:
-    out = ("Idea: induction.\n```coq\nProof. auto. Qed.\n```\nBetter:\n```coq\n"
-           "Proof.\n  intros n. lia.\nQed.\n```\nDone.")
+    out = (
+        "Idea: induction.\n```coq\nProof. auto. Qed.\n```\nBetter:\n```coq\n"
+        "Proof.\n  intros n. lia.\nQed.\n```\nDone."
+    )
     text, offset = extract_coq_proof(out) or ("", -1)
     assert text == "Proof.\n  intros n. lia.\nQed."
     assert out[offset : offset + len(text)] == text
@@ -146,10 +148,14 @@ def test_steps_are_spans_of_the_full_output() -> None:
 @needs_coq
 def test_incomplete_and_error_verdicts() -> None:
     env = get_env("coq_proofs")
-    p = next(env.generate(3, s) for s in range(50)
-             if env.generate(3, s).data["theorem"] == "add_zero_right_induction")
-    v = env.verify(p, "```coq\nProof.\n  intros n.\n  induction n as [| n IH].\n"
-                      "  - reflexivity.\nQed.\n```")
+    p = next(
+        env.generate(3, s)
+        for s in range(50)
+        if env.generate(3, s).data["theorem"] == "add_zero_right_induction"
+    )
+    v = env.verify(
+        p, "```coq\nProof.\n  intros n.\n  induction n as [| n IH].\n  - reflexivity.\nQed.\n```"
+    )
     assert v.extra["status"] == "incomplete" and v.first_failed_step is None
     v = env.verify(p, "```coq\nProof. intros n. rewrite IH. Qed.\n```")
     assert v.extra["status"] == "error" and v.first_failed_step == 1

@@ -97,8 +97,10 @@ def test_overlong_proofs_are_refused() -> None:
 
 
 def test_prelude_rules() -> None:
-    ok = "Require Import Arith Lia List.\nFrom Coq Require Import Bool.\nImport ListNotations.\n" \
-         "Declare Scope my_scope.\nDefinition x := 1.\nAxiom ex : True."
+    ok = (
+        "Require Import Arith Lia List.\nFrom Coq Require Import Bool.\nImport ListNotations.\n"
+        "Declare Scope my_scope.\nDefinition x := 1.\nAxiom ex : True."
+    )
     assert check_prelude(ok) is None
     for bad, word in [
         ('Load "x".', "Load"),

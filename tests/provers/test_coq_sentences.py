@@ -29,12 +29,18 @@ def texts(src: str) -> list[str]:
 
 # ---- hand-written cases --------------------------------------------------------------------
 def test_terminator_rules() -> None:
-    src = "apply Nat.add_comm. exact (1.5). idtac \"a. b\". pose (x := 1)..."
-    assert texts(src) == ["apply Nat.add_comm.", "exact (1.5).", 'idtac "a. b".',
-                          "pose (x := 1)..."]
+    src = 'apply Nat.add_comm. exact (1.5). idtac "a. b". pose (x := 1)...'
+    assert texts(src) == [
+        "apply Nat.add_comm.",
+        "exact (1.5).",
+        'idtac "a. b".',
+        "pose (x := 1)...",
+    ]
     # ".." does not end a sentence; "..." does; ".(" (projection) and ".}" do not.
-    assert texts("Notation \"[ x ; .. ; y ]\" := (cons x .. (cons y nil) ..). Check 1.") == [
-        "Notation \"[ x ; .. ; y ]\" := (cons x .. (cons y nil) ..).", "Check 1."]
+    assert texts('Notation "[ x ; .. ; y ]" := (cons x .. (cons y nil) ..). Check 1.') == [
+        'Notation "[ x ; .. ; y ]" := (cons x .. (cons y nil) ..).',
+        "Check 1.",
+    ]
     assert texts("exact x.(f). done.") == ["exact x.(f).", "done."]
     assert texts("idtac.(* c *) x.") == ["idtac.(* c *) x."]
 
@@ -57,8 +63,21 @@ def test_bullets_braces_and_selectors() -> None:
     src = "split. { split. + reflexivity. ++ auto. } -reflexivity. 2: { auto. } all: auto. [x]: {"
     sents = split_sentences(src)
     assert [s.text for s in sents] == [
-        "split.", "{", "split.", "+", "reflexivity.", "++", "auto.", "}", "-", "reflexivity.",
-        "2: {", "auto.", "}", "all: auto.", "[x]: {",
+        "split.",
+        "{",
+        "split.",
+        "+",
+        "reflexivity.",
+        "++",
+        "auto.",
+        "}",
+        "-",
+        "reflexivity.",
+        "2: {",
+        "auto.",
+        "}",
+        "all: auto.",
+        "[x]: {",
     ]
     kinds = [s.kind for s in sents]
     assert kinds[1] == "brace" and kinds[3] == "bullet" and kinds[10] == "selector_brace"
@@ -94,8 +113,13 @@ def coq_spans(path: Path, workdir: Path) -> tuple[int, list[tuple[int, int]]]:
     """Coq's sentence spans (UTF-8 bytes) for every sentence it executed."""
     target = workdir / path.name
     shutil.copy(path, target)
-    res = subprocess.run(["coqc", "-q", "-time", target.name], cwd=workdir, capture_output=True,
-                         text=True, timeout=120)
+    res = subprocess.run(
+        ["coqc", "-q", "-time", target.name],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return res.returncode, [(int(a), int(b)) for a, b in _CHARS.findall(res.stdout)]
 
 
@@ -105,9 +129,16 @@ def our_spans(text: str) -> list[tuple[int, int]]:
 
 
 STDLIB_FILES = [
-    "Bool/Bool.v", "Arith/Between.v", "Logic/Decidable.v", "Strings/String.v",
-    "Program/Wf.v", "ZArith/Zdiv.v", "Sorting/Permutation.v", "Structures/OrdersTac.v",
-    "Arith/Compare_dec.v", "Lists/ListSet.v",
+    "Bool/Bool.v",
+    "Arith/Between.v",
+    "Logic/Decidable.v",
+    "Strings/String.v",
+    "Program/Wf.v",
+    "ZArith/Zdiv.v",
+    "Sorting/Permutation.v",
+    "Structures/OrdersTac.v",
+    "Arith/Compare_dec.v",
+    "Lists/ListSet.v",
 ]
 
 
@@ -140,4 +171,3 @@ def test_split_matches_coqc_on_fixture_inputs(name: str, tmp_path: Path) -> None
     assert ours[: len(coq)] == coq  # files that fail stop early: compare what Coq ran
     if rc == 0:
         assert len(ours) == len(coq)
-

@@ -34,8 +34,10 @@ def test_bundle_has_graded_theorems_with_reference_proofs() -> None:
         assert t.statement.startswith(("Theorem", "Lemma", "Example"))
     # grade 0 means one tactic; higher grades need more on average
     assert all(len(prepare_attempt(t.proof or "").tactics) == 1 for t in groups[0])
-    mean = [sum(len(prepare_attempt(t.proof or "").tactics) for t in g) / len(g)
-            for g in groups.values()]
+    mean = [
+        sum(len(prepare_attempt(t.proof or "").tactics) for t in g) / len(g)
+        for g in groups.values()
+    ]
     assert mean == sorted(mean) and mean[-1] >= 4 * mean[0]
     assert bundled_theorem("add_comm_induction").grade == 4
     with pytest.raises(KeyError, match="no bundled Coq theorem"):
@@ -47,8 +49,9 @@ def test_bundle_has_graded_theorems_with_reference_proofs() -> None:
 def test_bundled_file_compiles_with_coqc(tmp_path: Path) -> None:
     text = resources.files("verirl.provers").joinpath("data/coq_theorems.v").read_text("utf-8")
     (tmp_path / "Bundle.v").write_text(text, encoding="utf-8")
-    res = subprocess.run(["coqc", "-q", "Bundle.v"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120)
+    res = subprocess.run(
+        ["coqc", "-q", "Bundle.v"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert res.returncode == 0, res.stderr
 
 
@@ -63,8 +66,11 @@ def ide() -> Iterator[CoqIdeChecker]:
 def test_every_reference_proof_checks_on_its_own(ide: CoqIdeChecker) -> None:
     theorems = bundled_theorems()
     results = ide.check_batch([(t.problem(), t.proof or "") for t in theorems])
-    failed = [(t.name, r.status, r.messages[:1]) for t, r in zip(theorems, results, strict=True)
-              if not r.passed]
+    failed = [
+        (t.name, r.status, r.messages[:1])
+        for t, r in zip(theorems, results, strict=True)
+        if not r.passed
+    ]
     assert not failed
 
 

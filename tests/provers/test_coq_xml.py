@@ -60,8 +60,10 @@ def test_incomplete_qed_stream_has_no_location() -> None:
 
 
 def test_multibyte_and_entities_split_across_reads() -> None:
-    stream = ('<value val="fail" loc_s="1" loc_e="2"><state_id val="3"/><richpp><_><pp>'
-              "∀&nbsp;x&nbsp;&lt;&nbsp;y&amp;z</pp></_></richpp></value>").encode()
+    stream = (
+        '<value val="fail" loc_s="1" loc_e="2"><state_id val="3"/><richpp><_><pp>'
+        "∀&nbsp;x&nbsp;&lt;&nbsp;y&amp;z</pp></_></richpp></value>"
+    ).encode()
     for cut in range(1, len(stream)):
         parser = XmlReplies()
         parser.feed(stream[:cut])

@@ -26,8 +26,11 @@ def _rollouts(seed: int = 0) -> list[Rollout]:
             n = 1 + 3 * k
             resp = tuple(torch.randint(3, VOCAB, (n,), generator=g).tolist())
             lp = tuple((-torch.rand(n, generator=g)).tolist())
-            out.append(Rollout(PROBLEM, group, prompt, resp, lp, "t", "stop",
-                               verdict=Verdict(float(k), False)))
+            out.append(
+                Rollout(
+                    PROBLEM, group, prompt, resp, lp, "t", "stop", verdict=Verdict(float(k), False)
+                )
+            )
     return out
 
 
@@ -91,8 +94,12 @@ def test_micro_batching_gives_the_same_update(share: str) -> None:
     after = []
     for budget in (10_000, 25):  # one micro-batch vs many
         model = tiny_model(VOCAB, seed=4)
-        learner = _learner(model, f"optim.micro_batch_tokens={budget}", "optim.lr=1e-2",
-                           f"optim.share_prompt_prefix={share}")
+        learner = _learner(
+            model,
+            f"optim.micro_batch_tokens={budget}",
+            "optim.lr=1e-2",
+            f"optim.share_prompt_prefix={share}",
+        )
         stats = learner.update(collate(rs, adv, pad_id=0))
         after.append(([p.detach().clone() for p in model.parameters()], stats))
     (p1, s1), (p2, s2) = after

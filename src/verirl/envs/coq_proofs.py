@@ -189,8 +189,11 @@ def _fence(proof: str) -> str:
 def verdict_from_check(check: ProofCheck, offset: int) -> Verdict:
     """A :class:`Verdict` for a checker answer, spans shifted by ``offset`` into the output."""
     steps = tuple(Span(offset + t.start, offset + t.end) for t in check.tactics)
-    extra = {"status": check.status, "backend": check.backend,
-             "elapsed_s": round(check.elapsed_s, 4)}
+    extra = {
+        "status": check.status,
+        "backend": check.backend,
+        "elapsed_s": round(check.elapsed_s, 4),
+    }
     if check.passed:
         return Verdict(1.0, True, "proof accepted by Coq", steps, None, extra)
     if check.status == "rejected":
@@ -201,9 +204,12 @@ def verdict_from_check(check: ProofCheck, offset: int) -> Verdict:
         detail = "unsolved goals remain at the end of the proof"
     else:
         first = check.messages[0].text if check.messages else check.status
-        where = (f" at tactic {check.first_error_index + 1} "
-                 f"({_norm(check.tactics[check.first_error_index].text)[:80]})"
-                 if check.first_error_index is not None else "")
+        where = (
+            f" at tactic {check.first_error_index + 1} "
+            f"({_norm(check.tactics[check.first_error_index].text)[:80]})"
+            if check.first_error_index is not None
+            else ""
+        )
         detail = f"Coq error{where}: {first[:300]}"
     return Verdict(0.0, False, detail, steps, check.first_error_index, extra)
 
@@ -247,28 +253,39 @@ class CoqProofs(Environment):
     @staticmethod
     def formal_problem(problem: Problem) -> FormalProblem:
         d = problem.data
-        return FormalProblem(system="coq", name=str(d["theorem"]),
-                             statement=str(d["statement"]), prelude=str(d.get("prelude", "")))
+        return FormalProblem(
+            system="coq",
+            name=str(d["theorem"]),
+            statement=str(d["statement"]),
+            prelude=str(d.get("prelude", "")),
+        )
 
     def verify(self, problem: Problem, output: str) -> Verdict:
         """Check the proof in ``output`` with Coq. Never raises on the output (a missing Coq
         installation is a configuration error and does raise)."""
         data = problem.data
-        extracted = extract_coq_proof(output, str(data.get("statement", "")),
-                                      str(data.get("prelude", "")))
+        extracted = extract_coq_proof(
+            output, str(data.get("statement", "")), str(data.get("prelude", ""))
+        )
         if extracted is None:
-            return Verdict(0.0, False, "no proof found: write the proof in a ```coq block",
-                           extra={"status": "format"})
+            return Verdict(
+                0.0,
+                False,
+                "no proof found: write the proof in a ```coq block",
+                extra={"status": "format"},
+            )
         text, offset = extracted
         attempt = prepare_attempt(text)
         if attempt.rejection is not None or not attempt.tactics:
             steps = tuple(Span(offset + t.start, offset + t.end) for t in attempt.tactics)
-            detail = (f"rejected: {attempt.rejection}" if attempt.rejection
-                      else "the proof contains no tactic")
+            detail = (
+                f"rejected: {attempt.rejection}"
+                if attempt.rejection
+                else "the proof contains no tactic"
+            )
             status = "rejected" if attempt.rejection else "incomplete"
             return Verdict(0.0, False, detail, steps, None, {"status": status})
-        check = shared_checker().check(self.formal_problem(problem), text,
-                                       timeout_s=self.timeout_s)
+        check = shared_checker().check(self.formal_problem(problem), text, timeout_s=self.timeout_s)
         return verdict_from_check(check, offset)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
@@ -288,8 +305,11 @@ class CoqProofs(Environment):
             return answer + "\nfail."
         text, offset = extracted
         att = prepare_attempt(text)
-        commands = [s for k, s in enumerate(att.sentences)
-                    if not s.structural and att.sentence_tactic[k] is not None]
+        commands = [
+            s
+            for k, s in enumerate(att.sentences)
+            if not s.structural and att.sentence_tactic[k] is not None
+        ]
         if not commands:
             return answer.replace("```coq\n", "```coq\nfail.\n", 1)
         where = offset + rng.choice(commands).start

@@ -129,8 +129,13 @@ def prepare_attempt(proof: str) -> Attempt:
         TacticSpan(index=i, start=a, end=b, text=proof[a:b]) for i, (a, b) in enumerate(spans)
     )
     return Attempt(
-        proof, tuple(sentences), tactics, tuple(owner), has_end,
-        rej.reason if rej else None, rej.sentence_index if rej else None,
+        proof,
+        tuple(sentences),
+        tactics,
+        tuple(owner),
+        has_end,
+        rej.reason if rej else None,
+        rej.sentence_index if rej else None,
     )
 
 
@@ -183,8 +188,10 @@ def failure_check(
     raw: dict[str, object] | None = None,
 ) -> ProofCheck:
     """Classify a failure at ``sentence_index`` (``len(sentences)`` = the added ``Qed.``)."""
-    at_end = sentence_index is None or sentence_index >= len(att.sentences) or (
-        att.has_end and sentence_index == len(att.sentences) - 1
+    at_end = (
+        sentence_index is None
+        or sentence_index >= len(att.sentences)
+        or (att.has_end and sentence_index == len(att.sentences) - 1)
     )
     status: Status = "error"
     first = None if at_end else att.tactic_of(sentence_index)
@@ -203,7 +210,12 @@ def failure_check(
 
 
 def timeout_check(
-    att: Attempt, *, sentence_index: int | None, timeout_s: float, backend: str, elapsed: float,
+    att: Attempt,
+    *,
+    sentence_index: int | None,
+    timeout_s: float,
+    backend: str,
+    elapsed: float,
     raw: dict[str, object] | None = None,
 ) -> ProofCheck:
     """The deadline was hit. ``first_error_index`` is the tactic that was running when known
@@ -213,8 +225,10 @@ def timeout_check(
         s = att.sentences[sentence_index]
         span = (s.start, s.end)
     msg = ProverMessage(
-        "error", f"timeout: the proof did not finish within {timeout_s:g} s",
-        span[0] if span else None, span[1] if span else None,
+        "error",
+        f"timeout: the proof did not finish within {timeout_s:g} s",
+        span[0] if span else None,
+        span[1] if span else None,
     )
     return ProofCheck(
         passed=False,

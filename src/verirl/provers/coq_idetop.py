@@ -183,8 +183,17 @@ class _Worker:
     def start(self, timeout_s: float = 30.0) -> None:
         self.stop()
         self.workdir = tempfile.mkdtemp(prefix="verirl-coqide-")
-        cmd = [self.binary, "-main-channel", "stdfds", "-async-proofs", "off", "-q",
-               "-native-compiler", "no", *self.extra_args]
+        cmd = [
+            self.binary,
+            "-main-channel",
+            "stdfds",
+            "-async-proofs",
+            "off",
+            "-q",
+            "-native-compiler",
+            "no",
+            *self.extra_args,
+        ]
         mem = self.memory_bytes
         self.proc = subprocess.Popen(
             cmd,
@@ -261,8 +270,10 @@ class _Worker:
                     status = self.proc.wait(timeout=1.0)
                 except subprocess.TimeoutExpired:
                     status = None
-                raise _Dead(f"coqidetop exited (status {status}; killed by a signal when "
-                            "negative, e.g. the memory limit)")
+                raise _Dead(
+                    f"coqidetop exited (status {status}; killed by a signal when "
+                    "negative, e.g. the memory limit)"
+                )
             try:
                 self.replies.feed(data)
             except ET.ParseError as exc:
@@ -317,8 +328,9 @@ class _Worker:
         for text, bp in sentences[common:]:
             reply = self.add_and_run(text, bp, deadline)
             if not reply.good:
-                raise CoqProblemError(f"the prelude or statement fails in Coq at {text!r}: "
-                                      f"{reply.text}")
+                raise CoqProblemError(
+                    f"the prelude or statement fails in Coq at {text!r}: {reply.text}"
+                )
             assert self.tip is not None
             self.loaded.append((text, self.tip))
         return self.loaded[-1][1] if self.loaded else self.root_state
@@ -454,12 +466,18 @@ class CoqIdeChecker(CoqChecker):
                     return self._failure(att, index, reply, offsets, t0)
         except _Timeout:
             self._interrupt(worker)
-            return timeout_check(att, sentence_index=index, timeout_s=timeout_s,
-                                 backend=BACKEND, elapsed=time.perf_counter() - t0)
+            return timeout_check(
+                att,
+                sentence_index=index,
+                timeout_s=timeout_s,
+                backend=BACKEND,
+                elapsed=time.perf_counter() - t0,
+            )
         except (_Dead, OSError) as exc:
             worker.stop()
-            return crash_check(att, str(exc), BACKEND, time.perf_counter() - t0,
-                               sentence_index=index)
+            return crash_check(
+                att, str(exc), BACKEND, time.perf_counter() - t0, sentence_index=index
+            )
         return pass_check(att, BACKEND, time.perf_counter() - t0)
 
     def _load(self, worker: _Worker, sentences: list[tuple[str, int]], timeout_s: float) -> int:
@@ -490,9 +508,13 @@ class CoqIdeChecker(CoqChecker):
             end = offsets.to_char(int(reply.value.get("loc_e", "0")))
         elif index < len(att.sentences):
             start, end = att.sentences[index].start, att.sentences[index].end
-        return failure_check(att, sentence_index=index,
-                             message=ProverMessage("error", text, start, end),
-                             backend=BACKEND, elapsed=time.perf_counter() - t0)
+        return failure_check(
+            att,
+            sentence_index=index,
+            message=ProverMessage("error", text, start, end),
+            backend=BACKEND,
+            elapsed=time.perf_counter() - t0,
+        )
 
     def _interrupt(self, worker: _Worker) -> None:
         """SIGINT the worker and wait for its answer; kill it if none comes in time."""

@@ -34,7 +34,14 @@ from verirl.provers.coq_sentences import Sentence, scan
 PreludeMode = Literal["header", "preceding"]
 
 _THEOREM_KINDS = {
-    "Theorem", "Lemma", "Fact", "Remark", "Corollary", "Proposition", "Property", "Example",
+    "Theorem",
+    "Lemma",
+    "Fact",
+    "Remark",
+    "Corollary",
+    "Proposition",
+    "Property",
+    "Example",
 }
 _PREFIX = re.compile(r"^(?:#\[[^\]]*\]\s*|(?:Local|Global|Polymorphic|Monomorphic)\s+)*")
 _GRADE = re.compile(r"\(\*\s*grade:\s*(\d+)\s*\*\)")
@@ -54,8 +61,9 @@ class CoqTheorem:
     source: str = ""
 
     def problem(self) -> FormalProblem:
-        return FormalProblem(system="coq", name=self.name, statement=self.statement,
-                             prelude=self.prelude)
+        return FormalProblem(
+            system="coq", name=self.name, statement=self.statement, prelude=self.prelude
+        )
 
 
 def _head(s: Sentence) -> list[str]:
@@ -127,9 +135,7 @@ def load_coq_file(
 def bundled_theorems() -> tuple[CoqTheorem, ...]:
     """The graded theorems shipped with verirl (``data/coq_theorems.v``), each with a
     reference proof."""
-    text = (
-        resources.files("verirl.provers").joinpath("data/coq_theorems.v").read_text("utf-8")
-    )
+    text = resources.files("verirl.provers").joinpath("data/coq_theorems.v").read_text("utf-8")
     theorems = parse_theorems(text, prelude_mode="header", source="verirl:coq_theorems.v")
     for t in theorems:
         if t.grade is None or t.proof is None:

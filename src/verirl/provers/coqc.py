@@ -102,28 +102,41 @@ class CoqcChecker(CoqChecker):
         raw = {"returncode": rc, "stdout": out[-_RAW_LIMIT:], "stderr": err[-_RAW_LIMIT:]}
         if timed_out:
             running = self._running_sentence(att, out, proof_byte0)
-            return timeout_check(att, sentence_index=running, timeout_s=timeout_s,
-                                 backend=BACKEND, elapsed=elapsed, raw=raw)
+            return timeout_check(
+                att,
+                sentence_index=running,
+                timeout_s=timeout_s,
+                backend=BACKEND,
+                elapsed=elapsed,
+                raw=raw,
+            )
         if rc == 0:
             return pass_check(att, BACKEND, elapsed, _warnings(err))
         located = _first_error(err)
         if located is None:
             if rc is not None and rc < 0:
                 running = self._running_sentence(att, out, proof_byte0)
-                return crash_check(att, f"coqc killed by signal {-rc}", BACKEND, elapsed,
-                                   sentence_index=running)
+                return crash_check(
+                    att, f"coqc killed by signal {-rc}", BACKEND, elapsed, sentence_index=running
+                )
             text = _error_text(err) or f"coqc exited with status {rc}"
             if "Out of memory" in text or "Stack overflow" in text:
                 running = self._running_sentence(att, out, proof_byte0)
-                return failure_check(att, sentence_index=running,
-                                     message=ProverMessage("error", text), backend=BACKEND,
-                                     elapsed=elapsed, raw=raw)
+                return failure_check(
+                    att,
+                    sentence_index=running,
+                    message=ProverMessage("error", text),
+                    backend=BACKEND,
+                    elapsed=elapsed,
+                    raw=raw,
+                )
             return crash_check(att, text, BACKEND, elapsed)
         line, col0, col1, text = located
         starts = line_start_bytes(doc)
         if line - 1 >= len(starts):
-            return crash_check(att, f"error on line {line} past the file end: {text}", BACKEND,
-                               elapsed)
+            return crash_check(
+                att, f"error on line {line} past the file end: {text}", BACKEND, elapsed
+            )
         abs0 = starts[line - 1] + col0
         abs1 = starts[line - 1] + col1
         if abs0 < proof_byte0:
@@ -138,8 +151,9 @@ class CoqcChecker(CoqChecker):
         if sentence is None:
             sentence = len(att.sentences)
         msg = ProverMessage("error", text, c0 if in_proof else None, c1 if in_proof else None)
-        return failure_check(att, sentence_index=sentence, message=msg, backend=BACKEND,
-                             elapsed=elapsed, raw=raw)
+        return failure_check(
+            att, sentence_index=sentence, message=msg, backend=BACKEND, elapsed=elapsed, raw=raw
+        )
 
     def _spawn(self, workdir: str, timeout_s: float) -> tuple[int | None, str, str, bool]:
         cmd = [self.binary, "-q", "-time", "-native-compiler", "no", "Proof.v"]
@@ -191,8 +205,11 @@ def open_blocks(text: str) -> list[str]:
         if len(words) >= 2 and words[0] == "Section":
             stack.append(words[1])
         elif len(words) >= 2 and words[0] == "Module" and ":=" not in s.code:
-            name = words[2] if words[1] in ("Type", "Import", "Export") and len(words) > 2 \
+            name = (
+                words[2]
+                if words[1] in ("Type", "Import", "Export") and len(words) > 2
                 else words[1]
+            )
             stack.append(name)
         elif len(words) >= 2 and words[0] == "End" and stack and stack[-1] == words[1]:
             stack.pop()

@@ -183,7 +183,9 @@ class Learner:
         resp_len = batch.attention_mask[rows, p:].sum(dim=1).tolist()
         keys = _prompt_index(batch)[rows].tolist()
         for segment in pack_rows(
-            prompt_len, resp_len, keys,
+            prompt_len,
+            resp_len,
+            keys,
             budget=self.cfg.optim.micro_batch_tokens,
             shared_prefix=self.cfg.optim.share_prompt_prefix,
         ):

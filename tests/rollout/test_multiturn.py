@@ -186,6 +186,8 @@ def test_episodes_stop_on_success_or_after_k_turns(tok: Any, formatter: PromptFo
         "turn_scores": [0.0, 0.0, 1.0],
     }
     assert rollouts[2].verdict.extra["success_turn"] is None
+    seconds = {k: m.pop(k) for k in ("episode_seconds", "cf_seconds")}
+    assert seconds["episode_seconds"] > 0 and seconds["cf_seconds"] >= 0
     assert m == {
         "best_turn_pass_at_k": 1.0,  # both problems solved by some episode
         "best_turn_accuracy": 0.75,  # 3 of 4 episodes
@@ -271,6 +273,7 @@ def test_counterfactual_picks_top_l_surprising_non_improving_turns(
         [(1.0, 0.0, 0.0), ()],
     ]
     assert m["cf_turns"] == 3.0 and m["cf_applicable_share"] == pytest.approx(2 / 3)
+    assert m["cf_seconds"] > 0
     alt_tokens = sum(
         len(tok.encode(a, add_special_tokens=False)) + 1 for texts in alts.values() for a in texts
     )

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -192,7 +193,9 @@ class MultiTurn(Collector):
       episode succeeded);
     - ``cf_turns``: turns that got alternatives; ``cf_applicable_share``: share of those whose
       alternatives' scores vary; ``cf_extra_token_share``: the alternatives' generated tokens
-      as a share of all tokens generated in the step (episodes + alternatives).
+      as a share of all tokens generated in the step (episodes + alternatives);
+    - ``episode_seconds`` / ``cf_seconds``: wall time of the episodes and of the counterfactual
+      resampling (with the trainer's ``time/step_s``: the counterfactual's share of the step).
     """
 
     params: MultiTurnParams
@@ -221,6 +224,7 @@ class MultiTurn(Collector):
         first_group: int = 0,
     ) -> list[Rollout]:
         p = self.params
+        started = time.perf_counter()
         prompts = [tuple(formatter.encode(problem)) for problem in problems]
         episodes: list[_Episode] = []
         generations = engine.generate([list(x) for x in prompts], sampling)
@@ -245,11 +249,15 @@ class MultiTurn(Collector):
                 self._take_turn(ep, group[0], formatter)
 
         extra_tokens = 0
+        cf_started = time.perf_counter()
         if p.counterfactual and p.cf_top_l > 0:
             extra_tokens = self._counterfactual(episodes, engine, sampling)
+        finished = time.perf_counter()
         rollouts = [self._to_rollout(ep) for ep in episodes]
         episode_tokens = sum(sum(ep.mask) for ep in episodes)
         self._metrics = episode_metrics(rollouts, p.success_threshold, episode_tokens, extra_tokens)
+        self._metrics["episode_seconds"] = cf_started - started
+        self._metrics["cf_seconds"] = finished - cf_started
         return rollouts
 
     def _take_turn(self, ep: _Episode, gen: Generation, formatter: PromptFormatter) -> None:

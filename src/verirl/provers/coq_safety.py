@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from verirl.provers.coq_sentences import Scan, Sentence, scan
+from verirl.provers.coq_sentences import THEOREM_KEYWORDS, Scan, Sentence, scan
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_']*"
 _WORD = re.compile(_IDENT)
@@ -67,15 +67,7 @@ _ASSUMPTIONS = {
     "Conjecture",
     "Context",
 }
-_DECLARATIONS = {
-    "Theorem",
-    "Lemma",
-    "Fact",
-    "Remark",
-    "Corollary",
-    "Proposition",
-    "Property",
-    "Example",
+_DECLARATIONS = THEOREM_KEYWORDS | {
     "Definition",
     "Fixpoint",
     "CoFixpoint",
@@ -152,18 +144,7 @@ _PRELUDE_DECLARE_ML = re.compile(r"Declare\s+ML\s+Module\b")
 _COMMAND_PREFIX = re.compile(
     r"^(?:#\[[^\]]*\]\s*|(?:Local|Global|Export|Time|Fail|Succeed|Timeout\s+\d+)\s+)+"
 )
-_STATEMENT_KINDS = {
-    "Theorem",
-    "Lemma",
-    "Fact",
-    "Remark",
-    "Corollary",
-    "Proposition",
-    "Property",
-    "Example",
-    "Definition",
-    "Goal",
-}
+_STATEMENT_KINDS = THEOREM_KEYWORDS | {"Definition", "Goal"}
 
 MAX_PROOF_CHARS = 20_000
 MAX_PROOF_SENTENCES = 500

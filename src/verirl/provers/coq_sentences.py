@@ -25,6 +25,10 @@ from typing import Literal
 
 SentenceKind = Literal["command", "bullet", "brace", "selector_brace"]
 
+# Vernacular keywords that open a theorem-like statement (followed by a name and a proof).
+THEOREM_KEYWORDS = frozenset(
+    {"Theorem", "Lemma", "Fact", "Remark", "Corollary", "Proposition", "Property", "Example"}
+)
 _BULLET_CHARS = "-+*"
 _BLANKS = frozenset(" \t\n\r\x0c")  # what Coq's lexer treats as whitespace
 # A goal selector followed by an opening brace: "2: {", "1-3, 5: {", "all: {", "[n]: {".

@@ -29,20 +29,10 @@ from pathlib import Path
 from typing import Literal
 
 from verirl.provers.base import FormalProblem
-from verirl.provers.coq_sentences import Sentence, scan
+from verirl.provers.coq_sentences import THEOREM_KEYWORDS, Sentence, scan
 
 PreludeMode = Literal["header", "preceding"]
 
-_THEOREM_KINDS = {
-    "Theorem",
-    "Lemma",
-    "Fact",
-    "Remark",
-    "Corollary",
-    "Proposition",
-    "Property",
-    "Example",
-}
 _PREFIX = re.compile(r"^(?:#\[[^\]]*\]\s*|(?:Local|Global|Polymorphic|Monomorphic)\s+)*")
 _GRADE = re.compile(r"\(\*\s*grade:\s*(\d+)\s*\*\)")
 _END_WORDS = {"Qed", "Defined", "Admitted", "Abort"}
@@ -83,7 +73,7 @@ def parse_theorems(
     while k < len(sentences):
         s = sentences[k]
         words = _head(s) if not s.structural else []
-        if not words or words[0] not in _THEOREM_KINDS or len(words) < 2:
+        if not words or words[0] not in THEOREM_KEYWORDS or len(words) < 2:
             k += 1
             continue
         if header_end is None:

@@ -89,15 +89,9 @@ def resolve_model(name: str) -> str:
 
 def make_tiny_model(directory: Path) -> str:
     """A tiny random Llama with SmolLM2's tokenizer, saved as a local model directory."""
-    from verirl.models import load_tokenizer, tiny_model
+    from verirl.models import save_tiny_model_dir
 
-    tok = load_tokenizer("smollm2-135m-instruct")
-    model = tiny_model(len(tok), seed=0, hidden_size=64, layers=2)
-    model.generation_config.eos_token_id = tok.eos_token_id
-    model.generation_config.pad_token_id = tok.pad_token_id
-    model.save_pretrained(directory)
-    tok.save_pretrained(directory)
-    return str(directory)
+    return str(save_tiny_model_dir(directory, hidden_size=64))
 
 
 class AutocastProbe:

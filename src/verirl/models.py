@@ -178,3 +178,15 @@ def tiny_model(
     model = LlamaForCausalLM(cfg)
     model.eval()
     return model
+
+
+def save_tiny_model_dir(path: Path, hidden_size: int = 32, layers: int = 2, seed: int = 0) -> Path:
+    """A :func:`tiny_model` with the default model's tokenizer, saved as a local model
+    directory (usable as ``model.name``); for tests and smoke benchmarks."""
+    tok = load_tokenizer(DEFAULT_MODEL)
+    model = tiny_model(len(tok), seed=seed, hidden_size=hidden_size, layers=layers)
+    model.generation_config.eos_token_id = tok.eos_token_id
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

@@ -348,3 +348,27 @@ def test_tiny_model_episodes_match_teacher_forcing(tok: Any, formatter: PromptFo
             assert len(r.turns) == 2
     chosen = sum(bool(t.alt_scores) for r in rollouts for t in r.turns)
     assert chosen == 2 and collector.metrics()["cf_extra_token_share"] > 0
+
+
+def test_evaluation_runs_refinement_episodes_without_counterfactual(tok, formatter):
+    """Held-out evaluation through a multi-turn collector: a problem counts as solved when any
+    turn succeeds, the episode metrics are reported, and no alternatives are sampled even when
+    the training collector draws them."""
+    from verirl.train.evaluate import evaluate
+
+    plan = {
+        0: [[(wrong(0, "p0s0"), 1.0), (right(0, "p0s0"), 1.0)]],  # solved at turn 2
+        1: [[(wrong(1, "p1s0"), 1.0), (wrong(1, "p1s0"), 1.0), (wrong(1, "p1s0"), 1.0)]],
+    }
+    engine = ScriptedEngine(tok, plan, cf_n=3)
+    training = get_collector("multi_turn").build(
+        {"max_turns": 3, "counterfactual": True, "cf_top_l": 5, "cf_alternatives": 3}
+    )
+    result = evaluate(engine, formatter, PROBLEMS, samples=1, collector=training)
+    assert result.accuracy == {"addition": 0.5}
+    assert all(call[1].n == 1 for call in engine.calls), "no counterfactual call"
+    ep = result.episode
+    assert ep["best_turn_accuracy"] == 0.5 and ep["first_turn_accuracy"] == 0.0
+    assert ep["turns_to_success"] == 2.0 and ep["mean_turns"] == 2.5 and ep["cf_turns"] == 0.0
+    assert result.flat("eval")["eval/episode/turns_to_success"] == 2.0
+    assert training.params.counterfactual, "the training collector is left unchanged"

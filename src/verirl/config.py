@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from verirl.errors import UserInputError
 from verirl.curriculum import CurriculumConfig
 
 
@@ -293,7 +294,7 @@ class TrainConfig(_Section):
         return self
 
 
-class ConfigError(ValueError):
+class ConfigError(UserInputError):
     """A configuration problem, described in one line that names the field."""
 
 

@@ -29,6 +29,7 @@ import math
 import random
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -61,6 +62,11 @@ class Environment(ABC):
     tags: ClassVar[tuple[str, ...]] = ()
     answer_instruction: ClassVar[str] = BOXED_INSTRUCTION
     size_key: ClassVar[str | None] = None  # the ``data`` entry whose length is :meth:`size`
+    # Declared requirements (DESIGN.md rule 8): the proof system whose checker
+    # :meth:`verify_batch` uses (None: a pure-Python verifier), and what the verdicts carry
+    # beyond a reward ("steps": per-tactic spans for process credit).
+    prover: ClassVar[str | None] = None
+    produces: ClassVar[frozenset[str]] = frozenset()
 
     # ---- the generator P and template I --------------------------------------------------
     def generate(self, difficulty: int, seed: int) -> Problem:
@@ -97,9 +103,19 @@ class Environment(ABC):
             return Verdict(WRONG_FORMAT, False, "no final answer found in \\boxed{}")
         try:
             verdict = self.check(problem, answer)
-        except Exception as exc:  # a model output must never crash the trainer
+        except ValueError as exc:  # the parsers' way of saying "this is not an answer"
             return Verdict(WRONG_FORMAT, False, f"could not read the answer ({type(exc).__name__})")
+        except Exception as exc:  # a verifier bug: never crash the trainer, but count it
+            return verifier_error(exc)
         return _clamped(verdict)
+
+    def verify_batch(
+        self, problems: Sequence[Problem], outputs: Sequence[str], provers: Any = None
+    ) -> list[Verdict]:
+        """Verdicts for many outputs. Environments backed by a proof checker override this to
+        check the batch together; ``provers`` is the run's
+        :class:`~verirl.provers.settings.Provers` (None: default settings)."""
+        return [self.verify(p, o) for p, o in zip(problems, outputs, strict=True)]
 
     @abstractmethod
     def check(self, problem: Problem, answer: str) -> Verdict:
@@ -221,6 +237,15 @@ def satisfied_verdict(good: int, total: int, unmet: str) -> Verdict:
     ok = good == total
     detail = "correct" if ok else f"{total - good} {unmet}"
     return graded(satisfied_reward(good, total, 5.0), ok, detail)
+
+
+def verifier_error(exc: BaseException) -> Verdict:
+    """The verdict for a verifier that raised on an output: the format penalty, marked with
+    ``extra["verifier_error"]`` so the reward stage counts it (``reward/verifier_errors``)."""
+    what = f"{type(exc).__name__}: {exc}"[:300]
+    return Verdict(
+        WRONG_FORMAT, False, "the verifier failed on this output", extra={"verifier_error": what}
+    )
 
 
 def invalid(detail: str) -> Verdict:

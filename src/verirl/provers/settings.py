@@ -1,0 +1,133 @@
+"""Proof checkers built from the configuration (``provers:`` section of a run config).
+
+A run owns one :class:`Provers`: it builds each proof assistant's checker lazily from its
+settings the first time a problem of that system is verified, keeps it (with its worker
+processes) for the run, and closes it at the end. Nothing here is module-level state: two
+runs, or a test and a run, each have their own checkers.
+
+Settings (every field documented; defaults are the process-verified proving paper's where it
+gives one — Kim & Yun 2026, "Process-Verified Reinforcement Learning for Theorem Proving via
+Lean", §4: a 15 s check timeout, a timeout is a failure):
+
+- ``coq``: ``backend`` (``coqide``: a pool of long-lived ``coqidetop`` workers, or ``coqc``:
+  a fresh process per proof), ``workers``, ``timeout_s``, ``memory_mb``;
+- ``lean``: ``backend`` (``repl``: a leanprover-community/repl process, or ``kimina``: a
+  Kimina Lean Server over HTTP), the REPL ``command`` or the server ``url``, ``timeout_s``,
+  ``memory_mb``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from verirl.errors import UserInputError
+from verirl.provers.base import ProofChecker
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CoqSettings(_Section):
+    backend: Literal["coqide", "coqc"] = Field(
+        "coqide",
+        description="'coqide': a pool of long-lived coqidetop workers (fast: no process start "
+        "per proof); 'coqc': a fresh coqc process per proof (slower, simplest isolation).",
+    )
+    workers: int = Field(
+        2, ge=1, description="Proofs checked in parallel (worker processes; one per core)."
+    )
+    timeout_s: float = Field(
+        15.0,
+        gt=0,
+        description="Time allowed per proof; a timeout is a failure. Process-verified proving "
+        "paper: 15 s.",
+    )
+    memory_mb: int = Field(3072, ge=64, description="Address-space limit of each Coq process.")
+
+
+class LeanSettings(_Section):
+    backend: Literal["repl", "kimina"] = Field(
+        "repl",
+        description="'repl': a leanprover-community/repl process on this machine; 'kimina': a "
+        "Kimina Lean Server reached over HTTP (Kimina-Prover's checker).",
+    )
+    command: list[str] | None = Field(
+        None,
+        description="REPL command line, e.g. ['lake', '-d', '/opt/mathlib', 'env', "
+        "'/opt/repl/.lake/build/bin/repl'] (None: $VERIRL_LEAN_REPL).",
+    )
+    url: str | None = Field(
+        None, description="Kimina server address, e.g. 'http://127.0.0.1:8000' ($VERIRL_KIMINA_URL)."
+    )
+    timeout_s: float = Field(
+        15.0, gt=0, description="Time allowed per proof (process-verified proving paper: 15 s)."
+    )
+    memory_mb: int | None = Field(
+        8192, ge=64, description="Address-space limit of the REPL process (None: no limit)."
+    )
+
+
+class ProversConfig(_Section):
+    coq: CoqSettings = Field(default_factory=CoqSettings)
+    lean: LeanSettings = Field(default_factory=LeanSettings)
+
+
+class Provers:
+    """The run's proof checkers, one per proof assistant, built on first use."""
+
+    def __init__(self, config: ProversConfig | None = None) -> None:
+        self.config = config or ProversConfig()
+        self._lock = threading.Lock()
+        self._checkers: dict[str, ProofChecker] = {}
+
+    def timeout_s(self, system: str) -> float:
+        return float(self._settings(system).timeout_s)
+
+    def checker(self, system: str) -> ProofChecker:
+        """The checker for ``system`` (``"coq"`` or ``"lean"``), started on first use."""
+        with self._lock:
+            if system not in self._checkers:
+                self._checkers[system] = self._build(system)
+            return self._checkers[system]
+
+    def close(self) -> None:
+        with self._lock:
+            checkers, self._checkers = self._checkers, {}
+        for c in checkers.values():
+            c.close()
+
+    def __enter__(self) -> Provers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- construction ------------------------------------------------------------------
+    def _settings(self, system: str) -> CoqSettings | LeanSettings:
+        if system == "coq":
+            return self.config.coq
+        if system == "lean":
+            return self.config.lean
+        raise UserInputError(f"unknown proof system {system!r}: use 'coq' or 'lean'")
+
+    def _build(self, system: str) -> ProofChecker:
+        s = self._settings(system)
+        if isinstance(s, CoqSettings):
+            if s.backend == "coqc":
+                from verirl.provers.coqc import CoqcChecker
+
+                return CoqcChecker(memory_mb=s.memory_mb, workers=s.workers)
+            from verirl.provers.coq_idetop import CoqIdeChecker
+
+            return CoqIdeChecker(s.workers, memory_mb=s.memory_mb)
+        if s.backend == "kimina":
+            from verirl.provers.kimina import KiminaChecker
+
+            return KiminaChecker(s.url)
+        from verirl.provers.lean_repl import LeanReplChecker
+
+        return LeanReplChecker(s.command, memory_limit_mb=s.memory_mb)

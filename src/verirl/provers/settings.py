@@ -61,7 +61,9 @@ class LeanSettings(_Section):
         "'/opt/repl/.lake/build/bin/repl'] (None: $VERIRL_LEAN_REPL).",
     )
     url: str | None = Field(
-        None, description="Kimina server address, e.g. 'http://127.0.0.1:8000' ($VERIRL_KIMINA_URL)."
+        None,
+        description="Kimina server address, e.g. 'http://127.0.0.1:8000' (None: "
+        "$VERIRL_KIMINA_URL).",
     )
     timeout_s: float = Field(
         15.0, gt=0, description="Time allowed per proof (process-verified proving paper: 15 s)."

@@ -3,6 +3,10 @@
 Brace matching handles nesting (``\\boxed{\\frac{1}{2}}`` → ``\\frac{1}{2}``), which the
 non-greedy regexes of several reference implementations get wrong. Whichever answer marker
 appears last in the text wins.
+
+Every function here runs in time linear in the length of the text, whatever it holds
+(DESIGN.md rule 7): one left-to-right pass matches all braces at once, so thousands of
+unclosed ``\\boxed{`` or ``<answer>`` markers cost no more than one.
 """
 
 from __future__ import annotations
@@ -10,7 +14,10 @@ from __future__ import annotations
 import re
 
 BOXED = "\\boxed{"
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_OPEN_TAG = "<answer>"
+_CLOSE_TAG = "</answer>"
+# An escaped brace (skipped as a unit) or a brace, as :func:`matching_brace` reads them.
+_BRACE_TOKEN = re.compile(r"\\[{}]|[{}]")
 
 
 def split_boxed(text: str, marker: str = BOXED) -> tuple[str, str | None]:
@@ -31,21 +38,49 @@ def split_boxed(text: str, marker: str = BOXED) -> tuple[str, str | None]:
 
 
 def last_boxed(text: str) -> str | None:
-    """Content of the last *closed* ``\\boxed{...}`` in ``text`` (nested braces allowed)."""
-    pos = text.rfind(BOXED)
+    """Content of the last *closed* ``\\boxed{...}`` in ``text`` (nested braces allowed).
+
+    "Last" is the closed marker that starts last. One pass over ``text`` with a stack of open
+    braces finds the closing brace of every marker (escaped ``\\{``/``\\}`` do not count),
+    so the cost is linear in ``len(text)`` however many markers are left unclosed."""
+    first = text.find(BOXED)
+    if first < 0:
+        return None
+    markers: set[int] = set()
+    pos = first
     while pos >= 0:
-        start = pos + len(BOXED)
-        close = matching_brace(text, start)
-        if close is not None:
-            return text[start:close]
-        pos = text.rfind(BOXED, 0, pos)
-    return None
+        markers.add(pos + len(BOXED) - 1)  # the index of the marker's own "{"
+        pos = text.find(BOXED, pos + 1)
+    best: tuple[int, int] | None = None
+    stack: list[int] = []
+    for m in _BRACE_TOKEN.finditer(text, first):
+        c = m.group()
+        if c == "{":
+            stack.append(m.start())
+        elif c == "}" and stack:
+            opened = stack.pop()
+            if opened in markers and (best is None or opened > best[0]):
+                best = (opened, m.start())
+    if best is None:
+        return None
+    return text[best[0] + 1 : best[1]]
 
 
 def last_answer_tag(text: str) -> str | None:
-    """Content of the last ``<answer>...</answer>`` pair, or ``None``."""
-    matches = _ANSWER_TAG.findall(text)
-    return matches[-1] if matches else None
+    """Content of the last ``<answer>...</answer>`` pair, or ``None``.
+
+    Pairs are read left to right, each ``<answer>`` closed by the first ``</answer>`` after
+    it (the non-greedy regex reading), in one linear pass."""
+    found = None
+    pos = text.find(_OPEN_TAG)
+    while pos >= 0:
+        start = pos + len(_OPEN_TAG)
+        end = text.find(_CLOSE_TAG, start)
+        if end < 0:
+            break
+        found = text[start:end]
+        pos = text.find(_OPEN_TAG, end + len(_CLOSE_TAG))
+    return found
 
 
 def extract_answer(text: str) -> str | None:

@@ -20,7 +20,8 @@ from typing import Any
 from verirl.envs.answers import matching_brace
 from verirl.envs.base import Instance, graded, invalid, register_env
 from verirl.envs.freeform import FreeFormEnvironment
-from verirl.envs.freeform_forms import FormError, clean
+from verirl.envs.freeform_forms import MAX_CHARS, FormError, clean
+from verirl.envs.symbolic_parse import Limits, ParseError, SizeError, check_size
 from verirl.types import Problem, Verdict
 
 _LHS = re.compile(
@@ -46,6 +47,14 @@ def parse_expression(text: str, variables: tuple[str, ...] = ("x",)) -> Any:
     if "!" in t or not set(re.findall(r"\\([a-zA-Z]+)", t)) <= _COMMANDS:
         raise FormError("unsupported notation in the expression")
     _check_exponents(t)
+    try:  # bound degree and digits before the ANTLR parser evaluates powers eagerly
+        check_size(
+            t, variables, Limits(max_length=MAX_CHARS, max_degree=MAX_DEGREE, max_exponent=99)
+        )
+    except SizeError as exc:
+        raise FormError(f"expression too large: {exc}") from exc
+    except ParseError:
+        pass  # outside the bounding parser's grammar: the guards above and below still apply
     try:
         expr = latex2sympy(t)
     except Exception as exc:  # the ANTLR parser raises plain Exceptions

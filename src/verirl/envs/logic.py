@@ -171,7 +171,9 @@ class KnightsAndKnaves(Environment):
     def check(self, problem: Problem, answer: str) -> Verdict:
         names = problem.data["names"]
         pairs = re.findall(
-            r"([A-Za-z]+\d*)\s*(?:[:=-]|\bis\b)?\s*(?:an?\s+)?(knight|knave)",
+            # The lookbehind starts a name only at the start of a word: without it every
+            # letter of a long word is a start and the scan is quadratic.
+            r"(?<![A-Za-z])([A-Za-z]+\d*)\s*(?:[:=-]|\bis\b)?\s*(?:an?\s+)?(knight|knave)",
             answer[:20_000],
             flags=re.IGNORECASE,
         )

@@ -40,6 +40,12 @@ class ParseError(ValueError):
     """The text is not an expression this parser accepts (→ wrong format)."""
 
 
+class SizeError(ParseError):
+    """The text is an expression, but one past the size :class:`Limits` (too long, too deep,
+    too high a degree, too many digits, too large an exponent): it is refused before sympy
+    builds anything that large."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Bounds on what an answer may contain (all checked before anything is computed)."""
@@ -49,6 +55,10 @@ class Limits:
     max_digits: int = 300
     max_exponent: int = 100
     max_nesting: int = 30
+    # Terms a full expansion may have to form at one node (a product of sums multiplies their
+    # term counts; ``(a_1 + ... + a_t)^k`` has C(t+k-1, k) multinomial terms). This is what
+    # makes ``expand`` slow: ``((x+1)^6)^10`` has degree 60 but forms 8008 terms (~1 s).
+    max_terms: int = 2000
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,7 @@ class _Node:
     expr: sympy.Expr
     degree: int  # upper bound on the polynomial degree
     digits: int  # upper bound on the decimal digits of exact numbers
+    terms: int = 1  # upper bound on the terms of its expansion (after collecting)
 
 
 # ---- LaTeX rewriting ---------------------------------------------------------------------
@@ -142,6 +153,7 @@ class _Parser:
     def __init__(self, tokens: list[tuple[str, str]], variables: Sequence[str], limits: Limits):
         self.tokens, self.pos, self.limits = tokens, 0, limits
         self.symbols = {v: sympy.Symbol(v) for v in variables}
+        self.n_vars = max(1, len(variables))
 
     def peek(self) -> tuple[str, str] | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -153,20 +165,29 @@ class _Parser:
         self.pos += 1
         return tok
 
-    def bounded(self, expr: sympy.Expr, degree: int, digits: int) -> _Node:
-        if degree > self.limits.max_degree or digits > self.limits.max_digits:
-            raise ParseError("the expression is too large")
-        return _Node(expr, degree, digits)
+    def check(self, degree: int, digits: int, work: int = 1) -> int:
+        """Refuse a node whose bounds exceed the limits (called *before* building it);
+        ``work`` is how many terms expanding it forms. Returns its term bound after
+        collecting (at most the number of monomials of its degree)."""
+        if work > self.limits.max_terms:
+            raise SizeError(
+                f"expanding the expression would form more than {self.limits.max_terms} terms"
+            )
+        if degree > self.limits.max_degree:
+            raise SizeError(f"the expression's degree may exceed {self.limits.max_degree}")
+        if digits > self.limits.max_digits:
+            raise SizeError(f"the expression's numbers may exceed {self.limits.max_digits} digits")
+        return min(work, math.comb(degree + self.n_vars, self.n_vars))
 
     def expression(self, depth: int) -> _Node:
         node = self.term(depth)
         while self.peek() in (("op", "+"), ("op", "-")):
             sign = self.take()[1]
             rhs = self.term(depth)
+            degree, digits = max(node.degree, rhs.degree), max(node.digits, rhs.digits) + 1
+            terms = self.check(degree, digits, node.terms + rhs.terms)
             expr = node.expr + rhs.expr if sign == "+" else node.expr - rhs.expr
-            node = self.bounded(
-                expr, max(node.degree, rhs.degree), max(node.digits, rhs.digits) + 1
-            )
+            node = _Node(expr, degree, digits, terms)
         return node
 
     def term(self, depth: int) -> _Node:
@@ -185,14 +206,18 @@ class _Parser:
                 rhs, divide = self.power(depth), False  # implicit multiplication
             else:
                 return node
+            degree, digits = node.degree + rhs.degree, node.digits + rhs.digits
+            terms = self.check(degree, digits, node.terms * rhs.terms)
             expr = node.expr / rhs.expr if divide else node.expr * rhs.expr
-            node = self.bounded(expr, node.degree + rhs.degree, node.digits + rhs.digits)
+            node = _Node(expr, degree, digits, terms)
 
     def unary(self, depth: int) -> _Node:
         if self.peek() in (("op", "+"), ("op", "-")):
             sign = self.take()[1]
             inner = self.unary(depth + 1)
-            return inner if sign == "+" else _Node(-inner.expr, inner.degree, inner.digits)
+            if sign == "+":
+                return inner
+            return _Node(-inner.expr, inner.degree, inner.digits, inner.terms)
         return self.power(depth)
 
     def power(self, depth: int) -> _Node:
@@ -208,20 +233,25 @@ class _Parser:
         if e.is_Rational:
             p, q = abs(int(e.p)), int(e.q)
             if p > self.limits.max_exponent or q > self.limits.max_exponent:
-                raise ParseError("the exponent is too large")
-            return self.bounded(base.expr**e, base.degree * max(p, 1), base.digits * max(p, 1))
+                raise SizeError(f"an exponent is larger than {self.limits.max_exponent}")
+            degree, digits = base.degree * max(p, 1), base.digits * max(p, 1)
+            work = math.comb(base.terms + p - 1, p) if q == 1 and p > 0 else 1
+            terms = self.check(degree, digits, work)  # before ``**``: 99^99^99 is eager
+            return _Node(base.expr**e, degree, digits, terms if q == 1 else 1)
         if exponent.degree > self.limits.max_exponent:
-            raise ParseError("the exponent is too large")
-        return self.bounded(base.expr**e, 1, 1)  # e^(2x), 2^x: a transcendental atom
+            raise SizeError(f"an exponent is larger than {self.limits.max_exponent}")
+        if exponent.digits > self.limits.max_digits or base.digits > self.limits.max_digits:
+            raise SizeError("the expression is too large")
+        return _Node(base.expr**e, 1, 1)  # e^(2x), 2^x: a transcendental atom
 
     def atom(self, depth: int) -> _Node:
         if depth > self.limits.max_nesting:
-            raise ParseError("nested too deeply")
+            raise SizeError(f"nested deeper than {self.limits.max_nesting} levels")
         kind, text = self.take()
         if kind == "num":
             digits = len(text.replace(".", ""))
             if digits > self.limits.max_digits:
-                raise ParseError("a number is too long")
+                raise SizeError(f"a number is longer than {self.limits.max_digits} digits")
             return _Node(sympy.Rational(text), 0, digits)
         if kind == "var":
             return _Node(self.symbols[text], 1, 1)
@@ -252,8 +282,10 @@ class _Parser:
 
 
 def _parse_node(text: str, variables: Sequence[str], limits: Limits) -> _Node:
-    if not isinstance(text, str) or len(text) > limits.max_length:
-        raise ParseError("the answer is too long")
+    if not isinstance(text, str):
+        raise ParseError("the answer is not text")
+    if len(text) > limits.max_length:
+        raise SizeError(f"the answer is longer than {limits.max_length} characters")
     tokens = _tokens(latex_to_plain(text), variables)
     if not tokens:
         raise ParseError("empty expression")
@@ -273,6 +305,22 @@ def parse_expression(
     :class:`ParseError` for anything outside the grammar or the size ``limits``.
     """
     return _parse_node(text, variables, limits or Limits()).expr
+
+
+def check_size(
+    text: str, variables: Sequence[str] = ("x",), limits: Limits | None = None
+) -> tuple[int, int]:
+    """Bounds ``(degree, digits)`` of ``text`` read by this parser, checked against
+    ``limits`` before any node is built: raises :class:`SizeError` for an expression past
+    them (``((((99^{99})^{99})^{99})^{99})`` fails at the second power, in microseconds) and
+    :class:`ParseError` for text outside the grammar.
+
+    Other parsers (e.g. the ANTLR LaTeX parser, which evaluates powers of numbers eagerly) run
+    it as a guard first: an expression it bounds has integers of at most ``max_digits``
+    digits and a polynomial degree of at most ``max_degree``, so building and expanding it
+    stays cheap."""
+    node = _parse_node(text, variables, limits or Limits())
+    return node.degree, node.digits
 
 
 TRUSTED = Limits(max_length=200_000, max_degree=100_000, max_digits=100_000, max_exponent=10_000)

@@ -1,0 +1,89 @@
+"""Regression tests: verifier inputs that used to take seconds to minutes (DESIGN.md rule 7).
+
+Each input is one from the hostile-output issue; the bound is generous (a busy 2-core CI
+machine) but far below the old times (noted per test, measured on that machine).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from verirl.envs import get_env
+from verirl.envs.answers import extract_answer, last_answer_tag, last_boxed
+from verirl.envs.symbolic_parse import Limits, SizeError, check_size, parse_expression
+
+BUDGET_S = 1.0
+
+
+def _timed(fn, *args):  # type: ignore[no-untyped-def]
+    t0 = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - t0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        r"((((99^{99})^{99})^{99})^{99})",  # was > 150 s
+        r"(x+1)^{99}(x+2)^{99}(x-1)^{2}",  # was 3-13 s
+        r"((x+1)^{10})^{10}",  # was 19 s: degree 100 but 10^4 multinomial terms
+        r"((x+1)^{6})^{10}",
+        r"(x+1)^{66}(x-1)^{66}",
+    ],
+)
+def test_equivalent_expression_refuses_huge_expressions_fast(answer: str) -> None:
+    env = get_env("equivalent_expression")
+    problem = env.generate(3, 0)
+    verdict, seconds = _timed(env.verify, problem, f"\\boxed{{{answer}}}")
+    assert seconds < BUDGET_S, f"{answer}: {seconds:.2f} s"
+    assert not verdict.correct
+    assert verdict.reward == -0.5  # RLVE's "invalid answer"
+
+
+def test_equivalent_expression_still_accepts_factored_forms() -> None:
+    env = get_env("equivalent_expression")
+    for seed in range(5):
+        problem = env.generate(6, seed)
+        for form in env.equivalent_forms(problem):
+            assert env.verify(problem, f"\\boxed{{{form}}}").correct, form
+
+
+def test_tower_is_refused_by_the_size_check_before_sympy() -> None:
+    with pytest.raises(SizeError, match="digits"):
+        check_size(r"((((99^{99})^{99})^{99})^{99})", ("x",), Limits())
+    with pytest.raises(SizeError, match="terms"):
+        parse_expression(r"((x+1)^{10})^{10}", ("x",), Limits(max_degree=200))
+    assert check_size("(x+1)^3 (x-2)", ("x",)) == (4, 2 * 3 + 2)  # digit bounds add up
+
+
+@pytest.mark.parametrize(
+    ("text", "old_s"),
+    [("\\boxed{" * 4000, 11.8), ("<answer>" * 8000, 5.2), ("\\boxed{x}" + "\\boxed{" * 4000, 11.8)],
+)
+def test_extraction_is_linear_in_unclosed_markers(text: str, old_s: float) -> None:
+    _, seconds = _timed(extract_answer, text)
+    assert seconds < 0.2, f"{seconds:.2f} s (was {old_s} s)"
+    env = get_env("addition")
+    verdict, seconds = _timed(env.verify, env.generate(2, 0), text)
+    assert seconds < BUDGET_S and verdict.reward == -1.0
+
+
+def test_extraction_semantics() -> None:
+    assert last_boxed("\\boxed{1} \\boxed{\\frac{1}{2}} \\boxed{") == "\\frac{1}{2}"
+    assert last_boxed("\\boxed{a \\} b}") == "a \\} b"
+    assert last_boxed("\\boxed{\\boxed{1}") == "1"  # the outer one never closes
+    assert last_boxed("\\boxed{\\boxed{1}}") == "1"  # the marker that starts last wins
+    assert last_answer_tag("<answer>1</answer><answer>2</answer><answer>3") == "2"
+    assert last_answer_tag("<answer><answer>1</answer>") == "<answer>1"
+
+
+def test_knights_knaves_long_name_is_linear() -> None:
+    env = get_env("knights_knaves")
+    problem = env.generate(3, 0)
+    verdict, seconds = _timed(env.verify, problem, "\\boxed{" + "a" * 10_000 + "}")
+    assert seconds < BUDGET_S, f"{seconds:.2f} s (was 19 s)"
+    assert not verdict.correct
+    solution = env.solve(problem)
+    assert env.verify(problem, f"\\boxed{{{solution}}}").correct

@@ -36,7 +36,15 @@ __all__ = [
     "split_boxed",
 ]
 
-_NOT_FAMILIES = {"base", "answers", "selfcheck", "freeform_forms", "symbolic_parse"}
+_NOT_FAMILIES = {
+    "base",
+    "answers",
+    "selfcheck",
+    "freeform_forms",
+    "symbolic_parse",
+    "normalize",
+    "formats",
+}
 _loaded = False
 
 

@@ -31,9 +31,12 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
+from verirl.envs import normalize
 from verirl.envs.answers import extract_answer
+from verirl.envs.formats import BOXED, AnswerFormat
+from verirl.envs.normalize import InvalidAnswer
 from verirl.registry import Registry
 from verirl.types import Problem, Verdict
 
@@ -41,7 +44,13 @@ from verirl.types import Problem, Verdict
 WRONG_FORMAT = -1.0
 INVALID = -0.5
 
-BOXED_INSTRUCTION = "Put your final answer within \\boxed{}."
+BOXED_INSTRUCTION = BOXED.instruction
+
+AnswerKind = Literal["integer", "integer_list", "integer_set", "text"]
+"""What an answer is, for the default :meth:`Environment.surface_forms` /
+:meth:`Environment.near_misses`: one integer, an ordered list of integers, an unordered
+collection (set or multiset) of integers, or anything else ("text": the environment supplies
+its own forms)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,22 @@ class Environment(ABC):
     # beyond a reward ("steps": per-tactic spans for process credit).
     prover: ClassVar[str | None] = None
     produces: ClassVar[frozenset[str]] = frozenset()
+    # ---- answer declarations (read by the contract test and the prompt builder) ----------
+    answer_format: ClassVar[AnswerFormat] = BOXED
+    """How the final answer is written (``\\boxed{}``, ``<answer>``, a fenced block); the
+    prompt's system message and few-shot demonstration follow it."""
+    answer_kind: ClassVar[AnswerKind] = "text"
+    """Drives the default surface forms and near misses; ``"integer_set"`` declares that order
+    does not matter, ``"integer_list"`` that it does."""
+    answer_names: ClassVar[tuple[str, ...]] = ()
+    """Variables the prompt names, so that ``x = 16`` (or ``i = 0, j = 2``) is read as the
+    value (:func:`verirl.envs.normalize.parse_integer`)."""
+    size_measure: ClassVar[str | None] = None
+    """What :meth:`size` measures, in words: search-space size, solution length, steps of
+    the reference solver, ... (the contract test requires one, and that it grows)."""
+    unique_answer: ClassVar[bool] = False
+    """The prompt promises exactly one answer ("determine who is ..."): the contract test
+    then requires :meth:`count_answers` to find exactly one."""
 
     # ---- the generator P and template I --------------------------------------------------
     def generate(self, difficulty: int, seed: int) -> Problem:
@@ -103,6 +128,8 @@ class Environment(ABC):
             return Verdict(WRONG_FORMAT, False, "no final answer found in \\boxed{}")
         try:
             verdict = self.check(problem, answer)
+        except InvalidAnswer as exc:  # read, but of the wrong shape: RLVE's invalid answer
+            return invalid(str(exc))
         except ValueError as exc:  # the parsers' way of saying "this is not an answer"
             return Verdict(WRONG_FORMAT, False, f"could not read the answer ({type(exc).__name__})")
         except Exception as exc:  # a verifier bug: never crash the trainer, but count it
@@ -145,6 +172,52 @@ class Environment(ABC):
             return float(len(problem.data[self.size_key]))
         return float(len(problem.prompt))
 
+    # ---- answer-form contract (tests/envs/test_env_contract.py) ---------------------------
+    def surface_forms(self, problem: Problem) -> list[str]:
+        """Equivalent renderings of a correct answer, each of which must be accepted (written
+        inside the answer marker: the contract test passes ``answer_format.render(form)`` to
+        :meth:`verify`). The default derives them from :attr:`answer_kind` and
+        :meth:`solve`: for an integer ``1\\,576``, ``1{,}576``, ``$1576$``, ``1576.``,
+        ``\\text{1576}``, other digit scripts; for lists ``[a, b]``, ``(a, b)``, ``a; b``,
+        and for unordered kinds also ``\\{b, a\\}``. Override to add the forms your task
+        has (``x = 16``, a word answer's capitalisation, ...)."""
+        solution = self.solve(problem)
+        if self.answer_kind == "integer":
+            return normalize.integer_forms(parse_int(solution))
+        if self.answer_kind in ("integer_list", "integer_set"):
+            items = [str(v) for v in parse_int_list(solution)]
+            return normalize.list_forms(items, ordered=self.answer_kind == "integer_list")
+        forms = [solution, f" {solution} "]
+        if self.answer_format.style == "boxed" and "{" not in solution and "}" not in solution:
+            forms.append(f"\\text{{{solution}}}")
+        return forms
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        """Close-in-form wrong answers, each of which must be rejected. The default is
+        :meth:`corrupt` of the solution plus, by :attr:`answer_kind`, separator traps: for
+        an integer ``n`` the digits split by ``, `` / a space / ``;`` (never merged back),
+        ``n, n+1``, ``-n``; for lists two items glued together. Override to add the traps
+        your task has (a near-equivalent expression, a rounding miss, ...)."""
+        solution = self.solve(problem)
+        rng = seeded_rng(f"{self.name}/near-miss", problem.difficulty, problem.seed)
+        out = [self.corrupt(problem, solution, rng)]
+        if self.answer_kind == "integer":
+            out += normalize.integer_near_misses(parse_int(solution))
+        elif self.answer_kind in ("integer_list", "integer_set"):
+            out += normalize.list_near_misses([str(v) for v in parse_int_list(solution)])
+        return out
+
+    def count_answers(self, problem: Problem, limit: int = 2) -> int | None:
+        """How many distinct correct answers ``problem`` has, counting up to ``limit``;
+        ``None`` when the environment does not count them. Environments that set
+        :attr:`unique_answer` implement it (e.g. by exhaustive search)."""
+        return None
+
+    def problem_space(self, difficulty: int) -> int | None:
+        """The number of distinct problems at ``difficulty`` when it is small (the contract
+        test then asks for fewer distinct problems among 200 seeds); ``None``: large."""
+        return None
+
     def feedback(self, problem: Problem, output: str, verdict: Verdict) -> str:
         """What a multi-turn refinement loop tells the model after a wrong answer."""
         return verdict.detail or ("correct" if verdict.correct else "not correct yet")
@@ -157,9 +230,11 @@ class IntegerAnswer(Environment):
     Subclasses implement :meth:`solve_int` (independently of ``problem.answer``)."""
 
     wrong_detail: ClassVar[str] = "the value is not right"
+    answer_kind: ClassVar[AnswerKind] = "integer"
 
     def check(self, problem: Problem, answer: str) -> Verdict:
-        return count_verdict(parse_int(answer), self.solve_int(problem), self.wrong_detail)
+        value = parse_int(answer, self.answer_names)
+        return count_verdict(value, self.solve_int(problem), self.wrong_detail)
 
     def solve(self, problem: Problem) -> str:
         return str(self.solve_int(problem))
@@ -268,29 +343,25 @@ def _clamped(v: Verdict) -> Verdict:
 
 
 # ---- parsing helpers shared by environments ------------------------------------------------
-_INT = re.compile(r"[+-]?\d+")
+def parse_int(text: str, names: tuple[str, ...] = (), modulus: int | None = None) -> int:
+    """Parse an integer answer through :func:`verirl.envs.normalize.parse_integer`: LaTeX
+    spacing and thousands separators (``1\\,576``, ``1{,}576``, ``1,576``), ``$…$``,
+    ``\\text{}``, a trailing period, any Unicode digits, ``x = 16`` when ``names`` has ``x``,
+    ``x \\equiv 16 \\pmod{m}`` when ``modulus`` is ``m``. A separator never merges numbers.
 
-
-def parse_int(text: str) -> int:
-    """Parse an integer answer, tolerating spaces, thousands separators and a trailing dot.
-
-    Raises ``ValueError`` (caught by :meth:`Environment.verify`) when it is not one integer.
+    Raises :class:`~verirl.envs.normalize.InvalidAnswer` (→ −0.5) for several numbers and
+    ``ValueError`` (→ −1) when it is not a number at all.
     """
-    t = text.strip().replace(",", "").replace("\\,", "").replace(" ", "").rstrip(".")
-    if len(t) > 4000 or not _INT.fullmatch(t):
-        raise ValueError(f"not an integer: {text[:40]!r}")
-    return int(t)
+    return normalize.parse_integer(text, names, modulus)
 
 
-def parse_int_list(text: str) -> list[int]:
-    """Parse ``"3, 1, 2"`` / ``"[3,1,2]"`` / ``"3 1 2"`` into integers."""
-    t = text.strip().strip("[]()").strip()
-    if not t:
-        return []
-    parts = re.split(r"[,\s;]+", t)
-    if len(parts) > 100_000:
-        raise ValueError("list too long")
-    return [parse_int(p) for p in parts if p]
+def parse_int_list(
+    text: str, names: tuple[str, ...] = (), *, plus: bool = False, whitespace: bool = True
+) -> list[int]:
+    """Parse ``"3, 1, 2"`` / ``"[3,1,2]"`` / ``"\\{3, 1, 2\\}"`` / ``"3; 1; 2"`` / ``"3 1 2"``
+    (and ``"i = 0, j = 2"`` when ``names`` lists i, j; ``"5 + 3"`` when ``plus``) into
+    integers, through :func:`verirl.envs.normalize.parse_integers`."""
+    return normalize.parse_integers(text, names, plus=plus, whitespace=whitespace)
 
 
 # ---- corruptions shared by environments (self-test hooks) ---------------------------------

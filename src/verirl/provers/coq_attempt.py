@@ -18,11 +18,22 @@ An error raised by a structural sentence is therefore charged to the tactic span
 it. A failing ``Qed`` with *Attempt to save an incomplete proof* is ``incomplete`` with no first
 error; a failing ``Qed`` for any other reason is an ``error`` with ``first_error_index=None``.
 When the text has no ``Qed.``/``Defined.``, the backends add ``Qed.`` themselves.
+
+Behind the lexical filter, the prover itself is asked what a passing proof rests on: after
+``Qed`` both backends run ``Print Assumptions <theorem>.`` and a proof that depends on an axiom
+outside :attr:`CoqChecker.allowed_axioms` (empty by default) and outside what the prelude
+itself assumes is ``rejected`` (:func:`assumptions_check`). Only the output attached to that
+query is read (its ``Chars`` span for coqc, its state id for coqidetop), so text a tactic
+prints (``idtac "Closed under the global context"``) cannot pose as the answer.
+
+Text that is not Unicode (a lone surrogate) is rejected by the filter with a verdict rather
+than re-encoded, so that both backends check exactly what the model wrote.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Sequence
@@ -32,7 +43,7 @@ from typing import Self
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage, Status, TacticSpan
 from verirl.provers.coq_safety import check_prelude, check_proof, check_statement
-from verirl.provers.coq_sentences import Sentence, scan
+from verirl.provers.coq_sentences import THEOREM_KEYWORDS, Sentence, scan
 
 INSTALL_HINT = (
     "Coq is not installed: install it with `apt-get install coq` (Debian/Ubuntu; provides "
@@ -149,6 +160,130 @@ def check_problem(problem: FormalProblem, extra_roots: Sequence[str] = ()) -> No
     rej = check_prelude(problem.prelude, extra_roots)
     if rej is not None:
         raise CoqProblemError(f"problem {problem.name}: {rej.reason}")
+
+
+# ---- what a passing proof rests on ----------------------------------------------------------
+CLOSED_MARK = "Closed under the global context"
+_NAME_AFTER_KEYWORD = re.compile(
+    r"^(?:#\[[^\]]*\]\s*)?(?:(?:Local|Global|Polymorphic|Monomorphic)\s+)*"
+    r"(?:" + "|".join(sorted(THEOREM_KEYWORDS | {"Definition"})) + r")\s+([A-Za-z_][\w']*)"
+)
+_ASSUMPTION_ENTRY = re.compile(r"^(\S+) : ")
+# Headers of Print Assumptions whose entries are not trust assumptions (a section's own
+# variables, discharged at its End).
+_HARMLESS_HEADERS = ("Section Variables:",)
+
+
+def statement_name(statement: str) -> str | None:
+    """The name the statement declares (``Theorem t ...`` → ``t``; ``Goal`` → Coq's
+    ``Unnamed_thm``), or ``None`` when it cannot be read (the assumption check is skipped)."""
+    code = " ".join(scan(statement).code.split())
+    if re.match(r"^(?:#\[[^\]]*\]\s*)?Goal\b", code):
+        return "Unnamed_thm"
+    m = _NAME_AFTER_KEYWORD.match(code)
+    return m.group(1) if m else None
+
+
+_ASSUMPTION_KEYWORDS = frozenset(
+    {"Axiom", "Axioms", "Parameter", "Parameters", "Conjecture", "Hypothesis", "Hypotheses"}
+    | {"Variable", "Variables"}
+)
+
+
+def prelude_assumptions(prelude: str) -> frozenset[str]:
+    """Names the prelude itself assumes: its ``Axiom``/``Parameter``/``Variable``... names and
+    its lemmas closed with ``Admitted`` (an earlier stub of a user file). They are the
+    problem's premises, so a proof may use them; the proof text itself can declare nothing
+    (:mod:`verirl.provers.coq_safety`)."""
+    names: set[str] = set()
+    last_theorem = None
+    for sentence in scan(prelude).sentences:
+        words = re.findall(r"[A-Za-z_][\w']*|:", sentence.code)
+        words = [w for w in words if w not in ("Local", "Global", "Polymorphic", "Monomorphic")]
+        if not words:
+            continue
+        if words[0] in _ASSUMPTION_KEYWORDS:
+            for w in words[1:]:
+                if w == ":" and "(" not in sentence.code:
+                    break
+                if w != ":":
+                    names.add(w)  # over-approximates with type words of ``(x : A)``: harmless
+        elif words[0] in THEOREM_KEYWORDS and len(words) > 1:
+            last_theorem = words[1]
+        elif words[0] == "Admitted" and last_theorem is not None:
+            names.add(last_theorem)
+    return frozenset(names)
+
+
+def print_assumptions_command(name: str) -> str:
+    return f"Print Assumptions {name}."
+
+
+def untrusted_assumptions(output: str, allowed: Sequence[str]) -> list[str] | None:
+    """What the output of ``Print Assumptions`` lists beyond ``allowed`` (axiom names, matched
+    in full or by their last component), e.g. ``["classic"]``; ``[]`` when the theorem is
+    closed or uses only allowed axioms; ``None`` when the output is not recognised (the
+    caller fails the proof: a check that cannot be read is not a pass)."""
+    text = output.replace("\xa0", " ").strip()
+    if text == CLOSED_MARK:
+        return []
+    lines = text.splitlines()
+    if not lines or not lines[0].endswith(":"):
+        return None
+    ok = set(allowed)
+    out: list[str] = []
+    header = ""
+    for line in lines:
+        if not line.strip():
+            continue
+        if not line[0].isspace() and line.endswith(":") and " : " not in line:
+            header = line.strip()
+            if header != "Axioms:" and header not in _HARMLESS_HEADERS:
+                out.append(header.rstrip(":"))  # e.g. relying on type-in-type or no guard
+            continue
+        m = _ASSUMPTION_ENTRY.match(line)
+        if m is None:
+            continue  # the continuation of a long type
+        if header == "Axioms:":
+            name = m.group(1)
+            if name not in ok and name.rsplit(".", 1)[-1] not in ok:
+                out.append(name)
+    return out
+
+
+def assumptions_check(
+    att: Attempt,
+    output: str | None,
+    allowed: Sequence[str],
+    backend: str,
+    elapsed: float,
+    messages: Sequence[ProverMessage] = (),
+) -> ProofCheck:
+    """The answer for a proof Coq accepted, given what ``Print Assumptions`` printed for the
+    theorem (``None``: the check was skipped): a pass, or ``rejected`` naming the axioms."""
+    if output is None:
+        return pass_check(att, backend, elapsed, messages)
+    extra = untrusted_assumptions(output, allowed)
+    if extra == []:
+        return pass_check(att, backend, elapsed, messages)
+    if extra is None:
+        reason = "Print Assumptions gave output that could not be read: " + output[:200]
+    else:
+        listed = ", ".join(extra[:5]) + (", ..." if len(extra) > 5 else "")
+        reason = (
+            f"the proof relies on assumptions beyond the allow-list: {listed} "
+            "(Print Assumptions; allow axioms with allowed_axioms)"
+        )
+    return ProofCheck(
+        passed=False,
+        status="rejected",
+        tactics=att.tactics,
+        rejection=reason,
+        messages=(ProverMessage("error", f"rejected: {reason}"), *messages),
+        elapsed_s=elapsed,
+        backend=backend,
+        raw={"assumptions": output[:2000]},
+    )
 
 
 # ---- building answers ---------------------------------------------------------------------
@@ -302,6 +437,15 @@ class CoqChecker:
     name: str
     workers: int
     extra_roots: tuple[str, ...]
+    # After a proof passes, ``Print Assumptions <theorem>`` runs and any axiom not named here
+    # fails the proof (the theorem must rest on the prelude's definitions alone).
+    allowed_axioms: tuple[str, ...] = ()
+    check_assumptions: bool = True
+
+    def allowed_for(self, problem: FormalProblem) -> tuple[str, ...]:
+        """The axioms a proof of ``problem`` may rest on: :attr:`allowed_axioms` and what the
+        prelude assumes (:func:`prelude_assumptions`)."""
+        return (*self.allowed_axioms, *sorted(prelude_assumptions(problem.prelude)))
 
     def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
         """Check ``proof`` against ``problem``; never raises on the proof text."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import re
 import select
 import shutil
 import signal
@@ -49,12 +50,14 @@ from verirl.provers.coq_attempt import (
     Attempt,
     CoqChecker,
     CoqProblemError,
+    assumptions_check,
     crash_check,
     failure_check,
     find_coq_binary,
     limit_resources,
     minimal_env,
-    pass_check,
+    print_assumptions_command,
+    statement_name,
     timeout_check,
 )
 from verirl.provers.coq_sentences import ByteOffsets, scan
@@ -110,6 +113,28 @@ def richpp_text(el: ET.Element) -> str:
     return " ".join("".join(src.itertext()).replace("\xa0", " ").split())
 
 
+# Characters XML 1.0 forbids (https://www.w3.org/TR/xml/#charsets) but Coq echoes verbatim,
+# e.g. in the feedback of ``idtac "\uffff"``; written raw or as a character reference.
+_NON_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_CHAR_REF = re.compile(r"&#(x[0-9a-fA-F]{1,8}|[0-9]{1,10});")
+
+
+def _xml_char_ref(m: re.Match[str]) -> str:
+    code = m.group(1)
+    value = int(code[1:], 16) if code[0] == "x" else int(code)
+    allowed = value in (0x9, 0xA, 0xD) or 0x20 <= value <= 0xD7FF
+    allowed = allowed or 0xE000 <= value <= 0xFFFD or 0x10000 <= value <= 0x10FFFF
+    return m.group(0) if allowed else "&#65533;"
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with every character XML 1.0 forbids (raw or as ``&#N;``) replaced by U+FFFD,
+    so that a message Coq prints (``idtac "\uffff"``) cannot make its reply unreadable. Only
+    message text is affected: tags, attributes and offsets are ASCII."""
+    text = _NON_XML_CHARS.sub("\ufffd", text)
+    return _CHAR_REF.sub(_xml_char_ref, text) if "&#" in text else text
+
+
 class XmlReplies:
     """Incremental parser of coqidetop's output: a stream of top-level ``<value>`` and
     ``<feedback>`` elements with no enclosing root. ``&nbsp;`` (unknown to XML) is rewritten,
@@ -131,7 +156,7 @@ class XmlReplies:
             text, self._held = text[:amp], text[amp:]
         else:
             self._held = ""
-        self._parser.feed(text.replace("&nbsp;", "&#160;"))
+        self._parser.feed(xml_safe(text.replace("&nbsp;", "&#160;")))
         for event, el in self._parser.read_events():
             if event == "start":
                 if self._root is None:
@@ -311,6 +336,35 @@ class _Worker:
             self.tip = None  # the failed state is still in the document: rewind before reuse
         return goal
 
+    def sentence_output(self, sentence: str, bp: int, deadline: float) -> str:
+        """Run one query sentence (``Print Assumptions t.``) after the tip and return the
+        messages Coq printed *for its state* (text a tactic printed earlier is attached to
+        other states); an error becomes ``"error: ..."``, which no caller reads as a pass."""
+        assert self.tip is not None
+        added = self.call(xml_add(sentence, self.tip, bp), deadline)
+        if not added.good:
+            return f"error: {added.text}"
+        sid = added.state_id()
+        goal = self.call(xml_goal(), deadline)
+        self.tip = sid if goal.good else None
+        if not goal.good:
+            return f"error: {goal.text}"
+        texts = []
+        for el in (*added.feedback, *goal.feedback):
+            state = el.find("state_id")
+            content = el.find("feedback_content")
+            if state is None or content is None or content.get("val") != "message":
+                continue
+            if state.get("val") != str(sid):
+                continue
+            level = el.find(".//message_level")
+            if level is not None and level.get("val") != "notice":
+                continue  # "Fetching opaque proofs from disk for ..." is info/debug
+            pp = el.find(".//richpp")
+            src = pp if pp is not None else el
+            texts.append("".join(src.itertext()).replace("\xa0", " "))
+        return "\n".join(texts)
+
     def load(self, sentences: Sequence[tuple[str, int]], timeout_s: float) -> int:
         """Make the document hold exactly ``sentences`` (text, bp) and return the state after
         them. Raises :class:`CoqProblemError` when one of them fails in Coq."""
@@ -372,8 +426,12 @@ class CoqIdeChecker(CoqChecker):
         restart_after_timeout: bool = False,
         extra_roots: Sequence[str] = (),
         extra_args: Sequence[str] = (),
+        allowed_axioms: Sequence[str] = (),
+        check_assumptions: bool = True,
     ) -> None:
         self.binary = find_coq_binary(coqidetop)
+        self.allowed_axioms = tuple(allowed_axioms)
+        self.check_assumptions = check_assumptions
         self.workers = max(1, workers if workers is not None else min(4, os.cpu_count() or 1))
         self.memory_bytes = memory_mb * 1024 * 1024
         self.max_uses = max_uses
@@ -396,7 +454,9 @@ class CoqIdeChecker(CoqChecker):
         sentences = _problem_sentences(problem)
         worker = self._acquire(tuple(s for s, _ in sentences))
         try:
-            return self._check_on(worker, sentences, att, timeout_s, t0)
+            theorem = statement_name(problem.statement) if self.check_assumptions else None
+            allowed = self.allowed_for(problem)
+            return self._check_on(worker, sentences, att, timeout_s, t0, theorem, allowed)
         finally:
             self._release(worker)
 
@@ -447,6 +507,8 @@ class CoqIdeChecker(CoqChecker):
         att: Attempt,
         timeout_s: float,
         t0: float,
+        theorem: str | None = None,
+        allowed: Sequence[str] = (),
     ) -> ProofCheck:
         base = self._load(worker, problem_sentences, timeout_s)
         worker.uses += 1
@@ -464,6 +526,12 @@ class CoqIdeChecker(CoqChecker):
                     if "Out of memory" in reply.text or "Stack overflow" in reply.text:
                         worker.stop()  # reported as an error here; start afresh next time
                     return self._failure(att, index, reply, offsets, t0)
+            output = None
+            if theorem is not None:
+                index = len(items)
+                output = worker.sentence_output(
+                    print_assumptions_command(theorem), offsets.n_bytes + 8, deadline
+                )
         except _Timeout:
             self._interrupt(worker)
             return timeout_check(
@@ -478,7 +546,7 @@ class CoqIdeChecker(CoqChecker):
             return crash_check(
                 att, str(exc), BACKEND, time.perf_counter() - t0, sentence_index=index
             )
-        return pass_check(att, BACKEND, time.perf_counter() - t0)
+        return assumptions_check(att, output, allowed, BACKEND, time.perf_counter() - t0)
 
     def _load(self, worker: _Worker, sentences: list[tuple[str, int]], timeout_s: float) -> int:
         """Load the prelude and statement (one retry on a fresh process if the worker dies)."""

@@ -135,6 +135,15 @@ _PROOF_OPENERS = re.compile(r"Proof(?:\s+(?:using|with)\b[\s\S]*)?\.\Z")
 _PROOF_CLOSERS = re.compile(r"(Qed|Defined)\.\Z")
 _ALLOWED_UPPER = {"Unshelve"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# A lone surrogate is a Python ``str`` that is not Unicode text: it has no UTF-8 encoding, so
+# no prover can read it. The proof is rejected with a verdict (not re-encoded with
+# ``errors="replace"``, which would check a different text than the model wrote).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate_reason(what: str, char: str) -> str:
+    return f"{what} contains a lone surrogate (U+{ord(char):04X}), which is not Unicode text"
+
 
 # In the prelude: commands that touch files or native code, whatever the allowlist says.
 _PRELUDE_FORBIDDEN = {"Redirect", "Extraction", "Separate", "Recursive", "Load", "Cd", "Drop"}
@@ -190,6 +199,9 @@ def check_proof(proof: str, scanned: Scan | None = None) -> Rejection | None:
         return Rejection(f"the proof is longer than {MAX_PROOF_CHARS} characters")
     if _CONTROL.search(proof):
         return Rejection("the proof contains a control character")
+    bad = _SURROGATE.search(proof)
+    if bad:
+        return Rejection(_surrogate_reason("the proof", bad.group()))
     sc = scanned if scanned is not None else scan(proof)
     if sc.unterminated is not None:
         return Rejection(f"unterminated {sc.unterminated} at the end of the proof")
@@ -356,6 +368,9 @@ def check_prelude(prelude: str, extra_roots: Iterable[str] = ()) -> Rejection | 
         return Rejection(f"unterminated {sc.unterminated} in the prelude")
     if _CONTROL.search(prelude):
         return Rejection("the prelude contains a control character")
+    bad = _SURROGATE.search(prelude)
+    if bad:
+        return Rejection(_surrogate_reason("the prelude", bad.group()))
     for k, s in enumerate(sc.sentences):
         if s.structural:
             continue
@@ -396,6 +411,9 @@ def check_statement(statement: str) -> str | None:
     """An error message when ``statement`` is not exactly one theorem-like declaration."""
     if _CONTROL.search(statement):
         return "the statement contains a control character"
+    bad = _SURROGATE.search(statement)
+    if bad:
+        return _surrogate_reason("the statement", bad.group())
     sc = scan(statement)
     commands = [s for s in sc.sentences if not s.structural]
     if sc.unterminated is not None or len(sc.sentences) != 1 or len(commands) != 1:

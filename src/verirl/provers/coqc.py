@@ -36,12 +36,14 @@ from verirl.provers.coq_attempt import (
     Attempt,
     CoqChecker,
     CoqProblemError,
+    assumptions_check,
     crash_check,
     failure_check,
     find_coq_binary,
     limit_resources,
     minimal_env,
-    pass_check,
+    print_assumptions_command,
+    statement_name,
     timeout_check,
 )
 from verirl.provers.coq_sentences import ByteOffsets, line_start_bytes, scan
@@ -72,8 +74,12 @@ class CoqcChecker(CoqChecker):
         workers: int = 2,
         extra_roots: Sequence[str] = (),
         keep_dirs: bool = False,
+        allowed_axioms: Sequence[str] = (),
+        check_assumptions: bool = True,
     ) -> None:
         self.binary = find_coq_binary(coqc)
+        self.allowed_axioms = tuple(allowed_axioms)
+        self.check_assumptions = check_assumptions
         self.memory_bytes = memory_mb * 1024 * 1024
         self.workers = max(1, workers)
         self.extra_roots = tuple(extra_roots)
@@ -88,6 +94,10 @@ class CoqcChecker(CoqChecker):
             head += "\n"
         head += problem.statement + "\n"
         doc = head + att.proof + ("\n" if att.has_end else "\nQed.") + "\n"
+        theorem = statement_name(problem.statement) if self.check_assumptions else None
+        print_byte0 = len(doc.encode("utf-8"))
+        if theorem is not None:
+            doc += print_assumptions_command(theorem) + "\n"
         doc += "".join(f"End {name}.\n" for name in reversed(open_blocks(head)))
         proof_byte0 = len(head.encode("utf-8"))
         workdir = tempfile.mkdtemp(prefix="verirl-coqc-")
@@ -111,7 +121,12 @@ class CoqcChecker(CoqChecker):
                 raw=raw,
             )
         if rc == 0:
-            return pass_check(att, BACKEND, elapsed, _warnings(err))
+            output = _sentence_output(out, print_byte0) if theorem is not None else None
+            if theorem is not None and output is None:
+                output = "(no output)"
+            return assumptions_check(
+                att, output, self.allowed_for(problem), BACKEND, elapsed, _warnings(err)
+            )
         located = _first_error(err)
         if located is None:
             if rc is not None and rc < 0:
@@ -221,6 +236,21 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         proc.kill()
+
+
+def _sentence_output(out: str, byte0: int) -> str | None:
+    """What the sentence starting at byte ``byte0`` printed: with ``-time``, the text between
+    the ``Chars`` line of the sentence before it and its own ``Chars`` line (the *last* such
+    lines, so that text a tactic printed earlier cannot pose as this output)."""
+    own = None
+    for m in _CHARS.finditer(out):
+        if int(m.group(1)) == byte0:
+            own = m
+    if own is None:
+        return None
+    before = [m for m in _CHARS.finditer(out, 0, own.start()) if int(m.group(2)) <= byte0]
+    start = out.find("\n", before[-1].end()) + 1 if before else 0
+    return out[start : own.start()]
 
 
 def _first_error(err: str) -> tuple[int, int, int, str] | None:

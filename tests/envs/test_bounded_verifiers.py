@@ -6,13 +6,16 @@ machine) but far below the old times (noted per test, measured on that machine).
 
 from __future__ import annotations
 
+import random
 import time
 
 import pytest
 
-from verirl.envs import get_env
+from verirl.envs import Environment, Instance, get_env
 from verirl.envs.answers import extract_answer, last_answer_tag, last_boxed
 from verirl.envs.symbolic_parse import Limits, SizeError, check_size, parse_expression
+from verirl.errors import UserInputError
+from verirl.types import Problem, Verdict
 
 BUDGET_S = 1.0
 
@@ -87,3 +90,31 @@ def test_knights_knaves_long_name_is_linear() -> None:
     assert not verdict.correct
     solution = env.solve(problem)
     assert env.verify(problem, f"\\boxed{{{solution}}}").correct
+
+
+@pytest.mark.parametrize("difficulty", [10_000, 100_000_000])
+def test_difficulty_above_the_cap_names_the_difficulty(difficulty: int) -> None:
+    env = get_env("addition")
+    with pytest.raises(UserInputError, match=f"difficulty {difficulty}.*max_difficulty"):
+        _timed(env.generate, difficulty, 0)
+
+
+def test_generator_failures_become_user_errors_naming_the_difficulty() -> None:
+    class Huge(Environment):
+        name = "huge_test_env"
+        family = "test"
+        difficulty_scales = "digits: 10^difficulty"
+        max_difficulty = 1000
+
+        def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+            return Instance(str(10 ** (10 * difficulty)), "0")  # str() of 5000 digits fails
+
+        def check(self, problem: Problem, answer: str) -> Verdict:
+            return Verdict(0.0, False)
+
+        def solve(self, problem: Problem) -> str:
+            return "0"
+
+    with pytest.raises(UserInputError, match="difficulty 500"):
+        Huge().generate(500, 0)
+    assert Huge().generate(2, 0).prompt.startswith("1" + "0" * 20)

@@ -37,6 +37,7 @@ from verirl.envs import normalize
 from verirl.envs.answers import extract_answer
 from verirl.envs.formats import BOXED, AnswerFormat
 from verirl.envs.normalize import InvalidAnswer
+from verirl.errors import UserInputError
 from verirl.registry import Registry
 from verirl.types import Problem, Verdict
 
@@ -71,6 +72,9 @@ class Environment(ABC):
     tags: ClassVar[tuple[str, ...]] = ()
     answer_instruction: ClassVar[str] = BOXED_INSTRUCTION
     size_key: ClassVar[str | None] = None  # the ``data`` entry whose length is :meth:`size`
+    # Difficulties above this are refused (UserInputError); an environment whose instances
+    # stay cheap further up raises it, one that gets slow sooner lowers it.
+    max_difficulty: ClassVar[int] = 100
     # Declared requirements (DESIGN.md rule 8): the proof system whose checker
     # :meth:`verify_batch` uses (None: a pure-Python verifier), and what the verdicts carry
     # beyond a reward ("steps": per-tactic spans for process credit).
@@ -95,12 +99,30 @@ class Environment(ABC):
 
     # ---- the generator P and template I --------------------------------------------------
     def generate(self, difficulty: int, seed: int) -> Problem:
-        """The problem for ``(difficulty, seed)``: same inputs, same problem, in any process."""
+        """The problem for ``(difficulty, seed)``: same inputs, same problem, in any process.
+
+        Raises :class:`~verirl.errors.UserInputError` naming the difficulty when it is not an
+        integer in ``[0, max_difficulty]`` or when the generator cannot build an instance
+        that large (e.g. an integer past Python's 4300-digit conversion limit)."""
         if isinstance(difficulty, bool) or not isinstance(difficulty, int) or difficulty < 0:
-            raise ValueError(f"{self.name}: difficulty must be an integer >= 0, got {difficulty!r}")
+            raise UserInputError(
+                f"{self.name}: difficulty must be an integer >= 0, got {difficulty!r}"
+            )
+        if difficulty > self.max_difficulty:
+            raise UserInputError(
+                f"{self.name}: difficulty {difficulty} is above this environment's "
+                f"max_difficulty {self.max_difficulty} (instances that large cannot be "
+                "generated and verified in bounded time)"
+            )
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"{self.name}: seed must be an integer, got {seed!r}")
-        inst = self._generate(difficulty, seeded_rng(self.name, difficulty, seed))
+            raise UserInputError(f"{self.name}: seed must be an integer, got {seed!r}")
+        try:
+            inst = self._generate(difficulty, seeded_rng(self.name, difficulty, seed))
+        except (OverflowError, MemoryError, RecursionError, ValueError) as exc:
+            raise UserInputError(
+                f"{self.name}: cannot generate a problem at difficulty {difficulty} "
+                f"({type(exc).__name__}: {str(exc)[:120]}); use a lower difficulty"
+            ) from exc
         prompt = inst.prompt.rstrip()
         if self.answer_instruction:
             prompt = f"{prompt}\n\n{self.answer_instruction}"

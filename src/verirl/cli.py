@@ -1,21 +1,32 @@
 """``verirl train | eval | envs`` — the command line.
 
-Configuration errors print one line naming the field and exit with status 2, no traceback.
+Bad input (a config value, a path, a name) prints one line naming what is wrong and exits
+with status 2, no traceback. Anything else is an internal error: its traceback is printed (and
+written to ``<run_dir>/error.txt`` for a training run) and the exit status is 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from verirl.config import ConfigError, TrainConfig, load_config
+from verirl.errors import UserInputError
 
 console = Console(stderr=True)
 
@@ -63,10 +74,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         console.print(f"[red]config error:[/red] {exc}", highlight=False, soft_wrap=True)
         return 2
-    except (FileExistsError, FileNotFoundError, KeyError, ValueError) as exc:
+    except UserInputError as exc:
         message = exc.args[0] if exc.args else str(exc)
         console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
         return 2
+    except KeyboardInterrupt:
+        console.print("[red]interrupted[/red]")
+        return 130
+    except Exception as exc:  # a bug, not bad input: show everything
+        traceback.print_exc()
+        where = getattr(exc, "verirl_traceback_file", None)
+        saved = f"; the traceback is also in {where}" if where else ""
+        console.print(
+            f"[red]internal error[/red] ({type(exc).__name__}): this is a bug in verirl or a "
+            f"plugin, not bad input{saved}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return 1
+
+
+def _keep_traceback(exc: BaseException, run_dir: Path) -> None:
+    """Write the traceback of ``exc`` to ``run_dir/error.txt`` and remember where."""
+    try:
+        path = run_dir / "error.txt"
+        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        exc.verirl_traceback_file = str(path)  # type: ignore[attr-defined]
+    except OSError:
+        pass
 
 
 def _split_args(args: Sequence[str]) -> tuple[str | None, list[str]]:
@@ -85,7 +120,7 @@ def _train(args: Sequence[str], resume: str | None) -> int:
     if resume:
         run_dir = Path(resume)
         if not (run_dir / "config.yaml").is_file():
-            raise FileNotFoundError(f"{run_dir} is not a run directory (no config.yaml)")
+            raise UserInputError(f"{run_dir} is not a run directory (no config.yaml)")
         _, overrides = _split_args(args)
         cfg = load_config(run_dir / "config.yaml", overrides)
         (run_dir / "config.yaml").write_text(dump_config(cfg))
@@ -94,13 +129,20 @@ def _train(args: Sequence[str], resume: str | None) -> int:
         cfg = load_config(path, overrides)
         run_dir = new_run_dir(cfg)
     console.print(f"run directory: [bold]{run_dir}[/bold]")
-    trainer = Trainer(cfg, run_dir)
-    if resume and trainer.resume():
-        console.print(f"resumed at step {trainer.step}")
-    with _progress(cfg) as (progress, update):
-        if trainer.step:
-            progress.update(0, completed=trainer.step)
-        summary = trainer.fit(progress=update)
+    try:
+        with Trainer(cfg, run_dir) as trainer:
+            console.print(f"device {trainer.placement.device}; {trainer.placement.reason}")
+            if resume and trainer.resume():
+                console.print(f"resumed at step {trainer.step}")
+            with _progress(cfg) as (progress, update):
+                if trainer.step:
+                    progress.update(TaskID(0), completed=trainer.step)
+                summary = trainer.fit(progress=update)
+    except UserInputError:
+        raise
+    except Exception as exc:
+        _keep_traceback(exc, run_dir)
+        raise
     _print_summary(cfg, summary)
     return 0
 
@@ -176,12 +218,12 @@ def _eval(args: Sequence[str], checkpoint: str | None) -> int:
     if checkpoint and path is None and (Path(checkpoint).parent / "config.yaml").is_file():
         path = str(Path(checkpoint).parent / "config.yaml")
     cfg = load_config(path, overrides)
-    trainer = Trainer(cfg, Path(cfg.run.dir) / "_eval")
-    if checkpoint:
-        from verirl.train.checkpoint import load_checkpoint
+    with Trainer(cfg, Path(cfg.run.dir) / "_eval") as trainer:
+        if checkpoint:
+            from verirl.train.checkpoint import load_checkpoint
 
-        load_checkpoint(Path(checkpoint), trainer.model, lambda state: None)
-    result = trainer.evaluate()
+            load_checkpoint(Path(checkpoint), trainer.model, lambda state: None)
+        result = trainer.evaluate()
     table = Table(title=f"held-out accuracy, mean over {cfg.eval.samples} sample(s)")
     table.add_column("environment")
     for d in cfg.eval.difficulties:
@@ -205,7 +247,7 @@ def _report(run_dir: str, compare: list[str] | None) -> int:
         else:
             path = write_report(run_dir)
     except RunDirError as exc:
-        raise FileNotFoundError(str(exc)) from None
+        raise UserInputError(str(exc)) from None
     Console().print(f"report: {path}")
     return 0
 

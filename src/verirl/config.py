@@ -15,8 +15,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from verirl.errors import UserInputError
 from verirl.curriculum import CurriculumConfig
+from verirl.errors import UserInputError
+from verirl.provers.settings import ProversConfig
 
 
 class _Section(BaseModel):
@@ -91,11 +92,28 @@ class ModelConfig(_Section):
     lora: LoraConfig | None = Field(
         None, description="Train a LoRA adapter instead of all weights (None: full fine-tuning)."
     )
-    autocast: Literal["none", "bf16"] = Field(
-        "bf16",
-        description="Run forward/backward passes under bfloat16 autocast (weights and optimizer "
-        "state stay fp32). 'bf16' is ~2× faster on CPUs with AVX512-BF16/AMX.",
+    device: str = Field(
+        "auto",
+        description="Where the policy runs: 'auto' (the first CUDA device, else the CPU), "
+        "'cpu', 'cuda' or 'cuda:N'. Model, sampling, learner and scorer batches all go there.",
     )
+    dtype: Literal["auto", "fp32", "bf16"] = Field(
+        "auto",
+        description="Precision of forward/backward passes (weights and optimizer state stay "
+        "fp32): 'bf16' autocast, 'fp32', or 'auto' = bf16 only where the hardware computes it "
+        "natively (CUDA with bf16, a CPU with AVX512-BF16 or AMX), else fp32 — on an AVX2-only "
+        "CPU bf16 is emulated and several times slower. The run log says which was chosen.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "autocast" in data:
+            raise ValueError(
+                "model.autocast was replaced by model.dtype (auto | fp32 | bf16; "
+                "autocast=none is dtype=fp32)"
+            )
+        return data
 
 
 class RolloutConfig(_Section):
@@ -127,8 +145,10 @@ class RolloutConfig(_Section):
         "a format demonstration. SmolLM2-135M never writes \\boxed{} zero-shot; one example "
         "makes it do so about half the time. [] for zero-shot.",
     )
-    max_batch_sequences: int = Field(
-        64, ge=1, description="Sequences decoded together by the transformers engine."
+    engine: Plugin = Field(
+        default_factory=lambda: Plugin(name="hf"),
+        description="The rollout engine: 'hf' (transformers, the learner's own module; "
+        "params: max_batch_sequences).",
     )
     collector: Plugin = Field(
         default_factory=lambda: Plugin(name="single_turn"),
@@ -145,6 +165,22 @@ class DynamicSamplingConfig(_Section):
     )
     max_rounds: int = Field(
         3, ge=1, description="Generation rounds per step at most (then train on what is kept)."
+    )
+
+
+class VerificationConfig(_Section):
+    executor: Plugin = Field(
+        default_factory=lambda: Plugin(name="processes", params={"workers": 2}),
+        description="Where environment verifiers run: 'processes' (a warm worker pool that "
+        "enforces each call's deadline by replacing a stuck worker; params: workers), "
+        "'threads' (params: workers), or 'inline' (this process, no enforced deadline).",
+    )
+    timeout_s: float = Field(
+        10.0,
+        gt=0,
+        description="Deadline of one verification; past it the answer scores as invalid "
+        "(−0.5) and is counted in reward/verifier_timeouts. Proof checks use "
+        "provers.<system>.timeout_s instead.",
     )
 
 
@@ -178,6 +214,21 @@ class LossConfig(_Section):
     kl_estimator: Literal["k1", "k3"] = Field(
         "k3", description="KL estimator: 'k3' (GRPO) or 'k1' (Schulman 2020)."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "overlong" in data:
+            raise ValueError(
+                "loss.overlong moved to reward.overlong (DAPO's overlong punishment is "
+                "reward shaping, e.g. reward.overlong.buffer=32)"
+            )
+        return data
+
+
+class RewardConfig(Plugin):
+    """The reward source by name, with its parameters and the shaping applied to it."""
+
     overlong: OverlongConfig = Field(default_factory=OverlongConfig)
 
 
@@ -253,14 +304,19 @@ class TrainConfig(_Section):
         "8 prompts × 16 at its group size 16).",
     )
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
-    reward: Plugin = Field(
-        default_factory=lambda: Plugin(name="env"),
+    reward: RewardConfig = Field(
+        default_factory=lambda: RewardConfig(name="env"),
         description="Reward source: 'env' (the environment's verifier, RLVE), 'exact_match', "
         "'rule', 'verifree', 'cer', 'rule_cer'.",
     )
     credit: Plugin = Field(
         default_factory=lambda: Plugin(name="grpo"),
         description="Credit estimator: 'grpo', 'dr_grpo', 'rloo', 'process', 'tcpo', ...",
+    )
+    verification: VerificationConfig = Field(default_factory=VerificationConfig)
+    provers: ProversConfig = Field(
+        default_factory=ProversConfig,
+        description="Proof checkers (Coq, Lean) for proof environments, built from here.",
     )
     dynamic_sampling: DynamicSamplingConfig = Field(default_factory=DynamicSamplingConfig)
     loss: LossConfig = Field(default_factory=LossConfig)
@@ -271,14 +327,18 @@ class TrainConfig(_Section):
     def _plugins_exist(self) -> TrainConfig:
         from verirl.credit import get_credit
         from verirl.rewards import get_reward
+        from verirl.rewards.executors import EXECUTORS
+        from verirl.rollout.base import get_engine
         from verirl.rollout.collect import get_collector
         from verirl.train.loss import POLICY_LOSSES
 
         checks = [
+            ("rollout.engine", self.rollout.engine, get_engine),
             ("rollout.collector", self.rollout.collector, get_collector),
             ("reward", self.reward, get_reward),
             ("credit", self.credit, get_credit),
             ("loss.policy", self.loss.policy, POLICY_LOSSES.get),
+            ("verification.executor", self.verification.executor, EXECUTORS.get),
         ]
         for where, plugin, lookup in checks:
             try:
@@ -286,11 +346,14 @@ class TrainConfig(_Section):
             except KeyError as exc:
                 raise ValueError(f"{where}.name: {exc.args[0]}") from None
             plugin._validate_with(spec.params, where)
-        if self.loss.overlong.buffer > self.rollout.max_new_tokens:
+        if self.reward.overlong.buffer > self.rollout.max_new_tokens:
             raise ValueError(
-                f"loss.overlong.buffer ({self.loss.overlong.buffer}) exceeds "
+                f"reward.overlong.buffer ({self.reward.overlong.buffer}) exceeds "
                 f"rollout.max_new_tokens ({self.rollout.max_new_tokens})"
             )
+        from verirl.requirements import check_compatible
+
+        check_compatible(self)
         return self
 
 

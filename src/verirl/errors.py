@@ -14,3 +14,12 @@ class UserInputError(ValueError):
 
 class CheckpointError(UserInputError):
     """A checkpoint that cannot be used (missing, damaged); the message names the file."""
+
+
+class UnknownNameError(UserInputError, KeyError):
+    """A registry lookup of a name nobody registered (an environment, estimator, engine...).
+
+    A ``KeyError`` too, for callers that catch lookups that way."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""

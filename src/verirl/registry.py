@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
+from verirl.errors import UnknownNameError
+
 T = TypeVar("T")
 
 
@@ -47,7 +49,7 @@ class Registry(Generic[T]):
             return self._items[name]
         except KeyError:
             known = ", ".join(sorted(self._items)) or "(none)"
-            raise KeyError(f"unknown {self.kind} {name!r}; known: {known}") from None
+            raise UnknownNameError(f"unknown {self.kind} {name!r}; known: {known}") from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._items

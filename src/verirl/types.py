@@ -14,7 +14,7 @@ Everything here is a frozen dataclass: a stage that adds information returns a n
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 import torch
@@ -201,6 +201,13 @@ class Batch:
     @property
     def prompt_width(self) -> int:
         return int(self.input_ids.shape[1] - self.response_mask.shape[1])
+
+    def to(self, device: torch.device | str) -> Batch:
+        """The same batch with every tensor on ``device`` (itself when already there)."""
+        device = torch.device(device)
+        if self.input_ids.device == device:
+            return self
+        return Batch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
 
     def select(self, index: torch.Tensor | Sequence[int]) -> Batch:
         """The rows ``index``, with padding columns no selected row needs removed."""

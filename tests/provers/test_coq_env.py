@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import pytest
 
 from tests.provers.coq_marks import needs_coq
 from verirl.envs import get_env
-from verirl.envs.coq_proofs import (
-    CoqProofs,
-    configure_checker,
-    extract_coq_proof,
-    set_checker,
-    shared_checker,
-)
-from verirl.provers.base import FormalProblem, ProofCheck
+from verirl.envs.coq_proofs import CoqProofs, extract_coq_proof
+from verirl.errors import UserInputError
+from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
 from verirl.provers.coq_theorems import theorems_by_grade
+from verirl.provers.settings import CoqSettings, Provers, ProversConfig
 
 STATEMENT = "Theorem t : forall n : nat, n + 0 = n."
 PRELUDE = "Require Import Arith."
@@ -81,14 +77,17 @@ class ExplodingChecker:
         pass
 
 
-@pytest.fixture
-def no_checker() -> Iterator[None]:
-    set_checker(ExplodingChecker())
-    yield
-    set_checker(None)
+class OneChecker(Provers):
+    """Provers that hand out one given checker."""
+
+    def __init__(self, checker: ProofChecker) -> None:
+        super().__init__()
+        self._one = checker
+
+    def checker(self, system: str) -> ProofChecker:
+        return self._one
 
 
-@pytest.mark.usefixtures("no_checker")
 @pytest.mark.parametrize(
     ("output", "status"),
     [
@@ -104,7 +103,7 @@ def no_checker() -> Iterator[None]:
 )
 def test_cheap_verdicts(output: str, status: str) -> None:
     env = get_env("coq_proofs")
-    v = env.verify(env.generate(2, 0), output)
+    v = env.verify_batch([env.generate(2, 0)], [output], OneChecker(ExplodingChecker()))[0]
     assert not v.correct and v.reward == 0.0
     assert v.extra["status"] == status and v.detail
 
@@ -164,16 +163,16 @@ def test_incomplete_and_error_verdicts() -> None:
 
 @pytest.mark.coq
 @needs_coq
-def test_shared_checker_is_configurable() -> None:
+def test_checker_is_built_from_the_config() -> None:
     env: CoqProofs = get_env("coq_proofs")  # type: ignore[assignment]
     p = env.generate(0, 0)
-    try:
-        configure_checker("coqc")
-        assert shared_checker().name == "coq-coqc"
-        v = env.verify(p, env.solve(p))
+    with Provers(ProversConfig(coq=CoqSettings(backend="coqc", workers=1))) as provers:
+        assert provers.checker("coq").name == "coq-coqc"
+        v = env.verify_batch([p], [env.solve(p)], provers)[0]
         assert v.correct and v.extra["backend"] == "coq-coqc"
-    finally:
-        configure_checker("coqide")
-    assert shared_checker().name == "coq-ide"
-    with pytest.raises(ValueError, match="unknown Coq backend"):
-        configure_checker("lean")  # type: ignore[arg-type]
+    with Provers() as provers:
+        assert provers.checker("coq").name == "coq-ide"
+        with pytest.raises(UserInputError, match="unknown proof system"):
+            provers.checker("isabelle")
+    with pytest.raises(ValueError, match="backend"):
+        CoqSettings(backend="lean")  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ import torch
 from verirl.credit import CreditInput, get_credit
 from verirl.envs import get_env
 from verirl.models import load_tokenizer, tiny_model
+from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import Generation
 from verirl.rollout.collect import get_collector
 from verirl.rollout.hf import HFEngine
@@ -104,7 +105,9 @@ def collect(
 ) -> tuple[list[Rollout], dict[str, float]]:
     collector = get_collector("multi_turn").build(params)
     sampling = SamplingParams(n=n, temperature=1.0, max_new_tokens=64, seed=123)
-    rollouts = collector.collect(PROBLEMS, engine, formatter, sampling, first_group)
+    rollouts = collector.collect(
+        PROBLEMS, engine, formatter, sampling, first_group, score=env_reward_stage()
+    )
     return rollouts, collector.metrics()
 
 
@@ -332,7 +335,7 @@ def test_tiny_model_episodes_match_teacher_forcing(tok: Any, formatter: PromptFo
         {"max_turns": 2, "counterfactual": True, "cf_top_l": 2, "cf_alternatives": 2}
     )
     sampling = SamplingParams(n=2, temperature=1.0, max_new_tokens=5, seed=0)
-    rollouts = collector.collect(PROBLEMS, engine, formatter, sampling)
+    rollouts = collector.collect(PROBLEMS, engine, formatter, sampling, score=env_reward_stage())
     assert len(rollouts) == 4
     for r in rollouts:
         ids = torch.tensor([[*r.prompt_ids, *r.response_ids]])

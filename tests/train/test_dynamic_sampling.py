@@ -30,6 +30,8 @@ class ScriptedCollector(Collector):
         formatter,
         sampling: SamplingParams,
         first_group: int = 0,
+        *,
+        score,
     ) -> list[Rollout]:  # type: ignore[no-untyped-def]
         self.calls.append(len(problems))
         out = []

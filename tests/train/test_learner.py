@@ -8,8 +8,15 @@ import pytest
 import torch
 
 from verirl.config import load_config
+from verirl.device import resolve_placement
 from verirl.models import tiny_model
-from verirl.train.learner import MICRO_BATCH_OVERHEAD_TOKENS, Learner, collate, pack_rows
+from verirl.train.learner import (
+    MICRO_BATCH_OVERHEAD_TOKENS,
+    Learner,
+    LearnerSettings,
+    collate,
+    pack_rows,
+)
 from verirl.types import Problem, Rollout, Verdict
 
 PROBLEM = Problem("addition", 0, 0, "x", "1")
@@ -52,8 +59,8 @@ def test_collate_left_pads_prompts_and_right_pads_responses() -> None:
 
 
 def _learner(model: torch.nn.Module, *overrides: str) -> Learner:
-    cfg = load_config(None, ["model.autocast=none", *overrides])
-    return Learner(model, cfg, total_steps=1)
+    cfg = load_config(None, ["model.dtype=fp32", *overrides])
+    return Learner(model, LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32")), 1)
 
 
 def _grads(learner: Learner, batch) -> tuple[torch.Tensor, list[torch.Tensor]]:  # type: ignore[no-untyped-def]

@@ -1,4 +1,5 @@
-"""Hand-computed checks of the policy loss, every aggregation mode, KL and overlong shaping."""
+"""Hand-computed checks of the policy loss, every aggregation mode, KL and overlong shaping
+(a reward wrapper, tested here beside the losses it used to live with)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ import math
 import pytest
 import torch
 
+from verirl.rewards.shaping import overlong_penalty
 from verirl.train.loss import (
     AGGREGATIONS,
     AggregationScale,
     ClippedSurrogateParams,
     clipped_surrogate,
     kl_penalty,
-    overlong_penalty,
     token_logprobs,
 )
 

@@ -95,12 +95,27 @@ class CreditInput:
         cls,
         rollouts: Sequence[Rollout],
         step_starts: Sequence[Sequence[int]] | None = None,
+        tokenizer: Any = None,
     ) -> CreditInput:
-        """Build the input from scored rollouts. ``step_starts`` (token indices of each
-        verdict step's first token) come from :func:`verirl.credit.spans.step_token_starts`
-        when the scorer reported steps."""
+        """Build the input from scored rollouts.
+
+        Verified steps become token positions here, where proof verdicts become credit
+        input: when verdicts carry ``steps`` (character spans of the output) and
+        ``step_starts`` is not given, each step's first response token is found with
+        :func:`verirl.credit.spans.step_token_starts` and ``tokenizer``."""
         if any(r.verdict is None for r in rollouts):
             raise ValueError("every rollout must be scored (verdict set) before credit")
+        if step_starts is None and any(r.verdict and r.verdict.steps for r in rollouts):
+            if tokenizer is None:
+                raise ValueError("verdicts carry steps: CreditInput.from_rollouts needs tokenizer")
+            from verirl.credit.spans import step_token_starts
+
+            step_starts = [
+                step_token_starts(r.text, r.response_ids, r.verdict.steps, tokenizer)
+                if r.verdict and r.verdict.steps
+                else ()
+                for r in rollouts
+            ]
         t = max((len(r.response_ids) for r in rollouts), default=0)
         mask = torch.zeros(len(rollouts), t)
         for i, r in enumerate(rollouts):
@@ -128,6 +143,17 @@ class CreditEstimator(Generic[P]):
     name: str
     fn: Callable[[CreditInput, P], torch.Tensor]
     params: type[P]
+    needs: frozenset[str] | Callable[[P], frozenset[str]] = frozenset()
+
+    def requirements(self, params: P | dict[str, Any] | None = None) -> frozenset[str]:
+        """What the rollouts must carry for this estimator with ``params`` (DESIGN.md rule
+        8): ``"steps"`` (verified steps in the verdicts), ``"turns"`` (multi-turn episodes),
+        ``"counterfactual"`` (alternative scores of chosen turns)."""
+        if callable(self.needs):
+            if params is None or isinstance(params, dict):
+                params = self.params.model_validate(params or {})
+            return frozenset(self.needs(params))
+        return self.needs
 
     def __call__(self, inp: CreditInput, params: P | dict[str, Any] | None = None) -> torch.Tensor:
         if params is None or isinstance(params, dict):
@@ -146,16 +172,19 @@ CREDIT: Registry[CreditEstimator[Any]] = Registry("credit estimator")
 
 
 def register_credit(
-    name: str, params: type[BaseModel] = NoParams
+    name: str,
+    params: type[BaseModel] = NoParams,
+    needs: frozenset[str] | Callable[[Any], frozenset[str]] = frozenset(),
 ) -> Callable[
     [Callable[[CreditInput, Any], torch.Tensor]], Callable[[CreditInput, Any], torch.Tensor]
 ]:
-    """Register ``fn`` as credit estimator ``name`` with parameter model ``params``."""
+    """Register ``fn`` as credit estimator ``name`` with parameter model ``params``; ``needs``
+    is what the rollouts must carry (a set, or a function of the parameters)."""
 
     def decorator(
         fn: Callable[[CreditInput, Any], torch.Tensor],
     ) -> Callable[[CreditInput, Any], torch.Tensor]:
-        CREDIT.register(name)(CreditEstimator(name=name, fn=fn, params=params))
+        CREDIT.register(name)(CreditEstimator(name=name, fn=fn, params=params, needs=needs))
         return fn
 
     return decorator

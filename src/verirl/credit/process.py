@@ -153,7 +153,7 @@ def _per_rollout(values: Sequence[T], n: int, name: str, default: T) -> list[T]:
     return list(values)
 
 
-@register_credit("process", ProcessParams)
+@register_credit("process", ProcessParams, needs=frozenset({"steps"}))
 def process(inp: CreditInput, params: ProcessParams) -> torch.Tensor:
     """Process-verified advantages (Kim & Yun 2026, §3.2 of seed-papers.md).
 

@@ -246,7 +246,14 @@ def tcpo_turn_advantages(table: TurnTable, params: TCPOParams) -> torch.Tensor:
     return z * turn_weights(table, params.gamma)
 
 
-@register_credit("tcpo", TCPOParams)
+def _tcpo_needs(params: TCPOParams) -> frozenset[str]:
+    """Turns always; the counterfactual alternatives when that component is on."""
+    if params.counterfactual and params.lambda_cf != 0:
+        return frozenset({"turns", "counterfactual"})
+    return frozenset({"turns"})
+
+
+@register_credit("tcpo", TCPOParams, needs=_tcpo_needs)
 def tcpo(inp: CreditInput, params: TCPOParams) -> torch.Tensor:
     """TCPO turn-level credit (arXiv:2608.01667; equations (1)–(4) of seed-papers.md §4.2,
     restated in this module's docstring).

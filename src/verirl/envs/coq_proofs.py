@@ -31,9 +31,11 @@ such as ``admit``/``Admitted``/new axioms or commands, an error, unsolved goals,
 (``pass``/``error``/``incomplete``/``timeout``/``rejected``/``crash``) or ``format``. Garbage
 is rejected before any Coq process starts.
 
-The checker is one module-level instance shared by all problems (a
-:class:`~verirl.provers.coq_idetop.CoqIdeChecker` by default, created on first use); change it
-with :func:`configure_checker` or :func:`set_checker`.
+**Checker.** Training verifies a whole batch at once through :meth:`CoqProofs.verify_batch`
+with the run's :class:`~verirl.provers.settings.Provers` (built from the ``provers.coq``
+config: backend, workers, timeout, memory), so the checker's worker pool checks the batch's
+proofs in parallel. A direct :meth:`CoqProofs.verify` call outside a run uses a checker with
+the default settings, owned by the environment instance.
 """
 
 from __future__ import annotations
@@ -41,14 +43,15 @@ from __future__ import annotations
 import random
 import re
 import threading
-from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from collections.abc import Sequence
+from typing import ClassVar
 
 from verirl.envs.base import Environment, Instance, register_env
-from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
+from verirl.provers.base import FormalProblem, ProofCheck
 from verirl.provers.coq_attempt import prepare_attempt
 from verirl.provers.coq_sentences import scan
 from verirl.provers.coq_theorems import bundled_theorem, theorems_by_grade
+from verirl.provers.settings import Provers
 from verirl.types import Problem, Span, Verdict
 
 FORMAT_INSTRUCTION = (
@@ -128,57 +131,7 @@ def _skip_restated(output: str, start: int, stop: int, statement: str, prelude: 
     return pos
 
 
-# ---- the shared checker ------------------------------------------------------------------
-_lock = threading.Lock()
-_checker: ProofChecker | None = None
-_factory: Callable[[], ProofChecker] | None = None
-
-
-def _default_factory() -> ProofChecker:
-    from verirl.provers.coq_idetop import CoqIdeChecker
-
-    return CoqIdeChecker()
-
-
-def configure_checker(backend: Literal["coqide", "coqc"] = "coqide", **kwargs: Any) -> None:
-    """Use a new shared checker of the given backend (created on first use), closing the old
-    one; ``kwargs`` go to the checker's constructor (e.g. ``workers=4``)."""
-
-    def factory() -> ProofChecker:
-        if backend == "coqc":
-            from verirl.provers.coqc import CoqcChecker
-
-            return CoqcChecker(**kwargs)
-        if backend == "coqide":
-            from verirl.provers.coq_idetop import CoqIdeChecker
-
-            return CoqIdeChecker(**kwargs)
-        raise ValueError(f"unknown Coq backend {backend!r}: use 'coqide' or 'coqc'")
-
-    if backend not in ("coqide", "coqc"):
-        raise ValueError(f"unknown Coq backend {backend!r}: use 'coqide' or 'coqc'")
-    global _factory
-    with _lock:
-        _factory = factory
-    set_checker(None)
-
-
-def set_checker(checker: ProofChecker | None) -> None:
-    """Replace the shared checker (None: recreate it lazily). The old one is closed."""
-    global _checker
-    with _lock:
-        old, _checker = _checker, checker
-    if old is not None and old is not checker:
-        old.close()
-
-
-def shared_checker() -> ProofChecker:
-    """The checker every ``coq_proofs`` problem uses, created on first use."""
-    global _checker
-    with _lock:
-        if _checker is None:
-            _checker = (_factory or _default_factory)()
-        return _checker
+_DEFAULT_LOCK = threading.Lock()
 
 
 # ---- the environment ---------------------------------------------------------------------
@@ -227,7 +180,11 @@ class CoqProofs(Environment):
     )
     tags = ("coq", "formal", "process")
     answer_instruction = FORMAT_INSTRUCTION
-    timeout_s: ClassVar[float] = 15.0
+    prover: ClassVar[str | None] = "coq"
+    produces: ClassVar[frozenset[str]] = frozenset({"steps"})
+
+    def __init__(self) -> None:
+        self._provers: Provers | None = None
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         groups = theorems_by_grade()
@@ -261,8 +218,37 @@ class CoqProofs(Environment):
         )
 
     def verify(self, problem: Problem, output: str) -> Verdict:
-        """Check the proof in ``output`` with Coq. Never raises on the output (a missing Coq
-        installation is a configuration error and does raise)."""
+        """Check the proof in ``output`` with Coq (default checker settings). Never raises on
+        the output (a missing Coq installation is a configuration error and does raise)."""
+        return self.verify_batch([problem], [output])[0]
+
+    def verify_batch(
+        self, problems: Sequence[Problem], outputs: Sequence[str], provers: Provers | None = None
+    ) -> list[Verdict]:
+        """Verdicts for many outputs, the proofs checked together by the checker's pool.
+
+        Outputs without a proof, and cheats the pre-filter rejects, never reach Coq."""
+        verdicts: list[Verdict | None] = []
+        todo: list[tuple[int, FormalProblem, str, int]] = []
+        for i, (problem, output) in enumerate(zip(problems, outputs, strict=True)):
+            prepared = self._prepare(problem, output)
+            if isinstance(prepared, Verdict):
+                verdicts.append(prepared)
+            else:
+                verdicts.append(None)
+                todo.append((i, self.formal_problem(problem), *prepared))
+        if todo:
+            provers = provers or self._default_provers()
+            checks = provers.checker("coq").check_batch(
+                [(fp, text) for _, fp, text, _ in todo], timeout_s=provers.timeout_s("coq")
+            )
+            for (i, _, _, offset), check in zip(todo, checks, strict=True):
+                verdicts[i] = verdict_from_check(check, offset)
+        return [v for v in verdicts if v is not None]
+
+    def _prepare(self, problem: Problem, output: str) -> Verdict | tuple[str, int]:
+        """The proof text and its offset in ``output``, or the verdict when there is none
+        to check (no proof found, rejected by the pre-filter, no tactic)."""
         data = problem.data
         extracted = extract_coq_proof(
             output, str(data.get("statement", "")), str(data.get("prelude", ""))
@@ -285,8 +271,14 @@ class CoqProofs(Environment):
             )
             status = "rejected" if attempt.rejection else "incomplete"
             return Verdict(0.0, False, detail, steps, None, {"status": status})
-        check = shared_checker().check(self.formal_problem(problem), text, timeout_s=self.timeout_s)
-        return verdict_from_check(check, offset)
+        return text, offset
+
+    def _default_provers(self) -> Provers:
+        """Checkers with default settings for calls outside a run (one per instance)."""
+        with _DEFAULT_LOCK:
+            if self._provers is None:
+                self._provers = Provers()
+            return self._provers
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         """``answer`` is a proof (with or without a fence); same as :meth:`verify`."""

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from verirl.registry import Registry
+from verirl.rewards.verification import BatchVerifier
 from verirl.types import Rollout, Verdict
 
 
@@ -37,12 +38,21 @@ class RewardContext:
 
     - ``tokenizer``: the policy's tokenizer.
     - ``model``: the policy module with its current weights (``None`` for rule-based runs).
-    - ``device``: where ``model`` lives.
+    - ``device``: where ``model`` lives; scorers put their batches there (None: the
+      model's own device).
+    - ``verifier``: the batched verification stage (environment verifiers through the run's
+      executor, proof checkers through the run's provers). Reward sources call it once per
+      batch instead of verifying rollout by rollout.
     """
 
     tokenizer: Any = None
     model: Any = None
-    device: str = "cpu"
+    device: str | None = None
+    verifier: BatchVerifier = field(default_factory=lambda: BatchVerifier())
+
+    def env_verdicts(self, rollouts: Sequence[Rollout]) -> list[Verdict | None]:
+        """The environment verdict of every rollout (``None``: not an environment problem)."""
+        return self.verifier.verify([r.problem for r in rollouts], [r.text for r in rollouts])
 
 
 P = TypeVar("P", bound=BaseModel)
@@ -54,9 +64,18 @@ class RewardSource(ABC, Generic[P]):
     def __init__(self, params: P) -> None:
         self.params = params
 
+    needs: ClassVar[frozenset[str]] = frozenset()  # e.g. {"policy"}: scores with the policy
+
     @abstractmethod
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         """One verdict per rollout, in order."""
+
+    def produces(self, environments: Sequence[str]) -> frozenset[str]:
+        """What this source's verdicts carry besides a reward when trained on
+        ``environments`` (e.g. ``"steps"``, per-tactic spans for process credit). The
+        default: what the environments' verifiers produce, for sources that pass their
+        verdicts on; sources that replace the verdict (CER, exact match) return nothing."""
+        return frozenset()
 
     def metrics(self) -> dict[str, float]:
         """Scalars about the last ``score`` call (e.g. cache hit ratio); empty by default."""

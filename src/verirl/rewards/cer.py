@@ -190,6 +190,8 @@ class CERReward(RewardSource[CERParams]):
     """``cer``: Verdict.reward = R(a) in [0, 1]; ``correct`` = the rule verifier; ``extra``
     holds ``cer`` (the value), ``answer_found`` and ``distinct_answers`` of the group."""
 
+    needs = frozenset({"policy"})
+
     def __init__(self, params: CERParams) -> None:
         super().__init__(params)
         self._metrics: dict[str, float] = {}
@@ -197,8 +199,9 @@ class CERReward(RewardSource[CERParams]):
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         values, found, distinct = self.cer_values(rollouts, ctx)
         out = []
-        for r, v, f, d in zip(rollouts, values, found, distinct, strict=True):
-            judged = rule_judgement(r.problem, r.text, self.params.judge)
+        env_verdicts = ctx.env_verdicts(rollouts)
+        for r, v, f, d, env_v in zip(rollouts, values, found, distinct, env_verdicts, strict=True):
+            judged = rule_judgement(r.problem, r.text, self.params.judge, env_v)
             detail = "policy-estimated agreement with the reference" if f else "no answer found"
             out.append(
                 Verdict(
@@ -315,6 +318,8 @@ class RuleCERReward(RewardSource[RuleCERParams]):
     """``rule_cer``: the rule verifier combined with CER (see :class:`RuleCERParams`); reward
     in [0, 1]; ``extra`` keeps ``cer`` and ``rule``."""
 
+    needs = frozenset({"policy"})
+
     def __init__(self, params: RuleCERParams) -> None:
         super().__init__(params)
         cer_fields = {k: getattr(params, k) for k in CERParams.model_fields}
@@ -324,8 +329,9 @@ class RuleCERReward(RewardSource[RuleCERParams]):
         values, found, _ = self._cer.cer_values(rollouts, ctx)
         p = self.params
         out = []
-        for r, v, f in zip(rollouts, values, found, strict=True):
-            ok = rule_judgement(r.problem, r.text, p.judge).correct
+        env_verdicts = ctx.env_verdicts(rollouts)
+        for r, v, f, env_v in zip(rollouts, values, found, env_verdicts, strict=True):
+            ok = rule_judgement(r.problem, r.text, p.judge, env_v).correct
             rule = 1.0 if ok else 0.0
             if p.combine == "gate":
                 reward = 1.0 if ok else v

@@ -5,13 +5,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verirl.envs import get_env
+from verirl.errors import UserInputError
 from verirl.rewards.base import RewardContext, RewardSource, register_reward
 from verirl.types import Rollout, Verdict
 
 
 @register_reward("env")
 class EnvVerifierReward(RewardSource):
-    """``get_env(problem.env).verify(problem, text)`` for every rollout."""
+    """The environment's verdict for every rollout (RLVE's graded rewards in [-1, 1]), all
+    rollouts of the batch verified together by ``ctx.verifier``."""
 
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
-        return [get_env(r.problem.env).verify(r.problem, r.text) for r in rollouts]
+        verdicts = ctx.env_verdicts(rollouts)
+        missing = [r.problem.env for r, v in zip(rollouts, verdicts, strict=True) if v is None]
+        if missing:
+            raise UserInputError(
+                f"reward 'env' needs registered environments; {missing[0]!r} is not one "
+                "(use reward.name=rule or cer for free-form data)"
+            )
+        return [v for v in verdicts if v is not None]
+
+    def produces(self, environments: Sequence[str]) -> frozenset[str]:
+        out: frozenset[str] = frozenset()
+        for name in environments:
+            out |= get_env(name).produces
+        return out

@@ -145,6 +145,7 @@ def build_scorer(ctx: RewardContext, params: LikelihoodParams) -> SequenceScorer
         max_batch_rows=params.max_batch_rows,
         max_batch_tokens=params.max_batch_tokens,
         autocast_dtype=dtype,
+        device=ctx.device,
     )
 
 
@@ -229,6 +230,8 @@ class VeriFreeReward(RewardSource[VeriFreeParams]):
     reward-weighted NLL term on the reference tokens belongs to the loss, not to a scorer.
     """
 
+    needs = frozenset({"policy"})
+
     def __init__(self, params: VeriFreeParams) -> None:
         super().__init__(params)
         self._metrics: dict[str, float] = {}
@@ -253,8 +256,9 @@ class VeriFreeReward(RewardSource[VeriFreeParams]):
             for i, g in zip(live, score_grids(scorer, grids), strict=True):
                 logp[i] = float(g[0, 0])
         out = []
+        env_verdicts = ctx.env_verdicts(rollouts)
         for i, r in enumerate(rollouts):
-            judged = rule_judgement(r.problem, r.text, p.judge)
+            judged = rule_judgement(r.problem, r.text, p.judge, env_verdicts[i])
             reward = min(1.0, math.exp(logp[i])) if math.isfinite(logp[i]) else 0.0
             out.append(
                 Verdict(

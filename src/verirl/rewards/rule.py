@@ -90,13 +90,21 @@ def math_verify_equal(answer: str, reference: str, timeout_s: int = 5) -> bool:
         return False
 
 
-def rule_judgement(problem: Problem, text: str, params: JudgeParams | None = None) -> Judgement:
-    """Is ``text`` (a full model output) correct for ``problem``? See the module docstring."""
+def rule_judgement(
+    problem: Problem,
+    text: str,
+    params: JudgeParams | None = None,
+    env_verdict: Verdict | None = None,
+) -> Judgement:
+    """Is ``text`` (a full model output) correct for ``problem``? See the module docstring.
+
+    ``env_verdict`` is the environment's verdict when the caller already has it (the batched
+    verification stage's); otherwise an environment problem is verified here."""
     params = params or JudgeParams()
     load_all()
     answer = extract_answer(text)
-    if problem.env in ENVIRONMENTS:
-        verdict = get_env(problem.env).verify(problem, text)
+    if env_verdict is not None or problem.env in ENVIRONMENTS:
+        verdict = env_verdict or get_env(problem.env).verify(problem, text)
         return Judgement(bool(verdict.correct), "env", answer)
     if answer is None or len(answer) > params.max_answer_chars:
         return Judgement(False, params.fallback, answer)
@@ -130,8 +138,8 @@ class ExactMatchReward(RewardSource[ExactMatchParams]):
 
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         out = []
-        for r in rollouts:
-            judged = rule_judgement(r.problem, r.text, self.params.judge)
+        for r, env_v in zip(rollouts, ctx.env_verdicts(rollouts), strict=True):
+            judged = rule_judgement(r.problem, r.text, self.params.judge, env_v)
             if self.params.normalize == "none":
                 hit = last_boxed(r.text) == r.problem.answer
             else:
@@ -163,14 +171,22 @@ class RuleReward(RewardSource[RuleParams]):
 
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         out = []
-        for r in rollouts:
-            judged = rule_judgement(r.problem, r.text, self.params.judge)
+        for r, env_v in zip(rollouts, ctx.env_verdicts(rollouts), strict=True):
+            judged = rule_judgement(r.problem, r.text, self.params.judge, env_v)
             out.append(
                 Verdict(
                     1.0 if judged.correct else 0.0,
                     judged.correct,
-                    "correct" if judged.correct else "not correct",
-                    extra={"rule_source": judged.source},
+                    env_v.detail if env_v else ("correct" if judged.correct else "not correct"),
+                    env_v.steps if env_v else (),
+                    env_v.first_failed_step if env_v else None,
+                    {**(dict(env_v.extra) if env_v else {}), "rule_source": judged.source},
                 )
             )
+        return out
+
+    def produces(self, environments: Sequence[str]) -> frozenset[str]:
+        out: frozenset[str] = frozenset()
+        for name in environments:
+            out |= get_env(name).produces
         return out

@@ -1,16 +1,20 @@
 """The rollout engine interface: token ids in, sampled continuations with log-probs out.
 
-The trainer talks to an engine only through :class:`RolloutEngine`, so a vLLM (or any other)
+The trainer talks to an engine only through :class:`RolloutEngine`, and builds it by name from
+the engine registry (``rollout.engine: {name: hf, params: ...}``), so a vLLM (or any other)
 backend can replace the transformers one without touching the loop. An engine knows nothing
 about problems or rewards; :mod:`verirl.rollout.prompts` turns problems into prompt ids.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from pydantic import BaseModel
+
+from verirl.registry import Registry
 from verirl.types import FinishReason, SamplingParams
 
 
@@ -44,3 +48,54 @@ class RolloutEngine(Protocol):
         """Make the next ``generate`` use the learner's latest weights (a no-op for an
         engine that shares the learner's module)."""
         ...
+
+
+# ---- the engine registry -------------------------------------------------------------------
+EngineFactory = Callable[..., RolloutEngine]
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """A registered engine: ``factory(params, model, tokenizer, placement, seed)``."""
+
+    name: str
+    factory: EngineFactory
+    params: type[BaseModel]
+
+    def build(
+        self,
+        params: BaseModel | dict[str, Any] | None,
+        model: Any,
+        tokenizer: Any,
+        placement: Any,
+        seed: int = 0,
+    ) -> RolloutEngine:
+        if params is None or isinstance(params, dict):
+            params = self.params.model_validate(params or {})
+        return self.factory(params, model, tokenizer, placement, seed)
+
+
+ENGINES: Registry[EngineSpec] = Registry("rollout engine")
+
+
+def register_engine(name: str, params: type[BaseModel]) -> Callable[[EngineFactory], EngineFactory]:
+    """Register ``factory(params, model, tokenizer, placement, seed) -> RolloutEngine`` as
+    engine ``name`` (``rollout.engine.name``) with parameter model ``params``."""
+
+    def decorator(factory: EngineFactory) -> EngineFactory:
+        ENGINES.register(name)(EngineSpec(name=name, factory=factory, params=params))
+        return factory
+
+    return decorator
+
+
+def get_engine(name: str) -> EngineSpec:
+    import importlib
+    import pkgutil
+
+    import verirl.rollout as pkg
+
+    for mod in pkgutil.iter_modules(pkg.__path__):  # every engine module registers itself
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"verirl.rollout.{mod.name}")
+    return ENGINES.get(name)

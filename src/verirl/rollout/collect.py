@@ -25,11 +25,21 @@ class NoParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+Scorer = Callable[[Sequence[Rollout]], list[Rollout]]
+"""The reward stage as collectors see it: rollouts in, the same rollouts with verdicts out
+(:class:`verirl.rewards.stage.RewardStage`). Call it once per batch, not per rollout."""
+
+
 class Collector(ABC):
-    """Turns problems into rollouts; ``sampling.n`` rollouts per problem, one group each."""
+    """Turns problems into scored rollouts; ``sampling.n`` rollouts per problem, one group
+    each. ``produces`` says what the rollouts carry for credit (``"turns"``: multi-turn
+    episodes with per-turn scores; ``"counterfactual"``: alternative scores per turn)."""
 
     def __init__(self, params: BaseModel) -> None:
         self.params = params
+
+    def produces(self) -> frozenset[str]:
+        return frozenset()
 
     @abstractmethod
     def collect(
@@ -39,9 +49,11 @@ class Collector(ABC):
         formatter: PromptFormatter,
         sampling: SamplingParams,
         first_group: int = 0,
+        *,
+        score: Scorer,
     ) -> list[Rollout]:
-        """Rollouts of problem ``i`` get group id ``first_group + i``. Rollouts may come back
-        already scored (``verdict`` set) when the episode needed the verifier."""
+        """Rollouts of problem ``i`` get group id ``first_group + i``; every rollout comes
+        back scored by ``score`` (the run's reward stage)."""
 
     def metrics(self) -> dict[str, float]:
         """Scalars about the last ``collect`` call (e.g. extra generated tokens)."""
@@ -92,7 +104,7 @@ def get_collector(name: str) -> CollectorSpec:
 
 @register_collector("single_turn")
 class SingleTurn(Collector):
-    """One sampled response per rollout; scoring happens afterwards in the reward stage."""
+    """One sampled response per rollout, the batch scored by the reward stage at once."""
 
     def collect(
         self,
@@ -101,6 +113,8 @@ class SingleTurn(Collector):
         formatter: PromptFormatter,
         sampling: SamplingParams,
         first_group: int = 0,
+        *,
+        score: Scorer,
     ) -> list[Rollout]:
         prompts = [formatter.encode(p) for p in problems]
         generations = engine.generate(prompts, sampling)
@@ -120,4 +134,4 @@ class SingleTurn(Collector):
                         finish_reason=g.finish_reason,
                     )
                 )
-        return rollouts
+        return score(rollouts)

@@ -19,19 +19,33 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
+from pydantic import BaseModel, ConfigDict, Field
 from transformers import DynamicCache
 
-from verirl.rollout.base import Generation
+from verirl.device import Placement
+from verirl.rollout.base import Generation, register_engine
 from verirl.types import SamplingParams
 
 
+class HFParams(BaseModel):
+    """Parameters of the ``hf`` engine (``rollout.engine.params``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    max_batch_sequences: int = Field(
+        64,
+        ge=1,
+        description="Sequences (prompts × n) decoded together; larger is faster per token "
+        "until memory or cache bandwidth limits.",
+    )
+
+
 class HFEngine:
-    """Batched sampling from a causal LM.
+    """Batched sampling from a causal LM, on the device the model lives on.
 
     - ``max_batch_sequences``: how many sequences (prompts × n) decode together; larger is
       faster per token until memory or cache bandwidth limits.
-    - ``autocast_dtype``: e.g. ``torch.bfloat16`` to run the forward passes under CPU autocast
-      (AVX512-BF16 / AMX machines); ``None`` keeps the model's dtype.
+    - ``autocast_dtype``: e.g. ``torch.bfloat16`` to run the forward passes under autocast on
+      the model's device (CUDA, or CPUs with AVX512-BF16 / AMX); ``None`` keeps fp32.
     """
 
     def __init__(
@@ -46,7 +60,8 @@ class HFEngine:
         self.tokenizer = tokenizer
         self.max_batch_sequences = max_batch_sequences
         self.autocast_dtype = autocast_dtype
-        self.generator = torch.Generator().manual_seed(seed)
+        self.device = _model_device(model)
+        self.generator = torch.Generator(device=self.device).manual_seed(seed)
         self.eos_ids = _eos_ids(model, tokenizer)
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
 
@@ -98,6 +113,7 @@ class HFEngine:
             ids[i, width - len(p) :] = torch.tensor(p)
             mask[i, width - len(p) :] = 1
         positions = (mask.cumsum(1) - 1).clamp(min=0)
+        ids, mask, positions = ids.to(self.device), mask.to(self.device), positions.to(self.device)
 
         cache = DynamicCache()
         with self._autocast():
@@ -125,15 +141,16 @@ class HFEngine:
         logps: list[list[float]] = [[] for _ in range(total)]
         finish = ["length"] * total
         alive = torch.arange(total)  # row r of the running batch is sequence alive[r]
-        eos = torch.tensor(sorted(self.eos_ids), dtype=torch.long)
+        eos = torch.tensor(sorted(self.eos_ids), dtype=torch.long, device=self.device)
         stop_checker = _StopStrings(self.tokenizer, sampling.stop) if sampling.stop else None
 
         for step in range(sampling.max_new_tokens):
             token, logp = _sample(logits, sampling.temperature, sampling.top_p, self.generator)
-            done = torch.isin(token, eos)
+            done = torch.isin(token, eos).cpu()
+            token_list, logp_list = token.tolist(), logp.tolist()  # one device sync per step
             for r, seq in enumerate(alive.tolist()):
-                tokens[seq].append(int(token[r]))
-                logps[seq].append(float(logp[r]))
+                tokens[seq].append(int(token_list[r]))
+                logps[seq].append(float(logp_list[r]))
             if stop_checker is not None:
                 for r, seq in enumerate(alive.tolist()):
                     if not done[r] and stop_checker.hit(tokens[seq]):
@@ -146,9 +163,12 @@ class HFEngine:
             if keep.numel() == 0:
                 break
             if keep.numel() < alive.numel():
-                cache.batch_select_indices(keep)
-                alive, mask, next_pos, token = alive[keep], mask[keep], next_pos[keep], token[keep]
-            mask = torch.cat([mask, torch.ones((mask.shape[0], 1), dtype=mask.dtype)], dim=1)
+                on_dev = keep.to(self.device)
+                cache.batch_select_indices(on_dev)
+                alive = alive[keep]
+                mask, next_pos, token = mask[on_dev], next_pos[on_dev], token[on_dev]
+            ones = torch.ones((mask.shape[0], 1), dtype=mask.dtype, device=self.device)
+            mask = torch.cat([mask, ones], dim=1)
             with self._autocast():
                 logits = (
                     self.model(
@@ -182,8 +202,23 @@ class HFEngine:
         if self.autocast_dtype is None:
             yield
         else:
-            with torch.autocast("cpu", dtype=self.autocast_dtype):
+            with torch.autocast(self.device.type, dtype=self.autocast_dtype):
                 yield
+
+
+@register_engine("hf", HFParams)
+def build_hf_engine(
+    params: HFParams, model: torch.nn.Module, tokenizer: Any, placement: Placement, seed: int
+) -> HFEngine:
+    """The transformers engine over the learner's own module (no weight copy to sync)."""
+    return HFEngine(model, tokenizer, params.max_batch_sequences, placement.autocast_dtype, seed)
+
+
+def _model_device(model: torch.nn.Module) -> torch.device:
+    try:
+        return next(model.parameters()).device
+    except (StopIteration, AttributeError):
+        return torch.device("cpu")
 
 
 def _sample(

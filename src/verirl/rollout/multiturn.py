@@ -24,7 +24,10 @@ Bookkeeping per episode (one :class:`~verirl.types.Rollout`):
 
 Batching: every round of turns is one ``engine.generate`` call — turn 1 for every problem
 with ``n`` samples each, then one call per round over the episodes still running (``n = 1``
-each) — and the counterfactual alternatives of the whole batch are one more call.
+each) — and the counterfactual alternatives of the whole batch are one more call. Each round
+is scored by one call of the run's reward stage (``score``: the configured reward source —
+environment verifier, rule, CER, prover — over the round's turns), so a multi-turn run
+trains on the same reward as a single-turn one.
 
 The feedback glue comes from the chat template: the conversation is rendered as text with a
 placeholder assistant message followed by the feedback user message and the generation
@@ -45,9 +48,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from verirl.envs import get_env
+from verirl.envs import ENVIRONMENTS, get_env
 from verirl.rollout.base import Generation, RolloutEngine
-from verirl.rollout.collect import Collector, register_collector
+from verirl.rollout.collect import Collector, Scorer, register_collector
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import FinishReason, Problem, Rollout, SamplingParams, Turn, Verdict
 
@@ -206,6 +209,9 @@ class MultiTurn(Collector):
         super().__init__(params)
         self._metrics: dict[str, float] = {}
 
+    def produces(self) -> frozenset[str]:
+        return frozenset({"turns", "counterfactual"} if self.params.counterfactual else {"turns"})
+
     def for_evaluation(self) -> MultiTurn:
         """Evaluation runs the same refinement episodes without counterfactual alternatives."""
         params = self.params.model_copy(update={"counterfactual": False})
@@ -222,6 +228,8 @@ class MultiTurn(Collector):
         formatter: PromptFormatter,
         sampling: SamplingParams,
         first_group: int = 0,
+        *,
+        score: Scorer,
     ) -> list[Rollout]:
         p = self.params
         started = time.perf_counter()
@@ -232,26 +240,26 @@ class MultiTurn(Collector):
             raise RuntimeError(
                 f"engine returned {len(generations)} groups for {len(problems)} prompts"
             )
+        first: list[Generation] = []
         for i, (problem, prompt, group) in enumerate(
             zip(problems, prompts, generations, strict=True)
         ):
             for g in group:
-                ep = _Episode(problem=problem, group=first_group + i, prompt=prompt)
-                episodes.append(ep)
-                self._take_turn(ep, g, formatter)
+                episodes.append(_Episode(problem=problem, group=first_group + i, prompt=prompt))
+                first.append(g)
+        self._take_turns(episodes, first, formatter, score)
         later = dataclasses.replace(sampling, n=1, seed=None)  # seed only the first call
         for _ in range(2, p.max_turns + 1):
             live = [ep for ep in episodes if not ep.done]
             if not live:
                 break
             generations = engine.generate([ep.context() for ep in live], later)
-            for ep, group in zip(live, generations, strict=True):
-                self._take_turn(ep, group[0], formatter)
+            self._take_turns(live, [group[0] for group in generations], formatter, score)
 
         extra_tokens = 0
         cf_started = time.perf_counter()
         if p.counterfactual and p.cf_top_l > 0:
-            extra_tokens = self._counterfactual(episodes, engine, sampling)
+            extra_tokens = self._counterfactual(episodes, engine, sampling, score)
         finished = time.perf_counter()
         rollouts = [self._to_rollout(ep) for ep in episodes]
         episode_tokens = sum(sum(ep.mask) for ep in episodes)
@@ -260,18 +268,37 @@ class MultiTurn(Collector):
         self._metrics["cf_seconds"] = finished - cf_started
         return rollouts
 
-    def _take_turn(self, ep: _Episode, gen: Generation, formatter: PromptFormatter) -> None:
-        """Record one sampled turn: verify it, score it, and end the episode or append the
-        feedback glue for the next turn."""
+    def _take_turns(
+        self,
+        episodes: Sequence[_Episode],
+        gens: Sequence[Generation],
+        formatter: PromptFormatter,
+        score: Scorer,
+    ) -> None:
+        """Score one round of turns together (one reward-stage call), then record each."""
+        for gen in gens:
+            if len(gen.logprobs) != len(gen.token_ids):
+                raise RuntimeError(
+                    f"engine returned {len(gen.logprobs)} log-probs for {len(gen.token_ids)} tokens"
+                )
+        scored = score(
+            [
+                _turn_rollout(ep, ep.group, ep.context(), g)
+                for ep, g in zip(episodes, gens, strict=True)
+            ]
+        )
+        for ep, gen, r in zip(episodes, gens, scored, strict=True):
+            assert r.verdict is not None
+            self._take_turn(ep, gen, r.verdict, formatter)
+
+    def _take_turn(
+        self, ep: _Episode, gen: Generation, verdict: Verdict, formatter: PromptFormatter
+    ) -> None:
+        """Record one scored turn, and end the episode or append the feedback glue for the
+        next turn."""
         p = self.params
-        env = get_env(ep.problem.env)
-        verdict = env.verify(ep.problem, gen.text)
         score = turn_score(verdict, p.score_map)
-        feedback = env.feedback(ep.problem, gen.text, verdict)
-        if len(gen.logprobs) != len(gen.token_ids):
-            raise RuntimeError(
-                f"engine returned {len(gen.logprobs)} log-probs for {len(gen.token_ids)} tokens"
-            )
+        feedback = _feedback(ep.problem, gen.text, verdict)
         start = len(ep.response)
         ep.response.extend(int(t) for t in gen.token_ids)
         ep.logprobs.extend(float(x) for x in gen.logprobs)
@@ -304,7 +331,11 @@ class MultiTurn(Collector):
 
     # ---- counterfactual -----------------------------------------------------------------
     def _counterfactual(
-        self, episodes: list[_Episode], engine: RolloutEngine, sampling: SamplingParams
+        self,
+        episodes: list[_Episode],
+        engine: RolloutEngine,
+        sampling: SamplingParams,
+        score: Scorer,
     ) -> int:
         """Sample M alternatives for the top-L most surprising non-improving turns of the
         batch from their fixed histories (one generate call); store their scores in
@@ -324,11 +355,21 @@ class MultiTurn(Collector):
             for e, k in chosen
         ]
         generations = engine.generate(histories, alt_sampling)
+        # one reward-stage call for every alternative; each chosen turn's M alternatives
+        # form their own group (group-aware rewards such as CER compare them to each other)
+        batch = [
+            _turn_rollout(episodes[e], -1 - c, history, g)
+            for c, ((e, _), history, group) in enumerate(
+                zip(chosen, histories, generations, strict=True)
+            )
+            for g in group
+        ]
+        scored = iter(score(batch))
         extra = 0
         for (e, k), group in zip(chosen, generations, strict=True):
             ep = episodes[e]
-            env = get_env(ep.problem.env)
-            scores = tuple(turn_score(env.verify(ep.problem, g.text), p.score_map) for g in group)
+            verdicts = [next(scored).verdict for _ in group]
+            scores = tuple(turn_score(v, p.score_map) for v in verdicts if v is not None)
             extra += sum(len(g.token_ids) for g in group)
             ep.turns[k] = dataclasses.replace(ep.turns[k], alt_scores=scores)
         return extra
@@ -359,6 +400,28 @@ class MultiTurn(Collector):
             turns=tuple(ep.turns),
             verdict=verdict,
         )
+
+
+def _turn_rollout(ep: _Episode, group: int, context: Sequence[int], gen: Generation) -> Rollout:
+    """One turn as a rollout for the reward stage: its prompt is everything before the turn
+    (the problem, earlier turns and their feedback), its response the turn's tokens."""
+    return Rollout(
+        problem=ep.problem,
+        group=group,
+        prompt_ids=tuple(context),
+        response_ids=tuple(gen.token_ids),
+        logprobs=tuple(gen.logprobs),
+        text=gen.text,
+        finish_reason=gen.finish_reason,
+    )
+
+
+def _feedback(problem: Problem, text: str, verdict: Verdict) -> str:
+    """The environment's feedback on a scored turn (the verdict's detail for problems that
+    are not from a registered environment)."""
+    if problem.env in ENVIRONMENTS:
+        return get_env(problem.env).feedback(problem, text, verdict)
+    return verdict.detail or ("correct" if verdict.correct else "not correct yet")
 
 
 def select_counterfactual_turns(

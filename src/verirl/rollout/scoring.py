@@ -156,6 +156,7 @@ class _TransformersScorer:
         max_batch_rows: int = 64,
         max_batch_tokens: int = 16384,
         autocast_dtype: torch.dtype | None = None,
+        device: torch.device | str | None = None,
     ) -> None:
         if max_batch_rows < 1:
             raise ValueError(f"max_batch_rows must be >= 1, got {max_batch_rows}")
@@ -166,11 +167,13 @@ class _TransformersScorer:
         self.max_batch_rows = max_batch_rows
         self.max_batch_tokens = max_batch_tokens
         self.autocast_dtype = autocast_dtype
+        self._device = torch.device(device) if device is not None else None
         self.stats = ScoringStats()
 
     @property
     def device(self) -> torch.device:
-        return next(self.model.parameters()).device
+        """Where batches go: the given device, else the model's."""
+        return self._device or next(self.model.parameters()).device
 
     def metrics(self) -> dict[str, float]:
         return self.stats.as_metrics()
@@ -349,8 +352,9 @@ class PrefixCacheScorer(_TransformersScorer):
         max_contexts_per_chunk: int = 32,
         min_shared_prefix: int = 8,
         max_length_spread: float = 1.5,
+        device: torch.device | str | None = None,
     ) -> None:
-        super().__init__(model, pad_id, max_batch_rows, max_batch_tokens, autocast_dtype)
+        super().__init__(model, pad_id, max_batch_rows, max_batch_tokens, autocast_dtype, device)
         if max_contexts_per_chunk < 1:
             raise ValueError(f"max_contexts_per_chunk must be >= 1, got {max_contexts_per_chunk}")
         if max_length_spread < 1:

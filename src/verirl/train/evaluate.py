@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 
 from verirl.curriculum import eval_seed
 from verirl.envs import get_env
+from verirl.rewards.base import RewardContext
+from verirl.rewards.stage import env_reward_stage
+from verirl.rewards.verification import BatchVerifier
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector, NoParams, SingleTurn
 from verirl.rollout.prompts import PromptFormatter
@@ -61,22 +64,26 @@ def evaluate(
     max_new_tokens: int = 128,
     seed: int = 0,
     collector: Collector | None = None,
+    verifier: BatchVerifier | None = None,
 ) -> EvalResult:
-    """Run ``samples`` episodes per problem with ``collector`` (default: one answer each)
-    and score each with its environment's verifier. Episodes a multi-turn collector already
-    scored keep their verdict (success at any turn, for refinement)."""
+    """Run ``samples`` episodes per problem with ``collector`` (default: one answer each),
+    every answer scored by its environment's verifier (the rule, whatever the training
+    reward; ``verifier``: the run's batched verification stage). A multi-turn episode's
+    verdict is its last turn's (success at any turn ends it, for refinement)."""
     collector = (collector or SingleTurn(NoParams())).for_evaluation()
     sampling = SamplingParams(
         n=samples, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed
     )
-    rollouts = collector.collect(problems, engine, formatter, sampling)
+    score = env_reward_stage(RewardContext(verifier=verifier) if verifier else None)
+    rollouts = collector.collect(problems, engine, formatter, sampling, score=score)
     correct: dict[str, list[float]] = {}
     by_diff: dict[str, dict[int, list[float]]] = {}
     reward: dict[str, list[float]] = {}
     fmt: dict[str, list[float]] = {}
     for r in rollouts:
         problem = r.problem
-        v = r.verdict or get_env(problem.env).verify(problem, r.text)
+        v = r.verdict
+        assert v is not None  # the reward stage scored every rollout
         correct.setdefault(problem.env, []).append(float(v.correct))
         by_diff.setdefault(problem.env, {}).setdefault(problem.difficulty, []).append(
             float(v.correct)

@@ -12,12 +12,14 @@ import contextlib
 import copy
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from transformers import DynamicCache
 
-from verirl.config import TrainConfig
+from verirl.config import LossConfig, OptimConfig, TrainConfig
+from verirl.device import Placement
 from verirl.train.loss import (
     AGGREGATIONS,
     POLICY_LOSSES,
@@ -64,16 +66,51 @@ def collate(rollouts: Sequence[Rollout], advantages: torch.Tensor, pad_id: int) 
     )
 
 
+@dataclass(frozen=True)
+class LearnerSettings:
+    """What the learner needs to know, and nothing else: an adapter to another trainer (or
+    a test) builds this without a run config.
+
+    - ``loss``, ``optim``: the ``loss:`` and ``optim:`` sections of the config.
+    - ``temperature``: the sampling temperature (log-probs are of the tempered policy).
+    - ``norm_length``: Dr. GRPO's constant C of ``seq-mean-token-sum-norm`` (max new tokens).
+    - ``placement``: device and autocast dtype of the forward/backward passes.
+    - ``seed``: seed of the minibatch shuffling.
+    """
+
+    loss: LossConfig = field(default_factory=LossConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    temperature: float = 1.0
+    norm_length: int = 64
+    placement: Placement = field(
+        default_factory=lambda: Placement(torch.device("cpu"), None, "fp32 (default)")
+    )
+    seed: int = 0
+
+    @classmethod
+    def from_config(cls, cfg: TrainConfig, placement: Placement) -> LearnerSettings:
+        return cls(
+            loss=cfg.loss,
+            optim=cfg.optim,
+            temperature=cfg.rollout.temperature,
+            norm_length=cfg.rollout.max_new_tokens,
+            placement=placement,
+            seed=cfg.run.seed,
+        )
+
+
 class Learner:
     """Owns the optimizer, the LR schedule and (when KL is on) the frozen reference."""
 
-    def __init__(self, model: torch.nn.Module, cfg: TrainConfig, total_steps: int) -> None:
+    def __init__(
+        self, model: torch.nn.Module, settings: LearnerSettings, total_steps: int
+    ) -> None:
         self.model = model
-        self.cfg = cfg
+        self.settings = settings
         self.trainable = [p for p in model.parameters() if p.requires_grad]
         if not self.trainable:
             raise ValueError("the model has no trainable parameters")
-        o = cfg.optim
+        o = settings.optim
         self.optimizer = torch.optim.AdamW(
             self.trainable, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay
         )
@@ -81,15 +118,16 @@ class Learner:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer, _schedule(o.schedule, o.warmup_steps, updates)
         )
-        spec = POLICY_LOSSES.get(cfg.loss.policy.name)
+        loss = settings.loss
+        spec = POLICY_LOSSES.get(loss.policy.name)
         self.policy_loss = spec.fn
-        self.loss_params = spec.params.model_validate(cfg.loss.policy.params)
-        self.aggregate = AGGREGATIONS.get(cfg.loss.aggregation)
-        self.temperature = cfg.rollout.temperature if cfg.rollout.temperature > 0 else 1.0
-        self.autocast = torch.bfloat16 if cfg.model.autocast == "bf16" else None
-        self.generator = torch.Generator().manual_seed(cfg.run.seed + 1)
+        self.loss_params = spec.params.model_validate(loss.policy.params)
+        self.aggregate = AGGREGATIONS.get(loss.aggregation)
+        self.temperature = settings.temperature if settings.temperature > 0 else 1.0
+        self.device = settings.placement.device
+        self.generator = torch.Generator().manual_seed(settings.seed + 1)
         self._reference: torch.nn.Module | None = None
-        if cfg.loss.kl_coef > 0 and not _is_peft(model):
+        if loss.kl_coef > 0 and not _is_peft(model):
             self._reference = copy.deepcopy(model).eval().requires_grad_(False)
 
     # ---- log-probs -------------------------------------------------------------------------
@@ -104,8 +142,8 @@ class Learner:
         LM head.
         """
         model = model if model is not None else self.model
-        with self._autocast():
-            if self.cfg.optim.share_prompt_prefix:
+        with self.settings.placement.autocast():
+            if self.settings.optim.share_prompt_prefix:
                 logits = _response_logits_shared_prefix(model, batch)
             else:
                 logits = _response_logits_full(model, batch)
@@ -116,19 +154,19 @@ class Learner:
     def _logprobs_no_grad(self, batch: Batch, reference: bool = False) -> torch.Tensor:
         out = torch.zeros_like(batch.response_mask)
         for rows in self._micro_batches(batch, torch.arange(len(batch))):
-            sub = batch.select(rows)
+            sub = batch.select(rows).to(self.device)
             with self._reference_model() if reference else contextlib.nullcontext() as ref:
                 lp = self.logprobs(sub, ref if reference else None)
-            out[rows, : lp.shape[1]] = lp.float() * sub.response_mask
+            out[rows, : lp.shape[1]] = (lp.float() * sub.response_mask).cpu()
         return out
 
     # ---- one rollout batch ---------------------------------------------------------------------
     def update(self, batch: Batch) -> dict[str, float]:
-        o = self.cfg.optim
+        o, loss_cfg = self.settings.optim, self.settings.loss
         self.model.train()
         if o.old_logprobs == "recompute":
             batch = _replace_old(batch, self._logprobs_no_grad(batch))
-        ref_lp = self._logprobs_no_grad(batch, reference=True) if self.cfg.loss.kl_coef else None
+        ref_lp = self._logprobs_no_grad(batch, reference=True) if loss_cfg.kl_coef else None
         n = len(batch)
         sums: dict[str, float] = {}
         updates = 0
@@ -140,21 +178,20 @@ class Learner:
                 scale = AggregationScale(
                     tokens=float(batch.response_mask[mb].sum()),
                     sequences=float(mb.numel()),
-                    norm_length=float(self.cfg.rollout.max_new_tokens),
+                    norm_length=float(self.settings.norm_length),
                 )
                 step_stats: dict[str, float] = {}
                 for rows in self._micro_batches(batch, mb):
-                    sub = batch.select(rows)
+                    sub = batch.select(rows).to(self.device)
                     mask = sub.response_mask
                     logp = self.logprobs(sub)
                     loss_mat, stats = self.policy_loss(
                         logp, sub.old_logprobs, sub.advantages, mask, self.loss_params
                     )
                     if ref_lp is not None:
-                        kl = kl_penalty(
-                            logp, ref_lp[rows, : mask.shape[1]], self.cfg.loss.kl_estimator
-                        )
-                        loss_mat = loss_mat + self.cfg.loss.kl_coef * kl
+                        ref = ref_lp[rows, : mask.shape[1]].to(self.device)
+                        kl = kl_penalty(logp, ref, loss_cfg.kl_estimator)
+                        loss_mat = loss_mat + loss_cfg.kl_coef * kl
                         stats["kl_ref"] = ((kl * mask).sum() / mask.sum().clamp(min=1)).detach()
                     loss = self.aggregate(loss_mat, mask, scale)
                     loss.backward()
@@ -186,18 +223,10 @@ class Learner:
             prompt_len,
             resp_len,
             keys,
-            budget=self.cfg.optim.micro_batch_tokens,
-            shared_prefix=self.cfg.optim.share_prompt_prefix,
+            budget=self.settings.optim.micro_batch_tokens,
+            shared_prefix=self.settings.optim.share_prompt_prefix,
         ):
             yield rows[torch.tensor(segment)]
-
-    @contextlib.contextmanager
-    def _autocast(self) -> Iterator[None]:
-        if self.autocast is None:
-            yield
-        else:
-            with torch.autocast("cpu", dtype=self.autocast):
-                yield
 
     @contextlib.contextmanager
     def _reference_model(self) -> Iterator[torch.nn.Module]:

@@ -3,8 +3,8 @@
 One step, as in DESIGN.md:
 
     problems  = curriculum.sample(B)                       # RLVE windows (or static)
-    rollouts  = collector.collect(problems, engine, ...)   # G samples each (or episodes)
-    verdicts  = reward.score(rollouts)                     # env verifier | CER | prover ...
+    rollouts  = collector.collect(problems, engine, ..., score=reward_stage)  # G samples each
+    (each batch scored by the reward stage inside collect)  # env verifier | CER | prover ...
     (DAPO: drop groups with equal rewards, refill, up to max_rounds)
     curriculum.update(all rollouts of the step)
     advantages = credit(CreditInput.from_rollouts(...))    # GRPO | RLOO | process | TCPO ...
@@ -14,7 +14,9 @@ One step, as in DESIGN.md:
 from __future__ import annotations
 
 import json
+import logging
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -26,17 +28,24 @@ import torch
 from verirl.config import TrainConfig, dump_config
 from verirl.credit import CreditInput, get_credit
 from verirl.curriculum import Curriculum, build_curriculum, effective_prompt_ratio
+from verirl.device import resolve_placement
+from verirl.errors import UserInputError
 from verirl.models import LoraSettings, load_policy
-from verirl.rewards import RewardContext, get_reward
+from verirl.provers.settings import Provers
+from verirl.rewards import RewardContext
+from verirl.rewards.executors import EXECUTORS, Executor
+from verirl.rewards.stage import RewardStage, build_reward_source
+from verirl.rewards.verification import BatchVerifier
+from verirl.rollout.base import get_engine
 from verirl.rollout.collect import get_collector
-from verirl.rollout.hf import HFEngine
 from verirl.rollout.prompts import PromptFormatter
 from verirl.train.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
-from verirl.train.learner import Learner, collate
-from verirl.train.loss import overlong_penalty
+from verirl.train.learner import Learner, LearnerSettings, collate
 from verirl.train.metrics import MetricsLog
 from verirl.types import Rollout, SamplingParams
+
+logger = logging.getLogger("verirl.train")
 
 
 @dataclass
@@ -45,25 +54,30 @@ class StepOutput:
     generated: list[Rollout]  # everything sampled this step, incl. dropped groups
     rounds: int
     stats: dict[str, float] = field(default_factory=dict)
+    reward_metrics: dict[str, float] = field(default_factory=dict)
 
 
 class Trainer:
     """Builds every part from the config and runs the loop. ``run_dir`` holds the config,
-    ``metrics.jsonl``, checkpoints and the final model."""
+    ``metrics.jsonl``, ``run.log``, checkpoints and the final model. Close it (or use it as
+    a context manager) to stop its verifier workers and proof checkers."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, policy: Any = None) -> None:
         self.cfg = cfg
         self.run_dir = run_dir
+        self._log_handler = _run_log(run_dir)
         if cfg.run.threads:
             torch.set_num_threads(cfg.run.threads)
         torch.manual_seed(cfg.run.seed)
+        self.placement = resolve_placement(cfg.model.device, cfg.model.dtype)
+        logger.info("device %s; precision %s", self.placement.device, self.placement.reason)
         lora = LoraSettings(**cfg.model.lora.model_dump()) if cfg.model.lora else None
         if lora is not None:
             lora = replace(lora, target_modules=tuple(lora.target_modules))
         self.model, self.tokenizer = policy or load_policy(cfg.model.name, lora=lora)
-        autocast = torch.bfloat16 if cfg.model.autocast == "bf16" else None
-        self.engine = HFEngine(
-            self.model, self.tokenizer, cfg.rollout.max_batch_sequences, autocast, cfg.run.seed
+        self.model.to(self.placement.device)
+        self.engine = get_engine(cfg.rollout.engine.name).build(
+            cfg.rollout.engine.params, self.model, self.tokenizer, self.placement, cfg.run.seed
         )
         self.formatter = PromptFormatter(
             self.tokenizer, cfg.rollout.system_prompt, tuple(map(tuple, cfg.rollout.few_shot))
@@ -72,10 +86,30 @@ class Trainer:
         self.collector = get_collector(cfg.rollout.collector.name).build(
             cfg.rollout.collector.params
         )
-        self.reward = get_reward(cfg.reward.name).build(cfg.reward.params)
+        # the verification stage: environment verifiers on the executor, proofs on the provers
+        v = cfg.verification
+        self.executor = EXECUTORS.get(v.executor.name).build(v.executor.params, cfg.run.plugins)
+        self.provers = Provers(cfg.provers)
+        self._finalizer = weakref.finalize(self, _close_all, self.executor, self.provers)
+        verifier = BatchVerifier(self.executor, self.provers, v.timeout_s)
+        source = build_reward_source(
+            cfg.reward.name,
+            cfg.reward.params,
+            cfg.reward.overlong.buffer,
+            cfg.rollout.max_new_tokens,
+        )
+        ctx = RewardContext(
+            tokenizer=self.tokenizer,
+            model=self.model,
+            device=str(self.placement.device),
+            verifier=verifier,
+        )
+        self.reward = RewardStage(source, ctx)
         credit = get_credit(cfg.credit.name)
         self.credit, self.credit_params = credit, credit.params.model_validate(cfg.credit.params)
-        self.learner = Learner(self.model, cfg, total_steps=cfg.run.steps)
+        self.learner = Learner(
+            self.model, LearnerSettings.from_config(cfg, self.placement), cfg.run.steps
+        )
         self.sampling = SamplingParams(
             n=cfg.rollout.group_size,
             temperature=cfg.rollout.temperature,
@@ -86,6 +120,20 @@ class Trainer:
         self.step = 0
         self.next_group = 0
         self.last_rollouts: list[Rollout] = []
+
+    def close(self) -> None:
+        """Stop the verifier workers and proof checkers (idempotent)."""
+        self._finalizer()
+        if self._log_handler is not None:
+            logging.getLogger("verirl").removeHandler(self._log_handler)
+            self._log_handler.close()
+            self._log_handler = None
+
+    def __enter__(self) -> Trainer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # ---- the loop ------------------------------------------------------------------------------
     def fit(self, progress: Any = None) -> dict[str, Any]:
@@ -124,12 +172,14 @@ class Trainer:
         return summary
 
     def train_step(self) -> dict[str, float]:
+        self.reward.ctx.verifier.metrics(reset=True)  # count this step's verifications only
         t0 = time.perf_counter()
         out = self.sample_step()
         self.last_rollouts = out.generated
         t1 = time.perf_counter()
         moved = self.curriculum.update(out.generated)
-        advantages = self.credit(self._credit_input(out.rollouts), self.credit_params)
+        credit_input = CreditInput.from_rollouts(out.rollouts, tokenizer=self.tokenizer)
+        advantages = self.credit(credit_input, self.credit_params)
         batch = collate(out.rollouts, advantages, self.tokenizer.pad_token_id)
         train = self.learner.update(batch)
         self.engine.sync_weights()
@@ -141,7 +191,7 @@ class Trainer:
             **train,
             **self.curriculum.metrics(),
             **{f"collector/{k}": v for k, v in self.collector.metrics().items()},
-            **{f"reward/{k}": v for k, v in self.reward.metrics().items()},
+            **{f"reward/{k}": v for k, v in out.reward_metrics.items()},
             "time/rollout_s": t1 - t0,
             "time/train_s": t2 - t1,
             "time/step_s": t2 - t0,
@@ -164,10 +214,14 @@ class Trainer:
         while len(kept) < want and rounds < (ds.max_rounds if ds.enabled else 1):
             problems = self.curriculum.sample(want - len(kept))
             rollouts = self.collector.collect(
-                problems, self.engine, self.formatter, self.sampling, self.next_group
+                problems,
+                self.engine,
+                self.formatter,
+                self.sampling,
+                self.next_group,
+                score=self.reward,
             )
             self.next_group += len(problems)
-            rollouts = self._score(rollouts)
             generated.extend(rollouts)
             for group in _groups(rollouts):
                 rewards = [r.reward for r in group]
@@ -190,44 +244,9 @@ class Trainer:
             "rollout/rounds": float(rounds),
             "rollout/groups_trained": float(len(kept)),
         }
-        return StepOutput(rollouts, generated, rounds, stats)
+        return StepOutput(rollouts, generated, rounds, stats, self.reward.metrics())
 
     # ---- pieces -------------------------------------------------------------------------------
-    def _score(self, rollouts: list[Rollout]) -> list[Rollout]:
-        todo = [i for i, r in enumerate(rollouts) if r.verdict is None]
-        if todo:
-            ctx = RewardContext(tokenizer=self.tokenizer, model=self.model)
-            verdicts = self.reward.score([rollouts[i] for i in todo], ctx)
-            if len(verdicts) != len(todo):
-                raise RuntimeError(
-                    f"reward source {self.cfg.reward.name!r} returned {len(verdicts)} verdicts "
-                    f"for {len(todo)} rollouts"
-                )
-            for i, v in zip(todo, verdicts, strict=True):
-                rollouts[i] = replace(rollouts[i], verdict=v)
-        buffer = self.cfg.loss.overlong.buffer
-        if buffer:
-            lengths = torch.tensor([sum(r.mask) for r in rollouts])
-            penalty = overlong_penalty(lengths, self.cfg.rollout.max_new_tokens, buffer)
-            rollouts = [
-                replace(r, verdict=replace(r.verdict, reward=r.verdict.reward + float(p)))
-                for r, p in zip(rollouts, penalty, strict=True)
-            ]
-        return rollouts
-
-    def _credit_input(self, rollouts: Sequence[Rollout]) -> CreditInput:
-        step_starts = None
-        if any(r.verdict and r.verdict.steps for r in rollouts):
-            from verirl.credit.spans import step_token_starts
-
-            step_starts = [
-                step_token_starts(r.text, r.response_ids, r.verdict.steps, self.tokenizer)
-                if r.verdict and r.verdict.steps
-                else ()
-                for r in rollouts
-            ]
-        return CreditInput.from_rollouts(rollouts, step_starts)
-
     def evaluate(self) -> EvalResult:
         e = self.cfg.eval
         envs = e.environments or self.cfg.curriculum.resolved_environments()
@@ -241,6 +260,7 @@ class Trainer:
             self.cfg.rollout.max_new_tokens,
             seed=self.cfg.run.seed,
             collector=self.collector,
+            verifier=self.reward.ctx.verifier,
         )
 
     # ---- checkpoints --------------------------------------------------------------------------
@@ -282,13 +302,31 @@ def new_run_dir(cfg: TrainConfig) -> Path:
     name = cfg.run.name or datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir = Path(cfg.run.dir) / name
     if latest_checkpoint(run_dir) is not None:
-        raise FileExistsError(
+        raise UserInputError(
             f"run directory {run_dir} already has checkpoints; resume it with "
             f"`verirl train --resume {run_dir}` or choose another run.name"
         )
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(dump_config(cfg))
     return run_dir
+
+
+def _close_all(executor: Executor, provers: Provers) -> None:
+    executor.close()
+    provers.close()
+
+
+def _run_log(run_dir: Path) -> logging.Handler | None:
+    """Send verirl's log records (precision choice, verifier errors and timeouts) to
+    ``run_dir/run.log``."""
+    if not run_dir.is_dir():
+        return None
+    handler = logging.FileHandler(run_dir / "run.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger("verirl")
+    root.addHandler(handler)
+    root.setLevel(min(root.level or logging.INFO, logging.INFO))
+    return handler
 
 
 def _groups(rollouts: Sequence[Rollout]) -> list[list[Rollout]]:

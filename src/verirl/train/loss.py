@@ -182,25 +182,6 @@ def kl_penalty(
     raise ValueError(f"unknown KL estimator {estimator!r}; use 'k1' or 'k3'")
 
 
-# ---- DAPO overlong reward shaping ------------------------------------------------------------
-def overlong_penalty(lengths: torch.Tensor, max_length: int, buffer: int) -> torch.Tensor:
-    """DAPO's soft overlong punishment (Yu et al. 2025, eq. 13), added to the reward:
-
-        0                               if |y| ≤ L_max − L_cache
-        ((L_max − L_cache) − |y|) / L_cache   if L_max − L_cache < |y| ≤ L_max
-        −1                              if |y| > L_max
-
-    ``lengths`` [N] response lengths, ``max_length`` = L_max, ``buffer`` = L_cache.
-    """
-    if buffer <= 0 or buffer > max_length:
-        raise ValueError(f"overlong buffer must be in (0, max_length={max_length}], got {buffer}")
-    lengths = lengths.to(torch.float32)
-    soft_start = max_length - buffer
-    penalty = (soft_start - lengths) / buffer
-    penalty = torch.where(lengths <= soft_start, torch.zeros_like(lengths), penalty)
-    return torch.where(lengths > max_length, torch.full_like(lengths, -1.0), penalty)
-
-
 # ---- token log-probs -------------------------------------------------------------------------
 def token_logprobs(
     logits: torch.Tensor, targets: torch.Tensor, temperature: float = 1.0

@@ -1,0 +1,99 @@
+"""Where the policy runs and in which precision (``model.device``, ``model.dtype``).
+
+``resolve_placement`` turns the two config strings into a :class:`Placement`: the torch device
+the model, the engine's and the learner's batches and the scorers use, and the autocast dtype
+of their forward passes (weights and optimizer state stay fp32). ``dtype: auto`` picks bf16
+only where the hardware computes it natively — a CUDA device that supports it, or a CPU with
+AVX512-BF16 or AMX that torch's kernels may use — and fp32 elsewhere: on an AVX2-only CPU,
+bf16 autocast is emulated and several times *slower* than fp32. The reason for the choice is
+kept in ``Placement.reason`` for the run log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import torch
+
+from verirl.errors import UserInputError
+
+
+@dataclass(frozen=True)
+class Placement:
+    device: torch.device
+    autocast_dtype: torch.dtype | None  # None: plain fp32
+    reason: str
+
+    @property
+    def precision(self) -> str:
+        return "bf16" if self.autocast_dtype == torch.bfloat16 else "fp32"
+
+    @contextlib.contextmanager
+    def autocast(self) -> Iterator[None]:
+        """The forward passes' autocast context (a no-op for fp32)."""
+        if self.autocast_dtype is None:
+            yield
+        else:
+            with torch.autocast(self.device.type, dtype=self.autocast_dtype):
+                yield
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto`` → the first CUDA device when there is one, else the CPU; ``cpu``, ``cuda``,
+    ``cuda:N`` as given (checked to exist)."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except (RuntimeError, ValueError):
+        raise UserInputError(
+            f"model.device: {name!r} is not a device; use auto, cpu, cuda or cuda:N"
+        ) from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise UserInputError(
+                f"model.device: {name!r} was asked for, but torch sees no CUDA device "
+                f"(torch {torch.__version__}); use model.device=cpu or auto"
+            )
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise UserInputError(
+                f"model.device: {name!r} does not exist ({torch.cuda.device_count()} CUDA devices)"
+            )
+    elif device.type != "cpu":
+        raise UserInputError(f"model.device: {name!r} is not supported; use auto, cpu or cuda")
+    return device
+
+
+def cpu_native_bf16() -> tuple[bool, str]:
+    """Whether this CPU computes bf16 natively for torch, and what was seen."""
+    capability = torch.backends.cpu.get_cpu_capability()
+    bf16 = bool(torch.cpu._is_avx512_bf16_supported())
+    amx = bool(torch.cpu._is_amx_tile_supported())
+    seen = f"torch CPU capability {capability}, AVX512-BF16 {'yes' if bf16 else 'no'}, "
+    seen += f"AMX {'yes' if amx else 'no'}"
+    # ATEN_CPU_CAPABILITY below AVX512 keeps torch's kernels off the bf16 instructions
+    return (bf16 or amx) and capability.startswith("AVX512"), seen
+
+
+def resolve_placement(device: str = "auto", dtype: str = "auto") -> Placement:
+    """The device and precision for ``model.device`` / ``model.dtype`` (see the module)."""
+    dev = resolve_device(device)
+    if dev.type == "cuda":
+        native = torch.cuda.is_bf16_supported()
+        seen = (
+            f"{torch.cuda.get_device_name(dev)}, bf16 {'supported' if native else 'not supported'}"
+        )
+    else:
+        native, seen = cpu_native_bf16()
+    if dtype == "fp32":
+        return Placement(dev, None, f"fp32 as configured ({seen})")
+    if dtype == "bf16":
+        note = "" if native else "; this hardware has no native bf16, expect it to be slower"
+        return Placement(dev, torch.bfloat16, f"bf16 autocast as configured ({seen}{note})")
+    if dtype != "auto":
+        raise UserInputError(f"model.dtype: {dtype!r} is not one of auto, fp32, bf16")
+    if native:
+        return Placement(dev, torch.bfloat16, f"bf16 autocast: native bf16 ({seen})")
+    return Placement(dev, None, f"fp32: no native bf16 on this {dev.type} ({seen})")

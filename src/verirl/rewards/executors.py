@@ -1,0 +1,218 @@
+"""Executors: where the verification stage runs verifier calls, each with a deadline.
+
+``verification.executor`` in the config names one (``inline``, ``threads``, ``processes``; the
+Ray backend adds ``ray``). Every executor maps a picklable function over items and returns one
+:class:`Outcome` per item, in order — a value, an error, or a timeout — and never raises for a
+failing item:
+
+- ``inline``: in this process, one after another. No overhead, no parallelism, and a deadline
+  it can only *report* (a call that overran is marked ``timed_out`` after it returns).
+- ``threads``: a thread pool. Parallel only for verifiers that release the GIL (waiting on a
+  subprocess or a socket); a call past its deadline is reported as a timeout and abandoned.
+- ``processes``: a pool of worker processes (``pebble``), started once and kept warm. Truly
+  parallel, and the only executor that *enforces* deadlines: a call past its deadline has
+  its worker killed and replaced, so a verifier stuck in untrusted parsing cannot hold the run.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib
+import multiprocessing
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from verirl.registry import Registry
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[R]):
+    """The result of one call: ``value``, or ``error`` (the exception, one line), or a
+    timeout (``timed_out``; ``error`` says so too)."""
+
+    value: R | None = None
+    error: str | None = None
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.timed_out
+
+
+class Executor(ABC):
+    """Runs ``fn`` over ``items``; see the module docstring."""
+
+    name: str = ""
+
+    @abstractmethod
+    def map(
+        self, fn: Callable[[T], R], items: Sequence[T], timeout_s: float | None = None
+    ) -> list[Outcome[R]]:
+        """One outcome per item, in order; ``timeout_s`` is the deadline of each call."""
+
+    def close(self) -> None:  # noqa: B027  (nothing to release by default)
+        """Release worker threads or processes."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+
+
+# ---- inline --------------------------------------------------------------------------------
+class InlineParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InlineExecutor(Executor):
+    name = "inline"
+
+    def __init__(self, params: InlineParams | None = None, plugins: Sequence[str] = ()) -> None:
+        del params, plugins
+
+    def map(
+        self, fn: Callable[[T], R], items: Sequence[T], timeout_s: float | None = None
+    ) -> list[Outcome[R]]:
+        out: list[Outcome[R]] = []
+        for item in items:
+            t0 = time.perf_counter()
+            try:
+                value = fn(item)
+            except Exception as exc:
+                out.append(Outcome(error=_one_line(exc)))
+                continue
+            if timeout_s is not None and time.perf_counter() - t0 > timeout_s:
+                out.append(Outcome(error=f"exceeded {timeout_s:g} s", timed_out=True))
+            else:
+                out.append(Outcome(value=value))
+        return out
+
+
+# ---- threads -------------------------------------------------------------------------------
+class PoolParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    workers: int = Field(
+        2, ge=1, description="Worker threads or processes (one per core is a good start)."
+    )
+
+
+class ThreadExecutor(Executor):
+    name = "threads"
+
+    def __init__(self, params: PoolParams | None = None, plugins: Sequence[str] = ()) -> None:
+        del plugins
+        self.params = params or PoolParams()
+        self._pool = concurrent.futures.ThreadPoolExecutor(self.params.workers)
+
+    def map(
+        self, fn: Callable[[T], R], items: Sequence[T], timeout_s: float | None = None
+    ) -> list[Outcome[R]]:
+        started = time.monotonic()
+        futures = [self._pool.submit(fn, item) for item in items]
+        out: list[Outcome[R]] = []
+        for k, fut in enumerate(futures):
+            # calls start as threads free up: allow each its own deadline after its turn
+            wait = None
+            if timeout_s is not None:
+                turn = k // self.params.workers + 1
+                wait = max(0.0, started + turn * timeout_s - time.monotonic())
+            try:
+                out.append(Outcome(value=fut.result(timeout=wait)))
+            except concurrent.futures.TimeoutError:
+                fut.cancel()
+                out.append(Outcome(error=f"exceeded {timeout_s:g} s", timed_out=True))
+            except Exception as exc:
+                out.append(Outcome(error=_one_line(exc)))
+        return out
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+# ---- processes -----------------------------------------------------------------------------
+def _import_modules(modules: Sequence[str]) -> None:
+    """Worker initializer: import the run's plugin modules so their registrations exist."""
+    for name in modules:
+        importlib.import_module(name)
+
+
+class ProcessExecutor(Executor):
+    """A warm pool of worker processes with enforced per-call deadlines.
+
+    Workers start from a fork server (not a fork of this process, whose torch threads and
+    locks must not be copied), import ``verirl.envs`` and the run's plugins once, and serve
+    calls until the pool closes; a worker whose call overruns is killed and replaced.
+    """
+
+    name = "processes"
+
+    def __init__(self, params: PoolParams | None = None, plugins: Sequence[str] = ()) -> None:
+        from pebble import ProcessPool
+
+        self.params = params or PoolParams()
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
+        context = multiprocessing.get_context(method)
+        if method == "forkserver":
+            context.set_forkserver_preload(["verirl.envs"])
+        self._pool = ProcessPool(
+            max_workers=self.params.workers,
+            context=context,
+            initializer=_import_modules,
+            initargs=(["verirl.envs", *plugins],),
+        )
+
+    def map(
+        self, fn: Callable[[T], R], items: Sequence[T], timeout_s: float | None = None
+    ) -> list[Outcome[R]]:
+        from pebble import ProcessExpired
+
+        futures = [self._pool.schedule(fn, args=(item,), timeout=timeout_s) for item in items]
+        out: list[Outcome[R]] = []
+        for fut in futures:
+            try:
+                out.append(Outcome(value=fut.result()))
+            except concurrent.futures.TimeoutError:
+                out.append(Outcome(error=f"exceeded {timeout_s:g} s", timed_out=True))
+            except ProcessExpired as exc:
+                out.append(Outcome(error=f"worker died (exit code {exc.exitcode})"))
+            except Exception as exc:
+                out.append(Outcome(error=_one_line(exc)))
+        return out
+
+    def close(self) -> None:
+        self._pool.stop()
+        self._pool.join(timeout=10)
+
+
+# ---- registry ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ExecutorSpec:
+    name: str
+    cls: Callable[..., Executor]
+    params: type[BaseModel]
+
+    def build(
+        self, params: dict[str, Any] | BaseModel | None = None, plugins: Sequence[str] = ()
+    ) -> Executor:
+        if params is None or isinstance(params, dict):
+            params = self.params.model_validate(params or {})
+        return self.cls(params, plugins)
+
+
+EXECUTORS: Registry[ExecutorSpec] = Registry("executor")
+EXECUTORS.register("inline")(ExecutorSpec("inline", InlineExecutor, InlineParams))
+EXECUTORS.register("threads")(ExecutorSpec("threads", ThreadExecutor, PoolParams))
+EXECUTORS.register("processes")(ExecutorSpec("processes", ProcessExecutor, PoolParams))

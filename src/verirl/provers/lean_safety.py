@@ -105,6 +105,8 @@ _CAPPED_OPTIONS: Mapping[str, int] = {
     "synthInstance.maxSize": 1_000,
 }
 
+# Lone surrogates (no UTF-8 form: no prover can read them) and C0 controls but \t \n \r.
+_NOT_TEXT = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _IDENT = re.compile(r"[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*")
 _HASH_COMMAND = re.compile(r"#[A-Za-z_]\w*")
 _SET_OPTION = re.compile(r"\bset_option\s+([\w.]+)\s+(\S+)")
@@ -137,8 +139,26 @@ def lean_proof_violation(proof: str) -> str | None:
     ``maxHeartbeats``/``maxRecDepth``/``synthInstance.*`` with a positive value under a
     cap (``maxHeartbeats 0`` disables the limit; ``debug.skipKernelTC`` skips the kernel).
     Identifiers quoted with ``«»`` are checked unquoted.
+
+    The text is lexed as Lean lexes it (:func:`~verirl.provers.lean_text.mask_comments_and_strings`:
+    raw strings, ``s!"{...}"`` interpolation, nested comments, char literals), and checked a
+    second time with *every* string read as interpolated (``throwError "{...}"``); a
+    violation in either reading rejects. Text that is not Unicode (a lone surrogate) or holds
+    a control character other than tab/newline/carriage return is rejected outright.
     """
-    masked = mask_comments_and_strings(proof).replace("«", "").replace("»", "")
+    bad = _NOT_TEXT.search(proof)
+    if bad:
+        return f"the proof contains the character U+{ord(bad.group()):04X}, which is not allowed"
+    for interpolate_all in (False, True):
+        masked = mask_comments_and_strings(proof, interpolate_all=interpolate_all)
+        reason = _masked_violation(masked.replace("«", "").replace("»", ""))
+        if reason is not None:
+            return reason
+    return None
+
+
+def _masked_violation(masked: str) -> str | None:
+    """The first rule the comment- and string-masked text ``masked`` breaks."""
     m = _HASH_COMMAND.search(masked)
     if m:
         return f"`{m.group(0)}` is a command, not a tactic (commands may run code)"

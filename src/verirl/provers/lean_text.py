@@ -76,15 +76,25 @@ def is_ident_char(ch: str) -> bool:
     return ch.isalnum() or ch in "_'!?"
 
 
-def mask_comments_and_strings(text: str) -> str:
+def mask_comments_and_strings(text: str, *, interpolate_all: bool = False) -> str:
     """``text`` with comments blanked and string/char literal contents blanked.
 
     Offsets and newlines are preserved (every masked character becomes a space, newlines
     stay), and the quotes of a literal are kept so that a literal still reads as a token.
-    Handles ``-- line`` comments, nested ``/- ... -/`` block comments (doc comments too),
-    ``"..."`` strings with backslash escapes, and ``'c'`` char literals (a ``'`` after an
-    identifier character is a prime, as in ``h'``). An unterminated comment or string
-    masks to the end of the text."""
+    The lexing follows Lean 4's own tokenizer:
+
+    - ``-- line`` comments (to the next ``\\n``, the only line end Lean's lexer knows) and
+      nested ``/- ... -/`` block comments (doc comments too);
+    - ``"..."`` strings with backslash escapes (``\\"``, ``\\\\``, ``\\{``...);
+    - raw strings ``r"..."``, ``r#"..."#``, ``r##"..."##`` (no escapes: ``r"\\"`` is one
+      backslash), recognised only where an identifier could start;
+    - interpolated strings ``s!"a{e}b"`` (any ``name!"``: ``s!``, ``m!``, ``f!``...): the text
+      inside ``{ }`` is code and stays visible, itself lexed the same way (nested strings,
+      comments, braces); with ``interpolate_all`` every ``"..."`` string is read so, for
+      macros such as ``throwError "..."`` that interpolate without a ``!``;
+    - ``'c'`` char literals (a ``'`` after an identifier character is a prime, as in ``h'``).
+
+    An unterminated comment or string masks to the end of the text."""
     out = list(text)
     n = len(text)
 
@@ -93,6 +103,25 @@ def mask_comments_and_strings(text: str) -> str:
             if out[k] != "\n":
                 out[k] = " "
 
+    def string_body(j: int, interpolated: bool) -> tuple[int, bool]:
+        """Mask a string body from ``j``; return (index after it, entered an interpolation)."""
+        k = j
+        while k < n:
+            c = text[k]
+            if c == "\\":
+                k += 2
+            elif c == '"':
+                blank(j, k)
+                return k + 1, False
+            elif c == "{" and interpolated:
+                blank(j, k)
+                return k + 1, True
+            else:
+                k += 1
+        blank(j, n)
+        return n, False
+
+    holes: list[int] = []  # brace depth inside each open interpolation ``{ ... }``
     i = 0
     while i < n:
         ch = text[i]
@@ -116,12 +145,35 @@ def mask_comments_and_strings(text: str) -> str:
                     j += 1
             blank(i, j)
             i = j
+        elif (
+            ch == "r" and (i == 0 or not _continues_name(text[i - 1])) and _RAW_OPEN.match(text, i)
+        ):
+            m = _RAW_OPEN.match(text, i)
+            assert m is not None
+            closing = '"' + "#" * (m.end() - i - 2)
+            j = text.find(closing, m.end())
+            j = n if j < 0 else j
+            blank(m.end(), j)
+            i = min(n, j + len(closing))
         elif ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            blank(i + 1, min(j, n))
-            i = min(j + 1, n)
+            interpolated = interpolate_all or (
+                i >= 2 and text[i - 1] == "!" and is_ident_char(text[i - 2])
+            )
+            i, entered = string_body(i + 1, interpolated)
+            if entered:
+                holes.append(0)
+        elif ch == "{" and holes:
+            holes[-1] += 1
+            i += 1
+        elif ch == "}" and holes:
+            if holes[-1] == 0:
+                holes.pop()
+                i, entered = string_body(i + 1, True)
+                if entered:
+                    holes.append(0)
+            else:
+                holes[-1] -= 1
+                i += 1
         elif ch == "'" and (i == 0 or not is_ident_char(text[i - 1])):
             m = _CHAR_LITERAL.match(text, i)
             if m:
@@ -132,6 +184,14 @@ def mask_comments_and_strings(text: str) -> str:
         else:
             i += 1
     return "".join(out)
+
+
+_RAW_OPEN = re.compile(r'r#*"')
+
+
+def _continues_name(ch: str) -> bool:
+    """Whether ``ch`` before an ``r`` makes that ``r`` part of a name (``bar"`` is not raw)."""
+    return is_ident_char(ch) or ch in ".«»"
 
 
 # ---- the layout splitter ------------------------------------------------------------------

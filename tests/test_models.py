@@ -58,3 +58,23 @@ def test_default_model_cached_copy_equals_the_gguf_and_uses_its_chat_template() 
     )
     assert ids.startswith("<|im_start|>system") and ids.endswith("<|im_start|>assistant\n")
     assert tok.eos_token == "<|im_end|>"
+
+
+def test_bad_model_paths_are_user_errors_naming_the_path(tmp_path: Path) -> None:
+    from verirl.errors import UserInputError
+    from verirl.models import load_policy
+
+    with pytest.raises(UserInputError, match="'/nonexistent/model' does not exist"):
+        resolve_model_path("/nonexistent/model")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(UserInputError, match="is a directory but not a model"):
+        resolve_model_path(str(empty))
+    (tmp_path / "file.bin").write_bytes(b"x")
+    with pytest.raises(UserInputError, match="is a file"):
+        resolve_model_path(str(tmp_path / "file.bin"))
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "config.json").write_text('{"model_type": "no-such-architecture"}')
+    with pytest.raises(UserInputError, match=f"{fake}.*does not load"):
+        load_policy(str(fake))

@@ -122,8 +122,8 @@ def _train(args: Sequence[str], resume: str | None) -> int:
         if not (run_dir / "config.yaml").is_file():
             raise UserInputError(f"{run_dir} is not a run directory (no config.yaml)")
         _, overrides = _split_args(args)
+        # config.yaml is rewritten only once the checkpoint has loaded (below)
         cfg = load_config(run_dir / "config.yaml", overrides)
-        (run_dir / "config.yaml").write_text(dump_config(cfg))
     else:
         path, overrides = _split_args(args)
         cfg = load_config(path, overrides)
@@ -132,8 +132,11 @@ def _train(args: Sequence[str], resume: str | None) -> int:
     try:
         with Trainer(cfg, run_dir) as trainer:
             console.print(f"device {trainer.placement.device}; {trainer.placement.reason}")
-            if resume and trainer.resume():
-                console.print(f"resumed at step {trainer.step}")
+            if resume:
+                resumed = trainer.resume()
+                (run_dir / "config.yaml").write_text(dump_config(cfg))
+                if resumed:
+                    console.print(f"resumed at step {trainer.step}")
             with _progress(cfg) as (progress, update):
                 if trainer.step:
                     progress.update(TaskID(0), completed=trainer.step)

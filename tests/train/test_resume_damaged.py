@@ -1,0 +1,67 @@
+"""Kill a training run at a random moment (maybe inside a checkpoint write), damage its newest
+checkpoint, and resume: the run continues from the previous checkpoint and ends exactly where
+an uninterrupted run ends; config.yaml is rewritten only after a checkpoint has loaded."""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from tests.train.test_e2e import _cli, _overrides, _wait_for_step
+from verirl.train.checkpoint import STATE, WEIGHTS, resumable_checkpoint
+from verirl.train.metrics import read_metrics
+
+
+@pytest.mark.slow
+def test_resume_falls_back_past_a_damaged_checkpoint(tiny_model_dir: Path, tmp_path: Path) -> None:
+    rng = random.Random(1)
+    straight = tmp_path / "straight"
+    proc = _cli(_overrides(tiny_model_dir, straight))
+    assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
+
+    killed = tmp_path / "killed"
+    proc = _cli(_overrides(tiny_model_dir, killed))
+    _wait_for_step(killed, 2, proc, limit=600)
+    time.sleep(rng.uniform(0.0, 0.5))  # inside step 3, or its checkpoint write
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    checkpoints = sorted(killed.glob("checkpoint-*"))
+    assert len(checkpoints) >= 2
+    newest, previous = checkpoints[-1], checkpoints[-2]
+    (newest / STATE).write_bytes((newest / STATE).read_bytes()[:100])  # truncated state.pt
+    path, damaged = resumable_checkpoint(killed)
+    assert path == previous and "state.pt" in damaged[0]
+
+    proc = _cli(["--resume", str(killed)])
+    assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
+    a, b = read_metrics(straight), read_metrics(killed)
+    assert [r["step"] for r in b] == [1, 2, 3, 4]
+    for ra, rb in zip(a, b, strict=True):
+        for key in ("train/loss", "rollout/reward", "train/grad_norm"):
+            assert rb[key] == pytest.approx(ra[key], rel=1e-5, abs=1e-7), (ra["step"], key)
+    wa = load_file(str(straight / "checkpoint-000004" / WEIGHTS))
+    wb = load_file(str(killed / "checkpoint-000004" / WEIGHTS))
+    for name in wa:
+        assert torch.allclose(wa[name], wb[name], atol=1e-6), name
+
+
+@pytest.mark.slow
+def test_failed_resume_leaves_config_yaml_alone(tiny_model_dir: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    proc = _cli(_overrides(tiny_model_dir, run, steps=2))
+    assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
+    for ckpt in run.glob("checkpoint-*"):
+        (ckpt / WEIGHTS).write_bytes(b"")
+    before = (run / "config.yaml").read_text()
+    proc = _cli(["--resume", str(run), "run.steps=5"])
+    assert proc.wait(timeout=600) == 2
+    err = proc.stderr.read() + proc.stdout.read()
+    assert "no intact checkpoint" in err and "trainable.safetensors" in err
+    assert "Traceback" not in err
+    assert (run / "config.yaml").read_text() == before

@@ -17,3 +17,11 @@ class EvenTokens(RewardSource):
             share = sum(t % 2 == 0 for t in r.response_ids) / max(len(r.response_ids), 1)
             out.append(Verdict(share, share > 0.5, "even token share"))
         return out
+
+
+@register_reward("test_broken")
+class Broken(RewardSource):
+    """A reward source with a bug: the CLI must report it as an internal error (exit 1)."""
+
+    def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
+        raise KeyError("a shape bug, not bad input")

@@ -281,12 +281,15 @@ class MultiTurn(Collector):
                 raise RuntimeError(
                     f"engine returned {len(gen.logprobs)} log-probs for {len(gen.token_ids)} tokens"
                 )
-        scored = score(
-            [
-                _turn_rollout(ep, ep.group, ep.context(), g)
-                for ep, g in zip(episodes, gens, strict=True)
-            ]
-        )
+        # a scoring group = turns taken from the same context (turn 1 of one prompt's n
+        # samples); later turns have histories of their own, so each is a group of one
+        groups: dict[tuple[int, tuple[int, ...]], int] = {}
+        batch = []
+        for ep, g in zip(episodes, gens, strict=True):
+            context = tuple(ep.context())
+            gid = groups.setdefault((ep.group, context), len(groups))
+            batch.append(_turn_rollout(ep, gid, context, g))
+        scored = score(batch)
         for ep, gen, r in zip(episodes, gens, scored, strict=True):
             assert r.verdict is not None
             self._take_turn(ep, gen, r.verdict, formatter)

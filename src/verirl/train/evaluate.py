@@ -47,7 +47,7 @@ def heldout_problems(
     environments: Sequence[str], difficulties: Sequence[int], problems: int
 ) -> list[Problem]:
     """``problems`` held-out problems per (environment, difficulty)."""
-    out = []
+    out: list[Problem] = []
     for env in environments:
         e = get_env(env)
         for d in difficulties:

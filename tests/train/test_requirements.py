@@ -1,0 +1,80 @@
+"""Declared requirements: every incompatible pair is refused at load time, in one line naming
+both fields; compatible ones load."""
+
+from __future__ import annotations
+
+import pytest
+
+from verirl.config import ConfigError, load_config
+from verirl.credit import get_credit
+from verirl.rewards import get_reward
+from verirl.rollout.collect import get_collector
+
+MT = "rollout.collector.name=multi_turn"
+CF = "rollout.collector.params={counterfactual: true}"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "fields"),
+    [
+        (["credit.name=tcpo"], ("credit.name", "rollout.collector", "multi-turn")),
+        ([MT, "credit.name=tcpo"], ("credit.name", "rollout.collector", "counterfactual")),
+        (["credit.name=mt_grpo"], ("credit.name", "rollout.collector", "multi-turn")),
+        (["credit.name=trajectory"], ("credit.name", "rollout.collector", "multi-turn")),
+        (["credit.name=process"], ("credit.name", "reward 'env'", "steps")),
+        (
+            ["curriculum.environments=[coq_proofs]", "reward.name=cer", "credit.name=process"],
+            ("credit.name", "reward 'cer'", "steps"),
+        ),
+    ],
+)
+def test_incompatible_pairs_get_one_line_naming_both(
+    overrides: list[str], fields: tuple[str, ...]
+) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config(None, overrides)
+    message = str(err.value)
+    assert "\n" not in message
+    for f in fields:
+        assert f in message
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        [MT, CF, "credit.name=tcpo"],
+        [MT, "credit.name=tcpo", "credit.params={counterfactual: false}"],
+        [MT, "credit.name=mt_grpo"],
+        [MT, "reward.name=cer", "credit.name=rloo"],
+        ["curriculum.environments=[coq_proofs]", "credit.name=process"],
+        ["curriculum.environments=[coq_proofs]", "reward.name=rule", "credit.name=process"],
+    ],
+)
+def test_compatible_combinations_load(overrides: list[str]) -> None:
+    load_config(None, overrides)
+
+
+def test_components_declare_what_they_produce_and_need() -> None:
+    assert get_collector("single_turn").build({}).produces() == frozenset()
+    assert get_collector("multi_turn").build({"counterfactual": True}).produces() == {
+        "turns",
+        "counterfactual",
+    }
+    assert get_reward("env").build({}).produces(["coq_proofs"]) == {"steps"}
+    assert get_reward("env").build({}).produces(["addition"]) == frozenset()
+    assert get_reward("cer").build({}).produces(["coq_proofs"]) == frozenset()
+    assert get_reward("cer").cls.needs == {"policy"}
+    assert get_credit("process").requirements() == {"steps"}
+    assert get_credit("grpo").requirements() == frozenset()
+    assert get_credit("tcpo").requirements({"lambda_cf": 0.0}) == {"turns"}
+
+
+def test_renamed_and_moved_fields_say_where_they_went() -> None:
+    with pytest.raises(ConfigError, match="model.dtype"):
+        load_config(None, ["model.autocast=bf16"])
+    with pytest.raises(ConfigError, match="reward.overlong"):
+        load_config(None, ["loss.overlong.buffer=8"])
+    with pytest.raises(ConfigError, match="rollout.engine.name: unknown rollout engine 'vlm'"):
+        load_config(None, ["rollout.engine.name=vlm"])
+    with pytest.raises(ConfigError, match="verification.executor.name"):
+        load_config(None, ["verification.executor.name=gpu"])

@@ -38,11 +38,11 @@ def test_an_avx2_capability_is_not_native_bf16(monkeypatch: pytest.MonkeyPatch) 
 
 def test_bad_devices_are_one_line_user_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    with pytest.raises(UserInputError, match="model.device: 'cuda'.*no CUDA device"):
+    with pytest.raises(UserInputError, match=r"model.device: 'cuda'.*no CUDA device"):
         dev.resolve_placement("cuda", "auto")
-    with pytest.raises(UserInputError, match="model.device: 'gpu0' is not a device"):
+    with pytest.raises(UserInputError, match=r"model.device: 'gpu0' is not a device"):
         dev.resolve_placement("gpu0", "auto")
-    with pytest.raises(UserInputError, match="model.dtype"):
+    with pytest.raises(UserInputError, match=r"model.dtype"):
         dev.resolve_placement("cpu", "fp8")
 
 

@@ -70,11 +70,11 @@ def test_components_declare_what_they_produce_and_need() -> None:
 
 
 def test_renamed_and_moved_fields_say_where_they_went() -> None:
-    with pytest.raises(ConfigError, match="model.dtype"):
+    with pytest.raises(ConfigError, match=r"model.dtype"):
         load_config(None, ["model.autocast=bf16"])
-    with pytest.raises(ConfigError, match="reward.overlong"):
+    with pytest.raises(ConfigError, match=r"reward.overlong"):
         load_config(None, ["loss.overlong.buffer=8"])
-    with pytest.raises(ConfigError, match="rollout.engine.name: unknown rollout engine 'vlm'"):
+    with pytest.raises(ConfigError, match=r"rollout.engine.name: unknown rollout engine 'vlm'"):
         load_config(None, ["rollout.engine.name=vlm"])
-    with pytest.raises(ConfigError, match="verification.executor.name"):
+    with pytest.raises(ConfigError, match=r"verification.executor.name"):
         load_config(None, ["verification.executor.name=gpu"])

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from tests.envs.helpers import reward, verdict
-from verirl.envs import get_env
+from tests.envs.helpers import problem, reward, verdict
+from verirl.envs import env_names, get_env
 from verirl.envs.arrays_subsequences import best_k_nonadjacent
 from verirl.envs.selfcheck import self_check
 
@@ -87,3 +87,103 @@ def test_monotonic_stack() -> None:
     assert verdict("monotonic_stack", "0 3 0 0", **data).correct
     assert reward("monotonic_stack", "0 3 0 4", **data) == 0.0
     assert reward("monotonic_stack", "0 3 0", **data) == -0.5
+
+
+PARTITION_NAMES = [
+    "max_mult_split",
+    "minimum_max_slicer",
+    "making_grade",
+    "liz_lollipop",
+    "min_swap_two_permutations",
+    "k_partition",
+]
+
+
+@pytest.mark.parametrize("name", PARTITION_NAMES)
+def test_self_check_partitions(name: str) -> None:
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+
+
+def test_family_is_registered() -> None:
+    assert sorted(env_names(family="arrays")) == sorted(SUBSEQUENCE_NAMES + PARTITION_NAMES)
+
+
+def test_max_mult_split() -> None:
+    data = {"digits": "837", "k": 1}  # 83 · 7 = 581 beats 8 · 37 = 296
+    assert verdict("max_mult_split", "2", **data).correct
+    assert reward("max_mult_split", "1", **data) == pytest.approx((296 / 581) ** 3)
+    assert reward("max_mult_split", "0", **data) == -0.5
+    assert reward("max_mult_split", "1 2", **data) == -0.5
+
+
+def test_minimum_max_slicer() -> None:
+    data = {"values": [5, 1, 1, 2], "k": 3}  # 5 | 1 | 1 2 and 5 | 1 1 | 2 reach 5
+    assert verdict("minimum_max_slicer", "1 2", **data).correct
+    assert verdict("minimum_max_slicer", "3 1", **data).correct
+    assert reward("minimum_max_slicer", "2 3", **data) == pytest.approx((5 / 6) ** 3)
+    assert reward("minimum_max_slicer", "0 1", **data) == -0.5
+
+
+def _brute_monotone(values: list[int]) -> int:
+    levels = range(min(values), max(values) + 1)
+    best = None
+    for b in itertools.product(levels, repeat=len(values)):
+        pairs = list(itertools.pairwise(b))
+        if all(x <= y for x, y in pairs) or all(x >= y for x, y in pairs):
+            cost = sum(abs(x - y) for x, y in zip(values, b, strict=True))
+            best = cost if best is None else min(best, cost)
+    return best
+
+
+def test_making_grade() -> None:
+    data = {"values": [4, 3, 1, 6]}  # 3 3 3 6 costs 1 + 0 + 2 + 0 = 3
+    assert _brute_monotone(data["values"]) == 3
+    assert verdict("making_grade", "3 3 3 6", **data).correct
+    assert reward("making_grade", "4 4 4 6", **data) == pytest.approx((3 / 4) ** 5)
+    assert reward("making_grade", "4 3 6 1", **data) == -0.5  # not monotone
+    assert reward("making_grade", "3 3 3", **data) == -0.5
+    env = get_env("making_grade")
+    rng = random.Random(3)
+    for _ in range(40):
+        values = [rng.randint(0, 5) for _ in range(rng.randint(2, 5))]
+        p = problem("making_grade", values=values)
+        answer = env.solve(p)
+        cost = sum(abs(a - int(b)) for a, b in zip(values, answer.split(), strict=True))
+        assert cost == _brute_monotone(values)
+
+
+def test_liz_lollipop() -> None:
+    data = {"values": [1, 2, 2], "queries": [6, 2]}
+    assert verdict("liz_lollipop", "-1 -1 2 2", **data).correct
+    assert verdict("liz_lollipop", "-1 -1 3 3", **data).correct
+    assert reward("liz_lollipop", "1 1 2 2", **data) == pytest.approx(0.5**5)
+    assert reward("liz_lollipop", "2 2", **data) == -0.5
+
+
+def test_min_swap_two_permutations() -> None:
+    data = {"a": [3, 1, 1], "b": [2, 3, 2]}
+    assert verdict("min_swap_two_permutations", "2", **data).correct
+    # swapping 0 and 1 also works (A = 2 3 1, B = 3 1 2) but uses two swaps
+    assert reward("min_swap_two_permutations", "0 1", **data) == pytest.approx(0.5**5)
+    assert reward("min_swap_two_permutations", "0", **data) == -0.5
+    env = get_env("min_swap_two_permutations")
+    for seed in range(30):
+        p = env.generate(2, seed)
+        a, b = p.data["a"], p.data["b"]
+        brute = min(
+            len(s)
+            for r in range(len(a) + 1)
+            for s in itertools.combinations(range(len(a)), r)
+            if sorted(b[i] if i in s else a[i] for i in range(len(a))) == sorted(set(a + b))
+            and sorted(a[i] if i in s else b[i] for i in range(len(a))) == sorted(set(a + b))
+        )
+        assert len(env.solve(p).split()) == brute
+
+
+def test_k_partition() -> None:
+    data = {"values": [6, 5, 10, 9], "groups": 2}
+    assert verdict("k_partition", "1 2 2 1", **data).correct
+    assert verdict("k_partition", "2 1 1 2", **data).correct
+    assert reward("k_partition", "1 1 2 2", **data) == 0.0
+    assert reward("k_partition", "1 2 3 1", **data) == -0.5

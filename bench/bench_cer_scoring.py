@@ -41,6 +41,7 @@ import torch
 from verirl.envs import env_names, get_env
 from verirl.models import load_policy, load_tokenizer, tiny_model
 from verirl.rewards import RewardContext, get_reward
+from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.collect import get_collector
 from verirl.rollout.hf import HFEngine
 from verirl.rollout.prompts import PromptFormatter
@@ -158,7 +159,9 @@ def main() -> None:
     )
     collector = get_collector("single_turn").build()
     start = time.perf_counter()
-    rollouts = collector.collect(problems, engine, PromptFormatter(tok), sampling)
+    rollouts = collector.collect(
+        problems, engine, PromptFormatter(tok), sampling, score=env_reward_stage()
+    )
     gen_seconds = time.perf_counter() - start
     boxed_share = sum("\\boxed{" in r.text for r in rollouts) / len(rollouts)
     force_seconds = 0.0

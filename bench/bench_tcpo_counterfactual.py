@@ -39,6 +39,7 @@ import torch
 from verirl.credit import CreditInput, get_credit
 from verirl.envs import get_env
 from verirl.models import load_policy, load_tokenizer, tiny_model
+from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.collect import get_collector
 from verirl.rollout.hf import HFEngine
 from verirl.rollout.multiturn import MultiTurn
@@ -60,7 +61,8 @@ def make_updater(model: torch.nn.Module, args: argparse.Namespace) -> tuple[Call
     """An ``update(rollouts, advantages)`` function: the real learner when available."""
     try:
         from verirl.config import TrainConfig
-        from verirl.train.learner import Learner, collate
+        from verirl.device import resolve_placement
+        from verirl.train.learner import Learner, LearnerSettings, collate
     except ImportError as exc:  # the learner is not there yet: a stand-in
         reason = f"stand-in forward+backward (learner unavailable: {exc})"
         return _standin_update(model), reason
@@ -68,11 +70,12 @@ def make_updater(model: torch.nn.Module, args: argparse.Namespace) -> tuple[Call
     cfg = TrainConfig.model_validate(
         {
             "rollout": {"max_new_tokens": args.max_new_tokens, "temperature": 1.0},
-            "model": {"autocast": args.autocast},
+            "model": {"dtype": "bf16" if args.autocast == "bf16" else "fp32"},
             "optim": {"lr": 1e-6},
         }
     )
-    learner = Learner(model, cfg, total_steps=1000)
+    placement = resolve_placement("cpu", cfg.model.dtype)
+    learner = Learner(model, LearnerSettings.from_config(cfg, placement), total_steps=1000)
     pad = args.pad_id
 
     def update(rollouts: list[Rollout], advantages: torch.Tensor) -> None:
@@ -122,7 +125,9 @@ def timed_step(
     collector._counterfactual = timed_cf  # type: ignore[method-assign]
     try:
         t0 = time.perf_counter()
-        rollouts = collector.collect(problems, engine, formatter, sampling)
+        rollouts = collector.collect(
+            problems, engine, formatter, sampling, score=env_reward_stage()
+        )
         t1 = time.perf_counter()
         advantages = get_credit("tcpo")(CreditInput.from_rollouts(rollouts))
         update(rollouts, advantages)

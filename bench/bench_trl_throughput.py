@@ -27,7 +27,7 @@ What is equal on both sides:
   memory as verirl's micro-batches do: P·G = 64 in one fp32 batch needs > 24 GiB), no KL (β = 0, no
   reference model), clip ε_low 0.2 / ε_high 0.28, token-level loss (verirl ``token-mean``,
   TRL ``dapo``), no gradient checkpointing (TRL's default is on; verirl has none);
-- precision: both fp32, or both bf16 CPU autocast (verirl ``model.autocast=bf16``; TRL
+- precision: both fp32, or both bf16 CPU autocast (verirl ``model.dtype=bf16``; TRL
   ``bf16=True, use_cpu=True``). A hook on the decoder records whether autocast was active in
   sampling (no-grad) and training (grad) forwards, printed as ``autocast gen/train``;
 - threads: ``torch.set_num_threads(--threads)`` and ``OMP_NUM_THREADS`` on both sides; each
@@ -128,13 +128,13 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
     overrides = [
         *("run.seed=0", f"run.steps={total}", f"run.threads={args.threads}"),
         f"model.name={model_path}",
-        f"model.autocast={'bf16' if args.precision == 'bf16' else 'none'}",
+        f"model.dtype={'bf16' if args.precision == 'bf16' else 'fp32'}",
         f"rollout.prompts_per_step={args.prompts}",
         f"rollout.group_size={args.group_size}",
         f"rollout.max_new_tokens={args.max_new_tokens}",
         *("rollout.temperature=1.0", "rollout.top_p=1.0", "reward.name=env", "credit.name=grpo"),
         *("dynamic_sampling.enabled=false", "loss.kl_coef=0.0", "loss.aggregation=token-mean"),
-        *("loss.overlong.buffer=0", "loss.policy.name=clipped_surrogate"),
+        *("reward.overlong.buffer=0", "loss.policy.name=clipped_surrogate"),
         *("loss.policy.params.eps_low=0.2", "loss.policy.params.eps_high=0.28"),
         *(f"optim.lr={args.lr}", "optim.epochs=1", "optim.minibatches=1"),
         *("optim.old_logprobs=rollout", "eval.before_and_after=false"),

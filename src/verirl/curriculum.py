@@ -39,7 +39,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Annotated, Any, ClassVar, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -121,7 +121,7 @@ def as_outcome(result: Result) -> Outcome:
     )
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -306,11 +306,14 @@ class Curriculum(ABC):
         for e in self._envs:
             s = dict(state["levels"][e])
             last = s.pop("last_check_accuracy", None)
-            ints = [s.get(k) for k in ("low", "high", "correct", "attempted", "checks")]
-            bad = not all(_is_int(x) and x >= 0 for x in ints) or ints[0] > ints[1]
-            if bad or ints[2] > ints[3]:
+            raw = [s.get(k) for k in ("low", "high", "correct", "attempted", "checks")]
+            ints = [x for x in raw if _is_int(x) and x >= 0]
+            if len(ints) < len(raw) or ints[0] > ints[1] or ints[2] > ints[3]:
                 raise ValueError(f"curriculum state for environment {e!r} is invalid: {s}")
-            levels[e] = _Level(*ints, None if last is None else float(last))
+            low, high, correct, attempted, checks = ints
+            levels[e] = _Level(
+                low, high, correct, attempted, checks, None if last is None else float(last)
+            )
         self._check_loaded_levels(levels)
         rs = state["rng_state"]
         self._rng.setstate((rs["version"], tuple(rs["internal"]), rs["gauss"]))

@@ -120,7 +120,7 @@ class CreditInput:
         mask = torch.zeros(len(rollouts), t)
         for i, r in enumerate(rollouts):
             mask[i, : len(r.response_ids)] = torch.as_tensor(r.mask, dtype=torch.float32)
-        verdicts = [r.verdict for r in rollouts]
+        verdicts = [r.verdict for r in rollouts if r.verdict is not None]  # all set, checked above
         return cls(
             rewards=torch.tensor([v.reward for v in verdicts], dtype=torch.float32),
             correct=torch.tensor([v.correct for v in verdicts], dtype=torch.bool),

@@ -95,6 +95,7 @@ def extract_answer(text: str) -> str | None:
     tag_pos = text.rfind("<answer>")
     boxed = last_boxed(text) if boxed_pos >= 0 else None
     tagged = last_answer_tag(text) if tag_pos >= 0 else None
+    answer: str | None
     if boxed is not None and tagged is not None:
         answer = boxed if boxed_pos > tag_pos else tagged
     else:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -64,7 +64,8 @@ class RewardSource(ABC, Generic[P]):
     def __init__(self, params: P) -> None:
         self.params = params
 
-    needs: ClassVar[frozenset[str]] = frozenset()  # e.g. {"policy"}: scores with the policy
+    # e.g. {"policy"}: scores with the policy. Set on the class; a wrapper sets it per instance.
+    needs: frozenset[str] = frozenset()
 
     @abstractmethod
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:

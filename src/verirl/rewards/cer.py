@@ -249,7 +249,9 @@ class CERReward(RewardSource[CERParams]):
         p = self.params
         first = rollouts[idx[0]]
         ref = reference_ids(enc, first.problem.answer, f"group {first.group}")
-        contexts, answer_of, answers = [], [], {}
+        contexts: list[tuple[int, ...]] = []
+        answer_of: list[int] = []
+        answers: dict[str, int] = {}
         for i in idx:
             split = split_answer(rollouts[i].text, p.markers)
             solution = split.solution

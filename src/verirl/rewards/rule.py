@@ -81,8 +81,8 @@ def math_verify_equal(answer: str, reference: str, timeout_s: int = 5) -> bool:
 
     timeout = timeout_s if threading.current_thread() is threading.main_thread() else None
     try:
-        gold = parse(f"${reference}$", parsing_timeout=timeout)  # type: ignore[arg-type]
-        pred = parse(f"${answer}$", parsing_timeout=timeout)  # type: ignore[arg-type]
+        gold = parse(f"${reference}$", parsing_timeout=timeout)
+        pred = parse(f"${answer}$", parsing_timeout=timeout)
         if not gold or not pred:
             return False
         return bool(verify(gold, pred, timeout_seconds=timeout))

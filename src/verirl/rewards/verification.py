@@ -101,9 +101,9 @@ class BatchVerifier:
                 out[i] = _error_verdict(o.error or "no verdict")
             else:
                 out[i] = o.value
-        for i, v in enumerate(out):
-            if v is not None:
-                self._count(problems[i], v)
+        for i, verdict in enumerate(out):
+            if verdict is not None:
+                self._count(problems[i], verdict)
         self._seconds += time.perf_counter() - t0
         return out
 

@@ -36,10 +36,14 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import torch
 from transformers import DynamicCache
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
+    from transformers.cache_utils import DynamicLayer
 
 Pair = tuple[Sequence[int], Sequence[int]]
 
@@ -217,8 +221,9 @@ class _TransformersScorer:
 
     # ---- helpers -------------------------------------------------------------------------
     def _vocab_size(self) -> int:
-        emb = self.model.get_input_embeddings()
-        return int(emb.num_embeddings)
+        # A Hugging Face causal LM, whose input embeddings are an nn.Embedding.
+        emb = cast("PreTrainedModel", self.model).get_input_embeddings()
+        return int(cast(torch.nn.Embedding, emb).num_embeddings)
 
     def _forward(self, real: int, **kwargs: Any) -> torch.Tensor:
         """Run the model; ``real`` counts the non-padding input tokens (statistics)."""
@@ -428,8 +433,8 @@ class PrefixCacheScorer(_TransformersScorer):
         if prefix is not None:  # expanded views: the family's prefix cache stays untouched
             cache = DynamicCache(
                 ddp_cache_data=[
-                    (layer.keys.expand(n, -1, -1, -1), layer.values.expand(n, -1, -1, -1))
-                    for layer in prefix.layers
+                    (keys.expand(n, -1, -1, -1), values.expand(n, -1, -1, -1))
+                    for keys, values in map(_filled_kv, prefix.layers)
                 ]
             )
         rests = [c[shared:] for c in chunk]
@@ -489,7 +494,10 @@ class PrefixCacheScorer(_TransformersScorer):
             positions = ctx_len[idx].unsqueeze(1) + torch.arange(t_max).unsqueeze(0)
             dev_idx = idx.to(self.device)
             rows_cache = DynamicCache(
-                ddp_cache_data=[(k.keys[dev_idx], k.values[dev_idx]) for k in cache.layers]
+                ddp_cache_data=[
+                    (keys[dev_idx], values[dev_idx])
+                    for keys, values in map(_filled_kv, cache.layers)
+                ]
             )
             logits = self._forward(
                 int(tmask.sum()),
@@ -503,6 +511,13 @@ class PrefixCacheScorer(_TransformersScorer):
             lp = lp.masked_fill(tmask == 0, 0.0)
             for i, (_, p) in enumerate(sel):
                 out[p] += float(lp[i].sum())
+
+
+def _filled_kv(layer: object) -> tuple[torch.Tensor, torch.Tensor]:
+    """(keys, values) of one layer of a cache this scorer filled: its caches come from
+    full-attention forward passes, so every layer is a ``DynamicLayer`` with both set."""
+    filled = cast("DynamicLayer", layer)
+    return cast(torch.Tensor, filled.keys), cast(torch.Tensor, filled.values)
 
 
 def _sliding_window(model: torch.nn.Module) -> int | None:

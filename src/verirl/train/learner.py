@@ -102,9 +102,7 @@ class LearnerSettings:
 class Learner:
     """Owns the optimizer, the LR schedule and (when KL is on) the frozen reference."""
 
-    def __init__(
-        self, model: torch.nn.Module, settings: LearnerSettings, total_steps: int
-    ) -> None:
+    def __init__(self, model: torch.nn.Module, settings: LearnerSettings, total_steps: int) -> None:
         self.model = model
         self.settings = settings
         self.trainable = [p for p in model.parameters() if p.requires_grad]
@@ -201,13 +199,13 @@ class Learner:
                         step_stats[k] = step_stats.get(k, 0.0) + float(v) * weight
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.trainable, o.grad_clip)
                 step_stats["grad_norm"] = float(grad_norm)
-                step_stats["lr"] = self.scheduler.get_last_lr()[0]
+                step_stats["lr"] = float(self.scheduler.get_last_lr()[0])
                 self.optimizer.step()
                 self.scheduler.step()
                 self.optimizer.zero_grad(set_to_none=True)
                 updates += 1
-                for k, v in step_stats.items():
-                    sums[k] = sums.get(k, 0.0) + v
+                for k, total in step_stats.items():
+                    sums[k] = sums.get(k, 0.0) + total
         self.model.eval()
         return {f"train/{k}": v / max(updates, 1) for k, v in sums.items()}
 

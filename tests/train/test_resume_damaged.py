@@ -28,6 +28,9 @@ def test_resume_falls_back_past_a_damaged_checkpoint(tiny_model_dir: Path, tmp_p
     killed = tmp_path / "killed"
     proc = _cli(_overrides(tiny_model_dir, killed))
     _wait_for_step(killed, 2, proc, limit=600)
+    deadline = time.time() + 300
+    while len(list(killed.glob("checkpoint-*"))) < 2 and time.time() < deadline:
+        time.sleep(0.02)  # step 2's checkpoint follows its metrics line
     time.sleep(rng.uniform(0.0, 0.5))  # inside step 3, or its checkpoint write
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)

@@ -1,0 +1,108 @@
+"""Run hostile outputs through every registered environment's verifier and collect what went
+wrong (test helper, shared by ``tests/fuzz`` and ``bench/fuzz_verifiers.py``).
+
+Checked per output (DESIGN.md rules 3 and 7): ``verify`` returns (never raises); the reward is
+a finite float in [-1, 1]; ``correct`` is a bool and implies reward 1; no verdict is marked
+``verifier_error`` (a verifier that raised); the call takes at most ``budget_s``; and a
+second call on every ``recheck_every``-th output gives the same verdict (determinism).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from tests.fuzz.hostile import hostile_output
+from verirl.envs import Environment, env_names, get_env
+from verirl.errors import UserInputError
+from verirl.types import Problem
+
+
+@dataclass
+class FuzzReport:
+    outputs: int = 0
+    environments: int = 0
+    seconds: float = 0.0
+    slowest: tuple[float, str, str] = (0.0, "", "")
+    failures: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # environments not runnable here
+    per_env_max: dict[str, float] = field(default_factory=dict)
+
+    def fail(self, env: str, what: str, output: str) -> None:
+        self.failures.append(f"{env}: {what}; output {output[:160]!r}")
+
+
+def fuzz_environments(
+    count: int,
+    *,
+    seed: int = 0,
+    budget_s: float = 1.0,
+    difficulties: tuple[int, ...] = (0, 1, 3, 6),
+    recheck_every: int = 10,
+    prover_share: float = 0.2,
+    names: list[str] | None = None,
+) -> FuzzReport:
+    """Verify about ``count`` hostile outputs spread evenly over the registered environments
+    (those backed by a prover process get ``prover_share`` of an equal share)."""
+    names = names if names is not None else env_names()
+    report = FuzzReport(environments=len(names))
+    per_env = max(1, math.ceil(count / max(1, len(names))))
+    t_start = time.perf_counter()
+    for name in names:
+        env = get_env(name)
+        rng = random.Random(f"fuzz/{seed}/{name}")
+        n = per_env if getattr(env, "prover", None) is None else max(2, int(per_env * prover_share))
+        problems = [env.generate(d, seed + k) for k, d in enumerate(difficulties)]
+        solutions = []
+        for p in problems:
+            try:
+                solutions.append(env.solve(p))
+            except Exception:
+                solutions.append(None)
+        if not _runnable(env, problems[0], solutions[0]):
+            report.skipped.append(name)
+            continue
+        for i in range(n):
+            k = rng.randrange(len(problems))
+            problem = problems[k]
+            output = hostile_output(rng, solutions[k])
+            t0 = time.perf_counter()
+            try:
+                verdict = env.verify(problem, output)
+            except BaseException as exc:  # the point is to catch anything
+                report.fail(name, f"verify raised {type(exc).__name__}: {exc}"[:200], output)
+                continue
+            elapsed = time.perf_counter() - t0
+            report.outputs += 1
+            if elapsed > report.slowest[0]:
+                report.slowest = (elapsed, name, output[:80])
+            report.per_env_max[name] = max(report.per_env_max.get(name, 0.0), elapsed)
+            if elapsed > budget_s:
+                report.fail(name, f"took {elapsed:.2f} s (budget {budget_s} s)", output)
+            r = verdict.reward
+            if not isinstance(r, int | float) or not math.isfinite(r) or not -1 <= r <= 1:
+                report.fail(name, f"reward {r!r} outside [-1, 1]", output)
+            if not isinstance(verdict.correct, bool) or (verdict.correct and r != 1.0):
+                report.fail(name, f"correct={verdict.correct!r} with reward {r!r}", output)
+            if verdict.extra.get("verifier_error"):
+                report.fail(name, f"verifier error {verdict.extra['verifier_error']}", output)
+            if i % recheck_every == 0:
+                again = env.verify(problem, output)
+                if (again.reward, again.correct) != (verdict.reward, verdict.correct):
+                    report.fail(name, "not deterministic", output)
+    report.seconds = time.perf_counter() - t_start
+    return report
+
+
+def _runnable(env: Environment, problem: Problem, solution: str | None) -> bool:
+    """False when verifying needs something this machine lacks (a prover not configured is a
+    configuration error, ``UserInputError``, not a verifier bug)."""
+    answer = solution or "0"
+    for output in (f"\\boxed{{{answer}}}", f"```lean\n{answer}\n```", f"```coq\n{answer}\n```"):
+        try:
+            env.verify(problem, output)
+        except UserInputError:
+            return False
+    return True

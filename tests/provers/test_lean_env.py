@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
 from tests.provers.lean_fixtures import KIMINA_DIR, REPL_DIR, VERSIONS, fake_command, require
@@ -29,6 +31,7 @@ from verirl.errors import UserInputError
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
 from verirl.provers.kimina import URL_ENV_VAR
 from verirl.provers.lean_repl import REPL_ENV_VAR
+from verirl.provers.lean_reply import LeanBackend, unchecked_result
 from verirl.provers.lean_safety import lean_proof_violation
 from verirl.provers.lean_text import split_lean_proof
 from verirl.provers.lean_theorems import (
@@ -325,6 +328,56 @@ def test_missing_lean_is_a_configuration_error_naming_the_fields() -> None:
     kimina = Provers(ProversConfig(lean=LeanSettings(backend="kimina")))
     with pytest.raises(UserInputError, match=r"provers\.lean\.url"):
         env.verify_batch([p], [env.solve(p)], kimina)
+
+
+class TimeoutChecker(LeanBackend):
+    """Answers every proof it is sent with a timeout over the layout spans, and counts them."""
+
+    name = "timeout"
+    tactic_source = "layout"
+    unsolved_goals = "skip_at_by"
+    split_semicolons = False
+    split_bullets = True
+    reject_unsafe = True
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
+        plan = self._plan(problem, proof)
+        assert plan.rejection is None, "the environment must filter before the checker"
+        self.sent.append(proof)
+        return unchecked_result(plan, "timeout", backend=self.name, detail="no answer")
+
+    def check_batch(
+        self, items: Sequence[tuple[FormalProblem, str]], *, timeout_s: float = 15.0
+    ) -> list[ProofCheck]:
+        return [self.check(p, proof, timeout_s=timeout_s) for p, proof in items]
+
+    def close(self) -> None:
+        pass
+
+
+_PIECES = [*"  \n\t\u00b7.;:=()[]{}\u27e8\u27e9|-/\"'`#@\u00ab\u00bb", "by", "sorry", "simp", "```"]
+_LEANISH = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
+_OUTPUTS = st.one_of(
+    st.text(max_size=200),
+    st.builds(lambda a, b: f"{a}```lean\n{b}", st.text(max_size=30), _LEANISH),
+    st.builds(lambda b, c: f"```lean\n{b}\n```{c}", _LEANISH, st.text(max_size=30)),
+    st.builds(lambda b: f"```\n{STATEMENT}{b}\n```", _LEANISH),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(output=_OUTPUTS)
+def test_verifier_never_raises_and_spans_stay_in_the_output(output: str) -> None:
+    checker = TimeoutChecker()
+    (v,) = ENV.verify_batch([problem_for(STATEMENT, PRELUDE)], [output], FixedProvers(checker))
+    assert v.reward == 0.0 and not v.correct
+    assert v.extra["status"] in {"format", "rejected", "incomplete", "timeout"}
+    assert all(0 <= s.start < s.end <= len(output) for s in v.steps)
+    assert list(v.steps) == sorted(v.steps, key=lambda s: s.start)
+    assert (v.extra["status"] == "timeout") == bool(checker.sent)
 
 
 # ---- verdicts from recorded transcripts --------------------------------------------------------

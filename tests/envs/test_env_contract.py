@@ -131,3 +131,33 @@ def test_verifier_never_raises_on_fuzzed_output(
     verdict = env.verify(env.generate(difficulty, seed), output)
     assert -1.0 <= verdict.reward <= 1.0
     assert isinstance(verdict.correct, bool)
+
+
+# ---- answer forms, distinctness, growth, uniqueness ---------------------------------------
+FORM_DIFFICULTIES = (0, 3, 8)
+FORM_SEEDS = (0, 1)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_surface_forms_accepted_and_near_misses_rejected(name: str) -> None:
+    """Every equivalent rendering the environment declares is accepted (a correct answer
+    scored -1 is a wrong gradient), every near miss rejected (a separator never merges
+    numbers, a near-equivalent expression is not equivalent)."""
+    env = get_env(name)
+    if env.prover is not None:
+        try:
+            env.verify(env.generate(0, 0), env.answer_format.render(env.solve(env.generate(0, 0))))
+        except Exception as exc:  # a missing proof assistant is a configuration error
+            pytest.skip(f"{env.prover} checker unavailable: {type(exc).__name__}")
+    for difficulty in FORM_DIFFICULTIES:
+        for seed in FORM_SEEDS:
+            problem = env.generate(difficulty, seed)
+            forms = env.surface_forms(problem)
+            assert forms, "surface_forms must give at least the plain answer"
+            for form in forms:
+                verdict = env.verify(problem, env.answer_format.render(form))
+                assert verdict.correct, (difficulty, seed, form, verdict)
+            for miss in env.near_misses(problem):
+                verdict = env.verify(problem, env.answer_format.render(miss))
+                assert not verdict.correct, (difficulty, seed, miss, verdict)
+                assert -1.0 <= verdict.reward < 1.0

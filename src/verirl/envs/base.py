@@ -87,6 +87,10 @@ class Environment(ABC):
     answer_kind: ClassVar[AnswerKind] = "text"
     """Drives the default surface forms and near misses; ``"integer_set"`` declares that order
     does not matter, ``"integer_list"`` that it does."""
+    clean_answers: ClassVar[bool] = True
+    """:meth:`verify` passes the answer through :func:`verirl.envs.normalize.clean` (``$…$``,
+    ``\\text{}``, a trailing period, Unicode digits, ...) before :meth:`check`; set False
+    where such characters are part of the answer."""
     answer_names: ClassVar[tuple[str, ...]] = ()
     """Variables the prompt names, so that ``x = 16`` (or ``i = 0, j = 2``) is read as the
     value (:func:`verirl.envs.normalize.parse_integer`)."""
@@ -149,6 +153,8 @@ class Environment(ABC):
         if answer is None:
             return Verdict(WRONG_FORMAT, False, "no final answer found in \\boxed{}")
         try:
+            if self.clean_answers:  # value-preserving cleanup shared by every verifier
+                answer = normalize.clean(answer)
             verdict = self.check(problem, answer)
         except InvalidAnswer as exc:  # read, but of the wrong shape: RLVE's invalid answer
             return invalid(str(exc))

@@ -47,6 +47,13 @@ class FreeFormEnvironment(Environment):
     def equivalent_forms(self, problem: Problem) -> list[str]:
         """Distinct correct answers in different spellings, canonical (``solve``) first."""
 
+    def surface_forms(self, problem: Problem) -> list[str]:
+        return self.equivalent_forms(problem)
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        rng = random.Random(f"verirl/{self.name}/near-miss/{problem.difficulty}/{problem.seed}")
+        return [*super().near_misses(problem), *self.wrong_forms(problem, rng)]
+
     def wrong_forms(self, problem: Problem, rng: random.Random, n: int = 3) -> list[str]:
         """``n`` distinct wrong answers (``corrupt`` in varied spellings by default)."""
         out: list[str] = []
@@ -164,7 +171,11 @@ class UnitConversion(FreeFormEnvironment):
             value /= 10 ** rng.randint(1, min(3, difficulty // 3))
         exact = _from_base(dim, dst, _to_base(dim, src, value))
         places = None if _places(exact) is not None else 2
+        while places is not None and places < 10 and abs(exact) * 10**places < 10:
+            places += 1  # keep two significant digits: never ask for a value rounded to 0
         name_src, name_dst = UNITS[dim][src][1][1], UNITS[dim][dst][1][1]
+        if value == 1:
+            name_src = _singular(name_src)
         prompt = f"Convert {decimal_string(value)} {name_src} to {name_dst}."
         if places is not None:
             prompt += f" Round to {places} decimal places."
@@ -187,7 +198,13 @@ class UnitConversion(FreeFormEnvironment):
         if unit is not None and unit != d["to"]:
             return graded(0.0, False, "give the value in the unit the question asks for")
         places = d.get("places")
-        tol = Fraction(0) if places is None else Fraction(1, 2 * 10**places)
+        if places is None:
+            return _number_verdict(value, self._exact(problem))
+        # Rounded to ``places`` or finer: the answer must be the exact value correctly
+        # rounded at its own precision (0.4536 for 0.45359... is right; 0.004 for 0.000004
+        # is not, although it is within the asked rounding's ±0.005).
+        own = next((k for k in range(13) if (value * 10**k).denominator == 1), places)
+        tol = Fraction(1, 2 * 10 ** max(places, own))
         return _number_verdict(value, self._exact(problem), tol)
 
     def solve(self, problem: Problem) -> str:
@@ -212,13 +229,31 @@ class UnitConversion(FreeFormEnvironment):
         numbers = [s for s in (render_number(value, st) for st in styles) if s is not None]
         forms = [gold, f"{gold} {symbol}", f"{gold} {plural}", f"{gold}\\,\\text{{{symbol}}}"]
         forms += [f"{n} {plural}" for n in numbers[1:]]
-        if d.get("places") is not None:
-            forms.append(decimal_string(round(self._exact(problem), 4)) or gold)
         return list(dict.fromkeys(forms))
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        """Plus, when the prompt asks for rounding, a value with more decimals (not rounded)
+        and one rounded the wrong way."""
+        out = super().near_misses(problem)
+        places = problem.data.get("places")
+        if places is not None:
+            exact = self._exact(problem)
+            finer = round(exact, places) + Fraction(1, 10 ** (places + 1))
+            if abs(finer - exact) > Fraction(1, 2 * 10 ** (places + 1)):  # wrong extra digit
+                out.append(decimal_string(finer) or str(finer))
+            out.append(_render_rounded(round(exact, places) + Fraction(1, 10**places), places))
+        return out
 
     def size(self, problem: Problem) -> float:
         d = problem.data
         return float(len(d["value"]) + [c[1] for c in _CONVERSIONS].index(d["dimension"]))
+
+
+def _singular(plural: str) -> str:
+    """``"kilometers per hour"`` → ``"kilometer per hour"`` (prompts say "1 kilometer")."""
+    first, _, rest = plural.partition(" ")
+    first = {"feet": "foot", "inches": "inch"}.get(first, first.removesuffix("s"))
+    return f"{first} {rest}".strip()
 
 
 def _places(x: Fraction) -> int | None:

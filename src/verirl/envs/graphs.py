@@ -26,6 +26,7 @@ from verirl.envs.base import (
     parse_int,
     register_env,
 )
+from verirl.envs.normalize import strip_delimiters
 from verirl.types import Problem, Verdict
 
 Edge = tuple[int, int, int]
@@ -119,7 +120,9 @@ def parse_vertices(text: str) -> list[int]:
 
     Raises ``ValueError`` (→ wrong format) for anything but numbers and separators.
     """
-    t = _ARROWS.sub(",", text)
+    t = strip_delimiters(text.strip())  # \{0, 2, 4\}, \langle ... \rangle
+    t = _ARROWS.sub(",", t.replace("\\{", "{").replace("\\}", "}"))
+    t = re.sub(r"(?<![A-Za-z])and(?![A-Za-z])", ",", t)
     if len(t) > 50_000 or not _LIST_ALLOWED.fullmatch(t):
         raise ValueError("expected a list of vertex numbers")
     t = re.sub(r"(?<=\d)\s*-\s*(?=\d)", ",", t)  # "0-3" means the pair/step 0, 3
@@ -203,6 +206,7 @@ class ShortestPath(_PathEnv):
     (gold/weight)^5."""
 
     name = "shortest_path"
+    answer_kind = "integer_list"
     family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 1 + d//2 + n//3"

@@ -89,6 +89,7 @@ class TopologicalSort(GraphEnv):
     """Any topological order of a DAG; (arcs respected/all)^5 credit."""
 
     name = "topological_sort"
+    answer_kind = "integer_list"
     family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; arcs: n + d (capped by the complete DAG)"
@@ -152,6 +153,7 @@ class TwoColouring(_ColouringEnv):
     """A proper 2-colouring of a bipartite graph; (proper edges/all)^5 credit."""
 
     name = "two_coloring"
+    answer_kind = "integer_list"
     family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; extra cross edges: d//2 + 1"
@@ -198,6 +200,7 @@ class GraphColouring(_ColouringEnv):
     """A proper k-colouring of a graph with a planted one; (proper edges/all)^5 credit."""
 
     name = "graph_coloring"
+    answer_kind = "integer_list"
     family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 5 + d; colours: 3 + d//8; edges: 3n/2 + d (planted colouring)"
@@ -309,6 +312,7 @@ class FindCycle(GraphEnv):
     """Any directed cycle of a digraph; (steps that are arcs/all)^5 credit."""
 
     name = "find_cycle"
+    answer_kind = "integer_list"
     family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; acyclic arcs: n + d//2; planted cycle length <= 3 + d//3"

@@ -210,6 +210,7 @@ class NQueens(Environment):
     """Non-attacking queens including fixed ones; (rules met/all)^5 credit."""
 
     name = "n_queens"
+    answer_kind = "integer_list"
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "board side: 4 + d//2; fixed queens: 0 at d = 0, then min(1 + d//8, n//4)"

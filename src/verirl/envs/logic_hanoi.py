@@ -100,6 +100,7 @@ class HanoiMinMoves(Environment):
     """Fewest moves from a position to the goal peg; (min/max)^10 credit."""
 
     name = "hanoi_min_moves"
+    answer_kind = "integer"
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "disks: 3 + d//2, in a random legal position"

@@ -228,8 +228,9 @@ _PAIRS = (("\\{", "\\}"), ("\\lbrace", "\\rbrace"), ("\\langle", "\\rangle"), ("
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
-def _outer_pair(t: str) -> str:
-    """``t`` without one outer pair of delimiters that encloses all of it."""
+def strip_delimiters(t: str) -> str:
+    """``t`` without one outer pair of delimiters that encloses all of it (``\\{ \\}``,
+    ``\\lbrace \\rbrace``, ``\\langle \\rangle``, ``{ }``, ``[ ]``, ``( )``)."""
     for left, right in _PAIRS:
         if t.startswith(left) and t.endswith(right) and len(t) >= len(left) + len(right):
             inner = t[len(left) : len(t) - len(right)]
@@ -285,10 +286,10 @@ def split_items(
     ``plus``: ``+`` also separates (``5 + 3`` for a multiset of coins); ``whitespace``: a
     list with no other separator may be separated by spaces (``3 1 2``).
     """
-    t = _outer_pair(clean(text))
+    t = strip_delimiters(clean(text))
     if not t:
         return []
-    t = re.sub(r"(?<![A-Za-z])(?:and|&)(?![A-Za-z])", ",", t)
+    t = re.sub(r"(?<![A-Za-z])(?:and|or|&)(?![A-Za-z])", ",", t)
     parts = [p.strip() for p in _top_level_split(t, ",;" + ("+" if plus else ""))]
     if len(parts) > max_items:
         raise InvalidAnswer("the list is far too long")

@@ -104,6 +104,7 @@ class Satisfiability(Environment):
     """A satisfying assignment of a planted CNF formula; (true clauses/all)^5 credit."""
 
     name = "sat"
+    answer_kind = "integer_list"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "variables: 3 + d; clauses ~ n*(1.5 + 0.13*min(d, 20)); width 2 then 3"
@@ -226,6 +227,7 @@ class SubsetSum(_MultisetEnv):
     """A sub-multiset hitting a target sum; (min/max)^10 credit on the sum."""
 
     name = "subset_sum"
+    answer_kind = "integer_set"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "numbers: 4 + d; values up to 10 + 3d; planted subset of about half"
@@ -256,6 +258,7 @@ class NumberPartition(_MultisetEnv):
     """One side of an equal-sum split; (smaller/larger side)^10 credit."""
 
     name = "number_partition"
+    answer_kind = "integer_set"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "numbers: 4 + d; values up to 10 + 3d (a planted equal split)"
@@ -298,6 +301,7 @@ class Knapsack(Environment):
     """A feasible item set of maximum value; (value/optimum)^5 credit."""
 
     name = "knapsack"
+    answer_kind = "integer_set"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "items: 4 + d; weights up to 5 + d; values up to 5 + 2d; capacity 40%"

@@ -53,6 +53,7 @@ class VertexCover(_VertexSetEnv):
     """A vertex cover of at most k vertices; (covered edges/all)^5 credit."""
 
     name = "vertex_cover"
+    answer_kind = "integer_set"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 5 + d; cover size k = 1 + n//4 (planted); edges: n + d"
@@ -114,6 +115,7 @@ class HamiltonianPath(GraphEnv):
     """A path through every vertex once; (steps that are edges/all)^5 credit."""
 
     name = "hamiltonian_path"
+    answer_kind = "integer_list"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 4 + 2d//3 (planted path); extra edges: n//2 + d//3"
@@ -233,6 +235,7 @@ class Clique(_KSetEnv):
     """k pairwise adjacent vertices; (adjacent pairs/all)^5 credit."""
 
     name = "clique"
+    answer_kind = "integer_set"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 6 + d; clique size k = 3 + d//4 (planted); edge density 0.3"
@@ -245,6 +248,7 @@ class IndependentSet(_KSetEnv):
     """k pairwise non-adjacent vertices; (non-adjacent pairs/all)^5 credit."""
 
     name = "independent_set"
+    answer_kind = "integer_set"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 6 + d; set size k = 3 + d//4 (planted); edge density 0.45"

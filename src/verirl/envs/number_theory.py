@@ -27,6 +27,7 @@ from verirl.envs.base import (
     sequence_reward,
     wrong_format,
 )
+from verirl.envs.normalize import strip_delimiters
 from verirl.types import Problem, Verdict
 
 FAMILY = "number_theory"
@@ -104,6 +105,9 @@ class ResidueAnswer(Environment):
     outside ``[0, modulus)`` is invalid. ``is_right`` may check a property instead of
     equality with :meth:`residue`."""
 
+    answer_kind = "integer"
+    size_measure = "decimal digits of the numbers in the problem"
+
     def residue(self, problem: Problem) -> int:
         raise NotImplementedError
 
@@ -111,7 +115,7 @@ class ResidueAnswer(Environment):
         return value == self.residue(problem)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)
+        value = parse_int(answer, self.answer_names, problem.data["modulus"])
         if not 0 <= value < problem.data["modulus"]:
             return invalid("the answer must be a remainder, between 0 and the modulus minus 1")
         ok = self.is_right(problem, value)
@@ -215,6 +219,16 @@ class ModularInverse(ResidueAnswer):
         )
         return Instance(prompt, str(pow(a, -1, m)), {"a": a, "modulus": m})
 
+    answer_names = ("x",)
+
+    def surface_forms(self, problem: Problem) -> list[str]:
+        x, m = self.solve(problem), problem.data["modulus"]
+        return [*super().surface_forms(problem), f"x = {x}", f"x \\equiv {x} \\pmod{{{m}}}"]
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        x, m = self.solve(problem), problem.data["modulus"]
+        return [*super().near_misses(problem), f"x \\equiv {x} \\pmod{{{m + 1}}}", f"y = {x}"]
+
     def residue(self, problem: Problem) -> int:
         a, m = problem.data["a"], problem.data["modulus"]
         r0, r1, x0, x1 = m, a % m, 0, 1  # extended Euclid on (m, a)
@@ -230,6 +244,7 @@ class ModularInverse(ResidueAnswer):
 @register_env
 class PrimeFactorization(Environment):
     name = "prime_factorization"
+    answer_kind = "integer_set"
     family = FAMILY
     difficulty_scales = "2 + d//4 prime factors, each at most 10 + 6d"
 
@@ -266,8 +281,9 @@ class PrimeFactorization(Environment):
 
 def _parse_factors(text: str) -> list[int]:
     """``"2, 2, 3"``, ``"2 * 2 * 3"``, ``"2^2 \\times 3"`` or ``"12 = 2^{2} 3"`` → [2, 2, 3]."""
-    t = text.rpartition("=")[2].replace("{", "").replace("}", "")
-    tokens = [x for x in re.split(r"(?:\\times|\\cdot|[,*×·;\s])+", t) if x]
+    t = strip_delimiters(text.rpartition("=")[2].strip())  # [2, 7], \\{2, 7\\}, (2, 7)
+    t = t.replace("{", "").replace("}", "")
+    tokens = [x for x in re.split(r"(?:\\times|\\cdot|\band\b|[,*×·;\s])+", t) if x]
     if not tokens or len(tokens) > 200:
         raise ValueError("expected a list of primes")
     out: list[int] = []
@@ -330,6 +346,7 @@ class EulerTotient(_SmoothNumberCount):
 @register_env
 class NextPrime(Environment):
     name = "next_prime"
+    answer_kind = "integer"
     family = FAMILY
     difficulty_scales = "N up to 20·10^(d//3)"
 
@@ -381,6 +398,18 @@ class BaseConversion(Environment):
         "value up to 2^(4 + d); bases: 10→2 for d < 3, common pairs for d < 6, any of 2..16 after"
     )
     _COMMON = ((10, 2), (2, 10), (10, 8), (8, 10), (10, 16), (16, 10))
+    size_measure = "digits of the value in the source base"
+
+    def surface_forms(self, problem: Problem) -> list[str]:
+        gold, base = self.solve(problem), problem.data["to_base"]
+        return [gold, f"{gold}.", f"${gold}$", f"{gold}_{{{base}}}", f"{gold.lower()}", f"0{gold}"]
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        gold, base = self.solve(problem), problem.data["to_base"]
+        out = [*super().near_misses(problem), f"{gold}_{{{base + 1}}}"]
+        if len(gold) >= 3:  # a multi-digit group after a space: two numbers, never merged
+            out += [f"{gold[:1]} {gold[1:]}", f"{gold[:1]}, {gold[1:]}"]
+        return out
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = rng.randint(2, 2 ** (4 + difficulty))
@@ -399,7 +428,16 @@ class BaseConversion(Environment):
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         """Digit-wise credit (β = 5) when the length is right; leading zeros are ignored."""
-        t = answer.strip().replace(" ", "").upper()
+        t = answer.strip().upper()
+        m = re.fullmatch(r"(.*?)\s*_\s*\{?\s*(\d+)\s*\}?", t)
+        if m:  # a subscript naming the base: accepted when it is the asked base
+            if int(m.group(2)) != problem.data["to_base"]:
+                return invalid("the subscript names another base than the one asked for")
+            t = m.group(1)
+        if re.search(r"\w\s*[\s,;]\s*\w", t):
+            if not re.fullmatch(r"\w(?:\s+\w)*", t):  # "1 0 1 0": digits spelled one by one
+                return invalid("write one number, without spaces between its digits")
+            t = t.replace(" ", "")
         if not t or len(t) > 500 or not t.isalnum() or not t.isascii():
             return wrong_format("expected the digits of a number")
         if any(c not in _BASE_DIGITS[: problem.data["to_base"]] for c in t):
@@ -449,6 +487,23 @@ class ChineseRemainder(Environment):
     name = "chinese_remainder"
     family = FAMILY
     difficulty_scales = "2 + d//6 congruences with pairwise coprime moduli below 6 + 4d"
+    answer_kind = "integer"
+    answer_names = ("x",)
+    size_measure = "decimal digits of the moduli and residues"
+
+    @staticmethod
+    def _period(problem: Problem) -> int:
+        """The product of the (coprime) moduli: ``x ≡ r (mod period)`` is the solution set."""
+        return math.prod(problem.data["moduli"])
+
+    def surface_forms(self, problem: Problem) -> list[str]:
+        x, m = self.solve(problem), self._period(problem)
+        forms = [*super().surface_forms(problem), f"x = {x}", f"x \\equiv {x} \\pmod{{{m}}}"]
+        return [*forms, f"x \\equiv {x} \\pmod {m}", f"x ≡ {x} (mod {m})"]
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        x, m = self.solve(problem), self._period(problem)
+        return [*super().near_misses(problem), f"x \\equiv {x} \\pmod{{{2 * m}}}"]
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         candidates = list(range(2, 6 + 4 * difficulty))
@@ -469,7 +524,7 @@ class ChineseRemainder(Environment):
         return Instance(prompt, str(x), {"moduli": moduli, "residues": residues})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
-        x = parse_int(answer)
+        x = parse_int(answer, self.answer_names, self._period(problem))
         if x < 0:
             return invalid("x must be non-negative")
         pairs = list(zip(problem.data["residues"], problem.data["moduli"], strict=True))

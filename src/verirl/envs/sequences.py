@@ -193,6 +193,7 @@ def _longest_increasing(values: list[int]) -> list[int]:
 @register_env
 class LongestIncreasingSubsequence(Environment):
     name = "longest_increasing_subsequence"
+    answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = "n = 5 + d numbers in 1..2n"
     size_key = "values"
@@ -333,6 +334,7 @@ def _min_coins(coins: list[int], target: int) -> list[int]:
 @register_env
 class CoinChangeMinCoins(Environment):
     name = "coin_change_min_coins"
+    answer_kind = "integer_set"
     family = FAMILY
     difficulty_scales = "2 + d//5 denominations up to 5 + 3d; the amount is a sum of 2 + d coins"
 
@@ -347,7 +349,7 @@ class CoinChangeMinCoins(Environment):
         return Instance(prompt, _csv(_min_coins(coins, target)), {"coins": coins, "target": target})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
-        used = parse_int_list(answer)
+        used = parse_int_list(answer.split("=")[0], plus=True)  # "5, 3" / "5 + 3 = 8"
         if not used or any(c not in problem.data["coins"] for c in used):
             return invalid("every coin must be one of the given denominations")
         if sum(used) != problem.data["target"]:
@@ -479,6 +481,7 @@ class GridMinPathSum(Environment):
 @register_env
 class MaxNonAdjacentSum(Environment):
     name = "max_nonadjacent_sum"
+    answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = "n = 4 + d values in 1..9 + 3d"
     size_key = "values"

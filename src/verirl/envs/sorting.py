@@ -61,6 +61,7 @@ def _arrangement_verdict(answer: list, pool: list, gold: list) -> Verdict:
 @register_env
 class SortList(Environment):
     name = "sort_list"
+    answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = f"n = 3 + d; {_VALUE_RANGE}; descending order from d 2"
     size_key = "values"
@@ -98,6 +99,7 @@ def _sorted(problem: Problem) -> list[int]:
 @register_env
 class MergeSortedLists(Environment):
     name = "merge_sorted_lists"
+    answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = "2 + d//6 lists of 1 + d//3 to 3 + d//3 numbers up to 9 + 5d"
 
@@ -199,6 +201,7 @@ class StableSortByKey(Environment):
 @register_env
 class KthSmallest(Environment):
     name = "kth_smallest"
+    answer_kind = "integer"
     family = FAMILY
     difficulty_scales = f"n = 4 + d; {_VALUE_RANGE}; k uniform in 1..n"
     size_key = "values"
@@ -248,6 +251,7 @@ class Median(KthSmallest):
 @register_env
 class TopKLargest(Environment):
     name = "top_k_largest"
+    answer_kind = "integer_set"
     family = FAMILY
     difficulty_scales = f"n = 5 + d; {_VALUE_RANGE}; k in 2..2 + d//3"
     size_key = "values"
@@ -371,6 +375,17 @@ class PairWithSum(Environment):
     family = FAMILY
     difficulty_scales = "n = 4 + d distinct numbers below 10 + 6n"
     size_key = "values"
+    size_measure = "list length (pairs to search: n(n-1)/2)"
+    answer_kind = "integer_set"
+    answer_names = ("i", "j")
+
+    def surface_forms(self, problem: Problem) -> list[str]:
+        i, j = parse_int_list(self.solve(problem))
+        return [*super().surface_forms(problem), f"i = {i}, j = {j}", f"j = {j}, i = {i}"]
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        i = parse_int_list(self.solve(problem))[0]
+        return [*super().near_misses(problem), f"i = {i}", f"{i}, {i}"]
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
@@ -385,7 +400,7 @@ class PairWithSum(Environment):
         return Instance(prompt, f"{i}, {j}", {"values": values, "target": target})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
-        positions = parse_int_list(answer)
+        positions = parse_int_list(answer, self.answer_names)
         values = problem.data["values"]
         if len(positions) != 2:
             return invalid("the answer must be exactly two positions")

@@ -24,6 +24,7 @@ from verirl.envs.base import (
     satisfied_reward,
     satisfied_verdict,
 )
+from verirl.envs.normalize import split_items
 from verirl.envs.symbolic import X, trusted
 from verirl.envs.symbolic_parse import (
     ParseError,
@@ -42,10 +43,15 @@ def _nonzero(rng: random.Random, bound: int) -> int:
 
 
 def _split_list(text: str) -> list[str]:
-    parts = [p for p in re.split(r",|;|\band\b|\bor\b", text[:20_000]) if p.strip()]
+    """The items of a list answer through :func:`verirl.envs.normalize.split_items`: one outer
+    ``\\{ \\}`` / ``{ }`` / ``[ ]`` / ``( )``, separators ``,`` ``;`` ``and`` ``or``."""
+    parts = split_items(text[:20_000], whitespace=False)
     if not parts:
         raise ParseError("empty list")
     return parts
+
+
+_ROOT_NAME = re.compile(r"^x(?:_\{?\d+\}?)?\s*=\s*")
 
 
 # ---- roots ---------------------------------------------------------------------------------
@@ -94,7 +100,7 @@ class PolynomialRoots(Environment):
     def check(self, problem: Problem, answer: str) -> Verdict:
         coeffs = problem.data["coeffs"]
         limits = limits_for(str(max(abs(c) for c in coeffs)), ())
-        values = {parse_number(p, limits) for p in _split_list(answer)}
+        values = {parse_number(_ROOT_NAME.sub("", p), limits) for p in _split_list(answer)}
         hits = sum(
             1
             for v in values
@@ -120,6 +126,34 @@ class PolynomialRoots(Environment):
         roots = self._roots(problem)
         extra = max(roots) + 1 if roots else sympy.Integer(0)
         return ", ".join(sympy.sstr(r) for r in [*roots, extra])  # a value that is no root
+
+    def surface_forms(self, problem: Problem) -> list[str]:
+        roots = [sympy.sstr(r) for r in self._roots(problem)]
+        latex = [sympy.latex(r) for r in self._roots(problem)]
+        body, rev = ", ".join(roots), ", ".join(reversed(roots))
+        return [
+            body,
+            rev,
+            f"\\{{{body}\\}}",
+            f"{{{body}}}",
+            f"[{rev}]",
+            f"({body})",
+            "; ".join(roots),
+            ", ".join(latex),
+            ", ".join(f"x = {r}" for r in roots),
+            " or ".join(f"x = {r}" for r in roots),
+            f"{body}.",
+        ]
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        roots = self._roots(problem)
+        out = super().near_misses(problem)
+        if len(roots) >= 2:
+            out.append(", ".join(sympy.sstr(r) for r in roots[1:]))  # a root missing
+        flipped = [r for r in roots if -r not in roots]
+        if flipped:
+            out.append(", ".join(sympy.sstr(-r if r == flipped[0] else r) for r in roots))
+        return out
 
 
 # ---- linear systems ------------------------------------------------------------------------
@@ -204,6 +238,29 @@ class LinearSystem(Environment):
         first, *rest = answer.split(", ")
         name, value = first.split(" = ")
         return ", ".join([f"{name} = {sympy.sstr(sympy.Rational(value) + 1)}", *rest])
+
+    def surface_forms(self, problem: Problem) -> list[str]:
+        pairs = [part.split(" = ") for part in self.solve(problem).split(", ")]
+        values = [v for _, v in pairs]
+        return [
+            ", ".join(f"{n} = {v}" for n, v in pairs),
+            ", ".join(f"{n}={v}" for n, v in reversed(pairs)),
+            "; ".join(f"{n} = {v}" for n, v in pairs),
+            " and ".join(f"{n} = {v}" for n, v in pairs),
+            f"({', '.join(values)})",
+            ", ".join(values),
+            f"\\left({', '.join(values)}\\right)",
+            f"({', '.join(values)}).",
+        ]
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        pairs = [part.split(" = ") for part in self.solve(problem).split(", ")]
+        values = [v for _, v in pairs]
+        out = super().near_misses(problem)
+        if len(set(values)) > 1:
+            out.append(f"({', '.join(reversed(values))})")  # positions swapped
+        out.append(f"({', '.join([*values, '0'])})")  # one value too many
+        return out
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["rows"]) ** 2)

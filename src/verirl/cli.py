@@ -197,7 +197,9 @@ def _print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
         table.add_column("before", justify="right")
     if after is not None:
         table.add_column("after", justify="right")
-    envs = list((after or before).accuracy)
+    shown = after or before
+    assert shown is not None  # returned above when both are None
+    envs = list(shown.accuracy)
     for env in [*envs, "overall"]:
         row = [env]
         for res in (before, after):

@@ -9,6 +9,7 @@ field (``credit.params.d1: ...``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -332,7 +333,8 @@ class TrainConfig(_Section):
         from verirl.rollout.collect import get_collector
         from verirl.train.loss import POLICY_LOSSES
 
-        checks = [
+        # Each lookup returns its registry's spec, whose ``params`` is the parameter model.
+        checks: list[tuple[str, Plugin, Callable[[str], Any]]] = [
             ("rollout.engine", self.rollout.engine, get_engine),
             ("rollout.collector", self.rollout.collector, get_collector),
             ("reward", self.reward, get_reward),

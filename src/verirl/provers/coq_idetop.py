@@ -43,6 +43,7 @@ import xml.etree.ElementTree as ET
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 from xml.sax.saxutils import escape
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage
@@ -142,7 +143,7 @@ class XmlReplies:
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._parser = ET.XMLPullParser(events=("start", "end"))
+        self._parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
         self._parser.feed("<root>")
         self._root: ET.Element | None = None
         self._depth = 0
@@ -157,7 +158,9 @@ class XmlReplies:
         else:
             self._held = ""
         self._parser.feed(xml_safe(text.replace("&nbsp;", "&#160;")))
-        for event, el in self._parser.read_events():
+        for item in self._parser.read_events():
+            # Only start/end events were asked for: each is (event, element).
+            event, el = cast(tuple[str, ET.Element], item)
             if event == "start":
                 if self._root is None:
                     self._root = el
@@ -391,7 +394,7 @@ class _Worker:
 
 
 def _problem_sentences(problem: FormalProblem) -> list[tuple[str, int]]:
-    out = []
+    out: list[tuple[str, int]] = []
     for source in (problem.prelude, problem.statement):
         offsets = ByteOffsets(source)
         out.extend((s.text, offsets.to_byte(s.start)) for s in scan(source).sentences)

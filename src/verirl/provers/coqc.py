@@ -109,7 +109,11 @@ class CoqcChecker(CoqChecker):
             if not self.keep_dirs:
                 shutil.rmtree(workdir, ignore_errors=True)
         elapsed = time.perf_counter() - t0
-        raw = {"returncode": rc, "stdout": out[-_RAW_LIMIT:], "stderr": err[-_RAW_LIMIT:]}
+        raw: dict[str, object] = {
+            "returncode": rc,
+            "stdout": out[-_RAW_LIMIT:],
+            "stderr": err[-_RAW_LIMIT:],
+        }
         if timed_out:
             running = self._running_sentence(att, out, proof_byte0)
             return timeout_check(

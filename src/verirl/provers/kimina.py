@@ -32,7 +32,7 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from verirl.provers.base import FormalProblem, ProofCheck
+from verirl.provers.base import FormalProblem, ProofCheck, Status
 from verirl.provers.lean_reply import (
     LeanBackend,
     LeanCheckPlan,
@@ -289,7 +289,7 @@ class KiminaChecker(LeanBackend):
         elapsed_s = float(elapsed) if isinstance(elapsed, (int, float)) else 0.0
         error = result.get("error")
         if error:
-            status = "timeout" if "timed out" in str(error).lower() else "crash"
+            status: Status = "timeout" if "timed out" in str(error).lower() else "crash"
             return unchecked_result(
                 plan, status, backend=self.name, detail=str(error), elapsed_s=elapsed_s, raw=raw
             )
@@ -330,7 +330,7 @@ class KiminaChecker(LeanBackend):
         try:
             reply = self._post(path, body, http_timeout)
         except (TimeoutError, ConnectionError) as exc:
-            status = "timeout" if isinstance(exc, TimeoutError) else "crash"
+            status: Status = "timeout" if isinstance(exc, TimeoutError) else "crash"
             for i, _, plan, *_ in snippets.values():
                 out[i] = unchecked_result(
                     plan,

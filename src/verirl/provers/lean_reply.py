@@ -424,7 +424,7 @@ def choose_spans(
     use_lean = tactic_source == "repl" or (tactic_source == "auto" and not located_error)
     if tactic_source == "layout" or not use_lean:
         return plan.layout
-    spans = []
+    spans: list[TacticSpan] = []
     for s, e in top_level_ranges([r for r in lean_ranges if r[0] >= plan.proof_start]):
         a, b = plan.to_submitted(s), plan.to_submitted(e)
         if a is None or b is None or b <= a:

@@ -123,6 +123,6 @@ def test_generator_failures_become_user_errors_naming_the_difficulty() -> None:
 def test_unknown_family_lists_the_known_ones() -> None:
     from verirl.envs import env_names
 
-    with pytest.raises(UserInputError, match="unknown environment family 'nope'.*arithmetic"):
+    with pytest.raises(UserInputError, match=r"unknown environment family 'nope'.*arithmetic"):
         env_names(family="nope")
     assert "addition" in env_names(family="arithmetic")

@@ -354,7 +354,10 @@ def rhs_of_equation(text: str) -> str:
 
 
 # ---- equivalence -------------------------------------------------------------------------
-_POINTS = (0.31, 0.67, 1.13, 1.42, 0.89, 1.27)
+# Sample points over the whole real line: negative, fractional and larger magnitudes, so
+# that |x|, sqrt(x^2) or log(x^2)/2 are told apart from x or log(x) wherever the reference
+# is defined (a check at positive points only accepted -4|x| for -4x).
+_POINTS = (0.31, -0.67, 1.13, -1.42, 0.89, -2.37, 2.71, -0.23, 3.6, -3.1, 1.97, -1.19)
 
 
 def _evaluate(expr: sympy.Expr, env: dict[sympy.Symbol, complex]) -> complex:
@@ -404,18 +407,28 @@ def to_complex(expr: sympy.Expr) -> complex | None:
 
 
 def numerically_equal(a: sympy.Expr, b: sympy.Expr, variables: Sequence[str]) -> bool:
-    """Equal at (at least three of) six fixed points, to a relative 1e-9."""
+    """``a`` equals the reference ``b`` at every sample point of ``b``'s real domain (points
+    where ``b`` is finite and real), to a relative 1e-9, with at least three such points.
+
+    The points cover negative and non-integer values; a point where ``b`` is defined but
+    ``a`` is not (or is not real) is a disagreement, so an answer defined on a smaller
+    domain than the reference is not equivalent.
+    """
     symbols = [sympy.Symbol(v) for v in variables]
     agreed = 0
     for k, point in enumerate(_POINTS):
-        env = {s: complex(point + 0.17 * i * (k + 1)) for i, s in enumerate(symbols)}
+        env = {s: complex(point + 0.37 * i * (-1) ** (i + k)) for i, s in enumerate(symbols)}
         try:
-            va, vb = _evaluate(a, env), _evaluate(b, env)
+            vb = _evaluate(b, env)
         except (ArithmeticError, ValueError, KeyError, TypeError):
             continue
-        if not (cmath.isfinite(va) and cmath.isfinite(vb)):
-            continue
-        if abs(va - vb) > 1e-9 * max(1.0, abs(va), abs(vb)):
+        if not cmath.isfinite(vb) or abs(vb.imag) > 1e-9 * max(1.0, abs(vb)):
+            continue  # outside the reference's real domain
+        try:
+            va = _evaluate(a, env)
+        except (ArithmeticError, ValueError, KeyError, TypeError):
+            return False
+        if not cmath.isfinite(va) or abs(va - vb) > 1e-9 * max(1.0, abs(va), abs(vb)):
             return False
         agreed += 1
     return agreed >= 3

@@ -15,7 +15,9 @@ from __future__ import annotations
 import itertools
 import random
 from collections import deque
+from collections.abc import Mapping
 from functools import reduce
+from typing import Any
 
 from verirl.envs.base import (
     Environment,
@@ -233,7 +235,7 @@ class MaxXorPath(Environment):
         return Instance(prompt, str(self._by_basis(data)), data)
 
     @staticmethod
-    def _by_basis(data: dict) -> int:
+    def _by_basis(data: Mapping[str, Any]) -> int:
         """XOR of a tree path, improved by the basis of the cycle values."""
         n = data["n"]
         adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
@@ -306,7 +308,7 @@ class MaxTreeXorPath(Environment):
         return Instance(prompt, f"{u} {v}", data)
 
     @staticmethod
-    def _root_xor(data: dict) -> list[int]:
+    def _root_xor(data: Mapping[str, Any]) -> list[int]:
         """XOR from vertex 0 to every vertex: the path XOR of u, v is root[u] ^ root[v]."""
         n = data["n"]
         adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
@@ -101,7 +102,7 @@ def graph_intro(n: int, edges: list[list[int]], directed: bool = False) -> str:
     )
 
 
-def to_graph(data: dict[str, Any], directed: bool = False) -> nx.Graph:
+def to_graph(data: Mapping[str, Any], directed: bool = False) -> nx.Graph:
     """The networkx graph of ``data`` (``n`` vertices, weighted ``edges``)."""
     g: nx.Graph = nx.DiGraph() if directed else nx.Graph()
     g.add_nodes_from(range(int(data["n"])))

@@ -15,6 +15,8 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Mapping
+from typing import Any
 
 import networkx as nx
 
@@ -62,12 +64,12 @@ class SpyNetwork(Environment):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
         while True:
-            arcs = set()
+            arcs: set[tuple[int, int]] = set()
             while len(arcs) < int(1.3 * n):
                 u, v = rng.sample(range(n), 2)
                 arcs.add((u, v))
             cost = {v: rng.randint(1, 20 + difficulty) for v in range(n) if rng.random() < 0.5}
-            data = {
+            data: dict[str, Any] = {
                 "n": n,
                 "arcs": [list(a) for a in sorted(arcs)],
                 "cost": [cost.get(v, 0) for v in range(n)],
@@ -121,7 +123,7 @@ class SpyNetwork(Environment):
         return float(problem.data["n"])
 
 
-def _cheapest_spies(data: dict) -> list[int] | None:
+def _cheapest_spies(data: Mapping[str, Any]) -> list[int] | None:
     """One cheapest bribable spy in every source component of the condensation (nothing
     else reaches a source component, and it reaches everything below it)."""
     g = nx.DiGraph()
@@ -188,7 +190,7 @@ class VertexKCenter(Environment):
         return float(problem.data["n"])
 
 
-def _distances(data: dict) -> list[list[float]]:
+def _distances(data: Mapping[str, Any]) -> list[list[float]]:
     n = data["n"]
     dist = [[0.0 if i == j else float("inf") for j in range(n)] for i in range(n)]
     for u, v, w in data["edges"]:
@@ -205,7 +207,7 @@ def _radius(dist: list[list[float]], centres: list[int]) -> float:
     return max(min(row[c] for c in centres) for row in dist)
 
 
-def _best_centres(data: dict) -> list[int]:
+def _best_centres(data: Mapping[str, Any]) -> list[int]:
     dist = _distances(data)
     return list(
         min(
@@ -266,7 +268,7 @@ class TournamentLongestPath(Environment):
         return float(problem.data["n"])
 
 
-def _hamiltonian(data: dict) -> list[int]:
+def _hamiltonian(data: Mapping[str, Any]) -> list[int]:
     """Insertion: put each new vertex before the first path vertex it beats."""
     arcs = {tuple(a) for a in data["arcs"]}
     path: list[int] = []
@@ -428,8 +430,8 @@ class SubgraphIsomorphism(Environment):
     def solve(self, problem: Problem) -> str:
         """Backtracking, vertices of G1 by decreasing degree, images of at least that degree."""
         d = problem.data
-        adj1 = {v: set() for v in range(d["n1"])}
-        adj2 = {v: set() for v in range(d["n2"])}
+        adj1: dict[int, set[int]] = {v: set() for v in range(d["n1"])}
+        adj2: dict[int, set[int]] = {v: set() for v in range(d["n2"])}
         for u, v in d["g1"]:
             adj1[u].add(v)
             adj1[v].add(u)

@@ -16,7 +16,9 @@ import itertools
 import math
 import random
 from collections import deque
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 from verirl.envs.base import (
     Environment,
@@ -492,7 +494,7 @@ class PowerShortcut(Environment):
         return float(problem.data["n"])
 
 
-def _jump_masks(data: dict) -> list[int]:
+def _jump_masks(data: Mapping[str, Any]) -> list[int]:
     """Bitmask of the vertices reachable from u by one jump, from boolean matrix squaring."""
     n = data["n"]
     step = [0] * n
@@ -513,7 +515,7 @@ def _jump_masks(data: dict) -> list[int]:
     return jumps
 
 
-def _jump_route(data: dict) -> list[int]:
+def _jump_route(data: Mapping[str, Any]) -> list[int]:
     n, jumps = data["n"], _jump_masks(data)
     prev = {0: -1}
     queue = deque([0])

@@ -14,6 +14,7 @@ import itertools
 import random
 import re
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from verirl.envs.base import (
@@ -344,7 +345,7 @@ class Knapsack(Environment):
         return ", ".join(answer.split(", ")[1:])  # values are positive: less than optimal
 
 
-def _knapsack_best(data: dict[str, Any]) -> tuple[int, list[int]]:
+def _knapsack_best(data: Mapping[str, Any]) -> tuple[int, list[int]]:
     """Optimal value and items by the capacity dynamic programme."""
     cap = data["capacity"]
     best: list[tuple[int, list[int]]] = [(0, [])] * (cap + 1)

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from verirl.envs.base import Environment, Instance, register_env
+from verirl.envs.formats import code_block
 from verirl.provers.base import FormalProblem, ProofCheck
 from verirl.provers.coq_attempt import prepare_attempt
 from verirl.provers.coq_sentences import scan
@@ -179,6 +180,7 @@ class CoqProofs(Environment):
         "higher difficulties use the hardest grade"
     )
     tags = ("coq", "formal", "process")
+    answer_format = code_block("coq")  # the prompt builder asks for a ```coq block, not \boxed{}
     answer_instruction = FORMAT_INSTRUCTION
     prover: ClassVar[str | None] = "coq"
     produces: ClassVar[frozenset[str]] = frozenset({"steps"})

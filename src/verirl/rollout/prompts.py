@@ -1,12 +1,54 @@
-"""Problems → chat messages → prompt token ids (the model's chat template applied)."""
+"""Problems → chat messages → prompt token ids (the model's chat template applied).
+
+The answer format follows the environment: each environment declares
+``answer_format`` (:mod:`verirl.envs.formats`), and a system message or few-shot
+demonstration written for ``\\boxed{}`` is adapted (system message) or left out (boxed
+examples) for an environment that wants another format, such as a ```` ```coq ```` block,
+so that no prompt contradicts its environment. Boxed environments get exactly the
+configured prompt, as before.
+
+Optional variation (``system_variants``, ``zero_shot_rate``): the system message is drawn
+from several phrasings and the few-shot demonstration is sometimes left out, so the format
+skill is not tied to one prompt. The draw is a pure function of the problem's
+(env, difficulty, seed), so every sample of a group shares one prompt.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from verirl.envs.formats import BOXED, AnswerFormat
 from verirl.types import Problem
+
+BOXED_PHRASE = "the final answer in \\boxed{}"
+SYSTEM_VARIANTS: tuple[str, ...] = (
+    "Solve the task. End your reply with {answer}.",
+    "Think step by step, then give {answer}.",
+    "You are a careful problem solver. Show your work briefly and finish with {answer}.",
+    "Answer the question. Write {answer}.",
+)
+"""Phrasings for ``system_variants``; ``{answer}`` becomes the format's description."""
+
+
+def answer_format_of(problem: Problem) -> AnswerFormat:
+    """The answer format the problem's environment declares (``\\boxed{}`` when the env is
+    not a registered environment, e.g. a dataset row)."""
+    from verirl.envs import ENVIRONMENTS, load_all
+
+    load_all()
+    if problem.env in ENVIRONMENTS:
+        return ENVIRONMENTS.get(problem.env).answer_format
+    return BOXED
+
+
+def _unit(problem: Problem, salt: str) -> float:
+    """A number in [0, 1) fixed by the problem's identity (same in every process)."""
+    key = f"verirl/prompt/{salt}/{problem.env}/{problem.difficulty}/{problem.seed}"
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
+
 
 Message = dict[str, str]
 
@@ -19,18 +61,51 @@ class PromptFormatter:
     template inserts its own). ``examples`` are (user, assistant) pairs shown before the
     problem as earlier turns of the chat: a few-shot demonstration of the answer format.
     Multi-turn callers pass the conversation so far as ``history``: alternating assistant /
-    user messages after the problem's user message.
+    user messages after the problem's user message. ``system_variants`` (e.g.
+    :data:`SYSTEM_VARIANTS`) and ``zero_shot_rate`` turn on prompt variation (module
+    docstring); the defaults keep one fixed prompt.
     """
 
     tokenizer: Any
     system: str | None = None
     examples: tuple[tuple[str, str], ...] = ()
+    system_variants: tuple[str, ...] = ()
+    zero_shot_rate: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.zero_shot_rate <= 1.0:
+            raise ValueError(f"zero_shot_rate must be in [0, 1], got {self.zero_shot_rate}")
+
+    def system_message(self, problem: Problem) -> str | None:
+        """The system message for ``problem``, in the answer format its environment wants."""
+        fmt = answer_format_of(problem)
+        system = self.system
+        if self.system_variants:
+            pick = self.system_variants[int(_unit(problem, "system") * len(self.system_variants))]
+            system = pick.format(answer=fmt.description)
+        if system is None or fmt == BOXED:
+            return system
+        if BOXED_PHRASE in system:
+            return system.replace(BOXED_PHRASE, fmt.description)
+        if "\\boxed" in system:  # some other wording that asks for \boxed{}
+            return f"Solve the task. End your reply with {fmt.description}."
+        return system
+
+    def demonstrations(self, problem: Problem) -> tuple[tuple[str, str], ...]:
+        """The few-shot pairs for ``problem``: none when drawn zero-shot, and none written in
+        ``\\boxed{}`` for an environment that wants another format."""
+        if self.zero_shot_rate and _unit(problem, "zero-shot") < self.zero_shot_rate:
+            return ()
+        if answer_format_of(problem) == BOXED:
+            return self.examples
+        return tuple((u, a) for u, a in self.examples if "\\boxed" not in u + a)
 
     def messages(self, problem: Problem, history: Sequence[Message] = ()) -> list[Message]:
         msgs: list[Message] = []
-        if self.system is not None:
-            msgs.append({"role": "system", "content": self.system})
-        for user, assistant in self.examples:  # few-shot demonstrations of the answer format
+        system = self.system_message(problem)
+        if system is not None:
+            msgs.append({"role": "system", "content": system})
+        for user, assistant in self.demonstrations(problem):  # few-shot format demonstrations
             msgs.append({"role": "user", "content": user})
             msgs.append({"role": "assistant", "content": assistant})
         msgs.append({"role": "user", "content": problem.prompt})

@@ -1,0 +1,74 @@
+"""The ``graph_optimization`` family (graphs_trees_paths.py, graphs_covers_flows.py):
+hand-computed verdicts with exact partial credit, and the self-check."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.envs.helpers import reward, verdict
+from verirl.envs import get_env
+from verirl.envs.selfcheck import self_check
+
+TREES_PATHS = [
+    "longest_path",
+    "maximum_weight_matching",
+    "maximum_independent_set_tree",
+    "min_cost_tree_coverage",
+    "minimum_directed_spanning_tree",
+    "minimum_ratio_path",
+]
+
+
+@pytest.mark.parametrize("name", TREES_PATHS)
+def test_self_check(name: str) -> None:
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+
+
+def test_longest_path() -> None:
+    edges = [[1, 2, 10], [0, 2, 5], [1, 0, 7], [3, 0, 7], [3, 1, 8], [3, 2, 10]]
+    data = {"n": 4, "edges": edges}  # 3 -> 1 -> 0 -> 2 weighs 8 + 7 + 5 = 20
+    assert verdict("longest_path", "3 1 0 2", **data).correct
+    assert verdict("longest_path", "3 -> 1 -> 0 -> 2", **data).correct
+    assert reward("longest_path", "3 1 2", **data) == pytest.approx(0.9**5)
+    assert reward("longest_path", "3 2 1", **data) == -0.5  # no arc 2 -> 1
+    assert reward("longest_path", "3 1 3", **data) == -0.5
+
+
+def test_maximum_weight_matching() -> None:
+    edges = [[1, 3, 2], [1, 4, 8], [1, 0, 7], [0, 4, 8], [0, 3, 10], [4, 3, 2], [0, 2, 6]]
+    data = {"n": 5, "edges": edges}  # 0-3 + 1-4 = 18
+    assert verdict("maximum_weight_matching", "0-3, 1-4", **data).correct
+    assert verdict("maximum_weight_matching", "(4, 1), (3, 0)", **data).correct
+    assert reward("maximum_weight_matching", "0-4, 1-3", **data) == pytest.approx((10 / 18) ** 5)
+    assert reward("maximum_weight_matching", "0-3, 0-4", **data) == -0.5
+    assert reward("maximum_weight_matching", "2-3", **data) == -0.5
+
+
+def test_tree_independent_set_and_cover() -> None:
+    data = {"n": 4, "edges": [[2, 3, 1], [0, 3, 1], [1, 2, 1]], "weights": [1, 3, 6, 9]}
+    assert verdict("maximum_independent_set_tree", "1 3", **data).correct  # 3 + 9
+    assert reward("maximum_independent_set_tree", "2 0", **data) == pytest.approx((7 / 12) ** 3)
+    assert reward("maximum_independent_set_tree", "2 3", **data) == -0.5
+    cover = {"n": 3, "edges": [[0, 2, 1], [1, 2, 1]], "weights": [5, 5, 7]}
+    assert verdict("min_cost_tree_coverage", "2", **cover).correct
+    assert reward("min_cost_tree_coverage", "0 1", **cover) == pytest.approx((7 / 10) ** 3)
+    assert reward("min_cost_tree_coverage", "0", **cover) == -0.5
+
+
+def test_minimum_directed_spanning_tree() -> None:
+    data = {"n": 3, "root": 0, "edges": [[0, 1, 5], [0, 2, 1], [2, 1, 1], [1, 2, 1]]}
+    name = "minimum_directed_spanning_tree"
+    assert verdict(name, "2 0", **data).correct  # 0 -> 2 -> 1, weight 2
+    assert reward(name, "0 0", **data) == pytest.approx((2 / 6) ** 5)
+    assert reward(name, "2 1", **data) == -0.5  # 1 and 2 point at each other
+    assert reward(name, "1 0", **data) == -0.5  # no arc 1 -> 1
+    assert reward(name, "2", **data) == -0.5
+
+
+def test_minimum_ratio_path() -> None:
+    data = {"n": 3, "edges": [[0, 1, 2], [1, 2, 4], [0, 2, 3]], "source": 0, "target": 2}
+    assert verdict("minimum_ratio_path", "0 2", **data).correct  # one edge: ratio 1
+    assert reward("minimum_ratio_path", "0 1 2", **data) == pytest.approx(0.5**5)
+    assert reward("minimum_ratio_path", "0 1", **data) == -0.5
+    assert reward("minimum_ratio_path", "0 3 2", **data) == -0.5

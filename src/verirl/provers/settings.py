@@ -93,7 +93,20 @@ class Provers:
         """The checker for ``system`` (``"coq"`` or ``"lean"``), started on first use."""
         with self._lock:
             if system not in self._checkers:
-                self._checkers[system] = self._build(system)
+                try:
+                    self._checkers[system] = self._build(system)
+                except UserInputError:
+                    raise
+                except Exception as exc:  # no binary, no server, bad command: a setup problem
+                    fields = (
+                        "provers.coq.backend"
+                        if system == "coq"
+                        else "provers.lean.command / provers.lean.url"
+                    )
+                    raise UserInputError(
+                        f"cannot start the {system} checker ({type(exc).__name__}: {exc}); "
+                        f"install it or set {fields}"
+                    ) from exc
             return self._checkers[system]
 
     def close(self) -> None:

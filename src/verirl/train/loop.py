@@ -29,6 +29,7 @@ from verirl.config import TrainConfig, dump_config
 from verirl.credit import CreditInput, get_credit
 from verirl.curriculum import Curriculum, build_curriculum, effective_prompt_ratio
 from verirl.device import resolve_placement
+from verirl.envs import get_env
 from verirl.errors import UserInputError
 from verirl.models import LoraSettings, load_policy
 from verirl.provers.settings import Provers
@@ -100,6 +101,7 @@ class Trainer:
         self.executor = EXECUTORS.get(v.executor.name).build(v.executor.params, cfg.run.plugins)
         self.provers = Provers(cfg.provers)
         self._finalizer = weakref.finalize(self, _close_all, self.executor, self.provers)
+        self._start_provers(cfg.curriculum.resolved_environments())
         verifier = BatchVerifier(self.executor, self.provers, v.timeout_s)
         source = build_reward_source(
             cfg.reward.name,
@@ -129,6 +131,13 @@ class Trainer:
         self.step = 0
         self.next_group = 0
         self.last_rollouts: list[Rollout] = []
+
+    def _start_provers(self, environments: Sequence[str]) -> None:
+        """Start the checker of every proof system the curriculum needs now, so a missing or
+        misconfigured prover stops the run before any work (not as a verifier error later)."""
+        for system in sorted({s for e in environments if (s := get_env(e).prover)}):
+            self.provers.checker(system)
+            logger.info("%s checker ready (%s)", system, self.provers.checker(system).name)
 
     def close(self) -> None:
         """Stop the verifier workers and proof checkers (idempotent)."""

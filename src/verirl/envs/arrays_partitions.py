@@ -255,7 +255,7 @@ def _monotone_cost(values: list[int]) -> int:
     """min Σ|A_i − B_i| over non-decreasing B, by a DP over the values of A (an optimal B
     uses only values of A)."""
     levels = sorted(set(values))
-    best = [abs(values[0] - v) for v in levels]
+    best: list[float] = [abs(values[0] - v) for v in levels]
     for a in values[1:]:
         running = float("inf")
         nxt = []
@@ -360,7 +360,7 @@ class LizLollipop(_ArrayEnv):
     @staticmethod
     def _answers(values: list[int], queries: list[int]) -> str:
         prefix = [0, *itertools.accumulate(values)]
-        where = {}
+        where: dict[int, tuple[int, int]] = {}
         for r in range(1, len(prefix)):
             for l in range(r):
                 where.setdefault(prefix[r] - prefix[l], (l + 1, r))

@@ -70,7 +70,7 @@ def _indices_noun(k: int) -> str:
 
 def best_k_nonadjacent(values: list[int], k: int) -> int | None:
     """Largest sum of exactly k pairwise non-adjacent elements (None if impossible)."""
-    neg = None
+    neg: int | None = None
     # take[j], skip[j]: best with j chosen so far, last element taken / not taken
     skip = [0] + [neg] * k
     take = [neg] * (k + 1)
@@ -79,9 +79,7 @@ def best_k_nonadjacent(values: list[int], k: int) -> int | None:
             max((x for x in (skip[j], take[j]) if x is not None), default=None)
             for j in range(k + 1)
         ]
-        new_take = [neg] + [
-            skip[j - 1] + v if skip[j - 1] is not None else None for j in range(1, k + 1)
-        ]
+        new_take = [neg] + [None if s is None else s + v for s in skip[:k]]
         skip, take = new_skip, new_take
     options = [x for x in (skip[k], take[k]) if x is not None]
     return max(options) if options else None
@@ -447,7 +445,8 @@ class MonotonicStack(_ArrayEnv):
 
     @staticmethod
     def _stack(values: list[int]) -> list[int]:
-        out, stack = [0] * len(values), []
+        out = [0] * len(values)
+        stack: list[int] = []
         for j, v in enumerate(values):
             while stack and values[stack[-1]] < v:
                 out[stack.pop()] = j + 1

@@ -31,6 +31,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, ClassVar, Literal
 
 from verirl.envs import normalize
@@ -273,7 +274,9 @@ class IntegerAnswer(Environment):
 
 
 # ---- rewards (RLVE conventions) ----------------------------------------------------------
-def ratio_reward(numerator: float, denominator: float, beta: float = 1.0) -> float:
+def ratio_reward(
+    numerator: float | Fraction, denominator: float | Fraction, beta: float = 1.0
+) -> float:
     """(numerator/denominator)^β clipped to [0, 1]; 0 when the denominator is not positive."""
     if denominator <= 0 or numerator <= 0:
         return 0.0

@@ -476,7 +476,7 @@ class ZeroPrefixSubsetCounting(_SeqCount):
         rng.shuffle(ordered)
         # forest: each word's parent is its longest proper prefix in the set
         children: dict[str, list[str]] = {w: [] for w in ordered}
-        roots = []
+        roots: list[str] = []
         for w in ordered:
             parents = [w[:i] for i in range(len(w) - 1, 0, -1) if w[:i] in words]
             (children[parents[0]] if parents else roots).append(w)

@@ -23,6 +23,7 @@ import math
 import random
 from abc import abstractmethod
 from fractions import Fraction
+from typing import Any
 
 from verirl.envs.base import Environment, Instance, count_reward, graded, invalid, register_env
 from verirl.envs.freeform_forms import (
@@ -179,7 +180,12 @@ class UnitConversion(FreeFormEnvironment):
         prompt = f"Convert {decimal_string(value)} {name_src} to {name_dst}."
         if places is not None:
             prompt += f" Round to {places} decimal places."
-        data = {"dimension": dim, "value": decimal_string(value), "from": src, "to": dst}
+        data: dict[str, Any] = {
+            "dimension": dim,
+            "value": decimal_string(value),
+            "from": src,
+            "to": dst,
+        }
         data["places"] = places
         return Instance(prompt, _render_rounded(exact, places), data)
 
@@ -445,7 +451,7 @@ class NumberWords(FreeFormEnvironment):
         gold = self._value(problem)
         x = Fraction(gold)
         words = number_to_words(gold)
-        forms = [
+        forms: list[str | None] = [
             str(gold),
             words,
             number_to_words(gold, hyphen=False),

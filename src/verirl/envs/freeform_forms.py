@@ -201,9 +201,9 @@ def parse_words(text: str) -> Fraction:
         digits = words[cut + 1 :]
         if not digits or any(d not in _UNITS for d in digits):
             raise FormError("digits after 'point' must be single digit words")
-        frac = Fraction(int("".join(str(_UNITS.index(d)) for d in digits)), 10 ** len(digits))
-        whole = _integer_words(words[:cut]) if words[:cut] else 0
-        return sign * (whole + frac)
+        decimals = Fraction(int("".join(str(_UNITS.index(d)) for d in digits)), 10 ** len(digits))
+        integer = _integer_words(words[:cut]) if words[:cut] else 0
+        return sign * (integer + decimals)
     return sign * Fraction(_integer_words(words))
 
 
@@ -534,9 +534,9 @@ def render_number(x: Fraction, style: str) -> str | None:
     if style == "mixed":
         if a < 1 or a.denominator == 1:
             return None
-        whole = a.numerator // a.denominator
-        rest = a - whole
-        return f"{sign}{whole} {rest.numerator}/{rest.denominator}"
+        integer = a.numerator // a.denominator
+        rest = a - integer
+        return f"{sign}{integer} {rest.numerator}/{rest.denominator}"
     if style == "fraction_words":
         return fraction_words(x)
     if style == "repeating":

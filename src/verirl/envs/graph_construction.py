@@ -623,7 +623,7 @@ class HamiltonianPathExistence(_GraphConstruction):
 
     def solve(self, problem: Problem) -> str:
         n = problem.data["n"]
-        succ = [[] for _ in range(n)]
+        succ: list[list[int]] = [[] for _ in range(n)]
         for u, v in problem.data["edges"]:
             succ[u].append(v)
         # reach[mask][v]: a path covering mask ends at v (with the previous vertex stored)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import itertools
 import random
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -89,7 +90,7 @@ class LongestPath(_GraphOpt):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
         order = rng.sample(range(n), n)
-        pairs = set()
+        pairs: set[tuple[int, int]] = set()
         while len(pairs) < min(n * (n - 1) // 2, int(1.5 * n)):
             i, j = sorted(rng.sample(range(n), 2))
             pairs.add((order[i], order[j]))
@@ -106,7 +107,7 @@ class LongestPath(_GraphOpt):
         return Instance(prompt, self._witness(data), data)
 
     @staticmethod
-    def _witness(data: dict[str, Any]) -> str:
+    def _witness(data: Mapping[str, Any]) -> str:
         """DP along a topological order: best[v] = heaviest path ending at v."""
         g = nx.DiGraph()
         g.add_nodes_from(range(data["n"]))
@@ -120,7 +121,7 @@ class LongestPath(_GraphOpt):
         return " ".join(map(str, max(best.values())[1]))
 
     @staticmethod
-    def _heaviest(data: dict[str, Any]) -> int:
+    def _heaviest(data: Mapping[str, Any]) -> int:
         """Memoised DFS: the heaviest path starting at each vertex."""
         out: dict[int, list[tuple[int, int]]] = {v: [] for v in range(data["n"])}
         for u, v, w in data["edges"]:
@@ -181,7 +182,7 @@ class MaximumWeightMatching(_GraphOpt):
         )
 
     @staticmethod
-    def _graph(data: dict[str, Any]) -> nx.Graph:
+    def _graph(data: Mapping[str, Any]) -> nx.Graph:
         g = nx.Graph()
         g.add_nodes_from(range(data["n"]))
         g.add_weighted_edges_from(data["edges"])
@@ -240,7 +241,7 @@ def _tree_data(rng: random.Random, n: int, wmax: int) -> dict[str, Any]:
     }
 
 
-def _tree_dp(data: dict[str, Any]) -> tuple[int, int]:
+def _tree_dp(data: Mapping[str, Any]) -> tuple[int, int]:
     """(max weight independent set, min weight vertex cover) of the tree, by the rooted DP
     take[v] / skip[v] in reverse BFS order."""
     n, w = data["n"], data["weights"]
@@ -318,7 +319,7 @@ class MaximumIndependentSetTree(_TreeChoice):
         return Instance(prompt, self._greedy_leaves(data), data)
 
     @staticmethod
-    def _greedy_leaves(data: dict[str, Any]) -> str:
+    def _greedy_leaves(data: Mapping[str, Any]) -> str:
         """Reconstruct from the DP: a vertex is taken if that is better given its parent."""
         n, w = data["n"], data["weights"]
         adj: list[list[int]] = [[] for _ in range(n)]
@@ -385,7 +386,7 @@ class MinCostTreeCoverage(_TreeChoice):
         return Instance(prompt, self._complement_witness(data), data)
 
     @staticmethod
-    def _complement_witness(data: dict[str, Any]) -> str:
+    def _complement_witness(data: Mapping[str, Any]) -> str:
         """The complement of a maximum-weight independent set is a minimum-weight cover."""
         mis = set(map(int, MaximumIndependentSetTree._greedy_leaves(data).split()))
         return " ".join(str(v) for v in range(data["n"]) if v not in mis)
@@ -443,7 +444,7 @@ class MinimumDirectedSpanningTree(_GraphOpt):
         return Instance(prompt, self._edmonds(data)[1], data)
 
     @staticmethod
-    def _edmonds(data: dict[str, Any]) -> tuple[int, str]:
+    def _edmonds(data: Mapping[str, Any]) -> tuple[int, str]:
         g = nx.DiGraph()
         g.add_nodes_from(range(data["n"]))
         g.add_weighted_edges_from([e for e in data["edges"] if e[1] != data["root"]])
@@ -539,7 +540,7 @@ class MinimumRatioPath(_GraphOpt):
         return Instance(prompt, self._witness(data)[1], data)
 
     @staticmethod
-    def _witness(data: dict[str, Any]) -> tuple[Fraction, str]:
+    def _witness(data: Mapping[str, Any]) -> tuple[Fraction, str]:
         """For each smallest-allowed weight, add edges in increasing weight until s and t
         connect (union–find); the best ratio's band gives a path by BFS."""
         edges = sorted(data["edges"], key=lambda e: e[2])

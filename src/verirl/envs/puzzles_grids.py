@@ -412,7 +412,7 @@ class GridParityConstruction(_GridPuzzle):
                 if 0 <= r + dr < rows and 0 <= c + dc < cols:
                     row |= 1 << ((r + dr) * cols + c + dc)
             eqs.append(row)
-        pivots = []
+        pivots: list[tuple[int, int]] = []
         for col in range(n):
             pick = next((i for i in range(len(pivots), n) if eqs[i] >> col & 1), None)
             if pick is None:

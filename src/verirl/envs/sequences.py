@@ -252,10 +252,10 @@ class LongestCommonSubsequence(Environment):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         alphabet = "abcdefghij"[: min(10, 2 + difficulty // 6)]
         a = "".join(rng.choice(alphabet) for _ in range(4 + difficulty // 2))
-        b = [rng.choice(alphabet) for _ in range(rng.randint(4, 6) + difficulty // 2)]
-        if a[0] not in b:  # at least one common letter
-            b[rng.randrange(len(b))] = a[0]
-        b = "".join(b)
+        letters = [rng.choice(alphabet) for _ in range(rng.randint(4, 6) + difficulty // 2)]
+        if a[0] not in letters:  # at least one common letter
+            letters[rng.randrange(len(letters))] = a[0]
+        b = "".join(letters)
         prompt = (
             f'Find a longest common subsequence of "{a}" and "{b}": a string whose letters '
             "appear in both strings in the same order (not necessarily adjacent), as long as "
@@ -320,7 +320,8 @@ def _min_coins(coins: list[int], target: int) -> list[int]:
     for t in range(1, target + 1):
         for c in coins:
             prev = fewest[t - c] if c <= t else None
-            if prev is not None and (fewest[t] is None or prev + 1 < fewest[t]):
+            cur = fewest[t]
+            if prev is not None and (cur is None or prev + 1 < cur):
                 fewest[t], last[t] = prev + 1, c
     if fewest[target] is None:
         raise ValueError("target not reachable")

@@ -306,7 +306,8 @@ class CowDanceShow(_ExactInteger):
     def solve_int(self, problem: Problem) -> int:
         times, limit = problem.data["times"], problem.data["limit"]
         for k in range(1, len(times) + 1):
-            left, nxt, now = [], 0, 0  # remaining time of the cows on stage
+            left: list[int] = []  # remaining time of the cows on stage
+            nxt, now = 0, 0
             while nxt < len(times) or left:
                 while len(left) < k and nxt < len(times):
                     left.append(times[nxt])

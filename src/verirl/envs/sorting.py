@@ -130,7 +130,8 @@ class MergeSortedLists(Environment):
     @staticmethod
     def _merge(problem: Problem) -> list[int]:
         heads = [0] * len(problem.data["lists"])  # k-way merge by repeated minimum of heads
-        lists, out = problem.data["lists"], []
+        lists = problem.data["lists"]
+        out: list[int] = []
         while True:
             live = [i for i, xs in enumerate(lists) if heads[i] < len(xs)]
             if not live:

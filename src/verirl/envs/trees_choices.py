@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from verirl.envs.base import (
     Environment,
@@ -76,10 +78,10 @@ class TreeCenter(Environment):
         data = {"n": n, "edges": edges}
         return Instance(prompt, str(self._best(data)), data)
 
-    def _costs(self, data: dict) -> list[int]:
+    def _costs(self, data: Mapping[str, Any]) -> list[int]:
         return [sum(_weighted_distances(data["n"], data["edges"], v)) for v in range(data["n"])]
 
-    def _best(self, data: dict) -> int:
+    def _best(self, data: Mapping[str, Any]) -> int:
         costs = self._costs(data)
         return costs.index(min(costs))
 
@@ -204,7 +206,7 @@ def _rooted(n: int, edges: list[list[int]]) -> tuple[list[int], dict[int, tuple[
     return order, parent
 
 
-def _profit(data: dict, blacks: set[int]) -> int:
+def _profit(data: Mapping[str, Any], blacks: set[int]) -> int:
     """Each edge is crossed by b·(K − b) black pairs and by w·(N − K − w) white pairs, where
     b, w count the colours below it."""
     n, k = data["n"], data["k"]
@@ -220,7 +222,7 @@ def _profit(data: dict, blacks: set[int]) -> int:
     return total
 
 
-def _best_profit(data: dict) -> int:
+def _best_profit(data: Mapping[str, Any]) -> int:
     """Tree knapsack: best[v][j] = the largest contribution of the edges inside v's subtree
     with j black vertices there."""
     n, k = data["n"], data["k"]
@@ -248,7 +250,7 @@ def _best_profit(data: dict) -> int:
     return best[0][k]
 
 
-def _best_blacks(data: dict) -> list[int]:
+def _best_blacks(data: Mapping[str, Any]) -> list[int]:
     best = max(
         itertools.combinations(range(data["n"]), data["k"]), key=lambda bs: _profit(data, set(bs))
     )
@@ -333,7 +335,7 @@ class TreeEvenPartitioning(Environment):
         size = dict.fromkeys(adj, 1)
         for v in reversed(order[1:]):
             size[parent[v]] += size[v]
-        head = {}
+        head: dict[int, int] = {}
         for v in order:  # each vertex belongs to the part of its nearest cut ancestor
             head[v] = v if v == 1 or size[v] % d["k"] == 0 else head[parent[v]]
         parts: dict[int, list[int]] = {}
@@ -412,7 +414,7 @@ class TreeMaximumVisitedVertex(Environment):
         return float(problem.data["n"])
 
 
-def _depths(data: dict) -> tuple[dict[int, int], dict[int, int]]:
+def _depths(data: Mapping[str, Any]) -> tuple[dict[int, int], dict[int, int]]:
     adj = _adjacency(data["n"], data["edges"])
     depth, parent = {0: 0}, {0: -1}
     queue = [0]
@@ -424,7 +426,7 @@ def _depths(data: dict) -> tuple[dict[int, int], dict[int, int]]:
     return depth, parent
 
 
-def _max_visited(data: dict) -> int:
+def _max_visited(data: Mapping[str, Any]) -> int:
     """Going down the deepest branch costs one move per new vertex; any other vertex costs
     two (there and back): min(N, D + 1 + (M − D)//2) when M ≥ D, else M + 1."""
     depth, _ = _depths(data)
@@ -432,7 +434,7 @@ def _max_visited(data: dict) -> int:
     return m + 1 if m <= deepest else min(data["n"], deepest + 1 + (m - deepest) // 2)
 
 
-def _best_walk(data: dict) -> list[int]:
+def _best_walk(data: Mapping[str, Any]) -> list[int]:
     """Detours off the deepest path (in DFS order, each costing two moves) then the path."""
     depth, parent = _depths(data)
     adj = _adjacency(data["n"], data["edges"])

@@ -16,7 +16,9 @@ import math
 import random
 import re
 from collections import deque
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 from verirl.envs.base import (
     Environment,
@@ -86,7 +88,7 @@ class TreeTopologicalSequenceCounting(IntegerAnswer):
         return n ** (n - 2) * 2 ** (n - 1) * math.factorial(n - 1)
 
 
-def _linear_extensions(data: dict) -> int:
+def _linear_extensions(data: Mapping[str, Any]) -> int:
     """Tree DP: ways[v][i] = orderings of v's subtree with v at rank i (0-based); a child
     is merged by choosing how many of its elements go before v."""
     n = data["n"]
@@ -250,7 +252,7 @@ class TreeEliminationExpectation(Environment):
         depth = [0, 1]
         for v in range(2, n + 1):
             depth.append(depth[parents[v]] + 1)
-        value = sum(Fraction(1, depth[v]) for v in range(1, n + 1))
+        value = sum((Fraction(1, depth[v]) for v in range(1, n + 1)), Fraction(0))
         listing = ", ".join(f"parent({v}) = {parents[v]}" for v in range(2, n + 1))
         prompt = (
             f"You are given a rooted tree with {n} vertices labeled 1 to {n}; vertex 1 is the "

@@ -383,3 +383,17 @@ def test_simulation_adaptive_keeps_more_prompts_informative_than_static() -> Non
     assert all(adaptive.mean_ratio > r.mean_ratio for n, r in results.items() if n != "adaptive")
     # the adaptive window followed the skill upwards
     assert min(high for _, high in adaptive.final_windows.values()) >= 4
+
+
+def test_the_window_stops_at_the_environments_largest_difficulty(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from verirl.envs import get_env
+
+    monkeypatch.setattr(type(get_env("addition")), "max_difficulty", 1)
+    cur = AdaptiveDifficulty(["addition"], tau_num=10)
+    assert cur.update(stream("addition", 0, 10, 0)) == ["addition"]
+    assert cur.window("addition") == (0, 1)
+    assert cur.update(stream("addition", 1, 10, 0)) == []  # perfect, but 1 is the top
+    assert cur.window("addition") == (0, 1)
+    assert cur.counters("addition") == (0, 0)  # checked and reset all the same

@@ -426,7 +426,8 @@ class AdaptiveDifficulty(Curriculum):
             accuracy = level.correct / level.attempted
             level.checks += 1
             level.last_check_accuracy = accuracy
-            if accuracy >= self.tau_acc:
+            # the top of the window stops at the environment's largest difficulty
+            if accuracy >= self.tau_acc and level.high < _max_difficulty(e):
                 level.high += 1
                 raised.append(e)
             level.correct = level.attempted = 0  # reset after every check, moved or not
@@ -600,3 +601,14 @@ def build_curriculum(cfg: CurriculumConfig, seed: int = 0) -> Curriculum:
     return StaticWindow(
         envs, low=cfg.static_low, high=cfg.static_high, weights=cfg.weights, seed=seed
     )
+
+
+def _max_difficulty(env: str) -> int:
+    """The largest difficulty environment ``env`` generates (unbounded when it is not a
+    registered environment)."""
+    from verirl.envs import ENVIRONMENTS, get_env, load_all
+
+    load_all()
+    if env not in ENVIRONMENTS:
+        return 2**62
+    return int(get_env(env).max_difficulty)

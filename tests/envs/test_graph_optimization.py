@@ -3,10 +3,13 @@ hand-computed verdicts with exact partial credit, and the self-check."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from tests.envs.helpers import reward, verdict
-from verirl.envs import get_env
+from tests.envs.helpers import problem, reward, verdict
+from verirl.envs import env_names, get_env
+from verirl.envs.graphs_covers_flows import count_minimum_spanning_trees
 from verirl.envs.selfcheck import self_check
 
 TREES_PATHS = [
@@ -72,3 +75,84 @@ def test_minimum_ratio_path() -> None:
     assert reward("minimum_ratio_path", "0 1 2", **data) == pytest.approx(0.5**5)
     assert reward("minimum_ratio_path", "0 1", **data) == -0.5
     assert reward("minimum_ratio_path", "0 3 2", **data) == -0.5
+
+
+COVERS_FLOWS = [
+    "min_path_cover_dag",
+    "minimum_spanning_tree_counting",
+    "mixed_graph_eulerian_circuit",
+    "minimum_dominating_set",
+    "minimum_crossing_edges_graph_partition",
+    "minimum_chromatic_number",
+]
+
+
+def test_family_is_registered() -> None:
+    assert sorted(env_names(family="graph_optimization")) == sorted(TREES_PATHS + COVERS_FLOWS)
+
+
+@pytest.mark.parametrize("name", COVERS_FLOWS)
+def test_self_check_covers_flows(name: str) -> None:
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+
+
+def test_min_path_cover_dag() -> None:
+    edges = [[1, 2, 1], [1, 3, 1], [1, 4, 1], [2, 4, 1], [3, 4, 1]]
+    data = {"n": 4, "edges": edges}  # 2 and 3 cannot share a path: two paths
+    assert verdict("min_path_cover_dag", "1 2 4; 3", **data).correct
+    assert verdict("min_path_cover_dag", "2\n1 3 4", **data).correct
+    assert reward("min_path_cover_dag", "1; 2; 3; 4", **data) == pytest.approx(0.5**5)
+    assert reward("min_path_cover_dag", "1 2 4", **data) == -0.5  # 3 is not covered
+    assert reward("min_path_cover_dag", "1 4 2; 3", **data) == -0.5  # no arc 4 -> 2
+
+
+def test_minimum_spanning_tree_counting() -> None:
+    square = [[0, 1, 1], [1, 2, 1], [2, 3, 1], [3, 0, 1], [0, 2, 5]]
+    data = {"n": 4, "edges": square}  # any three of the four light edges
+    assert verdict("minimum_spanning_tree_counting", "4", **data).correct
+    assert reward("minimum_spanning_tree_counting", "3", **data) == 0.0
+    assert count_minimum_spanning_trees(4, [[0, 1, 1], [1, 2, 1], [0, 2, 1], [2, 3, 2]]) == 3
+    env = get_env("minimum_spanning_tree_counting")
+    rng = random.Random(4)
+    for _ in range(30):
+        n = rng.randint(2, 6)
+        pairs = [(u, v) for u in range(n) for v in range(u + 1, n) if rng.random() < 0.7]
+        pairs += [(i, i + 1) for i in range(n - 1) if (i, i + 1) not in pairs]
+        edges = [[u, v, rng.randint(1, 2)] for u, v in pairs]
+        p = problem("minimum_spanning_tree_counting", n=n, edges=edges)
+        assert int(env.solve(p)) == count_minimum_spanning_trees(n, edges)  # brute force
+
+
+def test_mixed_graph_eulerian_circuit() -> None:
+    data = {"n": 3, "directed": [[0, 1]], "undirected": [[2, 0], [2, 1]]}
+    assert verdict("mixed_graph_eulerian_circuit", "2 1", **data).correct  # 0->1->2->0
+    # 0 -> 2 and 1 -> 2: only vertex 1 is balanced
+    assert reward("mixed_graph_eulerian_circuit", "0 1", **data) == pytest.approx((1 / 3) ** 10)
+    assert reward("mixed_graph_eulerian_circuit", "3 1", **data) == -0.5
+    assert reward("mixed_graph_eulerian_circuit", "2", **data) == -0.5
+
+
+def test_minimum_dominating_set() -> None:
+    data = {"n": 4, "edges": [[0, 1, 1], [1, 2, 1], [2, 3, 1], [3, 0, 1]]}
+    assert verdict("minimum_dominating_set", "0 2", **data).correct
+    assert verdict("minimum_dominating_set", "0 1", **data).correct
+    assert reward("minimum_dominating_set", "0 1 2", **data) == pytest.approx((2 / 3) ** 5)
+    assert reward("minimum_dominating_set", "0", **data) == -0.5  # 2 is not dominated
+
+
+def test_minimum_crossing_edges_graph_partition() -> None:
+    edges = [[1, 2, 1], [0, 2, 1], [1, 0, 1], [1, 3, 1], [2, 3, 1]]
+    data = {"n": 4, "edges": edges}  # {0, 1} and {0, 2} cut 3 edges, {0, 3} cuts 4
+    name = "minimum_crossing_edges_graph_partition"
+    assert verdict(name, "0 1", **data).correct
+    assert verdict(name, "2 3", **data).correct  # the other half of {0, 1}
+    assert reward(name, "0 3", **data) == pytest.approx(0.75**5)
+    assert reward(name, "0", **data) == -0.5
+
+
+def test_minimum_chromatic_number() -> None:
+    data = {"n": 4, "edges": [[0, 1, 1], [1, 2, 1], [0, 2, 1], [2, 3, 1]], "k": 3}
+    assert verdict("minimum_chromatic_number", "0 1 2 0", **data).correct
+    assert reward("minimum_chromatic_number", "0 1 2 3", **data) == pytest.approx(0.75**5)
+    assert reward("minimum_chromatic_number", "0 0 1 2", **data) == -0.5

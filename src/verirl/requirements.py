@@ -1,7 +1,7 @@
 """Whole-config compatibility: what each component produces and what each one needs.
 
-DESIGN.md rule 8: collectors, reward sources and credit estimators declare what they produce
-and need — ``"turns"`` (multi-turn episodes with per-turn scores, from the ``multi_turn``
+Collectors, reward sources and credit estimators declare what they produce and need —
+``"turns"`` (multi-turn episodes with per-turn scores, from the ``multi_turn``
 collector), ``"counterfactual"`` (alternative scores of chosen turns, from the collector's
 counterfactual resampling), ``"steps"`` (verified steps in the verdicts, from proof
 environments through a reward source that passes verdicts on). :func:`check_compatible` runs
@@ -25,8 +25,7 @@ HOW = {
     "turns": "use rollout.collector.name=multi_turn",
     "counterfactual": "set rollout.collector.params.counterfactual=true, or "
     "credit.params.counterfactual=false",
-    "steps": "train on a proof environment (coq_proofs, lean_proofs) with reward.name=env "
-    "or rule",
+    "steps": "train on a proof environment (coq_proofs, lean_proofs) with reward.name=env or rule",
 }
 
 

@@ -1,4 +1,4 @@
-"""Credit estimators: scores in, token-level advantages out (DESIGN.md rules 1 and 2).
+"""Credit estimators: scores in, token-level advantages out, kept apart from the scorers.
 
 An estimator is a pure function ``(CreditInput, params) -> Tensor[N, T]`` registered by name
 with the pydantic model of its parameters::
@@ -146,9 +146,9 @@ class CreditEstimator(Generic[P]):
     needs: frozenset[str] | Callable[[P], frozenset[str]] = frozenset()
 
     def requirements(self, params: P | dict[str, Any] | None = None) -> frozenset[str]:
-        """What the rollouts must carry for this estimator with ``params`` (DESIGN.md rule
-        8): ``"steps"`` (verified steps in the verdicts), ``"turns"`` (multi-turn episodes),
-        ``"counterfactual"`` (alternative scores of chosen turns)."""
+        """What the rollouts must carry for this estimator with ``params`` (components declare
+        what they need): ``"steps"`` (verified steps in the verdicts), ``"turns"``
+        (multi-turn episodes), ``"counterfactual"`` (alternative scores of chosen turns)."""
         if callable(self.needs):
             if params is None or isinstance(params, dict):
                 params = self.params.model_validate(params or {})

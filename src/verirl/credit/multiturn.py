@@ -10,7 +10,7 @@ Shapes used throughout: ``N`` rollouts, ``K`` = the most turns of any rollout in
 ``T`` = the longest response. Per-turn tables are ``[N, K]`` with a boolean ``valid`` mask
 (turn k exists for rollout i).
 
-The baselines are the rungs of TCPO's credit ablation (seed-papers.md §4.3: trajectory reward
+The baselines are the rungs of TCPO's credit ablation (arXiv:2608.01667: trajectory reward
 → turn reward → score difference → retrospective → + hindsight → full TCPO) plus MT-GRPO
 (Zeng et al. 2025, arXiv:2505.11821), TCPO's main baseline:
 
@@ -115,7 +115,7 @@ def zscore_by_key(
 
     z = (c − mean) / (std + eps), std the unbiased one (as :func:`group_mean_std`, GRPO).
     A group with fewer than two valid cells keeps its raw value (nothing to compare it with;
-    TCPO's rule, seed-papers.md §4.2 (4)). Invalid cells come back as 0.
+    TCPO's rule, arXiv:2608.01667). Invalid cells come back as 0.
     """
     out = torch.zeros_like(values)
     if not bool(valid.any()):
@@ -268,7 +268,7 @@ def mt_grpo(inp: CreditInput, params: MTGRPOParams) -> torch.Tensor:
     the outcome R_i (final or best turn score) within the prompt group, λ_O =
     ``outcome_weight``. A_{i,k} goes on the tokens of turn k. Shapes: turns → [N, T].
 
-    **Bias warning** (verl-project/verl #7244; frameworks.md §3). Which episodes populate the
+    **Bias warning** (verl-project/verl #7244). Which episodes populate the
     (prompt, turn k) group depends on the policy itself: an episode stops on success (or, in
     agent settings, when the policy ends it), so the turn-k baseline is the mean over the
     *survivors*, a policy-dependent subset of the group, not over all of the prompt's

@@ -4,8 +4,9 @@ A proof assistant checks each tactic of a sampled proof; tactics before the firs
 a small penalty d1, the first error and everything after it a larger penalty d2, and a passed
 proof scores 1 on every tactic. That tactic score, minus the group's pass rate, is added to
 the GRPO outcome advantage on the first token of each tactic. See :func:`process` for the
-exact rule (seed-papers.md §3.2) and :class:`ProcessParams` for the knobs the paper ablates
-and the policies it leaves open (provers.md §4.4).
+exact rule (the paper's tactic-score and advantage definitions) and :class:`ProcessParams`
+for the knobs the paper ablates and the policies it leaves open (how ``sorry``, warnings and
+unsolved goals with no failing tactic are scored).
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def tactic_scores(
     first_failed: int | None,
     params: ProcessParams,
 ) -> list[float]:
-    """φ_k for the ``n_steps`` tactics of one proof (seed-papers.md §3.2).
+    """φ_k for the ``n_steps`` tactics of one proof (Kim & Yun 2026, arXiv:2606.20068).
 
     - passed → 1 for every tactic;
     - ``rejected`` → ``rejected_policy``;
@@ -155,7 +156,7 @@ def _per_rollout(values: Sequence[T], n: int, name: str, default: T) -> list[T]:
 
 @register_credit("process", ProcessParams, needs=frozenset({"steps"}))
 def process(inp: CreditInput, params: ProcessParams) -> torch.Tensor:
-    """Process-verified advantages (Kim & Yun 2026, §3.2 of seed-papers.md).
+    """Process-verified advantages (Kim & Yun 2026, arXiv:2606.20068).
 
     Shapes: ``inp.correct`` [N] bool (g_i: the whole proof passed), ``inp.groups`` [N],
     ``inp.response_mask`` [N, T]; per rollout ``inp.step_starts[i]`` (response-token index

@@ -1,6 +1,7 @@
 """Map character spans of a response (proof tactics, steps) to response-token indices.
 
-Process credit (Kim & Yun 2026, seed-papers.md §3.2) adds the tactic-level advantage on the
+Process credit (Kim & Yun 2026, *Process-Verified Reinforcement Learning for Theorem Proving
+via Lean*, arXiv:2606.20068) adds the tactic-level advantage on the
 *first token of each tactic*. Checkers report tactics as character spans of the response
 text; this module finds, for each span, the index of the response token that contains the
 span's first character.

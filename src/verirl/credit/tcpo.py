@@ -3,8 +3,8 @@
 In multi-turn refinement the verifier scores every turn (r_{i,k} ∈ [0, 1] for episode i of a
 prompt, turn k = 1..K_i). TCPO turns those scores into one advantage per turn from three
 signals, combines them, normalises within (prompt, turn index) groups, weights early turns,
-and broadcasts each turn's value to that turn's tokens. The equations below are those of
-seed-papers.md §4.2; each component is its own function over ``[N, K]`` tables so it can be
+and broadcasts each turn's value to that turn's tokens. The equations below restate the
+paper's; each component is its own function over ``[N, K]`` tables so it can be
 tested on its own.
 
 (1) retrospective   m_k = max_{t<k} r_t (m_1 = 0);  Δ_k = [r_k − m_k]_+;
@@ -51,7 +51,7 @@ _NEUTRAL = " The paper does not publish it; 1.0 is a neutral default, not the pa
 
 
 class TCPOParams(BaseModel):
-    """Coefficients of TCPO (seed-papers.md §4.2). Every value the paper leaves unpublished
+    """Coefficients of TCPO (arXiv:2608.01667). Every value the paper leaves unpublished
     has a neutral default and says so."""
 
     model_config = ConfigDict(extra="forbid")
@@ -255,7 +255,7 @@ def _tcpo_needs(params: TCPOParams) -> frozenset[str]:
 
 @register_credit("tcpo", TCPOParams, needs=_tcpo_needs)
 def tcpo(inp: CreditInput, params: TCPOParams) -> torch.Tensor:
-    """TCPO turn-level credit (arXiv:2608.01667; equations (1)–(4) of seed-papers.md §4.2,
+    """TCPO turn-level credit (Liao et al. 2026, arXiv:2608.01667; the components (1)–(4)
     restated in this module's docstring).
 
     Input: ``inp.turns`` (per rollout, its turns with token spans, scores r ∈ [0, 1] and

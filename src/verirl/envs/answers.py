@@ -5,7 +5,7 @@ non-greedy regexes of several reference implementations get wrong. Whichever ans
 appears last in the text wins.
 
 Every function here runs in time linear in the length of the text, whatever it holds
-(DESIGN.md rule 7): one left-to-right pass matches all braces at once, so thousands of
+(untrusted text is data): one left-to-right pass matches all braces at once, so thousands of
 unclosed ``\\boxed{`` or ``<answer>`` markers cost no more than one.
 """
 

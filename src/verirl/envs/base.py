@@ -15,11 +15,11 @@ R. Writing one means subclassing :class:`Environment` and filling in four method
         def solve(self, problem) -> str: ...                    # an independent solver
         def corrupt(self, problem, answer, rng) -> str: ...     # a surely-wrong answer (tests)
 
-Rules (DESIGN.md rule 3): generation is pure and deterministic — the random source is seeded
-from the *string* ``"verirl/<name>/<difficulty>/<seed>"`` (SHA-512 based, so it is the same in
-every process, whatever ``PYTHONHASHSEED`` says); verifiers check constraints rather than only
-comparing with the stored answer; ``verify`` never raises on any output and keeps the reward in
-[-1, 1]; ``Verdict.detail`` never reveals the answer (it doubles as multi-turn feedback).
+Rules: generation is pure and deterministic — the random source is seeded from the *string*
+``"verirl/<name>/<difficulty>/<seed>"`` (SHA-512 based, so it is the same in every process,
+whatever ``PYTHONHASHSEED`` says); verifiers check constraints rather than only comparing with
+the stored answer; ``verify`` never raises on any output and keeps the reward in [-1, 1];
+``Verdict.detail`` never reveals the answer (it doubles as multi-turn feedback).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from verirl.errors import UserInputError
 from verirl.registry import Registry
 from verirl.types import Problem, Verdict
 
-# RLVE reward conventions (seed-papers.md §2.3).
+# RLVE reward conventions (Zeng et al. 2025, arXiv:2511.07317; its released RLVE-Gym code).
 WRONG_FORMAT = -1.0
 INVALID = -0.5
 
@@ -76,7 +76,7 @@ class Environment(ABC):
     # Difficulties above this are refused (UserInputError); an environment whose instances
     # stay cheap further up raises it, one that gets slow sooner lowers it.
     max_difficulty: ClassVar[int] = 100
-    # Declared requirements (DESIGN.md rule 8): the proof system whose checker
+    # Declared requirements (components declare what they need): the proof system whose checker
     # :meth:`verify_batch` uses (None: a pure-Python verifier), and what the verdicts carry
     # beyond a reward ("steps": per-tactic spans for process credit).
     prover: ClassVar[str | None] = None

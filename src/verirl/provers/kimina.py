@@ -1,6 +1,6 @@
 """``KiminaChecker``: checks Lean 4 proofs through a Kimina Lean Server over HTTP.
 
-The Kimina server (project-numina/kimina-lean-server, provers.md §1.2) wraps the same
+The Kimina server (project-numina/kimina-lean-server) wraps the same
 leanprover-community/repl behind ``POST /api/check`` (``{"snippets": [{"id", "code"}],
 "timeout", "debug", "reuse", "infotree"}`` → ``{"results": [{"id", "time", "error"?,
 "response"?}]}``) and the legacy ``POST /verify`` (``{"codes": [{"custom_id", "proof"}],

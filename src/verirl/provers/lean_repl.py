@@ -1,11 +1,11 @@
 """``LeanReplChecker``: checks Lean 4 proofs through leanprover-community/repl.
 
-The REPL (provers.md §1.1) reads JSON requests separated by blank lines on stdin and answers
-each with pretty-printed JSON followed by a blank line. This client:
+The REPL reads JSON requests separated by blank lines on stdin and answers each with
+pretty-printed JSON followed by a blank line. This client:
 
 - starts the REPL (``lake env <path>/repl`` or any configured command) in its own session
   and process group, in a temporary working directory, with ``RLIMIT_AS`` set through
-  ``preexec_fn`` (DESIGN.md rule 7, provers.md §4.6);
+  ``preexec_fn`` (untrusted text is data);
 - sends the problem's prelude (imports, opens) once as a header command, remembers the
   environment id it returns, and then sends ``{"cmd": statement + proof, "env": N,
   "allTactics": true}`` per proof;
@@ -16,7 +16,7 @@ each with pretty-printed JSON followed by a blank line. This client:
 - turns each reply, in the v4.9.0-rc1 or the HEAD format, into a
   :class:`~verirl.provers.base.ProofCheck` (:mod:`verirl.provers.lean_reply`).
 
-The paper (Kim & Yun 2026, seed-papers.md §3) used Lean 4.9.0-rc1 with a 15 s limit per
+The paper (Kim & Yun 2026, arXiv:2606.20068) used Lean 4.9.0-rc1 with a 15 s limit per
 proof and counted a timeout as a failure; those are the defaults here.
 """
 

@@ -2,12 +2,12 @@
 the assembly of a :class:`~verirl.provers.base.ProofCheck`. Shared by the REPL and Kimina
 backends; pure functions, no process.
 
-Formats (provers.md §1.1.3, §1.1.6): a command reply is ``{"env", "messages"?, "sorries"?,
-"tactics"?, "infotree"?}``; a tactic-mode reply is ``{"proofState", "goals", ...}`` with
-``proofStatus`` only at HEAD; a refused request is ``{"message": "..."}``. Empty lists are
-left out; ``endPos`` may be ``null`` or missing. Message texts drifted between versions
-(``declaration uses 'sorry'`` became ``declaration uses `sorry```), so texts are matched
-only through case-insensitive prefixes that accept both quote styles.
+Formats (leanprover-community/repl at HEAD and at v4.9.0-rc1): a command reply is ``{"env",
+"messages"?, "sorries"?, "tactics"?, "infotree"?}``; a tactic-mode reply is ``{"proofState",
+"goals", ...}`` with ``proofStatus`` only at HEAD; a refused request is ``{"message": "..."}``.
+Empty lists are left out; ``endPos`` may be ``null`` or missing. Message texts drifted between
+versions (``declaration uses 'sorry'`` became ``declaration uses `sorry```), so texts are
+matched only through case-insensitive prefixes that accept both quote styles.
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def first_error_offset(
     - the kernel's ``declaration has metavariables`` error (at the declaration) never counts;
     - ``unsolved goals`` never counts when reported at a ``by`` keyword: Lean puts it on the
       ``by`` of the block that did not close its goal, ahead of every tactic of that block
-      (provers.md §1.4), so it names no failing tactic. Reported elsewhere (the ``}`` of a
+      so it names no failing tactic. Reported elsewhere (the ``}`` of a
       ``{ }`` block, a ``·`` bullet, a ``case``), it names the block that failed and counts
       (the paper's "tactics appearing in the error log"). ``unsolved_goals="skip_all"``
       skips it everywhere, as DeepSeek-Prover-V1.5 does.
@@ -378,7 +378,7 @@ def infotree_items(infotree: Any) -> Iterator[Mapping[str, Any]]:
 def infotree_tactic_ranges(infotree: Any, code: str) -> list[tuple[int, int]]:
     """Ranges (``code`` offsets) of the non-combinator ``TacticInfo`` nodes of an info tree
     (``infotree: "original"``/``"substantive"``), for servers without ``allTactics``
-    (Kimina, provers.md §1.2). Synthetic ranges are skipped."""
+    (Kimina). Synthetic ranges are skipped."""
     starts = line_starts(code)
     out: list[tuple[int, int]] = []
     for item in infotree_items(infotree):

@@ -1,4 +1,4 @@
-"""The safety filter for model-written Lean proofs (DESIGN.md rule 7, provers.md §4.6).
+"""The safety filter for model-written Lean proofs (untrusted text is data).
 
 A proof is checked by running Lean on it, and Lean can do much more than check proofs: run
 arbitrary code at elaboration time (``#eval``, ``run_cmd``, ``by_elab``, ``IO``), add axioms,

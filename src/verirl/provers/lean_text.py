@@ -4,15 +4,15 @@ Nothing here runs Lean. Three jobs:
 
 - **Positions.** The Lean REPL reports ``{"line": 1-based, "column": 0-based}`` where the
   column counts Unicode code points (``Lean.FileMap.toPosition``), so a Python ``str`` offset
-  is ``line_start[line - 1] + column`` (provers.md §1.1.3). Line 0 means "no position"
+  is ``line_start[line - 1] + column``. Line 0 means "no position"
   (errors raised in tactic mode).
 - **Masking.** :func:`mask_comments_and_strings` blanks ``--`` and nested ``/- -/`` comments
   and the contents of string/char literals, keeping every offset and newline, so later
   scans (the splitter, the safety filter) see only code.
-- **Splitting.** :func:`split_lean_proof` is the layout-based splitter of provers.md §4.3: it
+- **Splitting.** :func:`split_lean_proof` is a layout-based splitter: it
   cuts the text after ``:= by`` into top-level tactics without Lean. Lean does not elaborate
   the tactics after the first failing one, so the REPL cannot list them; the d2 penalty of
-  the process-verified method (Kim & Yun 2026, §3.2 of seed-papers.md) still has to land on
+  the process-verified method (Kim & Yun 2026, arXiv:2606.20068) still has to land on
   their first tokens, so the split must come from the text.
 """
 
@@ -390,7 +390,7 @@ def split_lean_proof(
     split_semicolons: bool = False,
     split_bullets: bool = True,
 ) -> list[TacticSpan]:
-    """Split the text after ``:= by`` into top-level tactics (provers.md §4.3).
+    """Split the text after ``:= by`` into top-level tactics, from the layout alone.
 
     Args:
         proof: the proof text, in the coordinates the spans should use. A leading ``by``
@@ -432,7 +432,7 @@ def top_level_ranges(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]
     """Ranges not contained in another range, sorted by start (duplicates kept once).
 
     The REPL's ``allTactics`` lists nested tactics too, in pre-order; the top-level steps are
-    the ones no other listed tactic contains (provers.md §1.1.3)."""
+    the ones no other listed tactic contains."""
     uniq = sorted(set(ranges), key=lambda r: (r[0], -r[1]))
     out: list[tuple[int, int]] = []
     for s, e in uniq:

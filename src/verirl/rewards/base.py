@@ -1,4 +1,4 @@
-"""Reward sources: the scorers that turn rollouts into verdicts (DESIGN.md rule 1).
+"""Reward sources: the scorers that turn rollouts into verdicts (scores and credit are separate).
 
 A reward source is a class registered by name with the pydantic model of its parameters::
 

@@ -27,8 +27,9 @@ with no answer, or an empty one, gets ``empty_answer_reward`` (0 by default: the
 log-0 sentinel gives 0); its solution still serves as a context ``s_j`` for the other answers
 (the release uses the whole output then).
 
-``rule_cer`` combines the rule verifier with CER; the paper's combination rule is not published
-(seed-papers.md §1.4), the two choices here are documented on :class:`RuleCERParams`.
+``rule_cer`` combines the rule verifier with CER; the paper (Xiao et al. 2026, arXiv:2603.10624)
+does not publish its Rule+CER combination rule, nor does its released code; the two choices here
+are documented on :class:`RuleCERParams`.
 """
 
 from __future__ import annotations

@@ -5,13 +5,14 @@ answer string after a solution prefix ``s`` (no length normalisation). This modu
 rollouts into those (context, continuation) token sequences and builds the
 :class:`~verirl.rollout.scoring.SequenceScorer` that scores them.
 
-Answer split (CER release ``extract_solution_answer``, seed-papers.md §1.3): the solution ``s``
+Answer split (``extract_solution_answer`` of the CER release, Xiao et al. 2026, *Reinforcement
+Learning with Conditional Expectation Reward*, arXiv:2603.10624): the solution ``s``
 is the output up to and *including* the last answer marker (``\\boxed{``), the answer ``a`` its
 brace-matched content; anything after the closing brace is dropped; an unclosed brace gives the
 rest of the text. With no marker, ``s`` is the whole output and ``a`` is empty
 (``has_answer=False``), which each reward handles explicitly.
 
-Scoring context (seed-papers.md §1.7): by default the rollout's *original* prompt token ids
+Scoring context: by default the rollout's *original* prompt token ids
 (chat template included) followed by the tokens of ``s`` — the context the policy actually
 sampled from. The CER release instead re-decodes the prompt with ``skip_special_tokens=True``
 and re-tokenises ``question + s``, dropping the chat-template special tokens; that variant is

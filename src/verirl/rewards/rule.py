@@ -15,9 +15,9 @@ The rule verifier of a problem is:
    same answer for boxed outputs);
 3. or, when math-verify is switched off, exact match.
 
-math-verify's timeouts are ``signal.alarm`` based and fail outside the main thread
-(offline-assets.md §4.1); they are used in the main thread only and disabled elsewhere, where
-the input-length cap is the only guard.
+math-verify's timeouts are ``signal.alarm`` based and fail outside the main thread (Python
+delivers signals to the main thread only); they are used in the main thread only and disabled
+elsewhere, where the input-length cap is the only guard.
 """
 
 from __future__ import annotations

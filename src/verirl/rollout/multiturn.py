@@ -1,6 +1,7 @@
 """Multi-turn refinement episodes: any environment becomes a refinement environment.
 
-Collector ``multi_turn`` (TCPO's setting, arXiv:2608.01667; seed-papers.md §4): the model
+Collector ``multi_turn`` (the setting of TCPO, Liao et al. 2026, *TCPO: Turn-Level Credit
+Policy Optimization*, arXiv:2608.01667): the model
 answers, the environment's verifier scores the answer, and — unless the answer succeeded or
 K turns are used up — a feedback message saying what is wrong (``Environment.feedback``,
 never the answer) is appended to the conversation and the model tries again::
@@ -68,7 +69,7 @@ class MultiTurnParams(BaseModel):
         3,
         ge=1,
         description="K: most model turns per episode. TCPO reports maths saturating at about "
-        "3 turns, code at 5 (seed-papers.md §4.3).",
+        "3 turns, code at 5 (arXiv:2608.01667).",
     )
     success_threshold: float = Field(
         1.0,

@@ -1,6 +1,6 @@
 """The training loop. It orchestrates; every algorithm lives behind a registry.
 
-One step, as in DESIGN.md:
+One step:
 
     problems  = curriculum.sample(B)                       # RLVE windows (or static)
     rollouts  = collector.collect(problems, engine, ..., score=reward_stage)  # G samples each

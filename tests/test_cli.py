@@ -73,3 +73,15 @@ def test_tensorboard_logging_writes_events(tmp_path: Path) -> None:
     log.write(1, {"rollout/reward": 0.5})
     log.close()
     assert list((tmp_path / "tensorboard").glob("events.out.tfevents.*"))
+
+
+def test_a_bad_model_path_is_one_line_and_leaves_no_run_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from verirl.cli import main
+
+    code = main(["train", "model.name=/nonexistent/model", f"run.dir={tmp_path / 'runs'}"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "model path '/nonexistent/model' does not exist" in err
+    assert not (tmp_path / "runs").exists()

@@ -127,6 +127,11 @@ def _train(args: Sequence[str], resume: str | None) -> int:
     else:
         path, overrides = _split_args(args)
         cfg = load_config(path, overrides)
+        from verirl.device import resolve_device
+        from verirl.models import resolve_model_path
+
+        resolve_model_path(cfg.model.name)  # bad paths and devices fail before a run dir exists
+        resolve_device(cfg.model.device)
         run_dir = new_run_dir(cfg)
     console.print(f"run directory: [bold]{run_dir}[/bold]")
     try:

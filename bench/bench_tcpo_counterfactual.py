@@ -17,7 +17,8 @@ only by the counterfactual. Two numbers are reported:
 - ``cf_share_of_step`` = median of (time inside the counterfactual) / t_on — the same question
   answered inside one step, less exposed to timing noise.
 
-The paper reports 1.03–1.05× training cost for top-surprisal selection (seed-papers.md §4.3).
+The paper reports 1.03–1.05× training cost for top-surprisal selection (Liao et al. 2026,
+arXiv:2608.01667).
 
 Run: ``python bench/bench_tcpo_counterfactual.py`` (SmolLM2-135M-Instruct, L = 5, M = 4)
 or ``--model tiny --problems 2 --group 2 --max-new-tokens 16 --repeats 1`` for a smoke run.

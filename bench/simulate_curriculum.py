@@ -1,10 +1,10 @@
 """Adaptive vs static difficulty on a synthetic policy: the effective prompt ratio over training.
 
-RLVE (seed-papers.md §2.4–2.6) compares its adaptive window with static windows [0,1], [0,20]
-and [0,100]: with [0,1] the effective prompt ratio (share of prompts whose group rewards are not
-all equal, i.e. the groups DAPO's dynamic sampling keeps) falls to 0 and learning stalls; with
-[0,100] it stays low; adaptive is highest throughout. This script reproduces the mechanism
-without a model:
+RLVE (Zeng et al. 2025, arXiv:2511.07317) compares its adaptive window with static windows
+[0,1], [0,20] and [0,100]: with [0,1] the effective prompt ratio (share of prompts whose group
+rewards are not all equal, i.e. the groups DAPO's dynamic sampling keeps) falls to 0 and
+learning stalls; with [0,100] it stays low; adaptive is highest throughout. This script
+reproduces the mechanism without a model:
 
 - the policy solves a problem of difficulty d in environment e *fully correctly* with
   probability p(d) = sigmoid(slope · (skill_e − d));

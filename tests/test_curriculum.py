@@ -1,4 +1,4 @@
-"""RLVE's adaptive difficulty (seed-papers.md §2.4), static windows, env sampling, checkpoints.
+"""RLVE's adaptive difficulty (arXiv:2511.07317), static windows, env sampling, checkpoints.
 
 Accuracy streams are hand-made; each expected window is worked out by hand in the comments from
 the rule: count rollouts at d == h; when b ≥ τ_num check a/b ≥ τ_acc (h += 1), reset (a, b),

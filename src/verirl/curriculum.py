@@ -1,7 +1,7 @@
 """Which problems to train on next: RLVE's adaptive difficulty, static baselines, env sampling.
 
 RLVE (Zeng et al., *RLVE: Scaling Up Reinforcement Learning for Language Models with Adaptive
-Verifiable Environments*, arXiv:2511.07317; seed-papers.md §2.4; code: ``RLVEManager`` in
+Verifiable Environments*, arXiv:2511.07317, adaptive difficulty; code: ``RLVEManager`` in
 ``slime/ray/rollout_data_source.py``) keeps, per environment, a difficulty window ``[ℓ, h]``::
 
     start:     h = h0 (0),  ℓ = max(0, h0 − d_Δ + 1),  (a, b) = (0, 0),  seed = 0
@@ -380,7 +380,7 @@ def _sampling_weights(
 
 # ---- RLVE's adaptive controller -------------------------------------------------------------
 class AdaptiveDifficulty(Curriculum):
-    """RLVE's per-environment adaptive difficulty window (seed-papers.md §2.4).
+    """RLVE's per-environment adaptive difficulty window (Zeng et al. 2025, arXiv:2511.07317).
 
     Per environment the window ``[ℓ, h]`` starts at ``h = initial_difficulty`` and
     ``ℓ = max(0, h − window + 1)``. :meth:`update` counts, for each environment, rollouts whose
@@ -489,7 +489,7 @@ class StaticWindow(Curriculum):
 
 # ---- configuration -------------------------------------------------------------------------
 class CurriculumConfig(BaseModel):
-    """How training problems are chosen. The defaults reproduce RLVE (seed-papers.md §2.4)."""
+    """How training problems are chosen. The defaults reproduce RLVE (arXiv:2511.07317)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

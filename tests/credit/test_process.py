@@ -1,4 +1,4 @@
-"""Process-verified credit (Kim & Yun 2026, seed-papers.md §3.2) with hand-computed values."""
+"""Process-verified credit (Kim & Yun 2026, arXiv:2606.20068) with hand-computed values."""
 
 from __future__ import annotations
 

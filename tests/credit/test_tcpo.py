@@ -1,4 +1,4 @@
-"""TCPO credit (seed-papers.md §4.2) against hand-computed values, component by component.
+"""TCPO credit (arXiv:2608.01667) against hand-computed values, component by component.
 
 Every episode below is laid out as: turn 1 (2 tokens) ▸ feedback glue (1 token) ▸ turn 2
 (2 tokens) ▸ …, so turn k occupies tokens [3(k−1), 3(k−1)+2) and the glue token after it

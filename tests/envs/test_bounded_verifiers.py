@@ -1,4 +1,4 @@
-"""Regression tests: verifier inputs that used to take seconds to minutes (DESIGN.md rule 7).
+"""Regression tests: verifier inputs that used to take seconds to minutes (untrusted text is data).
 
 Each input is one from the hostile-output issue; the bound is generous (a busy 2-core CI
 machine) but far below the old times (noted per test, measured on that machine).

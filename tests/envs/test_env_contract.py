@@ -1,4 +1,4 @@
-"""The contract every registered environment keeps (DESIGN.md rule 3), checked for all of them."""
+"""The contract every registered environment keeps (pure, deterministic), checked for all."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """Run hostile outputs through every registered environment's verifier and collect what went
 wrong (test helper, shared by ``tests/fuzz`` and ``bench/fuzz_verifiers.py``).
 
-Checked per output (DESIGN.md rules 3 and 7): ``verify`` returns (never raises); the reward is
-a finite float in [-1, 1]; ``correct`` is a bool and implies reward 1; no verdict is marked
-``verifier_error`` (a verifier that raised); the call takes at most ``budget_s``; and a
-second call on every ``recheck_every``-th output gives the same verdict (determinism).
+Checked per output: ``verify`` returns (never raises); the reward is a finite float in [-1, 1];
+``correct`` is a bool and implies reward 1; no verdict is marked ``verifier_error`` (a verifier
+that raised); the call takes at most ``budget_s``; and a second call on every
+``recheck_every``-th output gives the same verdict (determinism).
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ def fuzz_environments(
     for name in names:
         env = get_env(name)
         rng = random.Random(f"fuzz/{seed}/{name}")
-        # A prover-backed verifier runs a real proof (15 s timeout, DESIGN.md) plus a worker
-        # start; every other verifier gets ``budget_s``.
+        # A prover-backed verifier runs a real proof (15 s timeout, as in Kim & Yun 2026) plus
+        # a worker start; every other verifier gets ``budget_s``.
         uses_prover = getattr(env, "prover", None) is not None
         n = max(2, int(per_env * prover_share)) if uses_prover else per_env
         budget = prover_budget_s if uses_prover else budget_s

@@ -1,6 +1,6 @@
 """The ``lean_proofs`` environment: the bundled bank and the ``.lean`` loader, output format,
 the safety filter before any checker call, verdicts from recorded REPL and Kimina transcripts
-(provers.md §4.5), process-credit input, and a live REPL when ``$VERIRL_LEAN_REPL`` is set."""
+process-credit input, and a live REPL when ``$VERIRL_LEAN_REPL`` is set."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """KiminaChecker against a fake Kimina server on 127.0.0.1 serving the recorded responses
-(provers.md §4.5.3), and against a real server when ``VERIRL_KIMINA_URL`` is set."""
+and against a real server when ``VERIRL_KIMINA_URL`` is set."""
 
 from __future__ import annotations
 

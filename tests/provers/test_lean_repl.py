@@ -1,5 +1,5 @@
 """LeanReplChecker against a fake REPL process that replays recorded transcripts
-(provers.md §4.5.2), and against a real REPL when one is configured."""
+and against a real REPL when one is configured."""
 
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ def logged(log: Path) -> list[dict]:
 @pytest.fixture()
 def synthetic_dir(tmp_path: Path) -> Path:
     """A transcript we wrote ourselves (synthetic=True): the paper's main case, a tactic that
-    fails mid-proof, in command mode with allTactics. Its shape follows the documented Kimina
-    reply (provers.md §1.1.5): the error covers the failing tactic and its continuation line,
+    fails mid-proof, in command mode with allTactics. Its shape follows the reply in the Kimina
+    documentation: the error covers the failing tactic and its continuation line,
     no "unsolved goals" follows, and allTactics lists only the tactics before the failure."""
     statement = "theorem t (a b : ℝ) (h : 0 ≤ a) : 0 ≤ a + b ^ 2 := by"
     proof = (

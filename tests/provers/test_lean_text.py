@@ -1,4 +1,4 @@
-"""Lean text helpers: positions in code points, masking, the layout splitter (provers.md §4.3)."""
+"""Lean text helpers: positions in code points, masking, the layout splitter."""
 
 from __future__ import annotations
 

@@ -51,6 +51,10 @@ class BinomialCoefficient(_Count):
     def solve_int(self, problem: Problem) -> int:
         return _pascal_row(problem.data["n"])[problem.data["k"]]
 
+    def problem_space(self, difficulty: int) -> int | None:
+        """One prompt per (n, k): n in 3 + d..5 + 2d, k in 1..n - 1."""
+        return sum(n - 1 for n in range(3 + difficulty, 6 + 2 * difficulty))
+
 
 @register_env
 class WordArrangements(_Count):
@@ -80,15 +84,25 @@ class WordArrangements(_Count):
         return count
 
 
+def _fixed_point_cases(difficulty: int) -> list[tuple[int, int]]:
+    """The (n, k) pairs of a level: n in 3 + d..5 + 2d; k fixed points, at most 1 + d//2 and
+    n // 2, never n - 1 (no permutation fixes all but one point)."""
+    return [
+        (n, k)
+        for n in range(3 + difficulty, 6 + 2 * difficulty)
+        for k in range(min(1 + difficulty // 2, n // 2) + 1)
+        if k != n - 1
+    ]
+
+
 @register_env
 class PermutationsWithFixedPoints(_Count):
     name = "permutations_with_fixed_points"
     family = FAMILY
-    difficulty_scales = "n = 3 + d; derangements (no fixed point) for d < 4, then 0..n//3 fixed"
+    difficulty_scales = "n in 3 + d..5 + 2d; exactly k fixed points, k ≤ min(1 + d//2, n//2)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = 3 + difficulty
-        k = 0 if difficulty < 4 else rng.randint(0, n // 3)
+        n, k = rng.choice(_fixed_point_cases(difficulty))
         numbers = "1, 2, 3" if n == 3 else f"1, 2, ..., {n}"
         if k == 0:
             prompt = (
@@ -96,9 +110,11 @@ class PermutationsWithFixedPoints(_Count):
                 f"original position (derangements: p(i) ≠ i for every i)?"
             )
         else:
+            points = "fixed point" if k == 1 else "fixed points"
+            positions = "position" if k == 1 else "positions"
             prompt = (
-                f"How many permutations p of {numbers} have exactly {k} fixed points, that "
-                f"is, exactly {k} positions i with p(i) = i?"
+                f"How many permutations p of {numbers} have exactly {k} {points}, that "
+                f"is, exactly {k} {positions} i with p(i) = i?"
             )
         m = n - k  # C(n, k) · !m with !m = Σ (-1)^i m!/i!
         subfactorial = sum((-1) ** i * math.factorial(m) // math.factorial(i) for i in range(m + 1))
@@ -110,6 +126,9 @@ class PermutationsWithFixedPoints(_Count):
         for m in range(2, n - k + 1):
             d.append((m - 1) * (d[-1] + d[-2]))
         return _pascal_row(n)[k] * d[n - k]
+
+    def problem_space(self, difficulty: int) -> int | None:
+        return len(_fixed_point_cases(difficulty))
 
 
 def _count_paths(grid: list[str]) -> int:
@@ -194,6 +213,12 @@ class DivisibleByAnyCount(_Count):
         return float(len(str(problem.data["n"])) + len(problem.data["divisors"]))
 
 
+_BALLOT_FORMS = (
+    "How many strings of {n} opening and {k} closing parentheses have, in every prefix, at "
+    "least as many opening as closing parentheses?",
+    "How many paths from (0, 0) to ({n}, {k}) use steps of one unit right or one unit up and "
+    "never go above the diagonal y = x?",
+)
 _CATALAN_FORMS = (
     "How many strings of {n} opening and {n} closing parentheses are balanced (every prefix "
     "has at least as many opening as closing parentheses)?",
@@ -206,34 +231,57 @@ _CATALAN_FORMS = (
 )
 
 
+def _catalan_cases(difficulty: int) -> list[tuple[str, int, int]]:
+    """The (template, n, k) of a level: n in 2 + d..4 + 2d; the Catalan forms (k = n) and
+    the ballot forms with 1 ≤ k < n (the Catalan triangle)."""
+    cases = []
+    for n in range(2 + difficulty, 5 + 2 * difficulty):
+        cases += [(form, n, n) for form in _CATALAN_FORMS]
+        cases += [(form, n, k) for form in _BALLOT_FORMS for k in range(1, n)]
+    return cases
+
+
 @register_env
 class CatalanCount(_Count):
     name = "catalan_count"
     family = FAMILY
-    difficulty_scales = "n = 2 + d (balanced parentheses, Dyck paths, triangulations, trees)"
+    difficulty_scales = (
+        "n in 2 + d..4 + 2d (balanced parentheses, Dyck paths, triangulations, trees) and "
+        "ballot counts (n opening, k < n closing; paths to (n, k) under the diagonal)"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = 2 + difficulty
-        prompt = rng.choice(_CATALAN_FORMS).format(n=n, m=n + 2)
-        return Instance(prompt, str(math.comb(2 * n, n) // (n + 1)), {"n": n})
+        form, n, k = rng.choice(_catalan_cases(difficulty))
+        prompt = form.format(n=n, k=k, m=n + 2)
+        # the Catalan triangle (n - k + 1)/(n + 1) · C(n + k, k); k = n gives C(2n, n)/(n + 1)
+        count = (n - k + 1) * math.comb(n + k, k) // (n + 1)
+        return Instance(prompt, str(count), {"n": n, "k": k})
 
     def solve_int(self, problem: Problem) -> int:
-        c = [1]  # C(m+1) = Σ C(i)·C(m-i)
-        for m in range(problem.data["n"]):
-            c.append(sum(c[i] * c[m - i] for i in range(m + 1)))
-        return c[-1]
+        n, k = problem.data["n"], problem.data.get("k", problem.data["n"])
+        # paths[y]: lattice paths to (x, y) with y ≤ x, one column x at a time
+        paths = [1] + [0] * k
+        for x in range(1, n + 1):
+            for y in range(1, min(x, k) + 1):
+                paths[y] += paths[y - 1]
+        return paths[k]
+
+    def problem_space(self, difficulty: int) -> int | None:
+        return len(_catalan_cases(difficulty))
 
 
 @register_env
 class StarsAndBars(_Count):
     name = "stars_and_bars"
     family = FAMILY
-    difficulty_scales = "2 + d//4 variables summing to 3 + d..3 + 2d; lower bounds from d 6"
+    difficulty_scales = (
+        "2..3 + d//4 variables summing to 3 + d..5 + 2d; lower bounds 0..1, 0..2 from d 6"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        k = 2 + difficulty // 4
-        n = 3 + difficulty + rng.randint(0, difficulty)
-        lows = [rng.randint(0, 2) if difficulty >= 6 else 0 for _ in range(k)]
+        k = rng.randint(2, 3 + difficulty // 4)
+        n = rng.randint(3 + difficulty, 5 + 2 * difficulty)
+        lows = [rng.randint(0, 2 if difficulty >= 6 else 1) for _ in range(k)]
         names = [f"x{i + 1}" for i in range(k)]
         bounds = ", ".join(f"{x} ≥ {lo}" for x, lo in zip(names, lows, strict=True))
         prompt = (
@@ -249,33 +297,56 @@ class StarsAndBars(_Count):
             ways = [sum(ways[: s - lo + 1]) if s >= lo else 0 for s in range(n + 1)]
         return ways[n]
 
+    def problem_space(self, difficulty: int) -> int | None:
+        """One prompt per (k, n, lower bounds)."""
+        bounds = 3 if difficulty >= 6 else 2
+        sums = 3 + difficulty
+        return sum(bounds**k for k in range(2, 4 + difficulty // 4)) * sums
+
 
 @register_env
 class IntegerPartitions(_Count):
     name = "integer_partitions"
     family = FAMILY
-    difficulty_scales = "n = 4 + d; parts at most m, m = n for d < 3, then m in 2..n"
+    difficulty_scales = (
+        "n in 4 + d..6 + 2d; parts at most m (m in 2..n, m = n: no limit); distinct parts or not"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = 4 + difficulty
-        m = n if difficulty < 3 else rng.randint(2, n)
+        n = rng.randint(4 + difficulty, 6 + 2 * difficulty)
+        m = rng.randint(2, n)
+        distinct = rng.random() < 0.5
         limit = "" if m == n else f", using only parts of size at most {m}"
+        kind = "pairwise different positive integers" if distinct else "positive integers"
+        example = "" if distinct else " (a part may repeat)"
         prompt = (
-            f"In how many ways can {n} be written as a sum of one or more positive "
-            f"integers{limit}, where the order of the parts does not matter (so 3 + 1 and "
-            "1 + 3 are the same way)?"
+            f"In how many ways can {n} be written as a sum of one or more {kind}{limit}"
+            f"{example}, where the order of the parts does not matter (so 3 + 1 and 1 + 3 are "
+            "the same way)?"
         )
-        ways = [1] + [0] * n  # coin-style DP over part sizes
+        ways = [1] + [0] * n  # coin-style DP over part sizes (0/1 knapsack when distinct)
         for part in range(1, m + 1):
-            for s in range(part, n + 1):
+            steps = range(n, part - 1, -1) if distinct else range(part, n + 1)
+            for s in steps:
                 ways[s] += ways[s - part]
-        return Instance(prompt, str(ways[n]), {"n": n, "max_part": m})
+        return Instance(prompt, str(ways[n]), {"n": n, "max_part": m, "distinct": distinct})
 
     def solve_int(self, problem: Problem) -> int:
         n, m = problem.data["n"], problem.data["max_part"]
+        if problem.data.get("distinct"):
+            # q[s][j]: partitions of s into distinct parts ≤ j = q[s][j-1] + q[s-j][j-1]
+            q = [[1] * (m + 1)] + [[0] * (m + 1) for _ in range(n)]
+            for s in range(1, n + 1):
+                for j in range(1, m + 1):
+                    q[s][j] = q[s][j - 1] + (q[s - j][j - 1] if s >= j else 0)
+            return q[n][m]
         # p[s][j]: partitions of s into parts ≤ j = p[s][j-1] + p[s-j][j]
         p = [[1] * (m + 1)] + [[0] * (m + 1) for _ in range(n)]
         for s in range(1, n + 1):
             for j in range(1, m + 1):
                 p[s][j] = p[s][j - 1] + (p[s - j][j] if s >= j else 0)
         return p[n][m]
+
+    def problem_space(self, difficulty: int) -> int | None:
+        """One prompt per (n, m, distinct)."""
+        return sum(2 * (n - 1) for n in range(4 + difficulty, 7 + 2 * difficulty))

@@ -52,6 +52,7 @@ case "$cmd" in
     setup
     .venv/bin/python -m ruff check src tests bench
     .venv/bin/python -m ruff format --check src tests bench
+    .venv/bin/python -m mypy
     .venv/bin/python -m pytest -q -m "not slow" "$@"
     .venv/bin/python -m pytest -q -m "slow" "$@" ;;
   *)

@@ -17,6 +17,7 @@ import itertools
 import math
 import random
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -94,7 +95,7 @@ class MinPathCoverDag(_GraphOpt):
         return Instance(prompt, self._kuhn_cover(data), data)
 
     @staticmethod
-    def _kuhn_cover(data: dict[str, Any]) -> str:
+    def _kuhn_cover(data: Mapping[str, Any]) -> str:
         """Maximum matching of tails to heads by augmenting paths; unmatched tails end paths."""
         n = data["n"]
         out: dict[int, list[int]] = {v: [] for v in range(1, n + 1)}
@@ -404,7 +405,7 @@ class MinimumDominatingSet(_GraphOpt):
         return Instance(prompt, self._greedy_exact(data), data)
 
     @staticmethod
-    def _greedy_exact(data: dict[str, Any]) -> str:
+    def _greedy_exact(data: Mapping[str, Any]) -> str:
         """Branch on an undominated vertex: one of its closed neighbours must be chosen."""
         n = data["n"]
         masks = _closed_neighbourhoods(n, data["edges"])
@@ -470,7 +471,7 @@ class MinimumCrossingEdgesGraphPartition(_GraphOpt):
         return Instance(prompt, self._bitmask_best(n, edges)[1], data)
 
     @staticmethod
-    def _exhaustive(data: dict[str, Any]) -> tuple[int, str]:
+    def _exhaustive(data: Mapping[str, Any]) -> tuple[int, str]:
         """Every half containing vertex 0 (the other half is its complement)."""
         n, edges = data["n"], data["edges"]
         best: tuple[int, tuple[int, ...]] | None = None

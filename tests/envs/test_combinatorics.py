@@ -79,3 +79,46 @@ def test_solvers_match_brute_force() -> None:
     assert [solved("catalan_count", n=n) for n in range(8)] == [
         math.comb(2 * n, n) // (n + 1) for n in range(8)
     ]
+
+
+def test_ballot_counts_and_distinct_partitions_match_brute_force() -> None:
+    """The Catalan triangle (n opening, k ≤ n closing parentheses, every prefix non-negative)
+    and partitions into distinct parts, against enumeration."""
+    for n in range(1, 7):
+        for k in range(n + 1):
+            brute = sum(
+                1
+                for closes in itertools.combinations(range(n + k), k)
+                if all(
+                    sum(1 for c in closes if c <= i) <= i + 1 - sum(1 for c in closes if c <= i)
+                    for i in range(n + k)
+                )
+            )
+            assert solved("catalan_count", n=n, k=k) == brute, (n, k)
+    for n in range(1, 13):
+        for m in range(1, n + 1):
+            brute = sum(
+                1
+                for r in range(1, m + 1)
+                for parts in itertools.combinations(range(1, m + 1), r)
+                if sum(parts) == n
+            )
+            assert solved("integer_partitions", n=n, max_part=m, distinct=True) == brute
+
+
+def test_counting_levels_have_many_problems() -> None:
+    """Each level draws its parameters per seed: no level is one problem (catalan_count once
+    gave 429 for every seed at d = 5) and the documented spaces are what the seeds reach."""
+    for name in (
+        "catalan_count",
+        "permutations_with_fixed_points",
+        "stars_and_bars",
+        "integer_partitions",
+    ):
+        env = get_env(name)
+        for d in (0, 5):
+            answers = {env.generate(d, s).answer for s in range(200)}
+            assert len(answers) >= 5, (name, d, answers)
+            prompts = {env.generate(d, s).prompt for s in range(2000)}
+            space = env.problem_space(d)
+            assert space is not None and 0.9 * space <= len(prompts) <= space, (name, d)

@@ -309,13 +309,14 @@ class IntegerPartitions(_Count):
     name = "integer_partitions"
     family = FAMILY
     difficulty_scales = (
-        "n in 4 + d..6 + 2d; parts at most m (m in 2..n, m = n: no limit); distinct parts or not"
+        "n in 4 + d..6 + 2d; parts at most m (m in 2..n, m = n: no limit); distinct parts or not "
+        "(then m large enough for a partition to exist)"
     )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = rng.randint(4 + difficulty, 6 + 2 * difficulty)
-        m = rng.randint(2, n)
         distinct = rng.random() < 0.5
+        m = rng.randint(_least_distinct_max(n) if distinct else 2, n)
         limit = "" if m == n else f", using only parts of size at most {m}"
         kind = "pairwise different positive integers" if distinct else "positive integers"
         example = "" if distinct else " (a part may repeat)"
@@ -349,4 +350,13 @@ class IntegerPartitions(_Count):
 
     def problem_space(self, difficulty: int) -> int | None:
         """One prompt per (n, m, distinct)."""
-        return sum(2 * (n - 1) for n in range(4 + difficulty, 7 + 2 * difficulty))
+        ns = range(4 + difficulty, 7 + 2 * difficulty)
+        return sum(n - 1 + n - _least_distinct_max(n) + 1 for n in ns)
+
+
+def _least_distinct_max(n: int) -> int:
+    """The least m with 1 + 2 + ... + m ≥ n: below it no partition into distinct parts ≤ m."""
+    m = 1
+    while m * (m + 1) // 2 < n:
+        m += 1
+    return m

@@ -218,6 +218,18 @@ def _print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
             f"({100 * (after.overall - before.overall):+.1f} points) in "
             f"{summary['train_seconds'] / 60:.1f} min of training; run: {summary['run_dir']}"
         )
+    plain_before, plain_after = summary.get("before_plain"), summary.get("after_plain")
+    if plain_before is not None and plain_after is not None:
+        out.print(
+            "under a prompt never trained with (plain chat, no demonstration): "
+            f"{plain_before.overall:.3f} → {plain_after.overall:.3f}; answers in the "
+            f"asked format {_format_share(plain_before):.2f} → {_format_share(plain_after):.2f}"
+        )
+
+
+def _format_share(result: Any) -> float:
+    rates = list(result.format_rate.values())
+    return sum(rates) / len(rates) if rates else 0.0
 
 
 # ---- eval ---------------------------------------------------------------------------------

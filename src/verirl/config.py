@@ -146,6 +146,19 @@ class RolloutConfig(_Section):
         "a format demonstration. SmolLM2-135M never writes \\boxed{} zero-shot; one example "
         "makes it do so about half the time. [] for zero-shot.",
     )
+    prompt_variants: bool = Field(
+        False,
+        description="Draw each problem's system message from several phrasings (all asking "
+        "for the environment's answer format) instead of system_prompt alone, so the format "
+        "skill is not tied to one prompt.",
+    )
+    zero_shot_rate: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Share of problems shown without the few_shot demonstrations (drawn per "
+        "problem; every sample of a group sees the same prompt). RLVE trains zero-shot (1.0).",
+    )
     engine: Plugin = Field(
         default_factory=lambda: Plugin(name="hf"),
         description="The rollout engine: 'hf' (transformers, the learner's own module; "
@@ -290,6 +303,12 @@ class EvalConfig(_Section):
     temperature: float = Field(0.0, ge=0, description="0 = greedy decoding.")
     before_and_after: bool = Field(
         True, description="Evaluate before the first step and after the last one."
+    )
+    unseen_prompt: bool = Field(
+        True,
+        description="Also evaluate under a prompt the run never trains with: a plain chat "
+        "(the chat template's own system message, no demonstration), the problem and its "
+        "answer instruction only — does the format skill carry beyond the training prompt?",
     )
 
 

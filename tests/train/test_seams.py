@@ -150,3 +150,36 @@ def test_a_bug_exits_1_with_a_traceback_and_bad_input_exits_2(
     assert main(["train", *args[:-1], "reward.name=nope", "run.name=other"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "reward.name: unknown reward source 'nope'" in err
+
+
+def test_eval_also_reports_a_prompt_never_trained_with(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    from verirl.envs import get_env
+    from verirl.train.metrics import read_metrics
+
+    cfg = load_config(
+        None,
+        [
+            *[o for o in _base(tiny_model_dir, tmp_path) if not o.startswith("rollout.few")],
+            "eval.before_and_after=true",
+            "eval.problems=2",
+            "eval.difficulties=[0]",
+            "curriculum.environments=[addition]",
+            "rollout.prompt_variants=true",
+            "rollout.zero_shot_rate=0.5",
+        ],
+    )
+    with Trainer(cfg, tmp_path / "run") as trainer:
+        summary = trainer.fit()
+        problems = [get_env("addition").generate(0, s) for s in range(40)]
+        systems = {trainer.formatter.system_message(p) for p in problems}
+        shots = [len(trainer.formatter.demonstrations(p)) for p in problems]
+        plain = trainer.plain_formatter.messages(problems[0])
+    assert len(systems) > 1  # varied system messages, each asking for \boxed{}
+    assert all(s and "\\boxed{}" in s for s in systems)
+    assert 0 < shots.count(0) < len(shots)  # some problems zero-shot, some with the example
+    assert [m["role"] for m in plain] == ["user"]  # no system message, no demonstration
+    assert {"before_plain", "after_plain"} <= summary.keys()
+    logged = {k for row in read_metrics(tmp_path / "run") for k in row}
+    assert {"eval_before_plain/accuracy", "eval_after_plain/accuracy"} <= logged

@@ -39,7 +39,7 @@ from verirl.rewards.stage import RewardStage, build_reward_source
 from verirl.rewards.verification import BatchVerifier
 from verirl.rollout.base import get_engine
 from verirl.rollout.collect import get_collector
-from verirl.rollout.prompts import PromptFormatter
+from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.train.checkpoint import (
     latest_checkpoint,
     load_checkpoint,
@@ -90,8 +90,13 @@ class Trainer:
             cfg.rollout.engine.params, self.model, self.tokenizer, self.placement, cfg.run.seed
         )
         self.formatter = PromptFormatter(
-            self.tokenizer, cfg.rollout.system_prompt, tuple(cfg.rollout.few_shot)
+            self.tokenizer,
+            cfg.rollout.system_prompt,
+            tuple(cfg.rollout.few_shot),
+            SYSTEM_VARIANTS if cfg.rollout.prompt_variants else (),
+            cfg.rollout.zero_shot_rate,
         )
+        self.plain_formatter = PromptFormatter(self.tokenizer)  # a prompt never trained with
         self.curriculum: Curriculum = build_curriculum(cfg.curriculum, seed=cfg.run.seed)
         self.collector = get_collector(cfg.rollout.collector.name).build(
             cfg.rollout.collector.params
@@ -167,6 +172,9 @@ class Trainer:
             before = self.evaluate()
             log.write(0, before.flat("eval_before"))
             summary["before"] = before
+            if cfg.eval.unseen_prompt:
+                summary["before_plain"] = self.evaluate(self.plain_formatter)
+                log.write(0, summary["before_plain"].flat("eval_before_plain"))
         start = time.perf_counter()
         for step in range(self.step, cfg.run.steps):
             metrics = self.train_step()
@@ -186,6 +194,9 @@ class Trainer:
             after = self.evaluate()
             log.write(self.step, after.flat("eval_after"))
             summary["after"] = after
+            if cfg.eval.unseen_prompt:
+                summary["after_plain"] = self.evaluate(self.plain_formatter)
+                log.write(self.step, summary["after_plain"].flat("eval_after_plain"))
         log.close()
         return summary
 
@@ -265,13 +276,14 @@ class Trainer:
         return StepOutput(rollouts, generated, rounds, stats, self.reward.metrics())
 
     # ---- pieces -------------------------------------------------------------------------------
-    def evaluate(self) -> EvalResult:
+    def evaluate(self, formatter: PromptFormatter | None = None) -> EvalResult:
+        """Held-out accuracy under the training prompt (or ``formatter``'s)."""
         e = self.cfg.eval
         envs = e.environments or self.cfg.curriculum.resolved_environments()
         problems = heldout_problems(envs, e.difficulties, e.problems)
         return evaluate(
             self.engine,
-            self.formatter,
+            formatter or self.formatter,
             problems,
             e.samples,
             e.temperature,

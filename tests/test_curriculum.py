@@ -397,3 +397,14 @@ def test_the_window_stops_at_the_environments_largest_difficulty(
     assert cur.update(stream("addition", 1, 10, 0)) == []  # perfect, but 1 is the top
     assert cur.window("addition") == (0, 1)
     assert cur.counters("addition") == (0, 0)  # checked and reset all the same
+
+
+def test_exclude_tags_leave_out_tagged_environments() -> None:
+    from verirl.curriculum import CurriculumConfig
+
+    every = CurriculumConfig().resolved_environments()
+    no_proofs = CurriculumConfig(exclude_tags=["formal"]).resolved_environments()
+    assert "coq_proofs" in every and "coq_proofs" not in no_proofs
+    assert set(no_proofs) < set(every) and "addition" in no_proofs
+    named = CurriculumConfig(environments=["coq_proofs"], exclude_tags=["formal"])
+    assert named.resolved_environments() == ["coq_proofs"]  # an explicit list is kept

@@ -504,6 +504,11 @@ class CurriculumConfig(BaseModel):
         description="Names of the environments to train on; problems are spread over them. "
         "None means every registered environment (RLVE trains on all of its environments).",
     )
+    exclude_tags: list[str] = Field(
+        default_factory=list,
+        description="With environments=None: leave out every environment carrying one of these "
+        "tags (e.g. [formal] drops the proof environments, which need Coq or Lean).",
+    )
     weights: dict[str, Annotated[float, Field(gt=0.0, allow_inf_nan=False)]] | None = Field(
         None,
         description="Optional environment sampling weights (> 0); unnamed environments get "
@@ -575,14 +580,20 @@ class CurriculumConfig(BaseModel):
         return self
 
     def resolved_environments(self) -> list[str]:
-        """``environments``, or every registered environment when it is unset."""
-        return list(self.environments) if self.environments is not None else _registered_envs()
+        """``environments``, or every registered environment (less ``exclude_tags``) when it
+        is unset."""
+        if self.environments is not None:
+            return list(self.environments)
+        return _registered_envs(set(self.exclude_tags))
 
 
-def _registered_envs() -> list[str]:
-    from verirl.envs import env_names  # deferred: loads every environment family
+def _registered_envs(exclude_tags: set[str] | None = None) -> list[str]:
+    from verirl.envs import ENVIRONMENTS, env_names  # deferred: loads every family
 
-    return env_names()
+    names = env_names()
+    if not exclude_tags:
+        return names
+    return [n for n in names if not exclude_tags & set(ENVIRONMENTS.get(n).tags)]
 
 
 def build_curriculum(cfg: CurriculumConfig, seed: int = 0) -> Curriculum:

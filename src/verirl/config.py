@@ -44,7 +44,9 @@ class RunConfig(_Section):
     )
     dir: str = Field("runs", description="Parent directory of run directories.")
     seed: int = Field(0, description="Seed of every random source (sampling, curriculum, init).")
-    steps: int = Field(50, ge=0, description="Number of training steps (rollout batches).")
+    steps: int = Field(
+        30, ge=0, description="Number of training steps (rollout batches; the default job: 30)."
+    )
     save_every: int = Field(
         10, ge=0, description="Write a checkpoint every this many steps (0: only at the end)."
     )
@@ -122,14 +124,20 @@ class RolloutConfig(_Section):
         8, ge=1, description="Prompts (groups) trained on per step. RLVE: 128; CER: 32."
     )
     group_size: int = Field(
-        8, ge=1, description="Samples per prompt G. RLVE and CER: 16; process proving: 4."
+        6,
+        ge=1,
+        description="Samples per prompt G. RLVE and CER: 16; process proving: 4; the default "
+        "job: 6 (sized for a 2-core CPU without native bf16).",
     )
     temperature: float = Field(
         1.0, ge=0, description="Sampling temperature (RLVE, CER: 1.0; process proving: 0.9)."
     )
     top_p: float = Field(1.0, gt=0, le=1, description="Nucleus sampling mass (papers: 1.0).")
     max_new_tokens: int = Field(
-        64, ge=1, description="Response length limit in tokens (RLVE: 8192 to 24576)."
+        48,
+        ge=1,
+        description="Response length limit in tokens (RLVE: 8192 to 24576; the default job's "
+        "arithmetic answers take about 16).",
     )
     stop: list[str] = Field(
         default_factory=list, description="Stop strings (generation ends after one appears)."
@@ -147,13 +155,13 @@ class RolloutConfig(_Section):
         "makes it do so about half the time. [] for zero-shot.",
     )
     prompt_variants: bool = Field(
-        False,
+        True,
         description="Draw each problem's system message from several phrasings (all asking "
         "for the environment's answer format) instead of system_prompt alone, so the format "
         "skill is not tied to one prompt.",
     )
     zero_shot_rate: float = Field(
-        0.0,
+        0.25,
         ge=0,
         le=1,
         description="Share of problems shown without the few_shot demonstrations (drawn per "
@@ -317,10 +325,10 @@ class TrainConfig(_Section):
     model: ModelConfig = Field(default_factory=ModelConfig)
     curriculum: CurriculumConfig = Field(
         default_factory=lambda: CurriculumConfig(
-            environments=["addition", "multiplication", "chain_sum"], tau_num=64
+            environments=["addition", "multiplication", "chain_sum"], tau_num=48
         ),
         description="Which problems are trained on. The default job: three arithmetic "
-        "environments with RLVE's adaptive windows, τ_num = 8 prompts × 8 samples (RLVE's "
+        "environments with RLVE's adaptive windows, τ_num = 8 prompts × 6 samples (RLVE's "
         "8 prompts × 16 at its group size 16).",
     )
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)

@@ -18,6 +18,11 @@ paths, chosen by a substring of the request's ``cmd``:
 - ``--garbage-on S``: answer with text that is not JSON;
 - ``--accept-prefix S``: answer an unrecorded command starting with ``S`` (a header of
   imports) with ``{"env": n}``, as Lean does for a command that only declares things;
+- ``--axioms LIST``: answer an unrecorded ``#print axioms NAME`` command with one ``info``
+  message at 1:0 in Lean's documented format (``Lean/Elab/Print.lean``, ``printAxiomsOf``):
+  ``'NAME' depends on axioms: [LIST]``, or ``'NAME' does not depend on any axioms`` for an
+  empty LIST. This is built from the format, not recorded: no public transcript holds a
+  ``#print axioms`` reply of the REPL;
 - ``--forget-env-once``: answer the first request that names an ``env`` with
   ``{"message": "Unknown environment."}`` (counted in the ``--log`` file, so across
   restarts), as a REPL that lost its environments would.
@@ -79,6 +84,24 @@ def load_pairs(directory: Path, names: list[str]) -> list[tuple[tuple[Any, ...],
     return pairs
 
 
+def print_axioms_reply(cmd: str, axioms: str, env: int) -> dict[str, Any]:
+    """The REPL's reply to ``#print axioms NAME`` in Lean's documented message format."""
+    name = cmd[len("#print axioms ") :].strip()
+    listed = [a.strip() for a in axioms.split(",") if a.strip()]
+    data = (
+        f"'{name}' depends on axioms: [{', '.join(listed)}]"
+        if listed
+        else f"'{name}' does not depend on any axioms"
+    )
+    message = {
+        "severity": "info",
+        "pos": {"line": 1, "column": 0},
+        "endPos": {"line": 1, "column": len(cmd)},
+        "data": data,
+    }
+    return {"messages": [message], "env": env}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", type=Path)
@@ -89,6 +112,7 @@ def main() -> None:
     parser.add_argument("--accept-prefix", default=None)
     parser.add_argument("--log", default=None)
     parser.add_argument("--forget-env-once", action="store_true")
+    parser.add_argument("--axioms", default=None)
     args = parser.parse_args()
     pairs = load_pairs(args.directory, args.names)
     cursor, env_counter = 0, 0
@@ -127,6 +151,8 @@ def main() -> None:
             reply = pairs[match][1]
         elif args.accept_prefix and cmd.startswith(args.accept_prefix) and "env" not in request:
             reply = json.dumps({"env": env_counter})
+        elif args.axioms is not None and cmd.startswith("#print axioms "):
+            reply = json.dumps(print_axioms_reply(cmd, args.axioms, env_counter))
         else:
             reply = json.dumps({"message": f"fake_lean_repl: no recorded reply for {k!r}"})
         if "cmd" in request:

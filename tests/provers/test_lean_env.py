@@ -98,7 +98,8 @@ def repl_provers(version: str, *names: str, log: Path | None = None) -> Provers:
     """Provers built from config whose REPL is the fake process replaying ``names``."""
     directory = require(REPL_DIR / version)
     options = {"log": str(log)} if log else {}
-    command = fake_command(directory, *names, **options)
+    # `#print axioms` answered in Lean's documented format (no recording holds one)
+    command = fake_command(directory, *names, axioms="", **options)
     return Provers(ProversConfig(lean=LeanSettings(command=command, memory_mb=2048)))
 
 
@@ -392,7 +393,10 @@ def test_recorded_correct_proof_passes(version: str, tmp_path: Path) -> None:
     assert (v.reward, v.correct, v.extra["status"]) == (1.0, True, "pass")
     assert v.extra["backend"] == "lean-repl" and v.first_failed_step is None
     assert [out[s.start : s.end] for s in v.steps] == ["have t := 37", "exact t"]
-    assert [r["cmd"] for r in logged(log)] == ["def f : Nat := by have t := 37; exact t"]
+    assert [r["cmd"] for r in logged(log)] == [
+        "def f : Nat := by have t := 37; exact t",
+        "#print axioms f",
+    ]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -421,6 +425,7 @@ def test_recorded_wrong_proof_fails_at_the_first_failing_tactic(
     assert sent == [
         "def f (x : Bool) : Nat := by\n  by_cases x\n  { apply Nat.succ }",
         "def f : Nat := by have t := 37; exact t",
+        "#print axioms f",
     ]
 
 
@@ -439,7 +444,8 @@ def test_recorded_correct_proof_passes_through_kimina() -> None:
     assert (v.correct, v.extra["status"], v.extra["backend"]) == (True, "pass", "kimina")
     assert [out[s.start : s.end] for s in v.steps] == ["rfl"]  # from the info tree
     _, _, body = server.requests[0]
-    assert body["snippets"][0]["code"] == recorded["request"]["snippets"][0]["code"]
+    code = recorded["request"]["snippets"][0]["code"]
+    assert body["snippets"][0]["code"] == code + "\n\n#print axioms onepp"
     assert body["timeout"] == 20
 
 

@@ -8,7 +8,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -87,14 +87,48 @@ def load(name: str) -> dict[str, Any]:
     return json.loads((require(KIMINA_DIR) / name).read_text(encoding="utf-8"))
 
 
-def answer_by_id(results: list[dict[str, Any]], key: str = "id") -> Any:
-    """An answer that copies the request's snippet ids into the recorded results, in order."""
+def print_axioms_message(code: str, axioms: Sequence[str]) -> dict[str, Any] | None:
+    """Lean's ``info`` message for a ``#print axioms NAME`` command on the last line of a
+    snippet, at that line (column 0, the ``#print`` token), in the format of
+    ``Lean/Elab/Print.lean`` (``printAxiomsOf``). Built from that documented format: no
+    recorded Kimina transcript holds a ``#print axioms`` reply. ``None`` when the snippet
+    does not end in the command."""
+    lines = code.split("\n")
+    if not lines[-1].startswith("#print axioms "):
+        return None
+    name = lines[-1][len("#print axioms ") :]
+    data = (
+        f"'{name}' depends on axioms: [{', '.join(axioms)}]"
+        if axioms
+        else f"'{name}' does not depend on any axioms"
+    )
+    return {
+        "severity": "info",
+        "pos": {"line": len(lines), "column": 0},
+        "endPos": {"line": len(lines), "column": len(lines[-1])},
+        "data": data,
+    }
+
+
+def answer_by_id(
+    results: list[dict[str, Any]], key: str = "id", axioms: Sequence[str] | None = ()
+) -> Any:
+    """An answer that copies the request's snippet ids into the recorded results, in order.
+    Where a snippet ends in the ``#print axioms`` command the checker appends, Lean's answer
+    to it (:func:`print_axioms_message`) is added, as the server would (``axioms=None``:
+    leave it out)."""
 
     def build(body: dict[str, Any]) -> dict[str, Any]:
         items = body.get("snippets") or body.get("codes")
         out = []
         for item, result in zip(items, results, strict=True):
-            out.append({**copy.deepcopy(result), key: item.get("id", item.get("custom_id"))})
+            result = {**copy.deepcopy(result), key: item.get("id", item.get("custom_id"))}
+            code = item.get("code", item.get("proof", ""))
+            response = result.get("response")
+            message = print_axioms_message(code, axioms) if axioms is not None else None
+            if message and isinstance(response, dict) and "message" not in response:
+                response["messages"] = [*response.get("messages", []), message]
+            out.append(result)
         return {"results": out}
 
     return build
@@ -116,7 +150,9 @@ def test_infotree_pass_and_request_shape(server: FakeKimina) -> None:
     path, headers, body = server.requests[0]
     assert path == "/api/check"
     assert headers["Authorization"] == "Bearer s3cret"
-    assert body["snippets"][0]["code"] == recorded["request"]["snippets"][0]["code"]
+    # the recorded snippet, then the axiom check on lines of its own
+    sent = body["snippets"][0]["code"]
+    assert sent == recorded["request"]["snippets"][0]["code"] + "\n\n#print axioms onepp"
     assert (body["infotree"], body["timeout"], body["reuse"]) == ("original", 15, True)
 
 
@@ -134,7 +170,9 @@ def test_header_offset_fix_for_the_infotree(server: FakeKimina) -> None:
     )
     result = checker(server).check(problem, " rfl")
     sent = server.requests[0][2]["snippets"][0]["code"]
-    assert sent == "import Mathlib\nimport Aesop\n\ntheorem onepp : 1+1 = 2:= by rfl"
+    assert sent == (
+        "import Mathlib\nimport Aesop\n\ntheorem onepp : 1+1 = 2:= by rfl\n\n#print axioms onepp"
+    )
     assert kimina_header_line_count(sent) == 3
     assert [(t.start, t.end, t.text) for t in result.tactics] == [(1, 4, "rfl")]
 
@@ -155,8 +193,10 @@ def test_header_offset_fix_for_sorries(server: FakeKimina, with_messages: bool) 
         for item in (*response["messages"], sorry):
             item["pos"]["line"] += 3
             item["endPos"]["line"] += 3
-    # without messages the server returned early and left the sorry on body line 3
-    server.answer(answer_by_id([{"time": 0.1, "response": response}]))
+    # without messages the server returned early and left the sorry on body line 3 (the
+    # appended `#print axioms` would have added a message; left out to keep that case)
+    axioms = () if with_messages else None
+    server.answer(answer_by_id([{"time": 0.1, "response": response}], axioms=axioms))
     problem = FormalProblem(
         system="lean4",
         name="f",
@@ -186,7 +226,8 @@ def test_documented_mid_proof_error_on_the_legacy_endpoint(server: FakeKimina) -
     server.answer(answer_by_id([result], key="custom_id"))
     check = checker(server, endpoint="verify").check(problem, proof)
     path, _, body = server.requests[0]
-    assert path == "/verify" and body["codes"][0]["proof"] == code  # byte for byte
+    sent = body["codes"][0]["proof"]
+    assert path == "/verify" and sent == code + "\n\n#print axioms lean_workbook_10009"
     assert (check.passed, check.status, check.first_error_index) == (False, "error", 0)
     assert [t.text for t in check.tactics] == [
         "nlinarith [sq_nonneg (a - b), sq_nonneg (b - c), sq_nonneg (c - a),\n"
@@ -201,7 +242,9 @@ def test_warnings_only_pass_on_the_legacy_endpoint(server: FakeKimina) -> None:
     recorded = load("match_output_goedel-lean_workbook_1001.warnings.json")
     server.answer(answer_by_id(recorded["results"], key="custom_id"))
     problem = FormalProblem(system="lean4", name="t", statement="theorem t : True := by")
-    check = checker(server, endpoint="verify").check(problem, " trivial")
+    # the recorded warnings sit on lines 18 and 20 of a longer proof: pad ours so that those
+    # lines are inside it (and before the appended `#print axioms`), as they were there
+    check = checker(server, endpoint="verify").check(problem, " trivial" + "\n" * 21)
     assert (check.passed, check.status) == (True, "pass")
     assert all(m.severity == "warning" for m in check.messages) and len(check.messages) == 4
 
@@ -262,6 +305,7 @@ def test_http_deadline_is_a_timeout(server: FakeKimina) -> None:
 def test_batch_maps_results_by_id_and_skips_rejected(server: FakeKimina) -> None:
     def reversed_results(body: dict[str, Any]) -> dict[str, Any]:
         ids = [s["id"] for s in body["snippets"]]
+        ok_message = print_axioms_message(body["snippets"][0]["code"], ["propext"])
         bad = {
             "severity": "error",
             "pos": {"line": 1, "column": 29},
@@ -271,7 +315,7 @@ def test_batch_maps_results_by_id_and_skips_rejected(server: FakeKimina) -> None
         return {
             "results": [
                 {"id": ids[1], "time": 0.1, "response": {"env": 0, "messages": [bad]}},
-                {"id": ids[0], "time": 0.1, "response": {"env": 0}},
+                {"id": ids[0], "time": 0.1, "response": {"env": 0, "messages": [ok_message]}},
             ]
         }
 

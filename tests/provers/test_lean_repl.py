@@ -86,7 +86,13 @@ def test_recorded_transcripts_through_the_fake_process(version: str, tmp_path: P
     directory = require(REPL_DIR / version)
     log = tmp_path / "requests.log"
     command = fake_command(
-        directory, "all_tactics", "incomplete", "have_by_sorry", "no_goal_sorry", log=str(log)
+        directory,
+        "all_tactics",
+        "incomplete",
+        "have_by_sorry",
+        "no_goal_sorry",
+        log=str(log),
+        axioms="",  # `#print axioms` in Lean's documented format: no recording holds one
     )
     with LeanReplChecker(command, reject_unsafe=False, memory_limit_mb=2048) as checker:
         assert isinstance(checker, ProofChecker)
@@ -106,10 +112,13 @@ def test_recorded_transcripts_through_the_fake_process(version: str, tmp_path: P
     sent = logged(log)
     assert [r["cmd"] for r in sent] == [
         "def f : Nat := by have t := 37; exact t",
+        "#print axioms f",  # only after the pass, in the environment the proof produced
         "def f : Nat := by apply Nat.succ",
         "example : True := by\n  have h : set Nat := by sorry\n  sorry",
     ]
-    assert all(r["allTactics"] is True and "env" not in r for r in sent)  # no prelude, no env
+    assert sent[1] == {"cmd": "#print axioms f", "env": 0}
+    proofs = [sent[0], *sent[2:]]
+    assert all(r["allTactics"] is True and "env" not in r for r in proofs)  # no prelude
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -22,6 +22,7 @@ with exponential backoff; 401/403 and other 4xx are configuration errors and rai
 from __future__ import annotations
 
 import copy
+import dataclasses
 import http.client
 import json
 import math
@@ -33,6 +34,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from verirl.provers.base import FormalProblem, ProofCheck, Status
+from verirl.provers.lean_axioms import (
+    DEFAULT_ALLOWED_AXIOMS,
+    print_axioms_command,
+    split_axioms_messages,
+    validate_allowed_axioms,
+)
 from verirl.provers.lean_reply import (
     LeanBackend,
     LeanCheckPlan,
@@ -141,8 +148,12 @@ class KiminaChecker(LeanBackend):
         http_margin_s: added to the Lean timeout for the HTTP deadline (header imports).
         server_shifts_messages: the server applies the header offset to messages (current
             Kimina); ``False`` for older servers that shift nothing.
-        tactic_source, unsolved_goals, split_semicolons, split_bullets, reject_unsafe: as for
-            :class:`~verirl.provers.lean_repl.LeanReplChecker`.
+        tactic_source, unsolved_goals, split_semicolons, split_bullets, reject_unsafe,
+            check_axioms, allowed_axioms: as for
+            :class:`~verirl.provers.lean_repl.LeanReplChecker`. The server runs one snippet
+            per proof with no way to send a second command into its environment, so
+            ``#print axioms <theorem>`` is appended to the snippet on lines of its own, and
+            only the messages on its line are read as its answer.
     """
 
     name = "kimina"
@@ -166,6 +177,8 @@ class KiminaChecker(LeanBackend):
         split_semicolons: bool = False,
         split_bullets: bool = True,
         reject_unsafe: bool = True,
+        check_axioms: bool = True,
+        allowed_axioms: Sequence[str] = DEFAULT_ALLOWED_AXIOMS,
         backend_version: str = "",
     ) -> None:
         base_url = base_url or os.environ.get(URL_ENV_VAR, "")
@@ -194,6 +207,8 @@ class KiminaChecker(LeanBackend):
         self.split_semicolons = split_semicolons
         self.split_bullets = split_bullets
         self.reject_unsafe = reject_unsafe
+        self.check_axioms = check_axioms
+        self.allowed_axioms = validate_allowed_axioms(allowed_axioms)
         self.backend_version = backend_version
 
     # ---- HTTP --------------------------------------------------------------------------
@@ -249,13 +264,19 @@ class KiminaChecker(LeanBackend):
 
     # ---- one chunk of snippets ---------------------------------------------------------
 
-    @staticmethod
-    def _snippet(problem: FormalProblem, plan: LeanCheckPlan) -> tuple[str, int]:
-        """The code sent (prelude, blank line, statement + proof) and the number of lines
-        before the statement."""
+    def _snippet(self, problem: FormalProblem, plan: LeanCheckPlan) -> tuple[str, int, int | None]:
+        """The code sent (prelude, blank line, statement + proof, and with the axiom check a
+        blank line and ``#print axioms <theorem>``), the number of lines before the
+        statement, and the line of the ``#print axioms`` command in ``plan.code``
+        coordinates (None when it is not sent)."""
         prelude = problem.prelude.rstrip()
         header = prelude + "\n\n" if prelude else ""
-        return header + plan.code, header.count("\n")
+        constant = self._axioms_target(problem) if self.check_axioms else None
+        if constant is None:
+            return header + plan.code, header.count("\n"), None
+        axioms_line = plan.code.count("\n") + 3
+        snippet = f"{header}{plan.code}\n\n{print_axioms_command(constant)}"
+        return snippet, header.count("\n"), axioms_line
 
     def _request_body(self, snippets: list[tuple[str, str]], timeout_s: float) -> dict[str, Any]:
         timeout = max(1, math.ceil(timeout_s))
@@ -279,7 +300,13 @@ class KiminaChecker(LeanBackend):
         return body
 
     def _result_check(
-        self, plan: LeanCheckPlan, result: Mapping[str, Any], snippet: str, prefix_lines: int
+        self,
+        problem: FormalProblem,
+        plan: LeanCheckPlan,
+        result: Mapping[str, Any],
+        snippet: str,
+        prefix_lines: int,
+        axioms_line: int | None,
     ) -> ProofCheck:
         raw = {"result": dict(result), "backend_version": self.backend_version}
         response = result.get("response")
@@ -316,7 +343,14 @@ class KiminaChecker(LeanBackend):
                 plan, "crash", backend=self.name, detail=str(exc), elapsed_s=elapsed_s, raw=raw
             )
         ranges = infotree_tactic_ranges(local.get("infotree"), plan.code)
-        return self._built(plan, reply, elapsed_s=elapsed_s, raw=raw, lean_ranges=ranges)
+        command_messages: list[Any] = []
+        if axioms_line is not None:
+            proof_messages, command_messages = split_axioms_messages(reply.messages, axioms_line)
+            reply = dataclasses.replace(reply, messages=tuple(proof_messages))
+        check = self._built(plan, reply, elapsed_s=elapsed_s, raw=raw, lean_ranges=ranges)
+        if check.passed and self.check_axioms:
+            check = self._axioms_verdict(problem, check, command_messages)
+        return check
 
     def _check_chunk(
         self, chunk: list[tuple[int, FormalProblem, LeanCheckPlan]], timeout_s: float
@@ -345,9 +379,11 @@ class KiminaChecker(LeanBackend):
         for result in results or ():
             if isinstance(result, Mapping):
                 by_id[str(result.get("id", result.get("custom_id")))] = result
-        for sid, (i, _, plan, snippet, prefix_lines) in snippets.items():
+        for sid, (i, problem, plan, snippet, prefix_lines, axioms_line) in snippets.items():
             if sid in by_id:
-                out[i] = self._result_check(plan, by_id[sid], snippet, prefix_lines)
+                out[i] = self._result_check(
+                    problem, plan, by_id[sid], snippet, prefix_lines, axioms_line
+                )
             else:
                 out[i] = unchecked_result(
                     plan,

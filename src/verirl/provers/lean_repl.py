@@ -8,7 +8,9 @@ pretty-printed JSON followed by a blank line. This client:
   ``preexec_fn`` (untrusted text is data);
 - sends the problem's prelude (imports, opens) once as a header command, remembers the
   environment id it returns, and then sends ``{"cmd": statement + proof, "env": N,
-  "allTactics": true}`` per proof;
+  "allTactics": true}`` per proof, and, when that passes, ``{"cmd": "#print axioms
+  <theorem>", "env": <the proof's env>}`` to reject proofs resting on axioms outside an
+  allow-list (``sorryAx``, ``Lean.ofReduceBool``; :mod:`verirl.provers.lean_axioms`);
 - enforces a wall-clock deadline per request (the REPL has none): past it the whole process
   group is killed, and the next request starts a fresh REPL and re-sends the header; the
   same happens after a crash, unparsable output, or every ``max_uses`` proofs;
@@ -23,6 +25,7 @@ proof and counted a timeout as a failure; those are the defaults here.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import resource
@@ -39,9 +42,17 @@ from pathlib import Path
 from typing import IO, Any
 
 from verirl.provers.base import FormalProblem, ProofCheck
+from verirl.provers.lean_axioms import (
+    DEFAULT_ALLOWED_AXIOMS,
+    failed_axioms_check,
+    print_axioms_command,
+    rejected_for_axioms,
+    validate_allowed_axioms,
+)
 from verirl.provers.lean_reply import (
     LeanBackend,
     LeanCheckPlan,
+    ReplReply,
     TacticSource,
     UnsolvedGoals,
     parse_repl_reply,
@@ -171,6 +182,13 @@ class LeanReplChecker(LeanBackend):
             (:func:`verirl.provers.lean_text.split_lean_proof`).
         reject_unsafe: run the safety filter (``sorry``, ``axiom``, ``#eval``...) and answer
             ``rejected`` without running Lean. Turn off only to replay recorded transcripts.
+        check_axioms: after a proof passes, send ``#print axioms <theorem>`` in the proof's
+            environment and reject the proof when it depends on an axiom outside
+            ``allowed_axioms`` and the prelude's own (:mod:`verirl.provers.lean_axioms`);
+            a statement without a name (``example``) then fails closed.
+        allowed_axioms: the axioms a proof may rest on (default ``propext``,
+            ``Classical.choice``, ``Quot.sound``); ``sorryAx``, ``Lean.ofReduceBool``,
+            ``Lean.ofReduceNat`` and ``Lean.trustCompiler`` are refused with ``ValueError``.
         max_uses: restart the REPL after this many proofs (its memory grows); ``None``
             never.
         backend_version: a label recorded in ``ProofCheck.raw`` (e.g. ``"v4.9.0-rc1"``).
@@ -195,6 +213,8 @@ class LeanReplChecker(LeanBackend):
         split_semicolons: bool = False,
         split_bullets: bool = True,
         reject_unsafe: bool = True,
+        check_axioms: bool = True,
+        allowed_axioms: Sequence[str] = DEFAULT_ALLOWED_AXIOMS,
         max_uses: int | None = None,
         backend_version: str = "",
         record_dir: str | None = None,
@@ -220,6 +240,8 @@ class LeanReplChecker(LeanBackend):
         self.split_semicolons = split_semicolons
         self.split_bullets = split_bullets
         self.reject_unsafe = reject_unsafe
+        self.check_axioms = check_axioms
+        self.allowed_axioms = validate_allowed_axioms(allowed_axioms)
         self.max_uses = max_uses
         self.backend_version = backend_version
         self.record_dir = Path(record_dir) if record_dir else None
@@ -378,12 +400,43 @@ class LeanReplChecker(LeanBackend):
             if reply.kind == "error" and reply.error == "Unknown environment." and attempt == 0:
                 self._discard()  # our env id is stale: reload the header in a fresh REPL
                 continue
-            assert self._proc is not None
-            self._proc.uses += 1
-            if self.max_uses is not None and self._proc.uses >= self.max_uses:
-                self._discard()
-            return self._built(plan, reply, elapsed_s=elapsed, raw=self._result_raw(payload))
+            check = self._built(plan, reply, elapsed_s=elapsed, raw=self._result_raw(payload))
+            if check.passed and self.check_axioms:
+                check = self._check_axioms(problem, check, reply.env, timeout_s)
+            if self._proc is not None:
+                self._proc.uses += 1
+                if self.max_uses is not None and self._proc.uses >= self.max_uses:
+                    self._discard()
+            return check
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _check_axioms(
+        self, problem: FormalProblem, check: ProofCheck, env_id: int | None, timeout_s: float
+    ) -> ProofCheck:
+        """Ask the REPL, in the environment the proof produced, which axioms the theorem
+        depends on: a command of its own, so only its reply's messages are read."""
+        constant = self._axioms_target(problem)
+        if constant is None or env_id is None:
+            return self._axioms_verdict(problem, check, ())
+        payload = {"cmd": print_axioms_command(constant), "env": env_id}
+        raw = {"axioms_request": payload}
+        try:
+            obj = self._send(payload, timeout_s)
+        except _ReplTimeout:
+            detail = f"`#print axioms` did not answer within {timeout_s:g} s; the REPL was killed"
+            return failed_axioms_check(check, "timeout", detail, raw=raw)
+        except _ReplDied as exc:
+            detail = f"the REPL died during `#print axioms` ({exc})"
+            return failed_axioms_check(check, "crash", detail, raw=raw)
+        try:
+            reply = parse_repl_reply(obj)
+        except ValueError as exc:
+            reply = ReplReply(kind="error", error=str(exc))
+        if reply.kind != "command":
+            reason = f"`{payload['cmd']}` was refused: {reply.error or reply.kind}"
+            return rejected_for_axioms(check, reason, raw=raw)
+        verdict = self._axioms_verdict(problem, check, reply.messages)
+        return dataclasses.replace(verdict, raw={**verdict.raw, **raw})
 
     def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
         """Check ``proof`` (the text after ``:= by``, or a snippet containing the exact

@@ -12,12 +12,19 @@ matched only through case-insensitive prefixes that accept both quote styles.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage, Status, TacticSpan
+from verirl.provers.lean_axioms import (
+    allowed_axioms_for,
+    axioms_rejection,
+    rejected_for_axioms,
+    theorem_constant,
+)
 from verirl.provers.lean_safety import locate_lean_proof
 from verirl.provers.lean_text import (
     is_ident_char,
@@ -527,6 +534,24 @@ class LeanBackend:
     split_semicolons: bool
     split_bullets: bool
     reject_unsafe: bool
+    check_axioms: bool
+    allowed_axioms: tuple[str, ...]
+
+    def _axioms_target(self, problem: FormalProblem) -> str | None:
+        """The constant ``#print axioms`` is asked about (None: the statement names none)."""
+        return theorem_constant(problem)
+
+    def _axioms_verdict(
+        self, problem: FormalProblem, check: ProofCheck, messages: Sequence[LeanMessage]
+    ) -> ProofCheck:
+        """``check`` (a pass) kept, or turned into ``rejected``, given the messages of the
+        ``#print axioms`` command for the problem's theorem (:mod:`verirl.provers.lean_axioms`)."""
+        allowed = allowed_axioms_for(problem, self.allowed_axioms)
+        reason = axioms_rejection(messages, self._axioms_target(problem), allowed)
+        raw = {"axioms_messages": [m.data for m in messages]}
+        if reason is None:
+            return dataclasses.replace(check, raw={**check.raw, **raw})
+        return rejected_for_axioms(check, reason, raw=raw)
 
     def _plan(self, problem: FormalProblem, proof: str) -> LeanCheckPlan:
         return plan_lean_check(

@@ -13,7 +13,7 @@ Lean", §4: a 15 s check timeout, a timeout is a failure):
   a fresh process per proof), ``workers``, ``timeout_s``, ``memory_mb``;
 - ``lean``: ``backend`` (``repl``: a leanprover-community/repl process, or ``kimina``: a
   Kimina Lean Server over HTTP), the REPL ``command`` or the server ``url``, ``timeout_s``,
-  ``memory_mb``.
+  ``memory_mb``, ``allowed_axioms`` (what ``#print axioms`` may list for a passing proof).
 """
 
 from __future__ import annotations
@@ -70,6 +70,13 @@ class LeanSettings(_Section):
     )
     memory_mb: int | None = Field(
         8192, ge=64, description="Address-space limit of the REPL process (None: no limit)."
+    )
+    allowed_axioms: list[str] = Field(
+        default_factory=lambda: ["propext", "Classical.choice", "Quot.sound"],
+        description="Axioms a passing proof may depend on (`#print axioms` runs after the "
+        "theorem checks; the prelude's own axioms are allowed too). sorryAx, "
+        "Lean.ofReduceBool (native_decide), Lean.ofReduceNat and Lean.trustCompiler are "
+        "never allowed.",
     )
 
 
@@ -142,7 +149,9 @@ class Provers:
         if s.backend == "kimina":
             from verirl.provers.kimina import KiminaChecker
 
-            return KiminaChecker(s.url)
+            return KiminaChecker(s.url, allowed_axioms=s.allowed_axioms)
         from verirl.provers.lean_repl import LeanReplChecker
 
-        return LeanReplChecker(s.command, memory_limit_mb=s.memory_mb)
+        return LeanReplChecker(
+            s.command, memory_limit_mb=s.memory_mb, allowed_axioms=s.allowed_axioms
+        )

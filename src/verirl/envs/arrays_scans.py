@@ -16,6 +16,8 @@ import math
 import random
 import re
 from collections import deque
+from collections.abc import Mapping
+from typing import Any
 
 from verirl.envs.base import (
     Environment,
@@ -162,7 +164,10 @@ class SingleStackSorting(Environment):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty
-        ops, output, stack, nxt = [], [], [], 0
+        ops: list[str] = []
+        output: list[int] = []
+        stack: list[int] = []
+        nxt = 0
         while len(output) < n:  # a random valid run: push while possible, pop at random
             if nxt < n and (not stack or rng.random() < 0.5):
                 stack.append(nxt)
@@ -214,7 +219,9 @@ class SingleStackSorting(Environment):
 
     def solve(self, problem: Problem) -> str:
         """Push until the next wanted element is on top, then pop it."""
-        ops, stack, nxt = [], [], 0
+        ops: list[str] = []
+        stack: list[int] = []
+        nxt = 0
         for want in problem.data["output"]:
             while not stack or stack[-1] != want:
                 stack.append(nxt)
@@ -235,7 +242,9 @@ class SingleStackSorting(Environment):
 
     def problem_space(self, difficulty: int) -> int | None:
         n = 3 + difficulty
-        return math.comb(2 * n, n) // (n + 1)  # stack-sortable outputs: the Catalan number
+        return min(
+            10**9, math.comb(2 * n, n) // (n + 1)
+        )  # stack-sortable outputs: the Catalan number
 
 
 @register_env
@@ -408,13 +417,13 @@ class Wil(Environment):
         return float(len(problem.data["a"]))
 
 
-def _cost(data: dict, l: int, r: int) -> int:
+def _cost(data: Mapping[str, Any], l: int, r: int) -> int:
     seg = data["a"][l - 1 : r]
     width = min(data["d"], len(seg))
     return sum(seg) - max(sum(seg[i : i + width]) for i in range(len(seg) - width + 1))
 
 
-def _longest(data: dict) -> tuple[int, int]:
+def _longest(data: Mapping[str, Any]) -> tuple[int, int]:
     """Every interval is affordable at length ≤ D (all zeroed), so a best one always exists."""
     n = len(data["a"])
     best = (1, 1)

@@ -154,7 +154,7 @@ class PrefixSumModDistinctPermutation(Environment):
 
     def problem_space(self, difficulty: int) -> int | None:
         top = int(min(300, 8 * 1.5**difficulty))
-        return top // 2 - max(1, top // 4) + 1
+        return min(10**9, top // 2 - max(1, top // 4) + 1)
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         # identity: the prefix sums at i = N - 1 and i = N are both N/2 modulo N
@@ -218,7 +218,7 @@ class PrefixProductModDistinctPermutation(Environment):
 
     def problem_space(self, difficulty: int) -> int | None:
         top = int(min(300, 8 * 1.5**difficulty))
-        return len(_prime_choices(top))
+        return min(10**9, len(_prime_choices(top)))
 
 
 def _prime_choices(top: int) -> list[int]:

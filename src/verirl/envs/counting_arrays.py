@@ -67,7 +67,7 @@ class SameAdjacencyCounting(_SeqCount):
         return float(problem.data["n"])
 
     def problem_space(self, difficulty: int) -> int | None:
-        return (3 + difficulty) * (2 + difficulty // 2)
+        return min(10**9, (3 + difficulty) * (2 + difficulty // 2))
 
 
 @register_env
@@ -102,7 +102,7 @@ class StirlingSecond(_SeqCount):
         return float(problem.data["n"])
 
     def problem_space(self, difficulty: int) -> int | None:
-        return sum(8 + difficulty - r for r in range(1, 3 + difficulty // 3))
+        return min(10**9, sum(8 + difficulty - r for r in range(1, 3 + difficulty // 3)))
 
 
 @register_env
@@ -203,7 +203,7 @@ class XorEquationCounting(_SeqCount):
 
     def problem_space(self, difficulty: int) -> int | None:
         bits = min(12, 2 + difficulty // 3)
-        return (2**bits - 1) * 2**bits
+        return min(10**9, (2**bits - 1) * 2**bits)
 
 
 def _walsh_hadamard(a: list[int]) -> None:
@@ -336,7 +336,7 @@ class RepeatSequenceLnds(_SeqCount):
 
     def problem_space(self, difficulty: int) -> int | None:
         n = 3 + difficulty
-        return n**n * int(min(200, 5 * 1.5**difficulty))
+        return min(10**9, n**n * int(min(200, 5 * 1.5**difficulty)))
 
 
 def _lnds(seq: list[int]) -> int:
@@ -512,4 +512,4 @@ class ZeroPrefixSubsetCounting(_SeqCount):
 
     def problem_space(self, difficulty: int) -> int | None:
         pool = sum(2**k for k in range(1, 3 + difficulty // 3))
-        return math.perm(pool, min(3 + difficulty, pool))
+        return min(10**9, math.perm(pool, min(3 + difficulty, pool)))

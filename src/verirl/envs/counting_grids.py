@@ -98,7 +98,7 @@ class RoyalLockCounting(_GridCount):
         return float(problem.data["n"] ** 2)
 
     def problem_space(self, difficulty: int) -> int | None:
-        return ((min(7, 3 + difficulty // 4) + 1) // 2) ** 2
+        return min(10**9, ((min(7, 3 + difficulty // 4) + 1) // 2) ** 2)
 
 
 @register_env
@@ -156,7 +156,7 @@ class SquareUndamagedPointCounting(_GridCount):
             for m in range(2, top + 1):
                 cells = (n + 1) * (m + 1)
                 total += sum(math.comb(cells, j) for j in range(cells // 4 + 1))
-        return total
+        return min(10**9, total)
 
 
 @register_env

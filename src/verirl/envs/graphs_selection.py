@@ -262,7 +262,7 @@ class TournamentLongestPath(Environment):
 
     def problem_space(self, difficulty: int) -> int | None:
         pairs = (3 + difficulty) * (2 + difficulty) // 2
-        return 2**pairs * math.factorial(pairs)
+        return min(10**9, 2**pairs * math.factorial(pairs))
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["n"])
@@ -346,7 +346,7 @@ class PrimeGraphMinimumChromaticNumber(Environment):
 
     def problem_space(self, difficulty: int) -> int | None:
         top = min(60, int(6 * 1.5**difficulty))
-        return top - max(2, top // 2) + 1
+        return min(10**9, top - max(2, top // 2) + 1)
 
 
 def _colouring(n: int, k: int) -> list[int] | None:

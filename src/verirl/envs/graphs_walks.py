@@ -413,7 +413,7 @@ class ShortestPathCountConstruction(Environment):
         return float(problem.data["k"].bit_length())
 
     def problem_space(self, difficulty: int) -> int | None:
-        return int(min(10**8, 12 * 1.5**difficulty))
+        return min(10**9, int(min(10**8, 12 * 1.5**difficulty)))
 
 
 def _construct(k: int) -> str:

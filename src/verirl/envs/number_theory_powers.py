@@ -111,7 +111,7 @@ class PowerCycle(Environment):
         return float(problem.data["k"])
 
     def problem_space(self, difficulty: int) -> int | None:
-        return 10 ** (1 + difficulty // 3) + 7
+        return min(10**9, 10 ** (1 + difficulty // 3) + 7)
 
 
 # ---- PowerNest -----------------------------------------------------------------------------
@@ -218,7 +218,7 @@ class PowerNest(Environment):
 
     def problem_space(self, difficulty: int) -> int | None:
         top = 2 ** min(40, 2 + difficulty)
-        return top + 40 - max(2, top // 2) + 1
+        return min(10**9, top + 40 - max(2, top // 2) + 1)
 
 
 # ---- PrefixConcatenation ------------------------------------------------------------------
@@ -421,7 +421,7 @@ class SmallestBinaryMultiple(Environment):
         return float(problem.data["a"])
 
     def problem_space(self, difficulty: int) -> int | None:
-        return min(100, 10 + 3 * difficulty) - 1
+        return min(10**9, min(100, 10 + 3 * difficulty) - 1)
 
 
 # ---- SubsetSumSequence -------------------------------------------------------------------

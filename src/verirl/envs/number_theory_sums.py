@@ -97,7 +97,7 @@ class _RangeSum(IntegerAnswer):
         if self.pair_bound is None:
             return None
         base, step = self.pair_bound
-        return (base + step * difficulty - 1) ** 2
+        return min(10**9, (base + step * difficulty - 1) ** 2)
 
     def size(self, problem: Problem) -> float:
         return float(sum(v for v in problem.data.values() if isinstance(v, int)))
@@ -127,7 +127,7 @@ class SumDivisorNum(_RangeSum):
 
     def problem_space(self, difficulty: int) -> int | None:
         top = _grow(10, 1.5, difficulty, 10**6)
-        return sum(range(max(2, top // 2), top + 1))
+        return min(10**9, sum(range(max(2, top // 2), top + 1)))
 
 
 @register_env
@@ -180,7 +180,7 @@ class SumGcdWithIndividual(_RangeSum):
 
     def problem_space(self, difficulty: int) -> int | None:
         top = _grow(32, 1.5, difficulty, 200_000)
-        return top - max(2, top // 2) + 1
+        return min(10**9, top - max(2, top // 2) + 1)
 
 
 @register_env
@@ -416,7 +416,7 @@ class SumManhattanCurvedSurface(_RangeSum):
         return 4 * total
 
     def problem_space(self, difficulty: int) -> int | None:
-        return sum(range(2, _grow(5, 1.5, difficulty, 1500) + 1))
+        return min(10**9, sum(range(2, _grow(5, 1.5, difficulty, 1500) + 1)))
 
 
 @register_env

@@ -92,7 +92,7 @@ class SaladBar(Environment):
         return f"0, {len(problem.data['s'])}"
 
     def problem_space(self, difficulty: int) -> int | None:
-        return 2 ** (5 + 2 * difficulty) - 1
+        return min(10**9, 2 ** (5 + 2 * difficulty) - 1)
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["s"]))
@@ -281,7 +281,7 @@ class ShortestUnicolorSubstring(Environment):
 
     def problem_space(self, difficulty: int) -> int | None:
         n = 5 + difficulty
-        return 2**n * max(1, n // 3)
+        return min(10**9, 2**n * max(1, n // 3))
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["s"]))

@@ -517,7 +517,7 @@ class WeightedBinaryTree(Environment):
         return float(len(problem.data["scores"]))
 
     def problem_space(self, difficulty: int) -> int | None:
-        return 5 ** (3 + difficulty)
+        return min(10**9, 5 ** (3 + difficulty))
 
 
 def _preorder_score(pre: list[int], scores: list[int]) -> int | None:

@@ -85,7 +85,7 @@ class TreeTopologicalSequenceCounting(IntegerAnswer):
 
     def problem_space(self, difficulty: int) -> int | None:
         n = 3 + difficulty
-        return n ** (n - 2) * 2 ** (n - 1) * math.factorial(n - 1)
+        return min(10**9, n ** (n - 2) * 2 ** (n - 1) * math.factorial(n - 1))
 
 
 def _linear_extensions(data: Mapping[str, Any]) -> int:
@@ -184,7 +184,7 @@ class TreeDistanceEqualTriadCounting(IntegerAnswer):
 
     def problem_space(self, difficulty: int) -> int | None:
         n = 4 + difficulty
-        return n ** (n - 2) * math.factorial(n - 1)
+        return min(10**9, n ** (n - 2) * math.factorial(n - 1))
 
 
 def _branch_depths(adj: dict[int, list[int]], start: int, blocked: int) -> dict[int, int]:
@@ -289,7 +289,7 @@ class TreeEliminationExpectation(Environment):
         return float(len(problem.data["parents"]) + 1)
 
     def problem_space(self, difficulty: int) -> int | None:
-        return math.factorial(2 + difficulty)
+        return min(10**9, math.factorial(2 + difficulty))
 
 
 def _fraction_text(x: Fraction) -> str:
@@ -385,4 +385,4 @@ class PreorderTraversal(Environment):
 
     def problem_space(self, difficulty: int) -> int | None:
         n = 3 + difficulty
-        return math.comb(2 * n, n) // (n + 1) * math.factorial(n)
+        return min(10**9, math.comb(2 * n, n) // (n + 1) * math.factorial(n))

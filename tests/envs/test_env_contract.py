@@ -184,7 +184,6 @@ DISTINCT_BACKLOG = frozenset(
         "geometric_sequence_term",
         "hanoi_min_moves",
         "hanoi_moves",
-        "knights_knaves",
         "lattice_paths_blocked",
         "lcm",
         "linear_recurrence_mod",

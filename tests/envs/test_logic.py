@@ -7,6 +7,7 @@ import pytest
 from tests.envs.helpers import problem as _problem
 from tests.envs.helpers import scored as _reward
 from verirl.envs import get_env
+from verirl.envs.logic import _consistent
 from verirl.envs.logic_grids import box_shape, constructive_queens, queens_ok
 from verirl.envs.logic_hanoi import hanoi_distance
 
@@ -187,3 +188,19 @@ def test_constructive_queens_is_valid_for_many_sizes() -> None:
     for n in range(4, 60):
         cols = constructive_queens(n)
         assert sorted(cols) == list(range(n)) and queens_ok(cols), n
+
+
+def test_knights_knaves_has_exactly_one_consistent_assignment() -> None:
+    """The prompt says "determine who is a knight": 19 of 300 puzzles at d = 2 once had two
+    consistent assignments. Brute force over all 2^n assignments, and count_answers agrees."""
+    env = get_env("knights_knaves")
+    assert env.unique_answer
+    for difficulty in (0, 1, 2, 3, 7):
+        for seed in range(300 if difficulty == 2 else 60):
+            p = env.generate(difficulty, seed)
+            n, stmts = len(p.data["names"]), p.data["statements"]
+            brute = sum(_consistent(stmts, mask) for mask in range(1 << n))
+            assert brute == 1 == env.count_answers(p), (difficulty, seed, brute)
+    # Alice: "Bob is a knight" (A = B) alone has two solutions; count_answers sees both.
+    two = _problem("knights_knaves", names=["Alice", "Bob"], statements=[[0, ["is", 1, 1]]])
+    assert env.count_answers(two, limit=5) == 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from verirl.envs.base import (
@@ -124,6 +125,16 @@ def _random_statement(rng: random.Random, speaker: int, n: int, difficulty: int)
     return [kind, a, b]
 
 
+def _true_statement(
+    rng: random.Random, speaker: int, n: int, difficulty: int, truth: int
+) -> list[Any]:
+    """``[speaker, statement]`` with a statement that ``speaker`` can make under ``truth``."""
+    while True:
+        stmt = _random_statement(rng, speaker, n, difficulty)
+        if _truth(stmt, truth) == bool((truth >> speaker) & 1):
+            return [speaker, stmt]
+
+
 @register_env
 class KnightsAndKnaves(Environment):
     """Who is a knight and who a knave; (consistent statements/all)^5 credit."""
@@ -131,32 +142,30 @@ class KnightsAndKnaves(Environment):
     name = "knights_knaves"
     family = "logic"
     tags = ("logic",)
-    difficulty_scales = "islanders: 2 + d//3; statement kinds grow until d = 3; counts at d >= 6"
+    difficulty_scales = (
+        "islanders: 2 + d//3 (names drawn per seed); statement kinds grow until d = 3; "
+        "counts at d >= 6; exactly one consistent assignment"
+    )
     size_key = "statements"
+    size_measure = "number of statements"
+    unique_answer = True
+    # Uniqueness is checked by backtracking over 2^n assignments: 22 islanders at d = 60
+    # take about 0.3 s a problem, 35 at d = 100 several seconds.
+    max_difficulty = 60
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 2 + difficulty // 3
-        names = people(n)
-        truth = rng.getrandbits(n)
-        statements: list[list[Any]] = []
-
-        def add_statement(speaker: int) -> list[Any]:
-            while True:
-                stmt = _random_statement(rng, speaker, n, difficulty)
-                if _truth(stmt, truth) == bool((truth >> speaker) & 1):
-                    statements.append([speaker, stmt])
-                    return stmt
-
-        for speaker in range(n):
-            add_statement(speaker)
-        if n <= 12:  # add statements until the solution is unique (bounded tries)
-            alive = [m for m in range(1 << n) if _consistent(statements, m)]
-            for _ in range(3 * n):
-                if len(alive) <= 1:
+        # who the islanders are varies per seed (in alphabetical order), not only their roles
+        names = sorted(rng.sample(_NAMES, n), key=_NAMES.index) if n <= 26 else people(n)
+        while True:  # redraw until exactly one assignment is consistent (the prompt says so)
+            truth = rng.getrandbits(n)
+            statements = [_true_statement(rng, s, n, difficulty, truth) for s in range(n)]
+            for _ in range(3 * n):  # add statements until the solution is unique
+                if _count_consistent(statements, n, 2) == 1:
                     break
-                speaker = rng.randrange(n)
-                stmt = add_statement(speaker)
-                alive = [m for m in alive if _truth(stmt, m) == bool((m >> speaker) & 1)]
+                statements.append(_true_statement(rng, rng.randrange(n), n, difficulty, truth))
+            if _count_consistent(statements, n, 2) == 1:
+                break
         lines = [f'- {names[s]} says: "{_say(st, s, names)}"' for s, st in statements]
         prompt = (
             f"On an island, knights always tell the truth and knaves always lie. You meet "
@@ -197,10 +206,12 @@ class KnightsAndKnaves(Environment):
 
     def solve(self, problem: Problem) -> str:
         names, stmts = problem.data["names"], problem.data["statements"]
-        for mask in range(1 << len(names)):  # brute force (n <= 5 at d <= 10)
-            if _consistent(stmts, mask):
-                return _roles_text(names, mask)
+        for mask in _consistent_masks(stmts, len(names)):
+            return _roles_text(names, mask)
         raise RuntimeError("no consistent assignment")
+
+    def count_answers(self, problem: Problem, limit: int = 2) -> int | None:
+        return _count_consistent(problem.data["statements"], len(problem.data["names"]), limit)
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         names, stmts = problem.data["names"], problem.data["statements"]
@@ -213,6 +224,34 @@ class KnightsAndKnaves(Environment):
 
 def _consistent(statements: list[list[Any]], mask: int) -> bool:
     return all(_truth(st, mask) == bool((mask >> s) & 1) for s, st in statements)
+
+
+def _consistent_masks(statements: list[list[Any]], n: int) -> Iterator[int]:
+    """Every assignment (bit i: person i is a knight) consistent with ``statements``, by
+    backtracking over the people in order: a statement is checked as soon as everyone it
+    mentions (its speaker included) has a role, so dead branches end early."""
+    due: list[list[list[Any]]] = [[] for _ in range(n)]
+    for speaker, stmt in statements:
+        mentioned = [speaker] + ([n - 1] if stmt[0] == "count" else stmt[1:2])
+        if stmt[0] not in ("count", "is"):
+            mentioned.append(stmt[2])
+        due[max(mentioned)].append([speaker, stmt])
+
+    def extend(k: int, mask: int) -> Iterator[int]:
+        if k == n:
+            yield mask
+            return
+        for role in (0, 1):
+            m = mask | role << k
+            if _consistent(due[k], m):
+                yield from extend(k + 1, m)
+
+    yield from extend(0, 0)
+
+
+def _count_consistent(statements: list[list[Any]], n: int, limit: int) -> int:
+    """How many assignments are consistent with ``statements``, counting up to ``limit``."""
+    return sum(1 for _ in itertools.islice(_consistent_masks(statements, n), limit))
 
 
 def _roles_text(names: list[str], mask: int) -> str:

@@ -1,0 +1,67 @@
+"""The ``grid_puzzles`` family (grids_selection.py, grids_puzzles.py): hand-computed
+verdicts with exact partial credit, brute-force cross-checks and the self-check."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from tests.envs.helpers import problem, reward, verdict
+from verirl.envs import get_env
+from verirl.envs.grids_selection import _grid_mis_by_cut, _grid_mis_by_profile
+from verirl.envs.selfcheck import self_check
+
+SELECTION = ["maze", "maximum_independent_set_grid", "max_no_conflicting_bombs"]
+
+
+@pytest.mark.parametrize("name", SELECTION)
+def test_self_check(name: str) -> None:
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+
+
+def test_maze() -> None:
+    data = {"grid": ["..", "#."]}
+    assert verdict("maze", "RD", **data).correct
+    assert verdict("maze", "R, D", **data).correct
+    assert reward("maze", "RDUD", **data) == pytest.approx(0.5**3)  # valid but 4 moves
+    assert reward("maze", "DR", **data) == -0.5  # into the wall
+    assert reward("maze", "R", **data) == -0.5  # not at the target
+    assert reward("maze", "RX", **data) == -0.5
+
+
+def test_maximum_independent_set_grid() -> None:
+    data = {"grid": [[6, 9], [8, 4], [1, 9]]}  # 9 + 8 + 9
+    name = "maximum_independent_set_grid"
+    assert verdict(name, "(0, 1), (1, 0), (2, 1)", **data).correct
+    assert reward(name, "(0, 0), (2, 1)", **data) == pytest.approx((15 / 26) ** 3)
+    assert reward(name, "(0, 0), (0, 1)", **data) == -0.5
+    assert reward(name, "(3, 0)", **data) == -0.5
+    rng = random.Random(6)
+    for _ in range(40):
+        n, m = rng.randint(1, 4), rng.randint(1, 4)
+        grid = [[rng.randint(1, 9) for _ in range(m)] for _ in range(n)]
+        cells = [(r, c) for r in range(n) for c in range(m)]
+        brute = max(
+            sum(grid[r][c] for r, c in chosen)
+            for k in range(len(cells) + 1)
+            for chosen in itertools.combinations(cells, k)
+            if not any(
+                abs(a - c) + abs(b - d) == 1 for (a, b), (c, d) in itertools.combinations(chosen, 2)
+            )
+        )
+        assert _grid_mis_by_cut(grid)[0] == brute
+        assert sum(grid[r][c] for r, c in _grid_mis_by_profile(grid)) == brute
+
+
+def test_max_no_conflicting_bombs() -> None:
+    data = {"grid": ["**#", "*#x", "x##", "**#"]}
+    name = "max_no_conflicting_bombs"
+    assert verdict(name, "(0, 1), (1, 0), (3, 1)", **data).correct
+    assert reward(name, "(0, 0)", **data) == pytest.approx((1 / 3) ** 3)
+    assert reward(name, "(0, 0), (1, 0)", **data) == -0.5  # one column, no wall between
+    assert reward(name, "(0, 2)", **data) == -0.5  # a wall
+    p = problem(name, **data)
+    assert get_env(name).check(p, get_env(name).solve(p)).correct

@@ -174,7 +174,6 @@ DISTINCT_BACKLOG = frozenset(
         "base_conversion",
         "boolean_eval",
         "chinese_remainder",
-        "climbing_stairs",
         "coin_change_min_coins",
         "coq_proofs",
         "digit_sum",

@@ -154,3 +154,15 @@ def test_max_nonadjacent_sum() -> None:
             if all(b - a > 1 for a, b in itertools.pairwise(c))
         )
         assert sum(v[int(i) - 1] for i in env.solve(problem(env.name, values=v)).split(",")) == best
+
+
+def test_climbing_stairs_counts_agree_and_levels_vary() -> None:
+    """The DP and the multinomial count agree (also for step sets without 1); a level is
+    many problems (d = 0 was one prompt in 500 seeds)."""
+    env = get_env("climbing_stairs")
+    assert verdict("climbing_stairs", "2", stairs=5, steps=[2, 3]).correct  # 2+3, 3+2
+    assert verdict("climbing_stairs", "0", stairs=5, steps=[2, 4]).correct
+    for d in (0, 3, 9):
+        prompts = {env.generate(d, s).prompt for s in range(200)}
+        space = env.problem_space(d)
+        assert space is not None and min(100, 0.6 * space) <= len(prompts) <= space, d

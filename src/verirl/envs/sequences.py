@@ -12,6 +12,7 @@ is correct.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import re
 
@@ -380,24 +381,68 @@ class CoinChangeMinCoins(Environment):
 class ClimbingStairs(IntegerAnswer):
     name = "climbing_stairs"
     family = FAMILY
-    difficulty_scales = "4 + 2d stairs; allowed step sizes drawn from 1..2 + d//5 (1 always)"
+    difficulty_scales = (
+        "4 + 2d..8 + 3d stairs; 2..4 allowed step sizes drawn from 1..3 + d//4 "
+        "(redrawn when the top cannot be reached)"
+    )
+    size_measure = "number of stairs"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n, top = 4 + 2 * difficulty, 2 + difficulty // 5
-        steps = [1, *sorted(rng.sample(range(2, top + 1), rng.randint(1, top - 1)))]
+        top = 3 + difficulty // 4
+        while True:
+            n = rng.randint(4 + 2 * difficulty, 8 + 3 * difficulty)
+            steps = sorted(rng.sample(range(1, top + 1), rng.randint(2, min(4, top))))
+            ways = _stair_ways(n, steps)
+            if ways:
+                break
         prompt = (
             f"A staircase has {n} stairs. Each move climbs {_or_list(steps)} stairs. In how "
             f"many different ways (ordered sequences of moves) can you climb from the bottom to "
             f"exactly the top?"
         )
         data = {"stairs": n, "steps": steps}
-        return Instance(prompt, str(_stair_ways(n, steps)), data)
+        return Instance(prompt, str(ways), data)
 
     def solve_int(self, problem: Problem) -> int:
-        return _stair_ways(problem.data["stairs"], problem.data["steps"])
+        n, steps = problem.data["stairs"], problem.data["steps"]
+        return _stair_ways_by_counts(n, steps)
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["stairs"])
+
+    def problem_space(self, difficulty: int) -> int | None:
+        """One prompt per (stairs, step set) with the top reachable; counted up to d = 30."""
+        if difficulty > 30:
+            return None
+        top = 3 + difficulty // 4
+        sets = [
+            c
+            for k in range(2, min(4, top) + 1)
+            for c in itertools.combinations(range(1, top + 1), k)
+        ]
+        stairs = range(4 + 2 * difficulty, 9 + 3 * difficulty)
+        return sum(1 for n in stairs for c in sets if _stair_ways(n, list(c)))
+
+
+def _stair_ways_by_counts(n: int, steps: list[int]) -> int:
+    """Ordered move sequences to stair ``n``, another way: for each multiset of moves (how
+    many of each size) that sums to ``n``, the multinomial number of its orders."""
+    total = 0
+
+    def choose(i: int, left: int, counts: list[int]) -> None:
+        nonlocal total
+        if i == len(steps):
+            if left == 0:
+                orders = math.factorial(sum(counts))
+                for c in counts:
+                    orders //= math.factorial(c)
+                total += orders
+            return
+        for c in range(left // steps[i] + 1):
+            choose(i + 1, left - c * steps[i], [*counts, c])
+
+    choose(0, n, [])
+    return total
 
 
 def _stair_ways(n: int, steps: list[int]) -> int:

@@ -11,26 +11,28 @@ from verirl.provers.lean_text import mask_comments_and_strings
 WRITE = '#eval IO.FS.writeFile "pwned" "x"'
 
 
-@pytest.mark.parametrize(
-    "proof",
-    [
-        f"rfl\n{WRITE}",  # a command after the proof
-        f'have h := r"\\"\n  rfl\n{WRITE}',  # r"\" used to throw the string blanking out of step
-        'have h := r"\\"\n  native_decide -- "',
-        "native_decide",  # as the whole proof
-        'exact s!"{(sorry : Nat)}"',  # interpolation is code
-        'exact (m!"a{1}b{(sorry : Nat)}c").length',
-        's!"{ "}" } {sorry}"',  # a string nested inside the interpolation
-        'exact "{" sorry "',  # plain reading shows sorry, interpolated reading hides it
-        'have := r#"x"# ; sorry',
-        'have := r##"a"#b"## ; admit',
-        "/- /- nested -/ still comment -/ sorry",
-        "exact '\"' ; sorry -- the char literal holds a quote",
-        "rfl /- \ud800 -/",  # a lone surrogate is not text
-        "rfl -- \x00",
-        'exact throwError "{sorry}"',
-    ],
-)
+# Hostile proofs the filter must reject (also replayed through both Lean backends in
+# test_lean_agreement.py).
+HOSTILE = [
+    f"rfl\n{WRITE}",  # a command after the proof
+    f'have h := r"\\"\n  rfl\n{WRITE}',  # r"\" used to throw the string blanking out of step
+    'have h := r"\\"\n  native_decide -- "',
+    "native_decide",  # as the whole proof
+    'exact s!"{(sorry : Nat)}"',  # interpolation is code
+    'exact (m!"a{1}b{(sorry : Nat)}c").length',
+    's!"{ "}" } {sorry}"',  # a string nested inside the interpolation
+    'exact "{" sorry "',  # plain reading shows sorry, interpolated reading hides it
+    'have := r#"x"# ; sorry',
+    'have := r##"a"#b"## ; admit',
+    "/- /- nested -/ still comment -/ sorry",
+    "exact '\"' ; sorry -- the char literal holds a quote",
+    "rfl /- \ud800 -/",  # a lone surrogate is not text
+    "rfl -- \x00",
+    'exact throwError "{sorry}"',
+]
+
+
+@pytest.mark.parametrize("proof", HOSTILE)
 def test_filter_rejects(proof: str) -> None:
     assert lean_proof_violation(proof) is not None
 

@@ -106,7 +106,7 @@ def test_self_check_partitions(name: str) -> None:
 
 
 def test_family_is_registered() -> None:
-    assert sorted(env_names(family="arrays")) == sorted(SUBSEQUENCE_NAMES + PARTITION_NAMES)
+    assert set(SUBSEQUENCE_NAMES + PARTITION_NAMES) <= set(env_names(family="arrays"))
 
 
 def test_max_mult_split() -> None:

@@ -25,7 +25,7 @@ NAMES = [
 
 
 def test_family_is_registered() -> None:
-    assert sorted(env_names(family="counting")) == sorted(NAMES)
+    assert set(NAMES) <= set(env_names(family="counting"))
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -88,7 +88,7 @@ COVERS_FLOWS = [
 
 
 def test_family_is_registered() -> None:
-    assert sorted(env_names(family="graph_optimization")) == sorted(TREES_PATHS + COVERS_FLOWS)
+    assert set(TREES_PATHS + COVERS_FLOWS) <= set(env_names(family="graph_optimization"))
 
 
 @pytest.mark.parametrize("name", COVERS_FLOWS)

@@ -9,7 +9,8 @@ import random
 import pytest
 
 from tests.envs.helpers import problem, reward, verdict
-from verirl.envs import get_env
+from verirl.envs import env_names, get_env
+from verirl.envs.grids_puzzles import magic_square
 from verirl.envs.grids_selection import _grid_mis_by_cut, _grid_mis_by_profile
 from verirl.envs.selfcheck import self_check
 
@@ -65,3 +66,60 @@ def test_max_no_conflicting_bombs() -> None:
     assert reward(name, "(0, 2)", **data) == -0.5  # a wall
     p = problem(name, **data)
     assert get_env(name).check(p, get_env(name).solve(p)).correct
+
+
+PUZZLES = ["light_up_puzzle", "magic_square_puzzle", "minesweeping", "numbrix"]
+
+
+def test_family_is_registered() -> None:
+    assert set(SELECTION + PUZZLES) <= set(env_names(family="grid_puzzles"))
+
+
+@pytest.mark.parametrize("name", PUZZLES)
+def test_self_check_puzzles(name: str) -> None:
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+
+
+def test_light_up_puzzle() -> None:
+    data = {"grid": ["WWW", "WWW", "B0W"]}
+    assert verdict("light_up_puzzle", "(0, 2), (1, 0)", **data).correct
+    assert verdict("light_up_puzzle", "(0, 0), (1, 2)", **data).correct
+    # one light at (0, 2): 5 of 7 white cells lit, the 0 clue holds: 6 of 8
+    assert reward("light_up_puzzle", "(0, 2)", **data) == pytest.approx(0.75**10)
+    assert reward("light_up_puzzle", "(0, 0), (0, 2)", **data) == -0.5  # they see each other
+    assert reward("light_up_puzzle", "(2, 0)", **data) == -0.5  # a wall
+
+
+def test_magic_square_puzzle() -> None:
+    for n in (3, 4, 5, 7, 8, 9):
+        sq = magic_square(n)
+        magic = n * (n * n + 1) // 2
+        assert sorted(x for row in sq for x in row) == list(range(1, n * n + 1))
+        assert all(sum(row) == magic for row in sq)
+        assert all(sum(col) == magic for col in zip(*sq, strict=True))
+        assert sum(sq[i][i] for i in range(n)) == magic == sum(sq[i][n - 1 - i] for i in range(n))
+    data = {"grid": [[0, 9, 4], [0, 5, 3], [6, 1, 8]]}
+    assert verdict("magic_square_puzzle", "2 9 4; 7 5 3; 6 1 8", **data).correct
+    # 7 and 2 swapped: rows 1 and 2, the main diagonal wrong; 5 of 8 lines
+    assert reward("magic_square_puzzle", "7 9 4; 2 5 3; 6 1 8", **data) == pytest.approx(
+        (5 / 8) ** 10
+    )
+    assert reward("magic_square_puzzle", "2 9 4; 7 5 3; 6 8 1", **data) == -0.5  # a given moved
+    assert reward("magic_square_puzzle", "2 9 4; 2 5 3; 6 1 8", **data) == -0.5
+
+
+def test_minesweeping() -> None:
+    data = {"grid": [[-1, 1, 0], [-1, -1, -1]]}
+    assert verdict("minesweeping", "(0, 0)", **data).correct
+    assert verdict("minesweeping", "(1, 0)", **data).correct
+    assert reward("minesweeping", "(1, 1)", **data) == pytest.approx(0.5**10)  # the 0 is wrong
+    assert reward("minesweeping", "(0, 2)", **data) == -0.5  # on a number
+
+
+def test_numbrix() -> None:
+    data = {"grid": [[-1, -1, -1], [-1, 6, 1], [8, 7, 0]]}
+    assert verdict("numbrix", "4 3 2; 5 6 1; 8 7 0", **data).correct
+    # 1 -> 2 and 4 -> 5 are not neighbours: 6 of 8 steps
+    assert reward("numbrix", "2 3 4; 5 6 1; 8 7 0", **data) == pytest.approx(0.75**5)
+    assert reward("numbrix", "4 3 2; 5 1 6; 8 7 0", **data) == -0.5  # a given moved

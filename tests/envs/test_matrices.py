@@ -18,7 +18,7 @@ NAMES = [
 
 
 def test_family_is_registered() -> None:
-    assert sorted(env_names(family="matrices")) == sorted(NAMES)
+    assert set(NAMES) <= set(env_names(family="matrices"))
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -36,7 +36,7 @@ NAMES = [
 
 
 def test_family_is_registered() -> None:
-    assert sorted(env_names(family="numbers")) == sorted(NAMES)
+    assert set(NAMES) <= set(env_names(family="numbers"))
 
 
 @pytest.mark.parametrize("name", NAMES)

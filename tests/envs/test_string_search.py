@@ -24,7 +24,7 @@ NAMES = [
 
 
 def test_family_is_registered() -> None:
-    assert sorted(env_names(family="string_search")) == sorted(NAMES)
+    assert set(NAMES) <= set(env_names(family="string_search"))
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -17,7 +17,7 @@ NAMES = ["max_xor_set", "min_xor_pair", "max_xor_path", "max_tree_xor_path"]
 
 
 def test_family_is_registered() -> None:
-    assert sorted(env_names(family="xor")) == sorted(NAMES)
+    assert set(NAMES) <= set(env_names(family="xor"))
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -9,6 +9,7 @@ import sympy
 
 from tests.envs.helpers import problem as _problem
 from tests.envs.helpers import scored as _reward
+from verirl.envs import get_env
 from verirl.envs.symbolic_parse import (
     ParseError,
     equivalent,
@@ -194,3 +195,15 @@ def test_polynomial_factor() -> None:
     reward, correct = _reward("polynomial_factor", cubic, "(x-1)(x^2 - 5x + 6)")
     assert not correct and reward == pytest.approx((1 / 3) ** 5)
     assert _reward("polynomial_factor", p, "exp(x)")[0] == -0.5
+
+
+def test_limit_levels_mix_both_kinds() -> None:
+    """Odd levels were always x -> infinity, often of a constant over a linear polynomial
+    (limit 0); now every level mixes removable zeros and limits at infinity, and most limits
+    at infinity are not 0."""
+    env = get_env("limit")
+    for d in (0, 1, 2, 3):
+        problems = [env.generate(d, s) for s in range(90)]
+        at_infinity = [p for p in problems if p.data["point"] == "oo"]
+        assert 10 <= len(at_infinity) <= 60, d
+        assert sum(p.answer != "0" for p in at_infinity) > len(at_infinity) / 2, d

@@ -200,15 +200,17 @@ class RationalLimit(_NumberEnv):
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = (
-        "factor degrees up to 1 + d//6; x -> infinity on odd d; double zeros from d = 6"
+        "factor degrees up to 1 + d//6; a third of the seeds x -> infinity (degrees 2 + d//4, "
+        "equal degrees or a non-constant numerator of lower degree); double zeros from d = 6"
     )
+    size_measure = "prompt length (degrees and coefficients of the rational function)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         d = difficulty
         bound = 2 + d // 4
-        if d % 2 == 1:  # x -> oo with deg P <= deg Q
-            dq = rng.randint(1, 1 + d // 6)
-            dp = dq if rng.random() < 0.7 else rng.randint(0, dq - 1)
+        if rng.random() < 1 / 3:  # x -> oo with deg P <= deg Q, both at least 1
+            dq = rng.randint(1, 2 + d // 4)
+            dp = dq if dq == 1 or rng.random() < 0.7 else rng.randint(1, dq - 1)
             num, den, point = _random_poly(rng, dp, bound), _random_poly(rng, dq, bound), "oo"
         else:  # a removable 0/0 at x = a
             a = rng.randint(-bound, bound)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import networkx as nx
 import pytest
 
 from tests.envs.helpers import problem as _problem
 from tests.envs.helpers import scored
 from verirl.envs import get_env
-from verirl.envs.graphs import parse_pairs, parse_vertices
+from verirl.envs.graphs import parse_pairs, parse_vertices, to_graph
 from verirl.types import Problem
 
 
@@ -152,3 +153,16 @@ def test_generated_answers_verify_and_feedback_hides_them() -> None:
         assert env.verify(problem, f"\\boxed{{{problem.answer}}}").correct
         wrong = env.verify(problem, "\\boxed{0}")
         assert not wrong.correct and problem.answer not in wrong.detail
+
+
+def test_shortest_path_is_never_just_the_direct_edge() -> None:
+    """73% of d = 0 problems once had the direct edge as the answer; now the shortest path
+    always has two edges or more (a direct edge may exist and be the longer way)."""
+    for name in ("shortest_path", "shortest_path_length"):
+        env = get_env(name)
+        for d in (0, 1, 4):
+            for seed in range(60):
+                p = env.generate(d, seed)
+                g = to_graph(p.data)
+                path = nx.dijkstra_path(g, p.data["source"], p.data["target"])
+                assert len(path) >= 3, (name, d, seed)

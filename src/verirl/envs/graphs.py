@@ -146,6 +146,8 @@ def unknown_vertex(values: list[int], n: int) -> bool:
 class GraphEnv(Environment):
     """Shared pieces of graph environments: size = vertices + edges."""
 
+    size_measure = "vertices plus edges"
+
     def size(self, problem: Problem) -> float:
         return float(problem.data["n"] + len(problem.data["edges"]))
 
@@ -166,9 +168,13 @@ def _header(n: int, edges: list[list[int]]) -> str:
 class _PathEnv(GraphEnv):
     def _instance(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
         n = 4 + difficulty
-        edges = _weighted_connected(rng, n, 1 + difficulty // 2 + n // 3, 9 + difficulty)
-        source, target = rng.sample(range(n), 2)
-        return {"n": n, "edges": edges, "source": source, "target": target}
+        while True:  # a pair whose shortest path is not one edge (73% were, at d = 0)
+            edges = _weighted_connected(rng, n, 1 + difficulty // 2 + n // 3, 9 + difficulty)
+            g = to_graph({"n": n, "edges": edges})
+            for _ in range(30):
+                source, target = rng.sample(range(n), 2)
+                if len(nx.dijkstra_path(g, source, target)) > 2:
+                    return {"n": n, "edges": edges, "source": source, "target": target}
 
     @staticmethod
     def distance(problem: Problem) -> int:
@@ -183,7 +189,10 @@ class ShortestPathLength(_PathEnv, IntegerAnswer):
     name = "shortest_path_length"
     family = "graphs"
     tags = ("graphs",)
-    difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 1 + d//2 + n//3"
+    difficulty_scales = (
+        "vertices: 4 + d; extra edges beyond a spanning tree: 1 + d//2 + n//3; the shortest "
+        "path has two edges or more"
+    )
     wrong_detail = "that is not the shortest distance"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -210,7 +219,10 @@ class ShortestPath(_PathEnv):
     answer_kind = "integer_list"
     family = "graphs"
     tags = ("graphs",)
-    difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 1 + d//2 + n//3"
+    difficulty_scales = (
+        "vertices: 4 + d; extra edges beyond a spanning tree: 1 + d//2 + n//3; the shortest "
+        "path has two edges or more"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         data = self._instance(difficulty, rng)

@@ -1,16 +1,17 @@
 """Arrays, scans and greedy choices: window minima, the spiral order of a matrix, stack
 sorting moves, the salesman's fatigue for every number of visits, the heaviest increasing
-subsequence, and the longest affordable stretch with one free board.
+subsequence, the longest affordable stretch with one free board, and one subsequence reversal.
 
-RLVE-Gym rows SlidingWindow, SpiralMatrix, SingleStackSorting, SalesmanFatigue, WeightedLIS
-and WIL (Zeng et al. 2025, "RLVE: Scaling Up Reinforcement Learning for Language Models with
-Adaptive Verifiable Environments", arXiv:2511.07317, Appendix A). Element-wise answers get
-mean([gold = answer])^β with an answer of the wrong length invalid; choices are checked
-against the constraints and scored (answer/gold)^5.
+RLVE-Gym rows SlidingWindow, SpiralMatrix, SingleStackSorting, SalesmanFatigue, WeightedLIS,
+WIL and SubsequenceReversalLNDS (Zeng et al. 2025, "RLVE: Scaling Up Reinforcement Learning
+for Language Models with Adaptive Verifiable Environments", arXiv:2511.07317, Appendix A).
+Element-wise answers get mean([gold = answer])^β with an answer of the wrong length invalid;
+choices are checked against the constraints and scored (answer/gold)^5.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import random
@@ -24,6 +25,7 @@ from verirl.envs.base import (
     Instance,
     graded,
     invalid,
+    parse_int,
     parse_int_list,
     ratio_reward,
     register_env,
@@ -432,3 +434,80 @@ def _longest(data: Mapping[str, Any]) -> tuple[int, int]:
             if r - l > best[1] - best[0] and _cost(data, l, r) <= data["p"]:
                 best = (l, r)
     return best
+
+
+@register_env
+class SubsequenceReversalLnds(Environment):
+    """Reverse the values along one chosen subsequence, then take the longest non-decreasing
+    subsequence: its largest possible length (binary reward)."""
+
+    name = "subsequence_reversal_lnds"
+    family = FAMILY
+    tags = TAGS
+    answer_kind = "integer"
+    difficulty_scales = "N = 4 + d//2 elements (at most 11); values 1..3 + d//4"
+    size_measure = "length N"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n, top = min(11, 4 + difficulty // 2), 3 + difficulty // 4
+        a = [rng.randint(1, top) for _ in range(n)]
+        prompt = (
+            f"You are given a sequence A of {n} integers: {' '.join(map(str, a))}\nYou may choose "
+            "any subsequence of positions i1 < i2 < ... < ik once and reverse the values on them "
+            "(the value at i1 swaps with the value at ik, the value at i2 with the one at i(k-1), "
+            "and so on). After at most one such reversal, what is the largest possible length of "
+            "a longest non-decreasing subsequence of A?"
+        )
+        return Instance(prompt, str(_reversal_dp(a)), {"a": a})
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        value = parse_int(answer)  # the interval DP, checked against solve()'s brute force
+        ok = value == _reversal_dp(problem.data["a"])  # RLVE's row is binary
+        return graded(0.0, ok, "correct" if ok else "the length is not right")
+
+    def solve(self, problem: Problem) -> str:
+        """Every subsequence reversed, longest non-decreasing subsequence by patience sorting."""
+        a = problem.data["a"]
+        n, best = len(a), 0
+        for mask in range(1 << n):
+            picked = [i for i in range(n) if mask >> i & 1]
+            b = list(a)
+            for i, j in zip(picked, reversed(picked), strict=True):
+                b[i] = a[j]
+            tails: list[int] = []
+            for x in b:
+                k = bisect.bisect_right(tails, x)
+                tails[k : k + 1] = [x]
+            best = max(best, len(tails))
+        return str(best)
+
+    def size(self, problem: Problem) -> float:
+        return float(len(problem.data["a"]))
+
+    def problem_space(self, difficulty: int) -> int | None:
+        return min(10**9, (3 + difficulty // 4) ** min(11, 4 + difficulty // 2))
+
+
+def _reversal_dp(a: list[int]) -> int:
+    """f(l, r, lo, hi): the longest non-decreasing subsequence with values in [lo, hi] that
+    can be built from a[l..r] with one subsequence reversed inside it; a[l] may be used as
+    the value lo (kept) or, swapped with a[r], as the value hi, and symmetrically."""
+    n, top = len(a), max(a)
+    memo: dict[tuple[int, int, int, int], int] = {}
+
+    def f(l: int, r: int, lo: int, hi: int) -> int:
+        if lo > hi:
+            return 0
+        if l > r:
+            return 0
+        if l == r:
+            return int(lo <= a[l] <= hi)
+        key = (l, r, lo, hi)
+        if key not in memo:
+            best = max(f(l, r, lo + 1, hi), f(l, r, lo, hi - 1))
+            best = max(best, f(l + 1, r, lo, hi) + (a[l] == lo), f(l, r - 1, lo, hi) + (a[r] == hi))
+            best = max(best, f(l + 1, r - 1, lo, hi) + (a[r] == lo) + (a[l] == hi))
+            memo[key] = best
+        return memo[key]
+
+    return f(0, n - 1, 1, top)

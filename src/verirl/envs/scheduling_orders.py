@@ -1,17 +1,19 @@
 """Scheduling and ordering: two-machine flow shop, the order to lead cows out of a garden,
-the cheapest swaps that rearrange elephants, where to build warehouses, and which lines are
-seen from above.
+the cheapest swaps that rearrange elephants, where to build warehouses, which lines are seen
+from above, and how to batch tasks.
 
-RLVE-Gym rows PipelineArrangement, ProtectingFlowers, SLOElephants, WarehouseConstruction and
-VisibleLine (Zeng et al. 2025, "RLVE: Scaling Up Reinforcement Learning for Language Models
-with Adaptive Verifiable Environments", arXiv:2511.07317, Appendix A). Verifiers evaluate the
-answer itself (any optimal answer is accepted) and score minimisation by (gold/answer)^5; the
-visible lines are scored (|intersection|/|union|)^5.
+RLVE-Gym rows PipelineArrangement, ProtectingFlowers, SLOElephants, WarehouseConstruction,
+VisibleLine and TaskArrangement (Zeng et al. 2025, "RLVE: Scaling Up Reinforcement Learning
+for Language Models with Adaptive Verifiable Environments", arXiv:2511.07317, Appendix A).
+Verifiers evaluate the answer itself (any optimal answer is accepted) and score minimisation
+by (gold/answer)^5 (^3 for the batches); the visible lines are scored
+(|intersection|/|union|)^5.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from collections.abc import Mapping
 from fractions import Fraction
@@ -24,6 +26,7 @@ from verirl.envs.base import (
     invalid,
     optimum_verdict,
     parse_int_list,
+    ratio_reward,
     register_env,
 )
 from verirl.types import Problem, Verdict
@@ -472,3 +475,90 @@ def _envelope(lines: list[list[int]]) -> list[int]:
                 break
         hull.append(i)
     return sorted(hull)
+
+
+@register_env
+class TaskArrangement(Environment):
+    """Split tasks 1..N (kept in order) into consecutive batches; a batch starts after a
+    setup time S and ends when all its tasks are done, and each task costs F[i] × the end
+    time of its batch: minimise the total, (gold/answer)^3."""
+
+    name = "task_arrangement"
+    family = FAMILY
+    tags = TAGS
+    answer_kind = "integer_list"
+    difficulty_scales = "N = 4 + d tasks; T and F in 1..10; S in 1..10 + d"
+    size_measure = "tasks N"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = 4 + difficulty
+        t = [rng.randint(1, 10) for _ in range(n)]
+        f = [rng.randint(1, 10) for _ in range(n)]
+        s = rng.randint(1, 10 + difficulty)
+        data = {"t": t, "f": f, "s": s}
+        prompt = (
+            f"You are given {n} tasks, numbered from 1 to {n}, to be done in this order on one "
+            "machine. Task i takes T[i] time and has cost factor F[i]:\n"
+            f"T = {' '.join(map(str, t))}\nF = {' '.join(map(str, f))}\n"
+            "The tasks are split into consecutive batches. Before "
+            f"each batch the machine needs a setup time of {s}; the batch then runs its tasks one "
+            "after another, and every task of the batch counts as finished when the whole batch "
+            "is finished. The cost of a task is F[i] times its finishing time (measured from time "
+            "0). Minimise the total cost. Give the number of the last task of each batch, in "
+            f"increasing order, separated by commas (the last number is {n})."
+        )
+        return Instance(prompt, ", ".join(map(str, _batches(data))), data)
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        n = len(problem.data["t"])
+        ends = parse_int_list(answer)
+        if not ends or len(ends) > n or ends[-1] != n or any(not 1 <= e <= n for e in ends):
+            return invalid(f"give increasing batch ends from 1 to {n}, the last one {n}")
+        if any(a >= b for a, b in itertools.pairwise(ends)):
+            return invalid("the batch ends must increase")
+        best = _batch_cost(problem.data, _batches(problem.data))
+        value = _batch_cost(problem.data, ends)
+        ok = value == best
+        return graded(
+            ratio_reward(best, value, 3.0), ok, "correct" if ok else "a cheaper split exists"
+        )
+
+    def solve(self, problem: Problem) -> str:
+        return ", ".join(map(str, _batches(problem.data)))
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        return answer.rsplit(", ", 1)[0] if ", " in answer else "1"
+
+    def size(self, problem: Problem) -> float:
+        return float(len(problem.data["t"]))
+
+
+def _batch_cost(data: Mapping[str, Any], ends: list[int]) -> int:
+    t, f, s = data["t"], data["f"], data["s"]
+    clock, total, start = 0, 0, 0
+    for end in ends:
+        clock += s + sum(t[start:end])
+        total += clock * sum(f[start:end])
+        start = end
+    return total
+
+
+def _batches(data: Mapping[str, Any]) -> list[int]:
+    """best[i] = cheapest first i tasks, charging each setup to all later tasks at once:
+    best[i] = min_j best[j] + T(1..i)·F(j+1..i) + S·F(j+1..N)."""
+    t, f, s = data["t"], data["f"], data["s"]
+    n = len(t)
+    pt, pf = [0], [0]
+    for a, b in zip(t, f, strict=True):
+        pt.append(pt[-1] + a)
+        pf.append(pf[-1] + b)
+    best, prev = [0] + [0] * n, [0] * (n + 1)
+    for i in range(1, n + 1):
+        best[i], prev[i] = min(
+            (best[j] + pt[i] * (pf[i] - pf[j]) + s * (pf[n] - pf[j]), j) for j in range(i)
+        )
+    ends, i = [], n
+    while i:
+        ends.append(i)
+        i = prev[i]
+    return ends[::-1]

@@ -215,12 +215,14 @@ _FRACTION = re.compile(r"^\\frac\{([^{}]+)\}\{([^{}]+)\}$")
 
 
 def parse_fraction(text: str) -> Fraction:
-    """``p/q``, ``\\frac{p}{q}`` (or ``\\dfrac``) or an integer, with ``$`` and spaces
-    ignored; ``ValueError`` when it is none of them, ``q = 0`` included."""
+    """``p/q``, ``\\frac{p}{q}`` (or ``\\dfrac``), a terminating decimal or an integer, with
+    ``$`` and spaces ignored; ``ValueError`` when it is none of them, ``q = 0`` included."""
     t = text.strip().strip("$").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
     t = t.replace(" ", "").rstrip(".")
     if len(t) > 200:
         raise ValueError("answer too long")
+    if re.fullmatch(r"[+-]?\d{1,100}\.\d{1,100}", t):
+        return Fraction(t)  # a terminating decimal is exact too
     m = _FRACTION.match(t)
     if m:
         num, den = m.group(1), m.group(2)
@@ -386,3 +388,84 @@ class PreorderTraversal(Environment):
     def problem_space(self, difficulty: int) -> int | None:
         n = 3 + difficulty
         return min(10**9, math.comb(2 * n, n) // (n + 1) * math.factorial(n))
+
+
+@register_env
+class TreeRandomWalkExpectation(IntegerAnswer):
+    """Expected number of steps of a random walk on a tree from U until it first reaches V
+    (always an integer on a tree); binary reward."""
+
+    name = "tree_random_walk_expectation"
+    family = FAMILY
+    tags = TAGS
+    difficulty_scales = "N = 3 + d vertices"
+    size_measure = "vertices N"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = 3 + difficulty
+        edges = _tree(rng, n)
+        u, v = rng.sample(range(n), 2)
+        adj = _adjacency(n, edges)
+        # crossing an edge x → y towards V takes 2·(vertices on x's side) − 1 steps on average
+        parent = {v: -1}
+        order = [v]
+        for x in order:
+            for y in adj[x]:
+                if y not in parent:
+                    parent[y] = x
+                    order.append(y)
+        size = dict.fromkeys(range(n), 1)
+        for x in reversed(order[1:]):
+            size[parent[x]] += size[x]
+        steps, x = 0, u
+        while x != v:
+            steps += 2 * size[x] - 1
+            x = parent[x]
+        prompt = (
+            f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these edges:\n"
+            + "\n".join(f"{a} - {b}" for a, b in edges)
+            + f"\n\nA random walk starts at vertex {u}; at each step it moves to a neighbour of "
+            "the current vertex chosen uniformly at random. What is the expected number of steps "
+            f"until it first reaches vertex {v}?"
+        )
+        return Instance(prompt, str(steps), {"n": n, "edges": edges, "u": u, "v": v})
+
+    def solve_int(self, problem: Problem) -> int:
+        """Solve E[x] = 1 + mean of E over x's neighbours (E[V] = 0) by elimination from the
+        leaves of the tree rooted at V: E[x] = a[x] + b[x]·E[parent(x)], exactly."""
+        d = problem.data
+        adj = _adjacency(d["n"], d["edges"])
+        parent, order = {d["v"]: -1}, [d["v"]]
+        for x in order:
+            for y in adj[x]:
+                if y not in parent:
+                    parent[y] = x
+                    order.append(y)
+        a: dict[int, Fraction] = {}
+        b: dict[int, Fraction] = {}
+        for x in reversed(order[1:]):
+            kids = [y for y in adj[x] if y != parent[x]]
+            deg = len(adj[x])
+            # deg·E[x] = deg + E[p] + Σ (a[c] + b[c]·E[x])
+            denom = Fraction(deg) - sum((b[c] for c in kids), Fraction(0))
+            a[x] = (deg + sum(a[c] for c in kids)) / denom
+            b[x] = Fraction(1) / denom
+        value, x = Fraction(0), d["u"]
+        chain = []
+        while x != d["v"]:
+            chain.append(x)
+            x = parent[x]
+        for x in reversed(chain):  # from the vertex next to V back to U
+            value = a[x] + b[x] * value
+        return int(value) if value.denominator == 1 else -1
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        ok = parse_int(answer) == self.solve_int(problem)  # RLVE's row is binary
+        return graded(0.0, ok, "correct" if ok else "the expected number of steps is not right")
+
+    def size(self, problem: Problem) -> float:
+        return float(problem.data["n"])
+
+    def problem_space(self, difficulty: int) -> int | None:
+        n = 3 + difficulty
+        return min(10**9, n ** (n - 2) * math.factorial(n - 1) * n * (n - 1))

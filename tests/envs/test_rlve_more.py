@@ -1,0 +1,122 @@
+"""The second batch of RLVE rows (random walk, task batches, subsequence reversal, exact
+roots and circles, rotation and hammer puzzles): hand-computed instances and brute force."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from tests.envs.helpers import problem, reward, verdict
+from verirl.envs import get_env
+from verirl.envs.selfcheck import self_check
+
+NAMES = [
+    "tree_random_walk_expectation",
+    "task_arrangement",
+    "subsequence_reversal_lnds",
+    "root_extraction",
+    "smallest_circle",
+    "twiddle_puzzle",
+    "whack_a_mole",
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_self_check(name: str) -> None:
+    assert self_check(get_env(name)).failures == []
+
+
+def test_tree_random_walk_expectation() -> None:
+    path = {"n": 3, "edges": [[0, 1], [1, 2]], "u": 0, "v": 2}  # E0 = 1 + E1, E1 = 1 + E0/2
+    assert verdict("tree_random_walk_expectation", "4", **path).correct
+    assert reward("tree_random_walk_expectation", "3", **path) == 0.0
+    star = {"n": 4, "edges": [[0, 1], [0, 2], [0, 3]], "u": 1, "v": 2}  # E0 = 5, E1 = 6
+    assert verdict("tree_random_walk_expectation", "6", **star).correct
+
+
+def test_task_arrangement() -> None:
+    data = {"t": [1, 1], "f": [1, 1], "s": 2}  # one batch: 4·2 = 8; two: 3 + 6 = 9
+    assert verdict("task_arrangement", "2", **data).correct
+    assert reward("task_arrangement", "1, 2", **data) == pytest.approx((8 / 9) ** 3)
+    assert reward("task_arrangement", "1", **data) == -0.5
+    assert reward("task_arrangement", "2, 2", **data) == -0.5
+    from verirl.envs.scheduling_orders import _batch_cost, _batches
+
+    rng = random.Random(6)
+    for _ in range(20):
+        d = {"t": [rng.randint(1, 9) for _ in range(7)], "f": [rng.randint(1, 9) for _ in range(7)]}
+        d["s"] = rng.randint(1, 15)
+        brute = min(
+            _batch_cost(d, [*cuts, 7])
+            for k in range(7)
+            for cuts in itertools.combinations(range(1, 7), k)
+        )
+        assert _batch_cost(d, _batches(d)) == brute
+
+
+def test_subsequence_reversal_lnds() -> None:
+    assert verdict("subsequence_reversal_lnds", "2", a=[3, 1, 2]).correct
+    assert verdict("subsequence_reversal_lnds", "3", a=[3, 2, 1]).correct  # reverse everything
+    assert reward("subsequence_reversal_lnds", "3", a=[3, 1, 2]) == 0.0
+    env = get_env("subsequence_reversal_lnds")
+    from verirl.envs.arrays_scans import _reversal_dp
+
+    rng = random.Random(8)
+    for _ in range(60):  # the interval DP against trying every subsequence
+        a = [rng.randint(1, 4) for _ in range(rng.randint(1, 9))]
+        assert str(_reversal_dp(a)) == env.solve(problem("subsequence_reversal_lnds", a=a)), a
+
+
+def test_root_extraction() -> None:
+    assert verdict("root_extraction", "4", n=17, k=2).correct
+    assert reward("root_extraction", "5", n=17, k=2) == pytest.approx(0.25)
+    assert verdict("root_extraction", "10", n=1000, k=3).correct
+    assert verdict("root_extraction", "9", n=999, k=3).correct
+
+
+def test_smallest_circle() -> None:
+    assert verdict("smallest_circle", "1", points=[[0, 0], [2, 0], [1, 1]]).correct
+    right = {"points": [[0, 0], [4, 0], [0, 3]]}  # the hypotenuse is a diameter: (5/2)²
+    for text in ("25/4", "\\frac{25}{4}", "6.25", "50/8"):
+        assert verdict("smallest_circle", text, **right).correct, text
+    acute = {"points": [[0, 0], [2, 0], [1, 2]]}  # circumcentre (1, 3/4)
+    assert verdict("smallest_circle", "25/16", **acute).correct
+    assert reward("smallest_circle", "2", **acute) == pytest.approx((25 / 32) ** 10)
+    assert reward("smallest_circle", "1/0", **acute) == -1.0
+
+
+def test_twiddle_puzzle() -> None:
+    data = {
+        "start": [[1, 2, 0], [3, 4, 0], [0, 0, 0]],
+        "target": [[3, 1, 0], [4, 2, 0], [0, 0, 0]],
+        "moves": 1,
+    }
+    assert verdict("twiddle_puzzle", "(0, 0)", **data).correct
+    assert reward("twiddle_puzzle", "(0, 1)", **data) == pytest.approx((4 / 9) ** 5)
+    assert reward("twiddle_puzzle", "(0, 0), (0, 0)", **data) == -0.5  # over the limit
+    assert reward("twiddle_puzzle", "(2, 0)", **data) == -0.5
+
+
+def test_whack_a_mole() -> None:
+    assert verdict("whack_a_mole", "1", grid=[[1, 1], [1, 1]]).correct
+    assert verdict("whack_a_mole", "5", grid=[[1, 2], [1, 1]]).correct  # only 1 × 1 works
+    assert reward("whack_a_mole", "2", grid=[[1, 1], [1, 1]]) == 0.0
+    env, rng = get_env("whack_a_mole"), random.Random(11)
+    for _ in range(25):  # brute force over hit counts 0..2 per anchor, for every hammer
+        grid = [[rng.randint(0, 2) for _ in range(3)] for _ in range(2)]
+        if not any(map(any, grid)):
+            continue
+        best = None
+        for r, c in itertools.product((1, 2), (1, 2, 3)):
+            anchors = [(i, j) for i in range(2 - r + 1) for j in range(3 - c + 1)]
+            for counts in itertools.product(range(3), repeat=len(anchors)):
+                cover = [[0] * 3 for _ in range(2)]
+                for (i, j), h in zip(anchors, counts, strict=True):
+                    for a in range(i, i + r):
+                        for b in range(j, j + c):
+                            cover[a][b] += h
+                if cover == grid and (best is None or sum(counts) < best):
+                    best = sum(counts)
+        assert env.solve(problem("whack_a_mole", grid=grid)) == str(best), grid

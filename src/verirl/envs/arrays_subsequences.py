@@ -28,6 +28,7 @@ from verirl.envs.base import (
     register_env,
     sequence_reward,
 )
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "arrays"
@@ -321,10 +322,11 @@ class MaximumLexicographicalOrderSubsequence(_ArrayEnv):
         k = rng.randint(1, n)
         prompt = (
             f"Given an array A of length {n}: {listing(values)}\n\nPlease find a (not "
-            f"necessarily contiguous) subsequence of length {k} (i.e., select {k} elements with "
+            f"necessarily contiguous) subsequence of length {k} (i.e., select "
+            f"{plural(k, 'element')} with "
             "increasing indices) whose sequence of values is lexicographically largest: compared "
             "element by element from the first, the first difference decides. Output the "
-            f"{k} values of the subsequence, in order, separated by spaces."
+            f"{plural(k, 'value')} of the subsequence, in order, separated by spaces."
         )
         return Instance(
             prompt, " ".join(map(str, self._stack(values, k))), {"values": values, "k": k}

@@ -14,6 +14,7 @@ import random
 import string
 
 from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.envs.wording import plural
 from verirl.types import Problem
 
 FAMILY = "combinatorics"
@@ -43,8 +44,8 @@ class BinomialCoefficient(_Count):
         n = rng.randint(3 + difficulty, 5 + 2 * difficulty)
         k = rng.randint(1, n - 1)
         prompt = (
-            f"Compute the binomial coefficient C({n}, {k}): the number of ways to choose {k} "
-            f"items out of {n} different items, ignoring order."
+            f"Compute the binomial coefficient C({n}, {k}): the number of ways to choose "
+            f"{plural(k, 'item')} out of {n} different items, ignoring order."
         )
         return Instance(prompt, str(math.comb(n, k)), {"n": n, "k": k})
 

@@ -19,6 +19,7 @@ import random
 from collections import Counter
 
 from verirl.envs.base import Instance, IntegerAnswer, graded, parse_int, register_env
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "counting_arrays"
@@ -323,7 +324,8 @@ class RepeatSequenceLnds(_SeqCount):
         prompt = (
             f"You are given an array that repeats every {n} elements. The first {n} elements "
             f"are {' '.join(map(str, a))}, and the whole array consists of these {n} elements "
-            f"repeated {t} times in a row ({n * t} elements in total). What is the length of its "
+            f"repeated {plural(t, 'time')} in a row ({n * t} elements in total). What is the "
+            "length of its "
             "longest non-decreasing subsequence?"
         )
         return Instance(prompt, str(length), {"period": a, "t": t})

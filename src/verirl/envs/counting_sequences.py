@@ -20,6 +20,7 @@ from typing import Any
 
 from verirl.envs.base import Instance, graded, parse_int, register_env
 from verirl.envs.counting_number_theory import FastCount
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "sequence_counting"
@@ -293,7 +294,7 @@ class InversionPairKCounting(BinaryCount):
         prompt = (
             f"Consider all permutations of the numbers 1 through {n}. An inversion is a pair of "
             "positions i < j whose values are in decreasing order. How many of these "
-            f"permutations have exactly {k} inversions?"
+            f"permutations have exactly {plural(k, 'inversion')}?"
         )
         return self.instance(prompt, {"n": n, "k": k})
 

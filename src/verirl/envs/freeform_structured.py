@@ -20,6 +20,7 @@ from verirl.envs.freeform_forms import (
     render_date,
     split_items,
 )
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 # ---- dates ----------------------------------------------------------------------------------
@@ -44,7 +45,7 @@ class DateOffset(FreeFormEnvironment):
         direction = "before" if difficulty >= 2 and rng.random() < 0.5 else "after"
         if difficulty >= 3 and rng.random() < 0.5 and days >= 7:
             weeks, rest = divmod(days, 7)
-            amount = f"{weeks} weeks" + (f" and {rest} days" if rest else "")
+            amount = plural(weeks, "week") + (f" and {plural(rest, 'day')}" if rest else "")
         else:
             amount = f"{days} days" if days > 1 else "1 day"
         prompt = f"What date is {amount} {direction} {render_date(start, 'long')}?"

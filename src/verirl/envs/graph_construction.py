@@ -30,6 +30,7 @@ from verirl.envs.base import (
     satisfied_verdict,
 )
 from verirl.envs.graphs import add_random_pairs, parse_pairs, random_tree
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "graph_construction"
@@ -465,7 +466,8 @@ class FixedOneEdgeNumSpanningTree(_GraphConstruction):
         prompt = (
             f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1}; each edge "
             f"has weight 0 or 1:\n{_edge_text(edges)}\n\nFind a spanning tree of the graph "
-            f"({n - 1} of its edges, connected, no cycle) that uses exactly {k} edges of weight 1. "
+            f"({n - 1} of its edges, connected, no cycle) that uses exactly "
+            f"{plural(k, 'edge')} of weight 1. "
             "List its edges as pairs (u, v), separated by commas."
         )
         return Instance(prompt, self._tree(n, edges, k), data)

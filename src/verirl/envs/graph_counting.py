@@ -23,6 +23,7 @@ from verirl.envs import normalize
 from verirl.envs.base import Environment, Instance, graded, register_env
 from verirl.envs.counting_number_theory import FastCount
 from verirl.envs.graphs import add_random_pairs, random_tree
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "graph_counting"
@@ -37,8 +38,8 @@ def _edge_lines(edges: list[list[int]]) -> str:
 
 def _intro(n: int, edges: list[list[int]]) -> str:
     return (
-        f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and these "
-        f"{len(edges)} edges:\n{_edge_lines(edges)}"
+        f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and "
+        f"{plural(len(edges), 'edge')}:\n{_edge_lines(edges)}"
     )
 
 

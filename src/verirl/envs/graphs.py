@@ -28,6 +28,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.normalize import strip_delimiters
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 Edge = tuple[int, int, int]
@@ -95,10 +96,10 @@ def unweighted(rng: random.Random, pairs: list[tuple[int, int]]) -> list[list[in
 def graph_intro(n: int, edges: list[list[int]], directed: bool = False) -> str:
     """The opening of a prompt about an unweighted graph: its vertices and its edge list."""
     kind = "a directed" if directed else "an undirected"
-    noun = "arcs" if directed else "edges"
+    noun = "arc" if directed else "edge"
     return (
-        f"You are given {kind} graph with {n} vertices labeled 0 to {n - 1} and these "
-        f"{len(edges)} {noun}:\n{edge_lines(edges, False, directed)}"
+        f"You are given {kind} graph with {n} vertices labeled 0 to {n - 1} and "
+        f"{plural(len(edges), noun)}:\n{edge_lines(edges, False, directed)}"
     )
 
 

@@ -33,6 +33,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.graphs import random_tree
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "graphs_walks"
@@ -81,8 +82,9 @@ class ThreeVertexCycleCounting(IntegerAnswer):
             if (a, b) in have and (a, c) in have and (b, c) in have
         )
         prompt = (
-            f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and these "
-            f"{len(edges)} edges:\n{_edge_text(edges)}\n\nHow many triangles does it have, that "
+            f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and "
+            f"{plural(len(edges), 'edge')}:\n{_edge_text(edges)}\n\n"
+            "How many triangles does it have, that "
             "is, unordered triples of distinct vertices every two of which are joined by an edge?"
         )
         return Instance(prompt, str(count), {"n": n, "edges": edges})
@@ -126,8 +128,9 @@ class PathNoGoingBackCounting(IntegerAnswer):
             ways = nxt
         count = sum(w for (u, v), w in ways.items() if v == e)
         prompt = (
-            f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and these "
-            f"{len(edges)} edges:\n{_edge_text(edges)}\n\nA walk moves along one edge per step; it "
+            f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and "
+            f"{plural(len(edges), 'edge')}:\n{_edge_text(edges)}\n\n"
+            "A walk moves along one edge per step; it "
             "may visit vertices and edges several times, but it may never go straight back along "
             f"the edge it has just used. Count the walks of exactly {t} steps that start at "
             f"vertex {s} and end at vertex {e}."

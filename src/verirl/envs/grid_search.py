@@ -28,6 +28,7 @@ from verirl.envs.base import (
     sequence_reward,
 )
 from verirl.envs.puzzles_grids import read_grid
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "grid_search"
@@ -382,13 +383,13 @@ class JugPuzzle(Environment):
             if options:
                 break
         target = rng.choice(options)
-        listing = ", ".join(f"jug {i} holds {c} litres" for i, c in enumerate(caps))
+        listing = ", ".join(f"jug {i} holds {plural(c, 'litre')}" for i, c in enumerate(caps))
         prompt = (
             f"You have {n} jugs, all initially empty: {listing}. Operations:\n"
             "fill i: fill jug i to the top\nempty i: pour jug i out completely\n"
             "pour i j: pour from jug i into jug j until jug i is empty or jug j is full\n\n"
-            f"Give a sequence of operations after which some jug holds exactly {target} "
-            "litres, one operation per line (or separated by semicolons)."
+            f"Give a sequence of operations after which some jug holds exactly "
+            f"{plural(target, 'litre')}, one operation per line (or separated by semicolons)."
         )
         data = {"caps": caps, "target": target}
         return Instance(prompt, self._search(caps, target), data)

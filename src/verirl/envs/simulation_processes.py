@@ -29,6 +29,7 @@ from verirl.envs.base import (
     register_env,
     sequence_reward,
 )
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "simulation"
@@ -227,7 +228,8 @@ class Fibtrain(_ExactInteger):
         m = self._aboard(n - 1, a, x)
         station = rng.randint(3, n - 1)
         prompt = (
-            f"A train runs through stations 1 to {n}. At station 1, {a} passengers board. At "
+            f"A train runs through stations 1 to {n}. At station 1, {plural(a, 'passenger')} board"
+            ". At "
             "station 2 some passengers board and the same number get off, so the number "
             f"aboard does not change. At every later station i (3 ≤ i < {n}), the number "
             "boarding equals the sum of the numbers that boarded at stations i − 1 and i − 2, "

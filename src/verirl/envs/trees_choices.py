@@ -28,6 +28,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.trees_counting import _adjacency, _tree
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "trees_choices"
@@ -158,7 +159,8 @@ class TreeColoring(Environment):
         data = {"n": n, "k": k, "edges": edges}
         prompt = (
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these weighted "
-            f"edges:\n{_weighted_text(edges)}\n\nColour exactly {k} vertices black and the others "
+            f"edges:\n{_weighted_text(edges)}\n\nColour exactly "
+            f"{plural(k, 'vertex', 'vertices')} black and the others "
             "white. The profit is the sum of the distances between all pairs of black vertices "
             "plus the sum of the distances between all pairs of white vertices (the distance is "
             "the total weight of the path). Maximise the profit. Give the black vertices "
@@ -377,7 +379,8 @@ class TreeMaximumVisitedVertex(Environment):
         prompt = (
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these edges:\n"
             + "\n".join(f"{u} - {v}" for u, v in edges)
-            + f"\n\nYou start at vertex 0 and may make at most {m} moves; each move goes along an "
+            + f"\n\nYou start at vertex 0 and may make at most {plural(m, 'move')}; each move "
+            "goes along an "
             "edge to a neighbouring vertex. Visit as many distinct vertices as possible (vertex 0 "
             "counts as visited). Give the vertices you move to, in order, separated by commas "
             "(without the starting vertex 0)."

@@ -10,6 +10,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
+from verirl.envs.arrays_construction import _greedy_extension, distinct_subsequences
 from verirl.envs.arrays_subsequences import best_k_nonadjacent
 from verirl.envs.selfcheck import self_check
 
@@ -106,7 +107,8 @@ def test_self_check_partitions(name: str) -> None:
 
 
 def test_family_is_registered() -> None:
-    assert set(SUBSEQUENCE_NAMES + PARTITION_NAMES) <= set(env_names(family="arrays"))
+    names = SUBSEQUENCE_NAMES + PARTITION_NAMES + ["maximum_subsequence_num", "palembang_bridges"]
+    assert set(names) <= set(env_names(family="arrays"))
 
 
 def test_max_mult_split() -> None:
@@ -187,3 +189,42 @@ def test_k_partition() -> None:
     assert verdict("k_partition", "2 1 1 2", **data).correct
     assert reward("k_partition", "1 1 2 2", **data) == 0.0
     assert reward("k_partition", "1 2 3 1", **data) == -0.5
+
+
+CONSTRUCTION_NAMES = ["maximum_subsequence_num", "palembang_bridges"]
+
+
+@pytest.mark.parametrize("name", CONSTRUCTION_NAMES)
+def test_self_check_construction(name: str) -> None:
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+
+
+def test_maximum_subsequence_num() -> None:
+    assert distinct_subsequences([1, 1]) == 3  # "", 1, 11
+    assert distinct_subsequences([1, 1, 0, 1]) == 10
+    data = {"sequence": [1, 1], "k": 2, "m": 2}
+    assert verdict("maximum_subsequence_num", "0 1", **data).correct
+    assert reward("maximum_subsequence_num", "0 0", **data) == pytest.approx(0.9**5)
+    assert reward("maximum_subsequence_num", "1 1", **data) == pytest.approx(0.5**5)
+    assert reward("maximum_subsequence_num", "0 2", **data) == -0.5
+    rng = random.Random(11)
+    for _ in range(100):
+        seq = [rng.randrange(3) for _ in range(rng.randint(0, 6))]
+        subs = {tuple(c) for r in range(len(seq) + 1) for c in itertools.combinations(seq, r)}
+        assert distinct_subsequences(seq) == len(subs)
+        k, m = rng.randint(2, 3), rng.randint(1, 3)
+        brute = max(
+            distinct_subsequences(seq + list(t)) for t in itertools.product(range(k), repeat=m)
+        )
+        assert distinct_subsequences(seq + _greedy_extension(seq, k, m)) == brute
+
+
+def test_palembang_bridges() -> None:
+    data = {"starts": [0, 2], "ends": [10, 4], "k": 1}  # 10 + 2 anywhere in [2, 4]
+    assert verdict("palembang_bridges", "3", **data).correct
+    assert reward("palembang_bridges", "0", **data) == pytest.approx((12 / 16) ** 5)
+    assert reward("palembang_bridges", "3 4", **data) == -0.5
+    two = {"starts": [0, 20], "ends": [2, 22], "k": 2}  # one bridge per person: 2 + 2
+    assert verdict("palembang_bridges", "1 21", **two).correct
+    assert reward("palembang_bridges", "1 1", **two) == pytest.approx((4 / 42) ** 5)

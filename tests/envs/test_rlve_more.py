@@ -120,3 +120,63 @@ def test_whack_a_mole() -> None:
                 if cover == grid and (best is None or sum(counts) < best):
                     best = sum(counts)
         assert env.solve(problem("whack_a_mole", grid=grid)) == str(best), grid
+
+
+@pytest.mark.parametrize("name", ["wyc", "tree_add_one_edge_diameter", "pcp_permutation"])
+def test_self_check_third_batch(name: str) -> None:
+    assert self_check(get_env(name)).failures == []
+
+
+def test_wyc_kth_walk() -> None:
+    # 1 -> 2 (1), 2 -> 1 (2): weights 1, 2, 3, 3, 4, 5, ...
+    data = {"n": 2, "edges": [[1, 2, 1], [2, 1, 2]]}
+    assert [get_env("wyc").solve(problem("wyc", k=k, **data)) for k in range(1, 6)] == [
+        "1",
+        "2",
+        "3",
+        "3",
+        "4",
+    ]
+    assert reward("wyc", "4", k=4, **data) == pytest.approx(0.75**10)
+    import heapq
+
+    from verirl.envs.graphs_distances import _walks_by_weight
+
+    rng = random.Random(12)
+    for _ in range(10):  # pop walks from a heap in order of weight
+        n = rng.randint(2, 4)
+        edges = [
+            [u, v, rng.randint(1, 3)]
+            for u, v in itertools.permutations(range(1, n + 1), 2)
+            if rng.random() < 0.6
+        ]
+        if not edges:
+            continue
+        heap = [(w, v) for _, v, w in edges]
+        heapq.heapify(heap)
+        weights = []
+        while heap and len(weights) < 40:
+            w, v = heapq.heappop(heap)
+            weights.append(w)
+            for a, b, c in edges:
+                if a == v:
+                    heapq.heappush(heap, (w + c, b))
+        cumulative = _walks_by_weight({"n": n, "edges": edges})
+        for k, w in enumerate(weights, start=1):
+            assert get_env("wyc").solve(problem("wyc", n=n, edges=edges, k=k)) == str(w)
+            assert next(x for x, c in enumerate(cumulative) if c >= k) == w
+
+
+def test_tree_add_one_edge_diameter() -> None:
+    path = {"n": 5, "edges": [[1, 2], [2, 3], [3, 4], [4, 5]]}  # only 1 - 5 closes a C5
+    assert verdict("tree_add_one_edge_diameter", "1, 5", **path).correct
+    assert reward("tree_add_one_edge_diameter", "2, 4", **path) == pytest.approx((2 / 3) ** 5)
+    assert reward("tree_add_one_edge_diameter", "1, 2", **path) == -0.5
+    assert reward("tree_add_one_edge_diameter", "1, 1", **path) == -0.5
+
+
+def test_pcp_permutation() -> None:
+    data = {"a": ["ab", "a"], "b": ["a", "ba"]}  # 0, 1: aba = aba
+    assert verdict("pcp_permutation", "0, 1", **data).correct
+    assert reward("pcp_permutation", "1, 0", **data) == pytest.approx((1 / 3) ** 10)  # aab/baa
+    assert reward("pcp_permutation", "0", **data) == -0.5

@@ -1,11 +1,13 @@
 """Strings, balances and runs: the longest stretch of a salad bar where fruit always leads,
-a character of a self-rotating code, the longest cyclically equivalent prefix and suffix, and
-flipping bits to shorten the longest run.
+a character of a self-rotating code, the longest cyclically equivalent prefix and suffix,
+flipping bits to shorten the longest run, and a permutation that makes two concatenations
+agree.
 
-RLVE-Gym rows SaladBar, SecretCowCode, Prefixuffix and ShortestUnicolorSubstring (Zeng et al.
-2025, "RLVE: Scaling Up Reinforcement Learning for Language Models with Adaptive Verifiable
-Environments", arXiv:2511.07317, Appendix A). Exact answers are binary; choices are checked
-against the constraints and scored by the row's ratio ((answer/gold)^5, (gold/answer)^5).
+RLVE-Gym rows SaladBar, SecretCowCode, Prefixuffix, ShortestUnicolorSubstring and
+PCPPermutation (Zeng et al. 2025, "RLVE: Scaling Up Reinforcement Learning for Language Models
+with Adaptive Verifiable Environments", arXiv:2511.07317, Appendix A). Exact answers are
+binary; choices are checked against the constraints and scored by the row's ratio
+((answer/gold)^5, (gold/answer)^5, matching characters^10).
 """
 
 from __future__ import annotations
@@ -333,3 +335,90 @@ def _flipped(s: str, k: int) -> str:
                 out[pos + off] = "1" if out[pos + off] == "0" else "0"
         pos += r
     return "".join(out)
+
+
+@register_env
+class PcpPermutation(Environment):
+    """A permutation p with A[p0] + A[p1] + ... = B[p0] + B[p1] + ... (a Post
+    correspondence instance where every index is used once): mean([a = b])^10 over the
+    characters of the two concatenations."""
+
+    name = "pcp_permutation"
+    family = FAMILY
+    tags = TAGS
+    answer_kind = "integer_list"
+    difficulty_scales = "N = 3 + d//2 strings (at most 10) cut from one word of length ~3N"
+    size_measure = "strings N"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = min(10, 3 + difficulty // 2)
+        length = rng.randint(2 * n, 3 * n)
+        word = "".join(rng.choice("ab") for _ in range(length))
+
+        def pieces() -> list[str]:
+            cuts = sorted(rng.sample(range(1, length), n - 1))
+            return [word[i:j] for i, j in zip([0, *cuts], [*cuts, length], strict=True)]
+
+        order = list(range(n))
+        rng.shuffle(order)  # index order[k] holds the k-th piece of both cuttings
+        a, b = [""] * n, [""] * n
+        for k, (pa, pb) in enumerate(zip(pieces(), pieces(), strict=True)):
+            a[order[k]], b[order[k]] = pa, pb
+        prompt = (
+            f"You are given two arrays of strings, A and B, each containing {n} strings:\n"
+            + "\n".join(f"A[{i}] = {a[i]}, B[{i}] = {b[i]}" for i in range(n))
+            + f"\n\nFind a permutation p of 0 to {n - 1} such that A[p[0]] + A[p[1]] + ... + "
+            f"A[p[{n - 1}]] equals B[p[0]] + B[p[1]] + ... + B[p[{n - 1}]] (+ is concatenation). "
+            "Give p separated by commas."
+        )
+        return Instance(prompt, ", ".join(map(str, order)), {"a": a, "b": b})
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        a, b = problem.data["a"], problem.data["b"]
+        p = parse_int_list(answer)
+        if sorted(p) != list(range(len(a))):
+            return invalid(f"give a permutation of 0 to {len(a) - 1}")
+        top, bottom = "".join(a[i] for i in p), "".join(b[i] for i in p)
+        same = sum(x == y for x, y in zip(top, bottom, strict=True))  # equal total lengths
+        ok = top == bottom
+        return graded((same / len(top)) ** 10, ok, "correct" if ok else "the concatenations differ")
+
+    def solve(self, problem: Problem) -> str:
+        """Depth-first search keeping one concatenation a prefix of the other; states are
+        (indices used, the overhang) and dead states are remembered."""
+        a, b = problem.data["a"], problem.data["b"]
+        n = len(a)
+        dead: set[tuple[int, str, bool]] = set()
+        path: list[int] = []
+
+        def extend(used: int, over: str, a_ahead: bool) -> bool:
+            if used == (1 << n) - 1:
+                return over == ""
+            if (used, over, a_ahead) in dead:
+                return False
+            for i in range(n):
+                if used >> i & 1:
+                    continue
+                top, bottom = (over + a[i], b[i]) if a_ahead else (a[i], over + b[i])
+                if top.startswith(bottom):
+                    state = (top[len(bottom) :], True)
+                elif bottom.startswith(top):
+                    state = (bottom[len(top) :], False)
+                else:
+                    continue
+                path.append(i)
+                if extend(used | 1 << i, *state):
+                    return True
+                path.pop()
+            dead.add((used, over, a_ahead))
+            return False
+
+        extend(0, "", True)
+        return ", ".join(map(str, path))
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        items = answer.split(", ")
+        return ", ".join(items[:-1])
+
+    def size(self, problem: Problem) -> float:
+        return float(len(problem.data["a"]))

@@ -1,0 +1,194 @@
+"""Graphs, distances: the K-th shortest walk in a small-weight digraph, and the best edge to
+add to a tree to shrink its diameter.
+
+RLVE-Gym rows WYC and TreeAddOneEdgeDiameter (Zeng et al. 2025, "RLVE: Scaling Up
+Reinforcement Learning for Language Models with Adaptive Verifiable Environments",
+arXiv:2511.07317, Appendix A). The K-th walk length is a count-like value scored
+(min/max)^10; the added edge is checked on the tree and scored (gold/answer)^5.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+from verirl.envs.base import (
+    Environment,
+    Instance,
+    IntegerAnswer,
+    invalid,
+    optimum_verdict,
+    parse_int_list,
+    register_env,
+)
+from verirl.envs.trees_counting import _adjacency, _tree
+from verirl.types import Problem, Verdict
+
+FAMILY = "graphs_distances"
+TAGS = ("rlve", "graphs")
+
+
+@register_env
+class Wyc(IntegerAnswer):
+    """All walks with at least one arc, sorted by total weight (weights 1..3): the weight of
+    the K-th one, counting every walk (start, arcs) separately."""
+
+    name = "wyc"
+    family = FAMILY
+    tags = TAGS
+    difficulty_scales = (
+        "vertices 3..8; arcs 2n; K up to 5·2^d (at most 10^12 and at most the number "
+        "of walks of weight ≤ 60)"
+    )
+    size_measure = "bits of K"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = rng.randint(3, 8)
+        arcs: set[tuple[int, int]] = set()
+        while len(arcs) < min(n * (n - 1), 2 * n):
+            u, v = rng.sample(range(1, n + 1), 2)
+            arcs.add((u, v))
+        edges = [[u, v, rng.randint(1, 3)] for u, v in sorted(arcs)]
+        cumulative = _walks_by_weight({"n": n, "edges": edges})
+        k = rng.randint(1, min(10**12, 5 * 2**difficulty, cumulative[-1]))
+        data = {"n": n, "edges": edges, "k": k}
+        answer = next(w for w, c in enumerate(cumulative) if c >= k)
+        prompt = (
+            f"You are given a directed graph with {n} vertices (labeled 1 to {n}) and these "
+            "weighted arcs:\n"
+            + "\n".join(f"{u} -> {v} (weight {w})" for u, v, w in edges)
+            + "\n\nConsider all walks that use at least one arc (a walk may repeat vertices and "
+            "arcs; two walks differ when their sequences of arcs differ). Sort them by total "
+            f"weight. What is the total weight of the {k}-th walk in this order (counting from 1; "
+            "walks of equal weight all count)?"
+        )
+        return Instance(prompt, str(answer), data)
+
+    def solve_int(self, problem: Problem) -> int:
+        """Count walks by exact weight: ends[L][v] = walks (no arc yet counts as weight 0) of
+        weight L ending at v, from ends[L − w][u] over each arc u → v of weight w."""
+        d = problem.data
+        ends = [dict.fromkeys(range(1, d["n"] + 1), 1)]
+        seen, weight = 0, 0
+        while seen < d["k"]:
+            weight += 1
+            if weight > _MAX_WEIGHT:
+                return -1
+            row = dict.fromkeys(range(1, d["n"] + 1), 0)
+            for u, v, w in d["edges"]:
+                if weight - w >= 0:
+                    row[v] += ends[weight - w][u]
+            ends.append(row)
+            seen += sum(row.values())
+        return weight
+
+    def size(self, problem: Problem) -> float:
+        return float(problem.data["k"].bit_length())
+
+
+_MAX_WEIGHT = 60
+
+
+def _walks_by_weight(data: Mapping[str, Any]) -> list[int]:
+    """Generator-side count: cumulative[L] = walks of weight 1..L, from matrices of walk
+    counts between every pair of vertices, one weight at a time (weights are 1..3)."""
+    n = data["n"]
+    by_w = {w: [[0] * (n + 1) for _ in range(n + 1)] for w in (1, 2, 3)}
+    for u, v, w in data["edges"]:
+        by_w[w][u][v] += 1
+    counts: list[list[list[int]]] = [[[int(s == t) for t in range(n + 1)] for s in range(n + 1)]]
+    cumulative = [0]
+    for length in range(1, _MAX_WEIGHT + 1):
+        cur = [[0] * (n + 1) for _ in range(n + 1)]
+        for w in (1, 2, 3):
+            if length - w < 0:
+                continue
+            prev = counts[length - w]
+            for s in range(1, n + 1):
+                for m in range(1, n + 1):
+                    if prev[s][m]:
+                        for t in range(1, n + 1):
+                            cur[s][t] += prev[s][m] * by_w[w][m][t]
+        counts.append(cur)
+        cumulative.append(cumulative[-1] + sum(map(sum, cur)))
+    return cumulative
+
+
+@register_env
+class TreeAddOneEdgeDiameter(Environment):
+    """Add one new edge to a tree so that the diameter (longest shortest path) of the
+    resulting graph is as small as possible: (gold/answer)^5."""
+
+    name = "tree_add_one_edge_diameter"
+    family = FAMILY
+    tags = TAGS
+    answer_kind = "integer_list"
+    difficulty_scales = "N = 4 + d//2 vertices (at most 12)"
+    size_measure = "vertices N"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = min(12, 4 + difficulty // 2)
+        edges = [[u + 1, v + 1] for u, v in _tree(rng, n)]
+        data = {"n": n, "edges": edges}
+        prompt = (
+            f"You are given a tree (a connected undirected graph with no cycles) with {n} "
+            f"vertices labeled 1 to {n} and these edges:\n"
+            + "\n".join(f"{u} - {v}" for u, v in edges)
+            + "\n\nAdd exactly one new edge between two vertices that are not already joined, so "
+            "that the diameter of the resulting graph (the largest number of edges on a "
+            "shortest path between two vertices) is as small as possible. Give the two "
+            "endpoints of the new edge separated by a comma."
+        )
+        return Instance(prompt, "{}, {}".format(*_best_edge(data)), data)
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        n = problem.data["n"]
+        got = parse_int_list(answer)
+        if len(got) != 2 or not all(1 <= v <= n for v in got) or got[0] == got[1]:
+            return invalid(f"give two different vertices from 1 to {n}")
+        if sorted(got) in [sorted(e) for e in problem.data["edges"]]:
+            return invalid("those vertices are already joined")
+        value = _diameter_with(problem.data, got[0], got[1])
+        best = _diameter_with(problem.data, *_best_edge(problem.data))
+        return optimum_verdict(value, best, "another edge gives a smaller diameter", minimise=True)
+
+    def solve(self, problem: Problem) -> str:
+        return "{}, {}".format(*_best_edge(problem.data))
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        return "{}, {}".format(*problem.data["edges"][0])  # an existing edge
+
+    def problem_space(self, difficulty: int) -> int | None:
+        n = min(12, 4 + difficulty // 2)
+        return min(10**9, n ** (n - 2) * math.factorial(n - 1))  # labeled trees × edge orders
+
+    def size(self, problem: Problem) -> float:
+        return float(problem.data["n"])
+
+
+def _diameter_with(data: Mapping[str, Any], a: int, b: int) -> int:
+    adj = _adjacency(data["n"], data["edges"], base=1)
+    adj[a].append(b)
+    adj[b].append(a)
+    best = 0
+    for s in adj:
+        dist = {s: 0}
+        queue = deque([s])
+        while queue:
+            v = queue.popleft()
+            for w in adj[v]:
+                if w not in dist:
+                    dist[w] = dist[v] + 1
+                    queue.append(w)
+        best = max(best, max(dist.values()))
+    return best
+
+
+def _best_edge(data: Mapping[str, Any]) -> tuple[int, int]:
+    have = {tuple(sorted(e)) for e in data["edges"]}
+    pairs = [p for p in itertools.combinations(range(1, data["n"] + 1), 2) if p not in have]
+    return min(pairs, key=lambda p: (_diameter_with(data, *p), p))

@@ -88,7 +88,8 @@ COVERS_FLOWS = [
 
 
 def test_family_is_registered() -> None:
-    assert set(TREES_PATHS + COVERS_FLOWS) <= set(env_names(family="graph_optimization"))
+    names = [*TREES_PATHS, *COVERS_FLOWS, "minimum_steiner_tree", "minimum_cost_maximum_flow"]
+    assert set(names) <= set(env_names(family="graph_optimization"))
 
 
 @pytest.mark.parametrize("name", COVERS_FLOWS)
@@ -156,3 +157,38 @@ def test_minimum_chromatic_number() -> None:
     assert verdict("minimum_chromatic_number", "0 1 2 0", **data).correct
     assert reward("minimum_chromatic_number", "0 1 2 3", **data) == pytest.approx(0.75**5)
     assert reward("minimum_chromatic_number", "0 0 1 2", **data) == -0.5
+
+
+STEINER_FLOW = ["minimum_steiner_tree", "minimum_cost_maximum_flow"]
+
+
+@pytest.mark.parametrize("name", STEINER_FLOW)
+def test_self_check_steiner_flow(name: str) -> None:
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+
+
+def test_minimum_steiner_tree() -> None:
+    edges = [[2, 1, 2], [3, 0, 8], [0, 1, 5], [4, 3, 3], [3, 2, 6], [3, 1, 7]]
+    data = {"n": 5, "edges": edges, "terminals": [1, 2, 4]}  # 1-2, 2-3, 3-4 weighs 11
+    assert verdict("minimum_steiner_tree", "1-2, 2-3, 3-4", **data).correct
+    assert reward("minimum_steiner_tree", "1-3, 3-4, 1-2", **data) == pytest.approx((11 / 12) ** 5)
+    assert reward("minimum_steiner_tree", "1-2, 3-4", **data) == -0.5  # 4 is cut off
+    assert reward("minimum_steiner_tree", "1-4, 1-2", **data) == -0.5  # no edge 1-4
+    rng = random.Random(12)
+    env = get_env("minimum_steiner_tree")
+    for seed in range(20):
+        p = env.generate(rng.randint(0, 12), seed)
+        found = env.solve(p)  # exhaustive over Steiner vertex sets
+        assert env.check(p, found).correct
+
+
+def test_minimum_cost_maximum_flow() -> None:
+    arcs = [[0, 2, 4, 6], [1, 2, 4, 6], [0, 1, 5, 5], [2, 3, 4, 9], [2, 1, 2, 6], [1, 3, 4, 9]]
+    data = {"n": 4, "edges": arcs}  # value 8: 4 along 0-2-3, 4 along 0-1-3, cost 116
+    name = "minimum_cost_maximum_flow"
+    assert verdict(name, "4 0 4 4 0 4", **data).correct
+    assert reward(name, "3 1 5 4 0 4", **data) == pytest.approx((116 / 121) ** 5)
+    assert reward(name, "4 0 0 4 0 0", **data) == pytest.approx(0.5 * 0.5**5)
+    assert reward(name, "5 0 4 4 0 4", **data) == -0.5  # above capacity
+    assert reward(name, "4 0 4 3 0 4", **data) == -0.5  # vertex 2 does not balance

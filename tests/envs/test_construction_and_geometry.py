@@ -16,7 +16,7 @@ NAMES = [*env_names(family="array_construction"), "convex_hull"]
 
 
 def test_family_is_registered() -> None:
-    assert len(env_names(family="array_construction")) == 2
+    assert len(env_names(family="array_construction")) == 3
 
 
 def test_convex_hull() -> None:
@@ -52,6 +52,18 @@ def test_integer_programming() -> None:
     assert reward("integer_programming", "3, 1", **data) == 0.0
     assert reward("integer_programming", "4, 0", **data) == -0.5  # outside [0, 3]
     assert get_env("integer_programming").solve(problem("integer_programming", **data)) == "0, 0"
+
+
+def test_different_color_pairing() -> None:
+    name = "different_color_pairing"
+    assert verdict(name, "(0, 2), (1, 3)", colours=[1, 1, 2, 2]).correct
+    assert verdict(name, "0-3, 2-1", colours=[1, 1, 2, 2]).correct
+    assert reward(name, "(0, 1), (2, 3)", colours=[1, 1, 2, 2]) == 0.0
+    assert reward(name, "(0, 1), (2, 3)", colours=[1, 1, 2, 3]) == pytest.approx(0.5**10)
+    assert reward(name, "(0, 2), (1, 2)", colours=[1, 1, 2, 2]) == -0.5
+    assert reward(name, "(0, 2)", colours=[1, 1, 2, 2]) == -0.5
+    solved = get_env(name).solve(problem(name, colours=[3, 3, 3, 1, 2, 2]))
+    assert verdict(name, solved, colours=[3, 3, 3, 1, 2, 2]).correct
 
 
 @pytest.mark.parametrize("name", NAMES)

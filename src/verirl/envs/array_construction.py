@@ -11,6 +11,7 @@ or wrong, the linear system scores (inequalities satisfied / all)^5.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import Counter
 
@@ -23,6 +24,7 @@ from verirl.envs.base import (
     register_env,
     satisfied_verdict,
 )
+from verirl.envs.graphs import parse_pairs
 from verirl.types import Problem, Verdict
 
 FAMILY = "array_construction"
@@ -155,3 +157,84 @@ class IntegerProgramming(Environment):
 
     def size(self, problem: Problem) -> float:
         return float((problem.data["r"] + 1) ** problem.data["n"])
+
+
+@register_env
+class DifferentColorPairing(Environment):
+    """Split N pearls into N/2 pairs whose two pearls have different colours (RLVE
+    DifferentColorPairing; possible because no colour covers more than half). Not a perfect
+    pairing of the pearls → invalid; else (pairs with two colours / all pairs)^10. ``solve``:
+    sort by colour and pair pearl i with pearl i + N/2."""
+
+    name = "different_color_pairing"
+    family = FAMILY
+    tags = TAGS
+    difficulty_scales = "N = 6 + 2d pearls, 2 + d//3 colours"
+    size_measure = "number of pearls N"
+    size_key = "colours"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n, k = 6 + 2 * difficulty, 2 + difficulty // 3
+        while True:
+            colours = [rng.randint(1, k) for _ in range(n)]
+            if max(Counter(colours).values()) <= n // 2:
+                break
+        listing = ", ".join(f"pearl {i}: colour {c}" for i, c in enumerate(colours))
+        prompt = (
+            f"There are {n} pearls, labeled 0 to {n - 1}, with these colours: {listing}. Split "
+            f"them into {n // 2} pairs (every pearl in exactly one pair) so that the two pearls "
+            "of every pair have different colours. Give the pairs as (i, j), separated by "
+            "commas."
+        )
+        data = {"colours": colours}
+        return Instance(prompt, self._pairs(colours), data)
+
+    def problem_space(self, difficulty: int) -> int | None:
+        n, k = 6 + 2 * difficulty, 2 + difficulty // 3
+        if n > 12:
+            return None
+        # colour sequences with every colour at most n/2 times: Σ over colour counts
+        ways = [1] + [0] * n  # ways[t]: sequences of the first colours filling t places
+        for _ in range(k):
+            ways = [
+                sum(ways[t - c] * math.comb(t, c) for c in range(min(t, n // 2) + 1))
+                for t in range(n + 1)
+            ]
+        return ways[n]
+
+    @staticmethod
+    def _pairs(colours: list[int]) -> str:
+        order = sorted(range(len(colours)), key=lambda i: (colours[i], i))
+        half = len(colours) // 2
+        return ", ".join(f"({order[i]}, {order[i + half]})" for i in range(half))
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        colours = problem.data["colours"]
+        pairs = parse_pairs(answer)
+        flat = [v for pair in pairs for v in pair]
+        if len(flat) != len(colours) or sorted(flat) != list(range(len(colours))):
+            return invalid(f"pair every pearl 0..{len(colours) - 1} exactly once")
+        good = sum(1 for i, j in pairs if colours[i] != colours[j])
+        ok = good == len(pairs)
+        score = (good / len(pairs)) ** 10
+        return graded(score, ok, "correct" if ok else f"{len(pairs) - good} pairs share a colour")
+
+    def solve(self, problem: Problem) -> str:
+        # independent of _pairs: repeatedly pair a pearl of the most frequent colour with a
+        # pearl of another colour (the most frequent colour never exceeds half what is left)
+        left: dict[int, list[int]] = {}
+        for i, c in enumerate(problem.data["colours"]):
+            left.setdefault(c, []).append(i)
+        pairs = []
+        while any(left.values()):
+            ranked = sorted((c for c in left if left[c]), key=lambda c: -len(left[c]))
+            a, b = ranked[0], ranked[1]
+            pairs.append((left[a].pop(), left[b].pop()))
+        return ", ".join(f"({i}, {j})" for i, j in pairs)
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        return answer.rsplit(", (", 1)[0]  # one pair short
+
+    def surface_forms(self, problem: Problem) -> list[str]:
+        s = self.solve(problem)
+        return [s, s.replace("(", "").replace(")", "").replace(", ", "-", 1), f"[{s}]"]

@@ -180,3 +180,38 @@ def test_pcp_permutation() -> None:
     assert verdict("pcp_permutation", "0, 1", **data).correct
     assert reward("pcp_permutation", "1, 0", **data) == pytest.approx((1 / 3) ** 10)  # aab/baa
     assert reward("pcp_permutation", "0", **data) == -0.5
+
+
+def test_tetris_attack() -> None:
+    assert self_check(get_env("tetris_attack")).failures == []
+    data = {"a": [0, 1, 0, 1]}  # one swap at 0 (or 1, or 2) makes a pair, the rest follows
+    assert verdict("tetris_attack", "0", **data).correct
+    assert verdict("tetris_attack", "2", **data).correct
+    assert reward("tetris_attack", "0, 0", **data) == -0.5  # the array is already empty
+    data = {"a": [0, 1, 2, 0, 1, 2]}
+    assert verdict("tetris_attack", "2, 1, 0", **data).correct  # 0 up twice: 0 0 1 2 1 2 ...
+    assert reward("tetris_attack", "3", **data) == -0.5  # not cleared
+    from collections import deque
+
+    from verirl.envs.puzzles_moves import _settle, _tetris_greedy
+
+    rng = random.Random(13)
+    for _ in range(60):  # the greedy count against breadth-first search over arrays
+        n = rng.randint(2, 5)
+        a = list(range(n)) * 2
+        rng.shuffle(a)
+        start = tuple(_settle(a))
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            s = queue.popleft()
+            if not s:
+                break
+            for i in range(len(s) - 1):
+                t = list(s)
+                t[i], t[i + 1] = t[i + 1], t[i]
+                key = tuple(_settle(t))
+                if key not in dist:
+                    dist[key] = dist[s] + 1
+                    queue.append(key)
+        assert len(_tetris_greedy(a)) == dist[()], a

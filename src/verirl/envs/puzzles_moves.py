@@ -1,15 +1,20 @@
 """Puzzles solved by a sequence of moves: rotating 2 × 2 blocks of a digit grid into a
-target, and clearing a grid of moles with one fixed-size hammer.
+target, clearing a grid of moles with one fixed-size hammer, and swapping neighbours until
+equal pairs vanish.
 
-RLVE-Gym rows TwiddlePuzzle and WhackAMole (Zeng et al. 2025, "RLVE: Scaling Up Reinforcement
-Learning for Language Models with Adaptive Verifiable Environments", arXiv:2511.07317,
-Appendix A). The rotation sequence is simulated (any sequence within the move limit that
-reaches the target is accepted; partial credit (matching cells/all)^5); the hammer count is an
-exact value (binary).
+RLVE-Gym rows TwiddlePuzzle, WhackAMole and TetrisAttack (Zeng et al. 2025, "RLVE: Scaling
+Up Reinforcement Learning for Language Models with Adaptive Verifiable Environments",
+arXiv:2511.07317, Appendix A). The rotation sequence is simulated (any sequence within the
+move limit that reaches the target is accepted; partial credit (matching cells/all)^5); the
+hammer count is an exact value (binary); the swap sequence is simulated and scored
+(gold/answer)^5, the optimum being the greedy count (checked against breadth-first search in
+the tests).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 from collections import deque
 
@@ -19,6 +24,7 @@ from verirl.envs.base import (
     IntegerAnswer,
     graded,
     invalid,
+    optimum_verdict,
     parse_int,
     parse_int_list,
     register_env,
@@ -234,3 +240,104 @@ def _fewest_hits(grid: list[list[int]]) -> int:
 
 def _prefix(diff: list[list[int]], i: int, j: int) -> int:
     return sum(diff[a][b] for a in range(i + 1) for b in range(j + 1))
+
+
+def _settle(a: list[int]) -> list[int]:
+    """Remove adjacent equal pairs until none is left (each value occurs twice, so the order
+    of removals does not matter)."""
+    out: list[int] = []
+    for x in a:  # a stack pass is the same reduction
+        if out and out[-1] == x:
+            out.pop()
+        else:
+            out.append(x)
+    return out
+
+
+@register_env
+class TetrisAttack(Environment):
+    """Swap neighbours until equal neighbours vanish and the array is empty, in as few swaps
+    as possible: (gold/answer)^5 for a sequence that clears it."""
+
+    name = "tetris_attack"
+    family = FAMILY
+    tags = TAGS
+    answer_kind = "integer_list"
+    difficulty_scales = "N = 3 + d values, each twice"
+    size_measure = "values N"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = 3 + difficulty
+        while True:
+            a = list(range(n)) * 2
+            rng.shuffle(a)
+            if all(x != y for x, y in itertools.pairwise(a)):
+                break
+        prompt = (
+            f"There is an array A of length {2 * n} containing each integer from 0 to {n - 1} "
+            f"exactly twice: {' '.join(map(str, a))}\nA swap at position i exchanges the "
+            "elements at positions i and i + 1 of the current array (positions count from 0). "
+            "Whenever two equal elements become adjacent, both are removed and the array closes "
+            "up, which may make two other equal elements adjacent and remove them too. Remove "
+            "all elements with as few swaps as possible. Give the positions of the swaps in "
+            "order (each position refers to the array as it is at that moment), separated by "
+            "commas."
+        )
+        return Instance(prompt, ", ".join(map(str, _tetris_greedy(a))), {"a": a})
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        a = problem.data["a"]
+        ops = parse_int_list(answer) if answer.strip() else []
+        if len(ops) > len(a) ** 2:
+            return invalid("far too many swaps")
+        cur = _settle(list(a))
+        for i in ops:
+            if not 0 <= i < len(cur) - 1:
+                return invalid("a swap position is outside the current array")
+            cur[i], cur[i + 1] = cur[i + 1], cur[i]
+            cur = _settle(cur)
+        if cur:
+            return invalid("the swaps do not remove every element")
+        best = len(_tetris_greedy(a))
+        return optimum_verdict(len(ops), best, "fewer swaps suffice", minimise=True)
+
+    def solve(self, problem: Problem) -> str:
+        return ", ".join(map(str, _tetris_greedy(problem.data["a"])))
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        return ", ".join(answer.split(", ")[:-1])
+
+    def size(self, problem: Problem) -> float:
+        return float(len(problem.data["a"]) // 2)
+
+    def problem_space(self, difficulty: int) -> int | None:
+        """Arrangements of two copies of 0..N-1 with no equal neighbours (inclusion–exclusion
+        over the pairs glued together)."""
+        n = 3 + difficulty
+        total = sum(
+            (-1) ** k * math.comb(n, k) * math.factorial(2 * n - k) // 2 ** (n - k)
+            for k in range(n + 1)
+        )
+        return min(10**9, total)
+
+
+def _tetris_greedy(a: list[int]) -> list[int]:
+    """Take the first element whose partner appears earlier and move it up next to the
+    partner (the cost is the number of elements between them); repeat."""
+    cur, ops = _settle(list(a)), []
+    while cur:
+        seen: dict[int, int] = {}
+        for j, x in enumerate(cur):
+            if x in seen:
+                break
+            seen[x] = j
+        i = seen[cur[j]]
+        while j > i + 1:
+            cur[j - 1], cur[j] = cur[j], cur[j - 1]
+            ops.append(j - 1)
+            j -= 1
+            after = _settle(cur)
+            if len(after) != len(cur):
+                break
+        cur = _settle(cur)
+    return ops

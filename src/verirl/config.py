@@ -45,7 +45,7 @@ class RunConfig(_Section):
     dir: str = Field("runs", description="Parent directory of run directories.")
     seed: int = Field(0, description="Seed of every random source (sampling, curriculum, init).")
     steps: int = Field(
-        30, ge=0, description="Number of training steps (rollout batches; the default job: 30)."
+        25, ge=0, description="Number of training steps (rollout batches; the default job: 25)."
     )
     save_every: int = Field(
         10, ge=0, description="Write a checkpoint every this many steps (0: only at the end)."
@@ -302,10 +302,11 @@ class EvalConfig(_Section):
         default_factory=lambda: [0, 1, 2], description="Difficulties evaluated per environment."
     )
     problems: int = Field(
-        30,
+        20,
         ge=1,
         description="Held-out problems per (environment, difficulty); their seeds are disjoint "
-        "from training seeds.",
+        "from training seeds. The default job: 20 (180 problems, evaluated under two prompts "
+        "before and after training).",
     )
     samples: int = Field(1, ge=1, description="k samples per problem; accuracy is their mean.")
     temperature: float = Field(0.0, ge=0, description="0 = greedy decoding.")

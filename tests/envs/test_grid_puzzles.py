@@ -10,6 +10,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
+from verirl.envs.grids_optimization import best_three_squares
 from verirl.envs.grids_puzzles import magic_square
 from verirl.envs.grids_selection import _grid_mis_by_cut, _grid_mis_by_profile
 from verirl.envs.selfcheck import self_check
@@ -72,7 +73,8 @@ PUZZLES = ["light_up_puzzle", "magic_square_puzzle", "minesweeping", "numbrix"]
 
 
 def test_family_is_registered() -> None:
-    assert set(SELECTION + PUZZLES) <= set(env_names(family="grid_puzzles"))
+    names = [*SELECTION, *PUZZLES, "max_three_square_sum", "minimum_dominating_set_grid"]
+    assert set(names) <= set(env_names(family="grid_puzzles"))
 
 
 @pytest.mark.parametrize("name", PUZZLES)
@@ -123,3 +125,46 @@ def test_numbrix() -> None:
     # 1 -> 2 and 4 -> 5 are not neighbours: 6 of 8 steps
     assert reward("numbrix", "2 3 4; 5 6 1; 8 7 0", **data) == pytest.approx(0.75**5)
     assert reward("numbrix", "4 3 2; 5 1 6; 8 7 0", **data) == -0.5  # a given moved
+
+
+OPTIMIZATION = ["max_three_square_sum", "minimum_dominating_set_grid"]
+
+
+@pytest.mark.parametrize("name", OPTIMIZATION)
+def test_self_check_optimization(name: str) -> None:
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+
+
+def test_max_three_square_sum() -> None:
+    data = {"grid": [[2, 4, 6], [10, -3, -5], [9, 14, 13], [9, 9, 9]], "k": 1}
+    assert verdict("max_three_square_sum", "37", **data).correct  # 14 + 13 + 10
+    assert reward("max_three_square_sum", "36", **data) == 0.0
+    wide = {"grid": [[1, 2, 3, 4, 5, 6], [1, 1, 1, 1, 1, 1]], "k": 2}  # columns 0, 2, 4
+    assert verdict("max_three_square_sum", "27", **wide).correct
+    rng = random.Random(13)
+    for _ in range(40):
+        n, m, k = rng.randint(2, 5), rng.randint(3, 6), rng.randint(1, 2)
+        grid = [[rng.randint(-5, 9) for _ in range(m)] for _ in range(n)]
+        squares = {
+            (r, c): sum(grid[r + a][c + b] for a in range(k) for b in range(k))
+            for r in range(n - k + 1)
+            for c in range(m - k + 1)
+        }
+        totals = [
+            squares[x] + squares[y] + squares[z]
+            for x, y, z in itertools.combinations(squares, 3)
+            if all(
+                abs(p[0] - q[0]) >= k or abs(p[1] - q[1]) >= k for p, q in ((x, y), (x, z), (y, z))
+            )
+        ]
+        assert best_three_squares(grid, k) == (max(totals) if totals else None)
+
+
+def test_minimum_dominating_set_grid() -> None:
+    data = {"grid": [[9, 1], [4, 9], [6, 3]]}
+    name = "minimum_dominating_set_grid"
+    assert verdict(name, "(1, 2), (3, 1)", **data).correct  # 1 + 6
+    assert reward(name, "(1, 2), (2, 1), (3, 2)", **data) == pytest.approx((7 / 8) ** 5)
+    assert reward(name, "(1, 2)", **data) == -0.5
+    assert reward(name, "(0, 1), (3, 1)", **data) == -0.5  # 1-based: row 0 does not exist

@@ -215,3 +215,20 @@ def test_tetris_attack() -> None:
                     dist[key] = dist[s] + 1
                     queue.append(key)
         assert len(_tetris_greedy(a)) == dist[()], a
+
+
+def test_pol_polarization() -> None:
+    assert self_check(get_env("pol_polarization")).failures == []
+    assert verdict("pol_polarization", "3", n=3, edges=[[0, 1], [1, 2]]).correct
+    star = {"n": 4, "edges": [[0, 1], [0, 2], [0, 3]]}  # 1, 2 → 0 → 3: five pairs
+    assert verdict("pol_polarization", "5", **star).correct
+    assert reward("pol_polarization", "6", **star) == 0.0
+    from verirl.envs.graphs import random_tree
+    from verirl.envs.trees_counting import _polarization
+
+    env, rng = get_env("pol_polarization"), random.Random(14)
+    for _ in range(40):  # the split formula against every orientation
+        n = rng.randint(2, 9)
+        edges = [list(e) for e in random_tree(rng, list(range(n)))]
+        data = {"n": n, "edges": edges}
+        assert env.solve(problem("pol_polarization", **data)) == str(_polarization(data))

@@ -1,12 +1,12 @@
 """Trees, counting and traversal: orderings consistent with a tree of constraints, equidistant
-triples, the expected length of random subtree deletion, and rebuilding a binary tree from
-two traversals.
+triples, the expected length of random subtree deletion, rebuilding a binary tree from two
+traversals, the hitting time of a random walk, and the best orientation of the edges.
 
 RLVE-Gym rows TreeTopologicalSequenceCounting, Tree_DistanceEqualTriad_Counting,
-TreeElimination_Expectation and PreorderTraversal (Zeng et al. 2025, "RLVE: Scaling Up
-Reinforcement Learning for Language Models with Adaptive Verifiable Environments",
-arXiv:2511.07317, Appendix A). Rewards follow the rows: exact counts and expectations are
-binary or (min/max)^10, the traversal gets mean([gold = answer])^10.
+TreeElimination_Expectation, PreorderTraversal, TreeRandomWalkExpectation and POLPolarization
+(Zeng et al. 2025, "RLVE: Scaling Up Reinforcement Learning for Language Models with Adaptive
+Verifiable Environments", arXiv:2511.07317, Appendix A). Rewards follow the rows: exact counts
+and expectations are binary or (min/max)^10, the traversal gets mean([gold = answer])^10.
 """
 
 from __future__ import annotations
@@ -469,3 +469,87 @@ class TreeRandomWalkExpectation(IntegerAnswer):
     def problem_space(self, difficulty: int) -> int | None:
         n = 3 + difficulty
         return min(10**9, n ** (n - 2) * math.factorial(n - 1) * n * (n - 1))
+
+
+@register_env
+class PolPolarization(IntegerAnswer):
+    """Orient every edge of a tree to maximise the number of ordered pairs (u, v) with a
+    directed path from u to v; the maximum (binary reward)."""
+
+    name = "pol_polarization"
+    family = FAMILY
+    tags = TAGS
+    difficulty_scales = "N = 4 + d//2 vertices (at most 30)"
+    size_measure = "vertices N"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = min(30, 4 + difficulty // 2)
+        edges = _tree(rng, n)
+        prompt = (
+            f"You are given a tree (a connected undirected graph with no cycles) with {n} "
+            f"vertices labeled 0 to {n - 1} and these edges:\n"
+            + "\n".join(f"{u} - {v}" for u, v in edges)
+            + "\n\nGive every edge a direction. Then count the ordered pairs of distinct "
+            "vertices (u, v) such that v can be reached from u by following edges in their "
+            "directions. What is the largest possible count?"
+        )
+        data = {"n": n, "edges": edges}
+        return Instance(prompt, str(_polarization(data)), data)
+
+    def solve_int(self, problem: Problem) -> int:
+        """Every orientation, counting reachable pairs by search (small trees); larger trees
+        use the root-and-split formula that the tests check against this search."""
+        n, edges = problem.data["n"], problem.data["edges"]
+        if n > 10:
+            return _polarization(problem.data)
+        best = 0
+        for mask in range(1 << len(edges)):
+            out: dict[int, list[int]] = {v: [] for v in range(n)}
+            for k, (u, v) in enumerate(edges):
+                out[u if mask >> k & 1 else v].append(v if mask >> k & 1 else u)
+            pairs = 0
+            for s in range(n):
+                seen, stack = {s}, [s]
+                while stack:
+                    for y in out[stack.pop()]:
+                        if y not in seen:
+                            seen.add(y)
+                            stack.append(y)
+                pairs += len(seen) - 1
+            best = max(best, pairs)
+        return best
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        ok = parse_int(answer) == _polarization(problem.data)  # RLVE's row is binary
+        return graded(0.0, ok, "correct" if ok else "the count is not right")
+
+    def size(self, problem: Problem) -> float:
+        return float(problem.data["n"])
+
+    def problem_space(self, difficulty: int) -> int | None:
+        n = min(30, 4 + difficulty // 2)
+        return min(10**9, n ** (n - 2) * math.factorial(n - 1))
+
+
+def _polarization(data: Mapping[str, Any]) -> int:
+    """Root the tree at r and send each child subtree of r wholly towards r or wholly away:
+    Σ depth(v) pairs along root paths, plus A·B for the A vertices that flow into r and the
+    B that flow out; maximise A·B by subset sums of the child subtree sizes, over all r."""
+    n = data["n"]
+    adj = _adjacency(n, data["edges"])
+    best = 0
+    for r in range(n):
+        depth, parent, order = {r: 0}, {r: -1}, [r]
+        for x in order:
+            for y in adj[x]:
+                if y not in depth:
+                    depth[y], parent[y] = depth[x] + 1, x
+                    order.append(y)
+        size = dict.fromkeys(range(n), 1)
+        for x in reversed(order[1:]):
+            size[parent[x]] += size[x]
+        sums = {0}
+        for y in adj[r]:
+            sums |= {s + size[y] for s in sums}
+        best = max(best, sum(depth.values()) + max(a * (n - 1 - a) for a in sums))
+    return best

@@ -10,6 +10,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
+from verirl.envs.intervals_addition import best_minimum
 from verirl.envs.intervals_scheduling import _king_max, _land_cost
 from verirl.envs.selfcheck import self_check
 
@@ -94,3 +95,28 @@ def test_kos_dicing() -> None:
     assert verdict("kos_dicing", "1 0 1 2", **data).correct
     assert reward("kos_dicing", "1 1 1 2", **data) == 0.0  # player 1 wins three
     assert reward("kos_dicing", "0 0 1 2", **data) == -0.5  # 0 did not play round 0
+
+
+def test_max_minimum_after_interval_addition() -> None:
+    name = "max_minimum_after_interval_addition"
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+    data = {"values": [1, 5, 1], "intervals": [[0, 0], [2, 2], [0, 2]], "k": 1, "add": 2}
+    assert verdict(name, "2", **data).correct  # 3 7 3
+    assert reward(name, "0", **data) == pytest.approx((1 / 3) ** 5)  # 3 5 1
+    assert reward(name, "0 2", **data) == -0.5
+    assert reward(name, "3", **data) == -0.5
+    rng = random.Random(14)
+    for _ in range(80):
+        n = rng.randint(1, 6)
+        values = [rng.randint(1, 6) for _ in range(n)]
+        intervals = [sorted(rng.choices(range(n), k=2)) for _ in range(rng.randint(1, 5))]
+        k, add = rng.randint(1, len(intervals)), rng.randint(1, 2)
+        brute = max(
+            min(
+                v + add * sum(intervals[i][0] <= pos <= intervals[i][1] for i in chosen)
+                for pos, v in enumerate(values)
+            )
+            for chosen in itertools.combinations(range(len(intervals)), k)
+        )
+        assert best_minimum(values, intervals, k, add) == brute

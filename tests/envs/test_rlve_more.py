@@ -232,3 +232,12 @@ def test_pol_polarization() -> None:
         edges = [list(e) for e in random_tree(rng, list(range(n)))]
         data = {"n": n, "edges": edges}
         assert env.solve(problem("pol_polarization", **data)) == str(_polarization(data))
+
+
+def test_patrol() -> None:
+    assert self_check(get_env("patrol")).failures == []
+    # a new road 1 - 4 closes the whole path: every road once, plus the new one
+    assert verdict("patrol", "4", n=4, edges=[[1, 2], [2, 3], [3, 4]]).correct
+    star = {"n": 4, "edges": [[1, 2], [1, 3], [1, 4]]}  # leaf to leaf: 2·3 − 2 + 1
+    assert verdict("patrol", "5", **star).correct
+    assert reward("patrol", "6", **star) == 0.0

@@ -1,10 +1,11 @@
-"""Graphs, distances: the K-th shortest walk in a small-weight digraph, and the best edge to
-add to a tree to shrink its diameter.
+"""Graphs, distances: the K-th shortest walk in a small-weight digraph, the best edge to add
+to a tree to shrink its diameter, and the shortest patrol of a tree with one extra road.
 
-RLVE-Gym rows WYC and TreeAddOneEdgeDiameter (Zeng et al. 2025, "RLVE: Scaling Up
+RLVE-Gym rows WYC, TreeAddOneEdgeDiameter and Patrol (Zeng et al. 2025, "RLVE: Scaling Up
 Reinforcement Learning for Language Models with Adaptive Verifiable Environments",
 arXiv:2511.07317, Appendix A). The K-th walk length is a count-like value scored
-(min/max)^10; the added edge is checked on the tree and scored (gold/answer)^5.
+(min/max)^10; the added edge is checked on the tree and scored (gold/answer)^5; the patrol
+length is binary. RLVE's Patrol may add one or two roads; here it is always one.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from verirl.envs.base import (
     Environment,
     Instance,
     IntegerAnswer,
+    graded,
     invalid,
     optimum_verdict,
+    parse_int,
     parse_int_list,
     register_env,
 )
@@ -192,3 +195,74 @@ def _best_edge(data: Mapping[str, Any]) -> tuple[int, int]:
     have = {tuple(sorted(e)) for e in data["edges"]}
     pairs = [p for p in itertools.combinations(range(1, data["n"] + 1), 2) if p not in have]
     return min(pairs, key=lambda p: (_diameter_with(data, *p), p))
+
+
+@register_env
+class Patrol(IntegerAnswer):
+    """A patrol starts and ends at vertex 1, travels every road of a tree and must use one
+    new road (built between any two vertices) exactly once: the shortest possible patrol,
+    2(N − 1) − D + 1 for the tree's diameter D. Binary reward."""
+
+    name = "patrol"
+    family = FAMILY
+    tags = TAGS
+    difficulty_scales = "N = 4 + d vertices"
+    size_measure = "vertices N"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = 4 + difficulty
+        edges = [[u + 1, v + 1] for u, v in _tree(rng, n)]
+        adj = _adjacency(n, edges, base=1)
+
+        def farthest(s: int) -> tuple[int, int]:
+            dist = {s: 0}
+            queue = deque([s])
+            while queue:
+                x = queue.popleft()
+                for y in adj[x]:
+                    if y not in dist:
+                        dist[y] = dist[x] + 1
+                        queue.append(y)
+            far = max(dist, key=lambda v: (dist[v], -v))
+            return far, dist[far]
+
+        diameter = farthest(farthest(1)[0])[1]  # double sweep
+        prompt = (
+            f"You are given a tree (a connected undirected graph with no cycles) with {n} "
+            f"vertices labeled 1 to {n}; each of these {n - 1} roads has length 1:\n"
+            + "\n".join(f"{u} - {v}" for u, v in edges)
+            + "\n\nOne new road of length 1 will be built between two vertices of your choice (it "
+            "may join vertices that are already joined). A patrol car starts at vertex 1, must "
+            "travel along every old road at least once and along the new road exactly once, and "
+            "must return to vertex 1. What is the smallest possible total distance of the patrol?"
+        )
+        return Instance(prompt, str(2 * (n - 1) - diameter + 1), {"n": n, "edges": edges})
+
+    def solve_int(self, problem: Problem) -> int:
+        """Each old road off the cycle closed by the new road is driven twice, those on it
+        once: minimise 2(N − 1) + 1 − dist(u, v) over all pairs (BFS from every vertex)."""
+        n, edges = problem.data["n"], problem.data["edges"]
+        adj = _adjacency(n, edges, base=1)
+        longest = 0
+        for s in adj:
+            dist = {s: 0}
+            queue = deque([s])
+            while queue:
+                x = queue.popleft()
+                for y in adj[x]:
+                    if y not in dist:
+                        dist[y] = dist[x] + 1
+                        queue.append(y)
+            longest = max(longest, max(dist.values()))
+        return 2 * (n - 1) + 1 - longest
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        ok = parse_int(answer) == self.solve_int(problem)  # RLVE's row is binary
+        return graded(0.0, ok, "correct" if ok else "the distance is not right")
+
+    def size(self, problem: Problem) -> float:
+        return float(problem.data["n"])
+
+    def problem_space(self, difficulty: int) -> int | None:
+        n = 4 + difficulty
+        return min(10**9, n ** (n - 2) * math.factorial(n - 1))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from tests.envs.helpers import reward, verdict
+from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
 from verirl.envs.matrices import parse_matrix
 from verirl.envs.selfcheck import self_check
@@ -18,7 +20,7 @@ NAMES = [
 
 
 def test_family_is_registered() -> None:
-    assert set(NAMES) <= set(env_names(family="matrices"))
+    assert {*NAMES, "minimum_sum_difference_submatrix"} <= set(env_names(family="matrices"))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -63,3 +65,23 @@ def test_matrix_permutation_equivalence() -> None:
     assert verdict(name, "0 1; 0 2 1", **data).correct  # another pair of permutations
     assert reward(name, "0 1; 0 1 2", **data) == pytest.approx((4 / 6) ** 5)
     assert reward(name, "0 1", **data) == -0.5
+
+
+def test_minimum_sum_difference_submatrix() -> None:
+    name = "minimum_sum_difference_submatrix"
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+    data = {"matrix": [[1, 2, 9], [1, 2, 9]], "r": 2, "c": 2}
+    assert verdict(name, "0 1; 0 1", **data).correct  # |1 - 2| twice
+    assert reward(name, "0 1; 1 2", **data) == pytest.approx((2 / 14) ** 5)
+    assert reward(name, "0 1", **data) == -0.5
+    assert reward(name, "0 0; 0 1", **data) == -0.5
+    whole = {"matrix": [[19, 16], [18, 19], [4, 16]], "r": 3, "c": 2}
+    assert verdict(name, "0 1 2; 0 1", **whole).correct  # 16 across + 21 down
+    rng = random.Random(15)
+    for _ in range(30):
+        n, m = rng.randint(1, 4), rng.randint(2, 4)
+        a = [[rng.randint(1, 9) for _ in range(m)] for _ in range(n)]
+        r, c = rng.randint(1, n), rng.randint(2, m)
+        p = problem(name, matrix=a, r=r, c=c)
+        assert get_env(name).check(p, get_env(name).solve(p)).correct  # brute force agrees

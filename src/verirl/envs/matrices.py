@@ -1,8 +1,8 @@
-"""Matrices: max pooling, a matrix power modulo m, and permuting rows and columns of 0/1
-matrices (ones on the diagonal, or onto another matrix).
+"""Matrices: max pooling, a matrix power modulo m, permuting rows and columns of 0/1
+matrices (ones on the diagonal, or onto another matrix), and the smoothest submatrix.
 
-Rows MatrixPooling, Matrix_BinaryExponentiation, MatrixPermutation_MainDiagonalOne and
-MatrixPermutationEquivalence of the RLVE catalogue (Zeng
+Rows MatrixPooling, Matrix_BinaryExponentiation, MatrixPermutation_MainDiagonalOne,
+MatrixPermutationEquivalence and MinimumSumDifferenceSubmatrix of the RLVE catalogue (Zeng
 et al., *RLVE: Scaling Up Reinforcement Learning for Language Models with Adaptive Verifiable
 Environments*, arXiv:2511.07317). Computed matrices earn the cell-wise match rate^5; for the
 permutation tasks any permutation meeting the target is accepted (they are planted) and partial
@@ -12,6 +12,7 @@ semicolons or new lines (``\\\\`` as in LaTeX also works), entries by spaces or 
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
@@ -23,6 +24,7 @@ from verirl.envs.base import (
     Instance,
     graded,
     invalid,
+    optimum_verdict,
     parse_int_list,
     register_env,
     satisfied_reward,
@@ -333,6 +335,105 @@ class MatrixPermutationEquivalence(_MatrixEnv):
             free.remove(r)
             p.append(r)
         return " ".join(map(str, p)) + "; " + " ".join(map(str, q))
+
+    def surface_forms(self, problem: Problem) -> list[str]:
+        solution = self.solve(problem)
+        return [solution, solution.replace("; ", ";"), f"${solution}$"]
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        return answer.split(";")[0]
+
+
+# ---- a smooth submatrix ------------------------------------------------------------------
+def _submatrix_score(a: list[list[int]], rows: list[int], cols: list[int]) -> int:
+    """Sum of |differences| between horizontally and vertically adjacent entries."""
+    sub = [[a[r][c] for c in cols] for r in rows]
+    horizontal = sum(abs(x - y) for row in sub for x, y in itertools.pairwise(row))
+    vertical = sum(
+        abs(x - y) for up, down in itertools.pairwise(sub) for x, y in zip(up, down, strict=True)
+    )
+    return horizontal + vertical
+
+
+def smoothest_submatrix(a: list[list[int]], r: int, c: int) -> tuple[int, str]:
+    """Every choice of rows; the columns by a DP over (columns chosen, last column)."""
+    n, m = len(a), len(a[0])
+    best: tuple[int, str] | None = None
+    for rows in itertools.combinations(range(n), r):
+        vert = [sum(abs(a[x][j] - a[y][j]) for x, y in itertools.pairwise(rows)) for j in range(m)]
+        hor = [[sum(abs(a[x][i] - a[x][j]) for x in rows) for j in range(m)] for i in range(m)]
+        dp = [[(vert[j], (j,)) for j in range(m)]]
+        for _ in range(1, c):
+            prev = dp[-1]
+            dp.append(
+                [
+                    min(
+                        (
+                            (prev[i][0] + hor[i][j] + vert[j], (*prev[i][1], j))
+                            for i in range(j)
+                            if prev[i][1]
+                        ),
+                        default=(10**18, ()),
+                    )
+                    for j in range(m)
+                ]
+            )
+        score, cols = min(dp[-1])
+        if cols and (best is None or score < best[0]):
+            best = (score, " ".join(map(str, rows)) + "; " + " ".join(map(str, cols)))
+    assert best is not None
+    return best
+
+
+@register_env
+class MinimumSumDifferenceSubmatrix(_MatrixEnv):
+    """Choose R rows and C columns (kept in order) whose submatrix has the smallest sum of
+    |differences| between adjacent entries; (gold/score)^5 credit."""
+
+    name = "minimum_sum_difference_submatrix"
+    difficulty_scales = "N, M in 2..min(8, 3 + d//3); R in 1..N, C in 2..M; values 1..20"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        top = min(8, 3 + difficulty // 3)
+        n, m = rng.randint(2, top), rng.randint(2, top)
+        r, c = rng.randint(1, n), rng.randint(2, m)
+        matrix = [[rng.randint(1, 20) for _ in range(m)] for _ in range(n)]
+        prompt = (
+            f"You are given a {n} × {m} matrix of integers (with row indices from 0 to {n - 1} "
+            f"and column indices from 0 to {m - 1}):\n{_grid_lines(matrix)}\n\nChoose {r} "
+            f"row{'s' if r > 1 else ''} and {c} columns; they form a {r} × {c} submatrix (in the "
+            "original order). Its score is the sum of |x - y| over all pairs of entries that "
+            "are next to each other in the submatrix, horizontally or vertically. Make the "
+            "score as small as possible. Output the chosen row indices, a semicolon, then the "
+            "chosen column indices (e.g. 0 2 ; 1 3); if several choices are optimal, any of "
+            "them is accepted."
+        )
+        data = {"matrix": matrix, "r": r, "c": c}
+        return Instance(prompt, smoothest_submatrix(matrix, r, c)[1], data)
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        a, r, c = problem.data["matrix"], problem.data["r"], problem.data["c"]
+        parts = normalize.clean(answer).split(";")
+        if len(parts) != 2:
+            return invalid("give the rows, a semicolon, then the columns")
+        rows, cols = sorted(parse_int_list(parts[0])), sorted(parse_int_list(parts[1]))
+        if len(set(rows)) != r or len(rows) != r or len(set(cols)) != c or len(cols) != c:
+            return invalid(f"choose {r} distinct rows and {c} distinct columns")
+        if any(not 0 <= x < len(a) for x in rows) or any(not 0 <= y < len(a[0]) for y in cols):
+            return invalid("an index is out of range")
+        got = _submatrix_score(a, rows, cols)
+        return optimum_verdict(
+            got, smoothest_submatrix(a, r, c)[0], "a smoother choice exists", minimise=True
+        )
+
+    def solve(self, problem: Problem) -> str:
+        a, r, c = problem.data["matrix"], problem.data["r"], problem.data["c"]
+        best = min(
+            (_submatrix_score(a, list(rows), list(cols)), rows, cols)
+            for rows in itertools.combinations(range(len(a)), r)
+            for cols in itertools.combinations(range(len(a[0])), c)
+        )
+        return " ".join(map(str, best[1])) + "; " + " ".join(map(str, best[2]))
 
     def surface_forms(self, problem: Problem) -> list[str]:
         solution = self.solve(problem)

@@ -10,7 +10,11 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.counting_constrained import count_with_palindrome_upto, no_double_triple_subsets
+from verirl.envs.counting_constrained import (
+    count_with_palindrome_upto,
+    no_double_triple_subsets,
+    range_max_total,
+)
 from verirl.envs.selfcheck import self_check
 
 NAMES = [
@@ -25,7 +29,7 @@ NAMES = [
 
 
 def test_family_is_registered() -> None:
-    assert set(NAMES) <= set(env_names(family="counting"))
+    assert {*NAMES, "max_rmq_expectation"} <= set(env_names(family="counting"))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -127,3 +131,22 @@ def test_pair_more_one() -> None:
             data = {"m": m, "delta": delta, "modulus": 1_000_000_007}
             assert env.residue(problem(env.name, **data)) == brute
             assert env._sum_of_products(n, m) == brute
+
+
+def test_max_rmq_expectation() -> None:
+    name = "max_rmq_expectation"
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+    # (1,1): 3, (1,2): 5, (2,1): 5, (2,2): 6
+    assert verdict(name, "19", n=2, m=2).correct
+    assert reward(name, "18", n=2, m=2) == 0.0
+    env = get_env(name)
+    for n in range(1, 5):
+        for m in range(1, 5):
+            brute = sum(
+                sum(max(arr[l : r + 1]) for l in range(n) for r in range(l, n))
+                for arr in itertools.product(range(1, m + 1), repeat=n)
+            )
+            assert range_max_total(n, m) == brute
+    big = problem(name, n=12, m=9)  # beyond the brute-force size: the per-range formula
+    assert int(env.solve(big)) == range_max_total(12, 9)

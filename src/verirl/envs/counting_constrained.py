@@ -1,11 +1,12 @@
 """Counting under constraints: subsets without doubles and triples, line-ups, binary strings
 avoiding a pattern, partitions into distinct parts, palindromic partitions, numbers with a
-palindromic substring, pairs of binary strings.
+palindromic substring, pairs of binary strings, range maxima over all arrays.
 
 Rows NoDoubleTripleCounting, NoAdjacentGirlCounting, NotContainingStringCounting,
-NumberPartitionCounting, PalindromePartitionCounting, PalindromicSubstringNumberCounting and
-PairMoreOneCounting of the RLVE catalogue (Zeng et al., *RLVE: Scaling Up Reinforcement
-Learning for Language Models with Adaptive Verifiable Environments*, arXiv:2511.07317).
+NumberPartitionCounting, PalindromePartitionCounting, PalindromicSubstringNumberCounting,
+PairMoreOneCounting and MaxRMQExpectation of the RLVE catalogue (Zeng et al., *RLVE: Scaling
+Up Reinforcement Learning for Language Models with Adaptive Verifiable Environments*,
+arXiv:2511.07317).
 Exact counts earn RLVE's (min/max)^10; counts asked modulo a number are right or wrong (a
 residue close in value is no closer to right) and a residue outside [0, m) is invalid.
 Each generator and verifier derive the count in two different ways (a closed form against a
@@ -15,6 +16,7 @@ dynamic programme, or two different recurrences); the tests add brute force on s
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 from typing import ClassVar
@@ -552,3 +554,69 @@ class PairMoreOneCounting(_CountModulo):
 
     def size(self, problem: Problem) -> float:
         return float(2 * problem.data["m"] + problem.data["delta"])
+
+
+# ---- range maxima over all arrays --------------------------------------------------------
+def range_max_total(n: int, m: int) -> int:
+    """Σ over all m^n arrays of Σ over ranges [l, r] of max(A[l..r]): a range of length L has
+    maximum v in v^L - (v-1)^L of its fillings, and the other n - L cells are free."""
+    total = 0
+    for length in range(1, n + 1):
+        per_range = sum(v * (v**length - (v - 1) ** length) for v in range(1, m + 1))
+        total += (n - length + 1) * m ** (n - length) * per_range
+    return total
+
+
+@register_env
+class MaxRmqExpectation(_Count):
+    """The expected sum of range maxima of a random array, times M^N (an integer); exact
+    answer required (binary reward)."""
+
+    name = "max_rmq_expectation"
+    difficulty_scales = "N in 2..3 + d//2, M in 2..3 + d//3"
+    size_measure = "N (array length) times M (values)"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n, m = rng.randint(2, 3 + difficulty // 2), rng.randint(2, 3 + difficulty // 3)
+        prompt = (
+            f"Let's randomly generate an array A[1], ..., A[{n}], where each A[i] is "
+            f"independently and uniformly chosen from the integers 1 to {m} (so there are "
+            f"{m}^{n} possible arrays in total). For an array, let F be the sum of "
+            "max(A[l], ..., A[r]) over all pairs 1 ≤ l ≤ r ≤ "
+            f"{n}. Compute the expected value of F multiplied by {m}^{n} (this is an integer: "
+            "the sum of F over all possible arrays). Give it as a single integer."
+        )
+        return Instance(prompt, str(range_max_total(n, m)), {"n": n, "m": m})
+
+    def problem_space(self, difficulty: int) -> int | None:
+        return (2 + difficulty // 2) * (2 + difficulty // 3)
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        ok = parse_int(answer) == self.solve_int(problem)
+        return graded(0.0, ok, "correct" if ok else "that is not the total")
+
+    def solve_int(self, problem: Problem) -> int:
+        return range_max_total(problem.data["n"], problem.data["m"])
+
+    def solve(self, problem: Problem) -> str:
+        # Independent: brute force over every array when small; otherwise, per range,
+        # E[max] = Σ_v P(max ≥ v) with P(max ≥ v) = 1 - ((v - 1)/m)^L.
+        n, m = problem.data["n"], problem.data["m"]
+        if m**n <= 20_000:
+            return str(
+                sum(
+                    sum(max(arr[l : r + 1]) for l in range(n) for r in range(l, n))
+                    for arr in itertools.product(range(1, m + 1), repeat=n)
+                )
+            )
+        total = 0
+        for l in range(n):
+            for r in range(l, n):
+                length = r - l + 1
+                total += m ** (n - length) * sum(
+                    m**length - (v - 1) ** length for v in range(1, m + 1)
+                )
+        return str(total)
+
+    def size(self, problem: Problem) -> float:
+        return float(problem.data["n"] * problem.data["m"])

@@ -32,6 +32,7 @@ from verirl.envs.base import (
     sequence_reward,
     wrong_format,
 )
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "arrays_scans"
@@ -387,8 +388,9 @@ class Wil(Environment):
         data = {"a": a, "d": d, "p": p}
         prompt = (
             f"You are given an array A of length {n}, indexed from 1 to {n}: "
-            f"{' '.join(map(str, a))}\nYou may choose one interval of at most {d} consecutive "
-            "positions and set the elements there to 0. Find the longest interval [l, r] such "
+            f"{' '.join(map(str, a))}\nYou may choose one interval of at most "
+            f"{plural(d, 'consecutive position')} and set the elements there to 0. Find the "
+            "longest interval [l, r] such "
             f"that, after doing so (the zeroed positions may be chosen for this interval), the sum "
             f"of A[l..r] is at most {p}. Give l and r separated by a comma."
         )

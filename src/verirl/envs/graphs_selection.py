@@ -32,6 +32,7 @@ from verirl.envs.base import (
 )
 from verirl.envs.graphs_walks import _edge_text, _random_edges
 from verirl.envs.number_theory import is_prime
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "graphs_selection"
@@ -159,10 +160,11 @@ class VertexKCenter(Environment):
         centres = "centre" if k == 1 else "centres"
         prompt = (
             f"You are given a connected undirected graph with {n} vertices labeled 0 to {n - 1} "
-            f"and these weighted edges:\n{_edge_text(edges)}\n\nChoose exactly {k} distinct "
-            f"vertices as {centres} so that the largest distance (shortest-path length) from any "
-            f"vertex to its nearest centre is as small as possible. Give the {centres} separated "
-            "by commas."
+            f"and these weighted edges:\n{_edge_text(edges)}\n\nChoose exactly "
+            f"{plural(k, 'vertex', 'distinct vertices')} as {centres} so that the largest "
+            "distance (shortest-path length) from any "
+            f"vertex to its nearest centre is as small as possible. Give the {centres}"
+            + (" separated by commas." if k > 1 else ".")
         )
         return Instance(prompt, ", ".join(map(str, _best_centres(data))), data)
 

@@ -28,6 +28,7 @@ from verirl.envs.base import (
     satisfied_reward,
     sequence_reward,
 )
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "logic_constraints"
@@ -288,7 +289,9 @@ class RoundTableAssignment(Environment):
         sizes = [len(s) for s in seating]
         prompt = (
             f"There are {groups} groups of people and {tables} tables. Group i has "
-            + ", ".join(f"{s} people (group {i + 1})" for i, s in enumerate(sizes))
+            + ", ".join(
+                f"{plural(s, 'person', 'people')} (group {i + 1})" for i, s in enumerate(sizes)
+            )
             + "; table j seats at most "
             + ", ".join(f"{c} (table {j + 1})" for j, c in enumerate(capacity))
             + ". Seat everyone so that no table has two people of the same group and no table "

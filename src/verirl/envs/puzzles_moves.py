@@ -29,6 +29,7 @@ from verirl.envs.base import (
     parse_int_list,
     register_env,
 )
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "puzzles_moves"
@@ -76,7 +77,8 @@ class TwiddlePuzzle(Environment):
             f"0 ≤ i ≤ {n - 2} and 0 ≤ j ≤ {m - 2} rotates the 2 × 2 block whose top-left cell is "
             "in row i and column j (both counted from 0) clockwise by 90 degrees: the top-left "
             "digit moves to the top-right, top-right to bottom-right, bottom-right to "
-            f"bottom-left and bottom-left to top-left. Using at most {moves} moves, turn the grid "
+            "bottom-left and bottom-left to top-left. Using at most "
+            f"{plural(moves, 'move')}, turn the grid "
             f'into\n{_grid_text(grid)}\nGive the moves in order as pairs, e.g. "(0, 1), (1, 0)".'
         )
         data = {

@@ -29,6 +29,7 @@ from verirl.envs.base import (
     ratio_reward,
     register_env,
 )
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "scheduling_orders"
@@ -307,7 +308,7 @@ class WarehouseConstruction(Environment):
         p = [rng.randint(0, 10) for _ in range(n)]
         c = [rng.randint(5, 40 + 5 * difficulty) for _ in range(n)]
         rows = "\n".join(
-            f"factory {i}: distance {x[i]}, {p[i]} products, warehouse cost {c[i]}"
+            f"factory {i}: distance {x[i]}, {plural(p[i], 'product')}, warehouse cost {c[i]}"
             for i in range(n)
         )
         prompt = (

@@ -8,12 +8,16 @@ from fractions import Fraction
 import pytest
 
 from tests.envs.helpers import problem, reward, verdict
-from verirl.envs import env_names, get_env
+from verirl.envs import ENVIRONMENTS, env_names, get_env
 from verirl.envs.counting_recurrences import parse_fraction
 from verirl.envs.normalize import InvalidAnswer
 from verirl.envs.selfcheck import self_check
 
-NAMES = env_names(family="recurrence_counting")
+NAMES = [
+    n
+    for n in env_names(family="recurrence_counting")
+    if ENVIRONMENTS.get(n).__module__.endswith(".counting_recurrences")
+]
 
 
 def _solved(name: str, **data: object) -> str:

@@ -6,17 +6,21 @@ from __future__ import annotations
 import pytest
 
 from tests.envs.helpers import problem, reward, verdict
-from verirl.envs import env_names, get_env
+from verirl.envs import ENVIRONMENTS, env_names, get_env
 from verirl.envs.normalize import InvalidAnswer
 from verirl.envs.puzzles_grids import read_grid
 from verirl.envs.selfcheck import self_check
 
-NAMES = env_names(family="grid_puzzles")
+NAMES = [
+    n
+    for n in env_names(family="grid_puzzles")
+    if ENVIRONMENTS.get(n).__module__.endswith(".puzzles_grids")
+]
 FREE4 = {"rows": 4, "cols": 4, "given": [[-1] * 4 for _ in range(4)]}
 
 
 def test_family_is_registered() -> None:
-    assert len(NAMES) == 5
+    assert len(NAMES) == 6
 
 
 def test_read_grid_forms() -> None:
@@ -97,6 +101,21 @@ def test_futoshiki_puzzle() -> None:
     assert reward("futoshiki_puzzle", "1 2 3\n2 3 4\n3 1 2", **data) == -0.5  # out of range
     solved = get_env("futoshiki_puzzle").solve(problem("futoshiki_puzzle", **data))
     assert solved == "1 2 3\n2 3 1\n3 1 2"
+
+
+def test_hitori_puzzle() -> None:
+    data = {"rows": 3, "cols": 3, "values": [[1, 1, 2], [2, 3, 1], [3, 2, 3]]}
+    assert verdict("hitori_puzzle", "010\n000\n100", **data).correct
+    assert verdict("hitori_puzzle", "100\n000\n001", **data).correct  # another valid shading
+    # nothing shaded: rows 0 and 2 repeat a number (17 of 19 rules)
+    assert reward("hitori_puzzle", "000\n000\n000", **data) == pytest.approx((17 / 19) ** 10)
+    # two shaded cells touch (18 of 19 rules)
+    assert reward("hitori_puzzle", "110\n000\n101", **data) == pytest.approx((18 / 19) ** 10)
+    # the shaded cells cut off the corner (0, 0): connectivity fails (18 of 19)
+    assert reward("hitori_puzzle", "010\n100\n001", **data) == pytest.approx((18 / 19) ** 10)
+    assert reward("hitori_puzzle", "012\n000\n100", **data) == -0.5
+    solved = get_env("hitori_puzzle").solve(problem("hitori_puzzle", **data))
+    assert verdict("hitori_puzzle", solved, **data).correct
 
 
 @pytest.mark.parametrize("name", NAMES)

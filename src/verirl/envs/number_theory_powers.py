@@ -381,22 +381,7 @@ class SmallestBinaryMultiple(Environment):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         a = rng.randint(2, min(100, 10 + 3 * difficulty))
-        # BFS over remainders, appending 0 before 1: the first hit is the smallest 0/1 multiple
-        parent: dict[int, tuple[int, str]] = {1 % a: (-1, "1")}
-        queue, head = [1 % a], 0
-        while 0 not in parent:
-            r = queue[head]
-            head += 1
-            for digit in "01":
-                nr = (r * 10 + int(digit)) % a
-                if nr not in parent:
-                    parent[nr] = (r, digit)
-                    queue.append(nr)
-        digits, r = [], 0
-        while r != -1:
-            r, digit = parent[r]
-            digits.append(digit)
-        multiple = int("".join(reversed(digits)))
+        multiple = _smallest_01_multiple(a)
         prompt = (
             f"Find the smallest positive integer B such that the product {a} × B contains only the "
             "digits 0 and 1 in its decimal representation."
@@ -408,7 +393,7 @@ class SmallestBinaryMultiple(Environment):
         a = problem.data["a"]
         if b <= 0 or b.bit_length() > 400 or set(str(a * b)) - {"0", "1"}:
             return invalid(f"{a} × B must be a positive number written with only 0s and 1s")
-        gold = int(self.solve(problem))
+        gold = _smallest_01_multiple(a) // a  # BFS; solve() counts through 0/1 numbers instead
         return graded((gold / b) ** 5, b == gold, "correct" if b == gold else "a smaller B exists")
 
     def solve(self, problem: Problem) -> str:
@@ -422,6 +407,26 @@ class SmallestBinaryMultiple(Environment):
 
     def problem_space(self, difficulty: int) -> int | None:
         return min(10**9, min(100, 10 + 3 * difficulty) - 1)
+
+
+def _smallest_01_multiple(a: int) -> int:
+    """Breadth-first search over remainders modulo a, appending 0 before 1: the first number
+    to reach remainder 0 is the smallest positive multiple of a written with 0s and 1s."""
+    parent: dict[int, tuple[int, str]] = {1 % a: (-1, "1")}
+    queue, head = [1 % a], 0
+    while 0 not in parent:
+        r = queue[head]
+        head += 1
+        for digit in "01":
+            nr = (r * 10 + int(digit)) % a
+            if nr not in parent:
+                parent[nr] = (r, digit)
+                queue.append(nr)
+    digits, r = [], 0
+    while r != -1:
+        r, digit = parent[r]
+        digits.append(digit)
+    return int("".join(reversed(digits)))
 
 
 # ---- SubsetSumSequence -------------------------------------------------------------------

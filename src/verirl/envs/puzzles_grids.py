@@ -522,3 +522,132 @@ class FutoshikiPuzzle(_GridPuzzle):
             "; ".join(", ".join(row) for row in rows),
             " \\\\ ".join(" & ".join(row) for row in rows),
         ]
+
+
+# ---- Hitori --------------------------------------------------------------------------------
+def _hitori_rules(values: Grid, shade: Grid) -> tuple[int, int]:
+    """(rules met, rules): each row and column without a repeated unshaded number, each pair
+    of neighbouring cells not both shaded, and the unshaded cells connected (one rule)."""
+    rows, cols = len(values), len(values[0])
+    good = total = 0
+    for line in [[(r, c) for c in range(cols)] for r in range(rows)] + [
+        [(r, c) for r in range(rows)] for c in range(cols)
+    ]:
+        kept = [values[r][c] for r, c in line if not shade[r][c]]
+        total += 1
+        good += len(kept) == len(set(kept))
+    for r, c in itertools.product(range(rows), range(cols)):
+        for x, y in ((r + 1, c), (r, c + 1)):
+            if x < rows and y < cols:
+                total += 1
+                good += not (shade[r][c] and shade[x][y])
+    open_cells = [(r, c) for r in range(rows) for c in range(cols) if not shade[r][c]]
+    seen = set(open_cells[:1])
+    stack = list(seen)
+    while stack:
+        r, c = stack.pop()
+        for x, y in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if (x, y) not in seen and 0 <= x < rows and 0 <= y < cols and not shade[x][y]:
+                seen.add((x, y))
+                stack.append((x, y))
+    total += 1
+    good += bool(open_cells) and len(seen) == len(open_cells)
+    return good, total
+
+
+@register_env
+class HitoriPuzzle(_GridPuzzle):
+    """Hitori: shade cells so that no number repeats among the unshaded cells of a row or
+    column, no two shaded cells touch, and the unshaded cells are connected (RLVE
+    HitoriPuzzle). Reward (rules met / all)^10. ``solve``: backtracking over the cells whose
+    number repeats in their row or column (the others never need shading)."""
+
+    name = "hitori_puzzle"
+    family = FAMILY
+    difficulty_scales = "grid (4 + d//4) × (4 + d//4); about a fifth of the cells shaded"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        rows = cols = 4 + difficulty // 4
+        size = max(rows, cols)
+        perm_r, perm_c, syms = list(range(size)), list(range(size)), list(range(1, size + 1))
+        for xs in (perm_r, perm_c, syms):
+            rng.shuffle(xs)
+        values = [[syms[(perm_r[r] + perm_c[c]) % size] for c in range(cols)] for r in range(rows)]
+        shade = [[0] * cols for _ in range(rows)]
+        cells = list(itertools.product(range(rows), range(cols)))
+        rng.shuffle(cells)
+        for r, c in cells[: rows * cols // 4]:
+            near = [(r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)]
+            if any(0 <= x < rows and 0 <= y < cols and shade[x][y] for x, y in near):
+                continue
+            shade[r][c] = 1
+            if _hitori_rules(values, shade)[0] != _hitori_rules(values, shade)[1]:
+                shade[r][c] = 0
+        for r, c in itertools.product(range(rows), range(cols)):
+            if shade[r][c]:  # copy a kept number of its row or column: shading is needed
+                kept = [values[r][y] for y in range(cols) if not shade[r][y]]
+                kept += [values[x][c] for x in range(rows) if not shade[x][c]]
+                values[r][c] = rng.choice(kept)
+        prompt = (
+            f"You are given a {rows} × {cols} grid of numbers:\n{_show(values, ' ')}\n\nShade "
+            "some cells so that (1) in every row and every column, no number appears more than "
+            "once among the unshaded cells; (2) no two shaded cells are next to each other "
+            "horizontally or vertically; (3) all unshaded cells are connected through "
+            f"horizontal and vertical steps. Give the shading as {rows} lines of {cols} digits, "
+            "1 for a shaded cell and 0 for an unshaded one."
+        )
+        data = {"rows": rows, "cols": cols, "values": values}
+        return Instance(prompt, _show(shade), data)
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        d = problem.data
+        shade = read_grid(answer, d["rows"], d["cols"], single_digits=True)
+        if any(v not in (0, 1) for row in shade for v in row):
+            return invalid("every cell must be 0 or 1")
+        good, total = _hitori_rules(d["values"], shade)
+        return _verdict(good, total, 10, "rules are broken")
+
+    def solve(self, problem: Problem) -> str:
+        d = problem.data
+        rows, cols, values = d["rows"], d["cols"], d["values"]
+        repeated = [
+            (r, c)
+            for r, c in itertools.product(range(rows), range(cols))
+            if sum(values[r][y] == values[r][c] for y in range(cols)) > 1
+            or sum(values[x][c] == values[r][c] for x in range(rows)) > 1
+        ]
+        shade = [[0] * cols for _ in range(rows)]
+        # cells before (r, c) in row-major order with the same number, in its row or column
+        earlier = [
+            [
+                [(r, y) for y in range(c) if values[r][y] == values[r][c]]
+                + [(x, c) for x in range(r) if values[x][c] == values[r][c]]
+                for c in range(cols)
+            ]
+            for r in range(rows)
+        ]
+
+        def kept(x: int, y: int) -> bool:
+            return not shade[x][y]
+
+        def place(k: int) -> bool:
+            if k == len(repeated):
+                good, total = _hitori_rules(values, shade)
+                return good == total
+            r, c = repeated[k]
+            for v in (0, 1):
+                if v and any(
+                    0 <= x < rows and 0 <= y < cols and shade[x][y]
+                    for x, y in ((r - 1, c), (r, c - 1))
+                ):
+                    continue
+                if not v and any(kept(x, y) for x, y in earlier[r][c]):
+                    continue  # would repeat a number kept earlier in its row or column
+                shade[r][c] = v
+                if place(k + 1):
+                    return True
+            shade[r][c] = 0
+            return False
+
+        place(0)
+        return _show(shade)

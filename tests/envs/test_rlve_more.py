@@ -241,3 +241,24 @@ def test_patrol() -> None:
     star = {"n": 4, "edges": [[1, 2], [1, 3], [1, 4]]}  # leaf to leaf: 2·3 − 2 + 1
     assert verdict("patrol", "5", **star).correct
     assert reward("patrol", "6", **star) == 0.0
+
+
+def test_tree_change_one_edge_diameter() -> None:
+    name = "tree_change_one_edge_diameter"
+    assert self_check(get_env(name)).failures == []
+    star = {"n": 4, "edges": [[1, 2], [1, 3], [1, 4]]}  # diameter 2; at most 3 (path), at least 2
+    assert verdict(name, "1 2 2 3; 1 2 2 1", **star).correct  # 2 hangs under 3: path 2-3-1-4
+    # keeping the star for the "large" part: (2/3)^5 there, full credit for the small one
+    assert reward(name, "1 2 1 2; 1 2 1 2", **star) == pytest.approx(((2 / 3) ** 5 + 1) / 2)
+    assert reward(name, "1 2 3 4; 1 2 1 2", **star) == -0.5  # 2 is cut off: not a tree
+    assert reward(name, "2 3 1 2; 1 2 1 2", **star) == -0.5  # 2 - 3 is no edge
+    assert reward(name, "1 2 2 3", **star) == -0.5
+    from verirl.envs.graphs import random_tree
+    from verirl.envs.graphs_distances import _diameter_range, _moves
+
+    rng = random.Random(15)
+    for _ in range(30):  # the split formulas against every edge swap
+        n = rng.randint(3, 9)
+        edges = [sorted([u + 1, v + 1]) for u, v in random_tree(rng, list(range(n)))]
+        values = [m[4] for m in _moves({"n": n, "edges": edges})]
+        assert _diameter_range({"n": n, "edges": edges}) == (max(values), min(values)), edges

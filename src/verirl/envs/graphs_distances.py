@@ -1,11 +1,13 @@
 """Graphs, distances: the K-th shortest walk in a small-weight digraph, the best edge to add
-to a tree to shrink its diameter, and the shortest patrol of a tree with one extra road.
+to a tree to shrink its diameter, the shortest patrol of a tree with one extra road, and the
+edge swap that makes a tree's diameter largest or smallest.
 
-RLVE-Gym rows WYC, TreeAddOneEdgeDiameter and Patrol (Zeng et al. 2025, "RLVE: Scaling Up
-Reinforcement Learning for Language Models with Adaptive Verifiable Environments",
-arXiv:2511.07317, Appendix A). The K-th walk length is a count-like value scored
+RLVE-Gym rows WYC, TreeAddOneEdgeDiameter, Patrol and TreeChangeOneEdgeDiameter (Zeng et al.
+2025, "RLVE: Scaling Up Reinforcement Learning for Language Models with Adaptive Verifiable
+Environments", arXiv:2511.07317, Appendix A). The K-th walk length is a count-like value scored
 (min/max)^10; the added edge is checked on the tree and scored (gold/answer)^5; the patrol
-length is binary. RLVE's Patrol may add one or two roads; here it is always one.
+length is binary; the edge swaps get the mean of the two ratios. RLVE's Patrol may add one or
+two roads; here it is always one.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from verirl.envs.base import (
     optimum_verdict,
     parse_int,
     parse_int_list,
+    ratio_reward,
     register_env,
 )
 from verirl.envs.trees_counting import _adjacency, _tree
@@ -266,3 +269,170 @@ class Patrol(IntegerAnswer):
     def problem_space(self, difficulty: int) -> int | None:
         n = 4 + difficulty
         return min(10**9, n ** (n - 2) * math.factorial(n - 1))
+
+
+def _tree_diameter(n: int, edges: list[list[int]]) -> int:
+    """Diameter (in edges) of a tree on vertices 1..n by a double breadth-first sweep."""
+    adj = _adjacency(n, edges, base=1)
+
+    def sweep(s: int) -> tuple[int, int]:
+        dist = {s: 0}
+        queue = deque([s])
+        while queue:
+            x = queue.popleft()
+            for y in adj[x]:
+                if y not in dist:
+                    dist[y] = dist[x] + 1
+                    queue.append(y)
+        far = max(dist, key=lambda v: dist[v])
+        return far, dist[far]
+
+    return sweep(sweep(1)[0])[1]
+
+
+def _moves(data: Mapping[str, Any]) -> list[tuple[int, int, int, int, int]]:
+    """Every (removed u, v, added x, y, resulting diameter) that keeps a tree."""
+    n, edges = data["n"], data["edges"]
+    out = []
+    for k, (u, v) in enumerate(edges):
+        rest = edges[:k] + edges[k + 1 :]
+        adj = _adjacency(n, rest, base=1)
+        side, stack = {u}, [u]
+        while stack:
+            for y in adj[stack.pop()]:
+                if y not in side:
+                    side.add(y)
+                    stack.append(y)
+        for x in sorted(side):
+            for y in range(1, n + 1):
+                if y not in side:
+                    out.append((u, v, x, y, _tree_diameter(n, [*rest, [x, y]])))
+    return out
+
+
+@register_env
+class TreeChangeOneEdgeDiameter(Environment):
+    """Replace one edge of a tree by another (the result must be a tree), once to make the
+    diameter as large as possible and once as small as possible: the mean of
+    (answer/gold)^5 and (gold/answer)^5."""
+
+    name = "tree_change_one_edge_diameter"
+    family = FAMILY
+    tags = TAGS
+    answer_kind = "text"
+    difficulty_scales = "N = 4 + d//3 vertices (at most 12)"
+    size_measure = "vertices N"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = min(12, 4 + difficulty // 3)
+        edges = [sorted([u + 1, v + 1]) for u, v in _tree(rng, n)]
+        data = {"n": n, "edges": edges}
+        moves = _moves(data)
+        big = max(moves, key=lambda m: m[4])
+        small = min(moves, key=lambda m: m[4])
+        prompt = (
+            f"You are given a tree (a connected undirected graph with no cycles) with {n} "
+            f"vertices labeled 1 to {n} and these edges:\n"
+            + "\n".join(f"{u} - {v}" for u, v in edges)
+            + "\n\nAn operation removes one edge u - v and adds a new edge x - y so that the graph "
+            "is again a tree. Give two operations: the first should make the diameter (the "
+            "largest number of edges on a path) as large as possible, the second as small as "
+            'possible. Write each as "u v x y" and separate the two by a semicolon, e.g. '
+            '"1 2 3 4; 2 5 1 3".'
+        )
+        answer = "{} {} {} {}; {} {} {} {}".format(*big[:4], *small[:4])
+        return Instance(prompt, answer, data)
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        d = problem.data
+        parts = answer.split(";")
+        if len(parts) != 2:
+            return invalid("give two operations separated by a semicolon")
+        values = []
+        for part in parts:
+            op = parse_int_list(part)
+            if len(op) != 4:
+                return invalid('write each operation as "u v x y"')
+            u, v, x, y = op
+            if sorted([u, v]) not in d["edges"]:
+                return invalid("the removed edge is not an edge of the tree")
+            rest = [e for e in d["edges"] if e != sorted([u, v])]
+            if not (1 <= x <= d["n"] and 1 <= y <= d["n"]) or x == y or sorted([x, y]) in rest:
+                return invalid("the added edge must join two different vertices not yet joined")
+            new = [*rest, [x, y]]
+            if not _connected(d["n"], new):
+                return invalid("the result is not a tree")
+            values.append(_tree_diameter(d["n"], new))
+        high, low = _diameter_range(d)
+        score = (ratio_reward(values[0], high, 5.0) + ratio_reward(low, values[1], 5.0)) / 2
+        ok = values[0] == high and values[1] == low
+        return graded(score, ok, "correct" if ok else "an operation is not optimal")
+
+    def solve(self, problem: Problem) -> str:
+        moves = _moves(problem.data)
+        big = max(moves, key=lambda m: m[4])
+        small = min(moves, key=lambda m: m[4])
+        return "{} {} {} {}; {} {} {} {}".format(*big[:4], *small[:4])
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        return answer.split(";")[0]
+
+    def problem_space(self, difficulty: int) -> int | None:
+        n = min(12, 4 + difficulty // 3)
+        return min(10**9, n ** (n - 2) * math.factorial(n - 1))
+
+    def size(self, problem: Problem) -> float:
+        return float(problem.data["n"])
+
+
+def _connected(n: int, edges: list[list[int]]) -> bool:
+    adj = _adjacency(n, edges, base=1)
+    seen, stack = {1}, [1]
+    while stack:
+        for y in adj[stack.pop()]:
+            if y not in seen:
+                seen.add(y)
+                stack.append(y)
+    return len(seen) == n
+
+
+def _diameter_range(data: Mapping[str, Any]) -> tuple[int, int]:
+    """Removing u - v splits the tree into parts of diameters a and b: joining their ends
+    gives at most a + b + 1, joining their centres at least max(a, b, ⌈a/2⌉ + ⌈b/2⌉ + 1)."""
+    n, edges = data["n"], data["edges"]
+    high, low = 0, n
+    for k in range(len(edges)):
+        rest = edges[:k] + edges[k + 1 :]
+        adj = _adjacency(n, rest, base=1)
+        parts = []
+        seen: set[int] = set()
+        for s in adj:
+            if s in seen:
+                continue
+            comp, stack = {s}, [s]
+            while stack:
+                for y in adj[stack.pop()]:
+                    if y not in comp:
+                        comp.add(y)
+                        stack.append(y)
+            seen |= comp
+            parts.append(_part_diameter(adj, comp))
+        a, b = parts
+        high = max(high, a + b + 1)
+        low = min(low, max(a, b, (a + 1) // 2 + (b + 1) // 2 + 1))
+    return high, low
+
+
+def _part_diameter(adj: dict[int, list[int]], comp: set[int]) -> int:
+    best = 0
+    for s in comp:
+        dist = {s: 0}
+        queue = deque([s])
+        while queue:
+            x = queue.popleft()
+            for y in adj[x]:
+                if y not in dist:
+                    dist[y] = dist[x] + 1
+                    queue.append(y)
+        best = max(best, max(dist.values()))
+    return best

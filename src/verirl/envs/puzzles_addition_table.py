@@ -1,0 +1,101 @@
+"""Decoding an addition table written in letters (RLVE catalogue row AdditionTable; Zeng et
+al. 2025, "RLVE: Scaling Up Reinforcement Learning for Language Models with Adaptive
+Verifiable Environments", arXiv:2511.07317, Appendix A).
+
+In an unknown base N, each of N letters stands for a different digit; the table gives every
+sum X + Y written in letters. The answer is the digit of each letter. The verifier re-encodes
+the table with the answer's digits: reproducing it exactly is correct (so any consistent
+decoding is accepted); otherwise mean(digit right)^3 as in the row. An answer that is not a
+permutation of 0..N−1 is invalid. ``solve`` uses the classic observation that a letter's
+digit is the number of two-digit sums in its row.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+from verirl.envs.base import (
+    Environment,
+    Instance,
+    graded,
+    invalid,
+    parse_int_list,
+    register_env,
+    sequence_reward,
+)
+from verirl.types import Problem, Verdict
+
+
+def _encode(value: int, base: int, letters: list[str], digit_of: dict[str, int]) -> str:
+    """``value`` (< 2·base) in base ``base`` with each digit written as its letter."""
+    letter = {d: x for x, d in digit_of.items()}
+    if value < base:
+        return letter[value]
+    return letter[value // base] + letter[value % base]
+
+
+@register_env
+class AdditionTable(Environment):
+    """Recover the digits of N letters from their base-N addition table."""
+
+    name = "addition_table"
+    family = "letter_puzzles"
+    tags = ("rlve", "puzzles")
+    difficulty_scales = "base N = 3 + d (at most 26)"
+    size_measure = "base N (the table has N² sums)"
+    answer_kind = "integer_list"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = min(26, 3 + difficulty)
+        letters = sorted(rng.sample(string.ascii_uppercase, n))
+        digits = list(range(n))
+        rng.shuffle(digits)
+        digit_of = dict(zip(letters, digits, strict=True))
+        table = [
+            [_encode(digit_of[x] + digit_of[y], n, letters, digit_of) for y in letters]
+            for x in letters
+        ]
+        header = "+ | " + " ".join(letters)
+        rows = "\n".join(f"{x} | " + " ".join(row) for x, row in zip(letters, table, strict=True))
+        prompt = (
+            f"We work in base {n}. Each of the {n} letters {', '.join(letters)} stands for a "
+            f"different digit from 0 to {n - 1}, but which letter is which digit is unknown. The "
+            "table below gives, for the letters X (row) and Y (column), the sum X + Y written "
+            f"in base {n} with letters "
+            f"(a two-letter entry is a two-digit number):\n{header}\n{rows}\n\nGive the digits "
+            f"of {', '.join(letters)} in this order, separated by commas."
+        )
+        data = {"letters": letters, "table": table}
+        return Instance(prompt, ", ".join(str(digit_of[x]) for x in letters), data)
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        letters, table = problem.data["letters"], problem.data["table"]
+        n = len(letters)
+        got = parse_int_list(answer, tuple(letters))
+        if sorted(got) != list(range(n)):
+            return invalid(f"give each digit 0..{n - 1} exactly once, one per letter")
+        digit_of = dict(zip(letters, got, strict=True))
+        ok = all(
+            _encode(digit_of[x] + digit_of[y], n, letters, digit_of) == table[i][j]
+            for i, x in enumerate(letters)
+            for j, y in enumerate(letters)
+        )
+        if ok:
+            return graded(1.0, True, "correct")
+        gold = [int(v) for v in self.solve(problem).split(", ")]
+        return graded(
+            sequence_reward(got, gold, 3.0), False, "the digits do not reproduce the table"
+        )
+
+    def solve(self, problem: Problem) -> str:
+        table = problem.data["table"]
+        return ", ".join(str(sum(1 for entry in row if len(entry) == 2)) for row in table)
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        digits = answer.split(", ")
+        digits[0], digits[1] = digits[1], digits[0]
+        return ", ".join(digits)
+
+    def size(self, problem: Problem) -> float:
+        return float(len(problem.data["letters"]))

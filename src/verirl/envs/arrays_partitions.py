@@ -446,6 +446,20 @@ class MinSwapTwoPermutations(_ArrayEnv):
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level"
     answer_kind = "integer_set"
 
+    def problem_space(self, difficulty: int) -> int | None:
+        n = grown(3, difficulty)
+        if n > 4:
+            return None
+        perms = list(itertools.permutations(range(1, n + 1)))
+        rows = set()
+        for a, b in itertools.product(perms, repeat=2):
+            for mask in range(1 << n):
+                x = [b[i] if mask >> i & 1 else a[i] for i in range(n)]
+                y = [a[i] if mask >> i & 1 else b[i] for i in range(n)]
+                if _min_swaps(x, y):
+                    rows.add((tuple(x), tuple(y)))
+        return len(rows)
+
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = grown(3, difficulty)
         while True:

@@ -316,6 +316,11 @@ class MaximumLexicographicalOrderSubsequence(_ArrayEnv):
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level; values in 1..N"
     answer_kind = "integer_list"
 
+    def problem_space(self, difficulty: int) -> int | None:
+        n = grown(3, difficulty)
+        space = max(3, n) ** n * n
+        return space if space < 10_000 else None
+
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = grown(3, difficulty)
         values = [rng.randint(1, max(3, n)) for _ in range(n)]

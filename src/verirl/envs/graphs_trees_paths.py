@@ -445,13 +445,14 @@ class MinimumDirectedSpanningTree(_GraphOpt):
 
     @staticmethod
     def _edmonds(data: Mapping[str, Any]) -> tuple[int, str]:
-        g = nx.DiGraph()
-        g.add_nodes_from(range(data["n"]))
-        g.add_weighted_edges_from([e for e in data["edges"] if e[1] != data["root"]])
-        tree = nx.minimum_spanning_arborescence(g)
-        parent = {v: u for u, v in tree.edges}
-        weight = sum(g[u][v]["weight"] for u, v in tree.edges)
-        return weight, " ".join(str(parent[v]) for v in range(data["n"]) if v != data["root"])
+        """Chu–Liu/Edmonds (own implementation; networkx 3.6's arborescence search misses
+        some that exist): the weight and the parent list."""
+        n, root = data["n"], data["root"]
+        arcs = [(u, v, w, i) for i, (u, v, w) in enumerate(data["edges"]) if v != root and u != v]
+        chosen = _chu_liu_edmonds(n, root, arcs)
+        parent = {data["edges"][i][1]: data["edges"][i][0] for i in chosen}
+        weight = sum(data["edges"][i][2] for i in chosen)
+        return weight, " ".join(str(parent[v]) for v in range(n) if v != root)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         n, root = problem.data["n"], problem.data["root"]
@@ -494,6 +495,51 @@ class MinimumDirectedSpanningTree(_GraphOpt):
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return f"{answer} {problem.data['root']}"  # one parent too many
+
+
+def _chu_liu_edmonds(n: int, root: int, arcs: list[tuple[int, int, int, int]]) -> set[int]:
+    """Ids of the arcs of a minimum spanning arborescence: every vertex takes its cheapest
+    incoming arc; a cycle among those is contracted (arcs into it cost w - w(cycle arc)),
+    solved recursively, and expanded (the cycle minus the arc replaced by the one entering)."""
+    best: dict[int, tuple[int, int, int, int]] = {}
+    for arc in arcs:
+        if arc[1] != root and (arc[1] not in best or arc[2] < best[arc[1]][2]):
+            best[arc[1]] = arc
+    if len(best) < n - 1:
+        raise ValueError("some vertex cannot be reached from the root")
+    colour = dict.fromkeys(range(n), 0)
+    cycle: list[int] = []
+    for start in range(n):
+        path, v = [], start
+        while v != root and colour[v] == 0:
+            colour[v] = start + 1
+            path.append(v)
+            v = best[v][0]
+        if v != root and colour[v] == start + 1:
+            cycle = path[path.index(v) :]
+            break
+        for x in path:
+            colour[x] = -1
+    if not cycle:
+        return {arc[3] for arc in best.values()}
+    inside = set(cycle)
+    label, c = {}, 0
+    for v in range(n):
+        if v not in inside:
+            label[v], c = c, c + 1
+    merged = c  # the contracted cycle
+    reduced, origin = [], {}
+    for u, v, w, i in arcs:
+        if u in inside and v in inside:
+            continue
+        nu = merged if u in inside else label[u]
+        nv = merged if v in inside else label[v]
+        nw = w - best[v][2] if v in inside else w
+        reduced.append((nu, nv, nw, i))
+        origin[i] = (u, v)
+    picked = _chu_liu_edmonds(c + 1, label[root], reduced)
+    entering = next(origin[i][1] for i in picked if origin[i][1] in inside)
+    return picked | {best[v][3] for v in cycle if v != entering}
 
 
 def _find(parent: list[int], x: int) -> int:

@@ -110,11 +110,11 @@ class KthSubsequence(_StringEnv):
     """The K-th distinct non-empty subsequence of S in lexicographic order (binary)."""
 
     name = "kth_subsequence"
-    difficulty_scales = "N = 3 then int(1.1·N + 1) per level; letters a, b (and c from d 3)"
+    difficulty_scales = "N = 4 then int(1.1·N + 1) per level; letters a, b, c (or a, b from d 3)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = grown(3, difficulty)
-        text = _random_text(rng, n, "ab" if difficulty < 3 else "abc")
+        n = grown(4, difficulty)
+        text = _random_text(rng, n, "abc" if difficulty < 3 or rng.random() < 0.5 else "ab")
         total = _subsequence_counts(text)[0][0] - 1
         k = rng.randint(1, total)
         prompt = (
@@ -412,11 +412,11 @@ class MaxWeightPalindromicSubstring(_PalindromeChoice):
     """The palindrome T maximising |T| × (occurrences of T in S); (value/gold)^5 credit."""
 
     name = "max_weight_palindromic_substring"
-    difficulty_scales = "N = 3 then int(1.1·N + 1) per level (at most 120)"
+    difficulty_scales = "N = 5 then int(1.1·N + 1) per level (at most 120)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = grown(3, difficulty, cap=120)
-        text = _random_text(rng, n, "ab" if rng.random() < 0.5 else "abc")
+        n = grown(5, difficulty, cap=120)
+        text = _random_text(rng, n, "ab" if difficulty >= 3 and rng.random() < 0.5 else "abc")
         prompt = (
             f"You are given a string S: {text}\nPlease find a palindromic string T such that "
             "the product of T's length and the number of times T occurs in S (as a substring; "

@@ -185,7 +185,6 @@ DISTINCT_BACKLOG = frozenset(
         "boolean_eval",
         "chinese_remainder",
         "coin_change_min_coins",
-        "coq_proofs",
         "digit_sum",
         "divisible_by_any_count",
         "divisor_count",

@@ -309,6 +309,14 @@ class CoqProofs(Environment):
         where = offset + rng.choice(commands).start
         return answer[:where] + "fail. " + answer[where:]
 
+    def problem_space(self, difficulty: int) -> int | None:
+        """One problem per bundled theorem of the grade (the bank is small by nature)."""
+        groups = theorems_by_grade()
+        grade = min(difficulty, max(groups))
+        while grade not in groups:
+            grade -= 1
+        return len(groups[grade])
+
     def size(self, problem: Problem) -> float:
         """The number of tactics in the reference proof."""
         extracted = extract_coq_proof(problem.answer)

@@ -337,6 +337,14 @@ class LeanProofs(Environment):
             return answer[:where] + f"{_FAILING_TACTIC}; " + answer[where:]
         return answer[:where] + f"{_FAILING_TACTIC}\n{indent}" + answer[where:]
 
+    def problem_space(self, difficulty: int) -> int | None:
+        """One problem per bundled theorem of the grade (the bank is small by nature)."""
+        groups = lean_theorems_by_grade()
+        grade = min(difficulty, max(groups))
+        while grade not in groups:
+            grade -= 1
+        return len(groups[grade])
+
     def size(self, problem: Problem) -> float:
         """The number of top-level tactics in the reference proof."""
         fp = self.formal_problem(problem)

@@ -32,7 +32,7 @@ def _solved(name: str, **data: object) -> str:
 
 
 def test_families_are_registered() -> None:
-    assert len(NAMES) == 9
+    assert len(NAMES) == 10
 
 
 def test_euclid_game() -> None:
@@ -131,6 +131,19 @@ def test_bucket_sorting_and_division() -> None:
     assert reward("division", "15", a=100, b=7) == 0.0
     assert reward("division", "14, 2", a=100, b=7) == -0.5  # two numbers
     assert int(_solved("division", a=987654321, b=123)) == 987654321 // 123
+
+
+def test_face_right_way() -> None:
+    # BFB: K = 1 and K = 2 both need 2 operations, K = 3 cannot fix it → (1, 2)
+    assert verdict("face_right_way", "1, 2", cows="BFB").correct
+    assert verdict("face_right_way", "K = 1, M = 2", cows="BFB").correct
+    assert reward("face_right_way", "2, 2", cows="BFB") == pytest.approx(0.5**5)
+    assert reward("face_right_way", "1, 3", cows="BFB") == 0.0  # K = 1 needs 2, not 3
+    assert reward("face_right_way", "3, 1", cows="BFB") == 0.0  # K = 3 cannot do it
+    assert reward("face_right_way", "4, 1", cows="BFB") == -0.5
+    # BBB: K = 3 once; K = 1 thrice scores ((1+1)/(3+1))^5 · (1/3)^5
+    assert reward("face_right_way", "1, 3", cows="BBB") == pytest.approx(0.5**5 * (1 / 3) ** 5)
+    assert _solved("face_right_way", cows="BFB") == "1, 2"
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -440,3 +440,94 @@ class BucketSorting(_ExactInteger):
                 best, best_len = xs[i], j - i
             i = j
         return best
+
+
+@register_env
+class FaceRightWay(Environment):
+    """Cows face forward (F) or backward (B); a machine set to a length K turns K consecutive
+    cows around. Choose K to make all cows face forward with the fewest operations M, the
+    smallest such K on ties; answer "K, M" (RLVE FaceRightWay, POJ 3276). A false M for that K
+    (or an impossible K) scores 0; a true one ((M* + 1)/(M + 1))^5 · (min(K, K*)/max(K, K*))^5,
+    RLVE's two ratios combined, correct only at (K*, M*). Verifier: the left-to-right greedy
+    per K; ``solve``: every set of turn positions per K."""
+
+    name = "face_right_way"
+    family = FAMILY
+    tags = TAGS
+    difficulty_scales = "N = 4 + d cows"
+    size_measure = "number of cows N"
+    size_key = "cows"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = 4 + difficulty
+        cows = "".join(rng.choice("FB") for _ in range(n))
+        if "B" not in cows:
+            i = rng.randrange(n)
+            cows = cows[:i] + "B" + cows[i + 1 :]
+        k, m = self._best(cows)
+        prompt = (
+            f"{n} cows stand in a row; each faces forward (F) or backward (B): {cows}. A "
+            "machine, set once to a length K (1 ≤ K ≤ N), turns around K consecutive cows in "
+            "one operation (F becomes B and B becomes F). Choose K so that all cows can be "
+            "made to face forward with as few operations M as possible; if several K reach "
+            "that minimum, take the smallest K. Give K and M, separated by a comma."
+        )
+        return Instance(prompt, f"{k}, {m}", {"cows": cows})
+
+    def problem_space(self, difficulty: int) -> int:
+        return 2 ** (4 + difficulty) - 1
+
+    @staticmethod
+    def _greedy(cows: str, k: int) -> int | None:
+        state, ops = [c == "B" for c in cows], 0
+        for i in range(len(state) - k + 1):
+            if state[i]:
+                ops += 1
+                for j in range(i, i + k):
+                    state[j] = not state[j]
+        return None if any(state) else ops
+
+    def _best(self, cows: str) -> tuple[int, int]:
+        options = [
+            (m, k) for k in range(1, len(cows) + 1) if (m := self._greedy(cows, k)) is not None
+        ]
+        m, k = min(options)
+        return k, m
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        cows = problem.data["cows"]
+        values = parse_int_list(answer, ("K", "M"))
+        if len(values) != 2 or not 1 <= values[0] <= len(cows) or values[1] < 0:
+            return invalid(f"give K (1..{len(cows)}) and M")
+        k, m = values
+        if self._greedy(cows, k) != m:
+            return graded(0.0, False, "that K does not need exactly that many operations")
+        best_k, best_m = self._best(cows)
+        ok = (k, m) == (best_k, best_m)
+        score = ((best_m + 1) / (m + 1)) ** 5 * (min(k, best_k) / max(k, best_k)) ** 5
+        return graded(score, ok, "correct" if ok else "a better K exists")
+
+    def solve(self, problem: Problem) -> str:
+        cows = problem.data["cows"]
+        n = len(cows)
+        target = sum(1 << i for i, c in enumerate(cows) if c == "B")
+        best: tuple[int, int] | None = None
+        for k in range(1, n + 1):
+            windows = [((1 << k) - 1) << s for s in range(n - k + 1)]
+            fewest = None
+            for chosen in range(1 << len(windows)):
+                flips = 0
+                for s, w in enumerate(windows):
+                    if chosen >> s & 1:
+                        flips ^= w
+                if flips == target:
+                    count = chosen.bit_count()
+                    fewest = count if fewest is None else min(fewest, count)
+            if fewest is not None and (best is None or fewest < best[1]):
+                best = (k, fewest)
+        assert best is not None
+        return f"{best[0]}, {best[1]}"
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        k, m = parse_int_list(answer)
+        return f"{k}, {m + 1}"

@@ -29,3 +29,23 @@ def test_addition_table() -> None:
 def test_self_check() -> None:
     report = self_check(get_env("addition_table"))
     assert not report.failures, report.failures
+
+
+# base 3, planted d = (2, 0, 1): d0 d1 + d2 = d0 d2, i.e. 6 + 1 = 7
+CRYPT = {"n": 3, "terms": [[0, 1], [2], [0, 2]], "planted": [2, 0, 1]}
+
+
+def test_cryptarithmetic() -> None:
+    assert verdict("cryptarithmetic", "2, 0, 1", **CRYPT).correct
+    # the addition only forces d[1] = 0: (1, 0, 2) gives 3 + 2 = 5 and is accepted too
+    assert verdict("cryptarithmetic", "1, 0, 2", **CRYPT).correct
+    assert verdict("cryptarithmetic", "d[0] = 2, d[1] = 0, d[2] = 1", **CRYPT).correct
+    assert reward("cryptarithmetic", "0, 1, 2", **CRYPT) == 0.0
+    assert reward("cryptarithmetic", "2, 1, 0", **CRYPT) == pytest.approx((1 / 3) ** 3)
+    assert reward("cryptarithmetic", "2, 2, 1", **CRYPT) == -0.5
+    assert get_env("cryptarithmetic").solve(problem("cryptarithmetic", **CRYPT)) == "1, 0, 2"
+
+
+def test_cryptarithmetic_self_check() -> None:
+    report = self_check(get_env("cryptarithmetic"))
+    assert not report.failures, report.failures

@@ -3,6 +3,7 @@ cross-checks of the verifier's solvers, and the self-check."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -16,7 +17,7 @@ POWERS = env_names(family="number_theory_powers")
 
 
 def test_families_are_registered() -> None:
-    assert len(SUMS) == 11 and len(POWERS) == 8
+    assert len(SUMS) == 12 and len(POWERS) == 8
 
 
 @pytest.mark.parametrize("name", SUMS + POWERS)
@@ -143,3 +144,12 @@ def test_recursive_function_and_sequence_sum() -> None:
     assert reward("recursive_sequence_sum_construction", "1, 1", **data) == -0.5
     assert reward("recursive_sequence_sum_construction", "0, 3", **data) == -0.5
     assert reward("recursive_sequence_sum_construction", "2", **data) == 0.0
+
+
+def test_sum_set_multiplication() -> None:
+    # sequences of 2 distinct values from 1..3: 1·2, 1·3, 2·3, each in two orders → 22
+    assert verdict("sum_set_multiplication", "22", n=2, k=3).correct
+    assert reward("sum_set_multiplication", "11", n=2, k=3) == 0.0
+    assert reward("sum_set_multiplication", str(10**9 + 7), n=2, k=3) == -0.5
+    brute = sum(math.prod(p) for p in itertools.permutations(range(1, 8), 3)) % (10**9 + 7)
+    assert verdict("sum_set_multiplication", str(brute), n=3, k=7).correct

@@ -1,14 +1,16 @@
 """Number theory, sums over ranges: Σ d(i), Σ gcd, Σ lcm, Σ (n mod i), Σ (x − φ(x)), ...
 
 RLVE-Gym rows Sum_DivisorNum, SumGCD, SumGCDWithIndividual, SumLCM, SumMOD, SumPHIInterval,
-SumProductDivisorNum, SumXorDivisorNum, SumPseudoEuclidean, SumManhattan_CurvedSurface and
-TwoSet_AllCoprime_Counting (Zeng et al. 2025, "RLVE: Scaling Up Reinforcement Learning for
-Language Models with Adaptive Verifiable Environments", arXiv:2511.07317, Appendix A).
+SumProductDivisorNum, SumXorDivisorNum, SumPseudoEuclidean, SumManhattan_CurvedSurface,
+TwoSet_AllCoprime_Counting and SumSetMultiplication (Zeng et al. 2025, "RLVE: Scaling Up
+Reinforcement Learning for Language Models with Adaptive Verifiable Environments",
+arXiv:2511.07317, Appendix A).
 
 Every answer is one integer scored with RLVE's count reward (min/max)^10 and ``correct`` only
-for the exact value. Each generator computes the stored answer one way (usually brute force
-over the range) and the verifier's solver another (a divisor-sum identity, Möbius inversion,
-a segmented sieve), so the two cross-check each other in the contract tests.
+for the exact value (the residue of SumSetMultiplication is right or wrong). Each generator
+computes the stored answer one way (usually brute force over the range) and the verifier's
+solver another (a divisor-sum identity, Möbius inversion, a segmented sieve, Newton's
+identities), so the two cross-check each other in the contract tests.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from __future__ import annotations
 import math
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.envs.base import Instance, IntegerAnswer, graded, invalid, parse_int, register_env
 from verirl.envs.number_theory import factorize
-from verirl.types import Problem
+from verirl.types import Problem, Verdict
 
 FAMILY = "number_theory_sums"
 TAGS = ("rlve", "number_theory")
@@ -468,3 +470,57 @@ class TwoSetAllCoprimeCounting(_RangeSum):
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["values"]))
+
+
+_MOD = 10**9 + 7
+
+
+@register_env
+class SumSetMultiplication(_RangeSum):
+    """Σ over sequences of N distinct integers from [1, K] of their product, modulo 10^9 + 7:
+    N! times the elementary symmetric polynomial e_N(1, ..., K). Binary reward."""
+
+    name = "sum_set_multiplication"
+    difficulty_scales = "N = 2 + d//3 (at most 12); K up to 8·1.5^d (at most 2000)"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = min(12, 2 + difficulty // 3)
+        k = rng.randint(n, max(n, _grow(8, 1.5, difficulty, 2000)))
+        e = [1] + [0] * n  # e[j] = e_j(1..v) as v grows: multiply by (1 + v·x)
+        for v in range(1, k + 1):
+            for j in range(n, 0, -1):
+                e[j] = (e[j] + v * e[j - 1]) % _MOD
+        total = e[n] * math.factorial(n) % _MOD
+        prompt = (
+            f"Consider all sequences A[1], ..., A[{n}] of {n} distinct integers chosen from "
+            f"[1, {k}] (order matters). Compute the sum of A[1] × A[2] × ... × A[{n}] over all "
+            f"such sequences, modulo {_MOD}. Give an integer from 0 to {_MOD - 1}."
+        )
+        return Instance(prompt, str(total), {"n": n, "k": k})
+
+    def solve_int(self, problem: Problem) -> int:
+        """Newton's identities: j·e_j = Σ_{i=1..j} (−1)^(i−1) e_(j−i) p_i, with the power
+        sums p_i = 1^i + ... + K^i (all modulo the prime)."""
+        n, k = problem.data["n"], problem.data["k"]
+        p = [0] * (n + 1)
+        for v in range(1, k + 1):
+            x = 1
+            for i in range(1, n + 1):
+                x = x * v % _MOD
+                p[i] = (p[i] + x) % _MOD
+        e = [1] + [0] * n
+        for j in range(1, n + 1):
+            acc = sum((-1) ** (i - 1) * e[j - i] * p[i] for i in range(1, j + 1))
+            e[j] = acc % _MOD * pow(j, -1, _MOD) % _MOD
+        return e[n] * math.factorial(n) % _MOD
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        value = parse_int(answer)
+        if not 0 <= value < _MOD:
+            return invalid(f"the answer must be a remainder, between 0 and {_MOD - 1}")
+        ok = value == self.solve_int(problem)  # RLVE's row is binary; a residue
+        return graded(0.0, ok, "correct" if ok else "the remainder is not right")
+
+    def problem_space(self, difficulty: int) -> int | None:
+        n = min(12, 2 + difficulty // 3)
+        return max(n, _grow(8, 1.5, difficulty, 2000)) - n + 1

@@ -23,7 +23,7 @@ def _solved(name: str, **data: object) -> str:
 
 
 def test_family_is_registered() -> None:
-    assert len(NAMES) == 4
+    assert len(NAMES) == 5
 
 
 def test_check_all_cycle_xor_zero() -> None:
@@ -67,6 +67,20 @@ def test_clique_independent_set_partitioning_counting() -> None:
     assert verdict(name, "4", n=3, edges=[[0, 1], [1, 2], [2, 0]]).correct
     assert _solved(name, n=3, edges=[[0, 1], [1, 2]]) == "3"
     assert reward(name, "2", n=3, edges=[[0, 1], [1, 2]]) == pytest.approx((2 / 3) ** 10)
+
+
+def test_graph_contain_tree_counting() -> None:
+    name = "graph_contain_tree_counting"
+    tri = [[0, 1], [1, 2], [2, 0]]
+    path = [[0, 1], [1, 2]]
+    assert verdict(name, "6", n=3, edges=tri, tree=path).correct  # any order fits a triangle
+    assert verdict(name, "2", n=3, edges=path, tree=path).correct  # the middle stays
+    assert verdict(name, "2", n=3, edges=path, tree=[[1, 0], [0, 2]]).correct  # p(0) = 1
+    star = [[0, 1], [0, 2], [0, 3]]
+    assert verdict(name, "0", n=4, edges=[[0, 1], [1, 2], [2, 3]], tree=star).correct
+    assert verdict(name, "24", n=4, edges=K4, tree=star).correct
+    assert _solved(name, n=3, edges=path, tree=path) == "2"
+    assert reward(name, "3", n=3, edges=path, tree=path) == pytest.approx((2 / 3) ** 10)
 
 
 @pytest.mark.parametrize("name", NAMES)

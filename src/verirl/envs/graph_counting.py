@@ -330,3 +330,73 @@ class CliqueIndependentSetPartitioningCounting(_GraphCount):
                 ) and not any(frozenset(p) in edges for p in itertools.combinations(rest, 2)):
                     found += 1
         return found
+
+
+@register_env
+class GraphContainTreeCounting(_GraphCount):
+    """Bijections p from the vertices of a tree T to those of a graph G that send every tree
+    edge to a graph edge (RLVE GraphContainTreeCounting, ZJOI "little stars"). Verifier:
+    inclusion–exclusion over image sets S with a tree DP counting maps into S; ``solve``: all
+    permutations."""
+
+    name = "graph_contain_tree_counting"
+    difficulty_scales = "N = 4 + d//4 vertices (at most 10); G has N − 1 + N//2 + d//3 edges"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = min(10, 4 + difficulty // 4)
+        tree = [[u, v] for u, v in random_tree(rng, list(range(n)))]
+        edges = _random_edges(rng, n, n - 1 + n // 2 + difficulty // 3, connected=True)
+        tree_lines = "\n".join(f"{u} - {v}" for u, v in tree)
+        prompt = (
+            f"{_intro(n, edges)}\n\nYou are also given a tree T on the same {n} vertex labels "
+            f"with these edges:\n{tree_lines}\n\nHow many bijections p from {{0, ..., {n - 1}}} "
+            "to itself are there such that for every edge (u, v) of T, (p(u), p(v)) is an edge "
+            "of the graph?"
+        )
+        return self.instance(prompt, {"n": n, "edges": edges, "tree": tree})
+
+    def count(self, data: dict[str, Any]) -> int:
+        n = data["n"]
+        adj = [[False] * n for _ in range(n)]
+        for u, v in data["edges"]:
+            adj[u][v] = adj[v][u] = True
+        children: list[list[int]] = [[] for _ in range(n)]
+        order, parent, stack = [], [-1] * n, [0]
+        tree_adj: list[list[int]] = [[] for _ in range(n)]
+        for u, v in data["tree"]:
+            tree_adj[u].append(v)
+            tree_adj[v].append(u)
+        seen = {0}
+        while stack:  # root the tree at 0; children before parents in `order` reversed
+            u = stack.pop()
+            order.append(u)
+            for w in tree_adj[u]:
+                if w not in seen:
+                    seen.add(w)
+                    parent[w] = u
+                    children[u].append(w)
+                    stack.append(w)
+        total = 0
+        for s in range(1, 1 << n):
+            image = [x for x in range(n) if s >> x & 1]
+            ways: list[dict[int, int]] = [{} for _ in range(n)]
+            for v in reversed(order):
+                for x in image:
+                    w = 1
+                    for c in children[v]:
+                        w *= sum(ways[c][y] for y in image if adj[x][y])
+                        if not w:
+                            break
+                    ways[v][x] = w
+            maps = sum(ways[0].values())
+            total += maps if (n - len(image)) % 2 == 0 else -maps
+        return total
+
+    def solve_int(self, problem: Problem) -> int:
+        n = problem.data["n"]
+        edges = {frozenset(e) for e in problem.data["edges"]}
+        return sum(
+            1
+            for p in itertools.permutations(range(n))
+            if all(frozenset((p[u], p[v])) in edges for u, v in problem.data["tree"])
+        )

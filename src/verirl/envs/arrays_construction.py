@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from verirl.envs.arrays_subsequences import grown
 from verirl.envs.base import (
@@ -33,7 +35,7 @@ TAGS = ("rlve", "arrays")
 def distinct_subsequences(seq: list[int]) -> int:
     """Distinct subsequences (the empty one included): each new symbol doubles the count,
     minus those already ending with it (the count before its previous occurrence)."""
-    total, before_last = 1, {}
+    total, before_last = 1, dict[int, int]()
     for x in seq:
         total, before_last[x] = 2 * total - before_last.get(x, 0), total
     return total
@@ -154,7 +156,7 @@ class PalembangBridges(Environment):
         return Instance(prompt, self._medians(data), data)
 
     @staticmethod
-    def _candidates_best(data: dict) -> int:
+    def _candidates_best(data: Mapping[str, Any]) -> int:
         """Trying every placement on the S and T values (the cost is piecewise linear with
         breakpoints there, so some optimum uses them)."""
         points = sorted(set(data["starts"]) | set(data["ends"]))
@@ -166,7 +168,7 @@ class PalembangBridges(Environment):
         )
 
     @staticmethod
-    def _medians(data: dict) -> str:
+    def _medians(data: Mapping[str, Any]) -> str:
         """One bridge: a median of all 2N endpoints. Two bridges: sorted by S + T, a prefix
         uses the left bridge; try every split, each side at its own median."""
         people = sorted(zip(data["starts"], data["ends"], strict=True), key=lambda p: p[0] + p[1])

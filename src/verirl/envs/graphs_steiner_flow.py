@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
@@ -100,7 +101,7 @@ class MinimumSteinerTree(GraphEnv):
         return Instance(prompt, self._search(data), data)
 
     @staticmethod
-    def _search(data: dict[str, Any]) -> str:
+    def _search(data: Mapping[str, Any]) -> str:
         """Every set of extra (Steiner) vertices: the MST of the induced subgraph."""
         n, terminals = data["n"], data["terminals"]
         others = [v for v in range(n) if v not in terminals]
@@ -121,12 +122,12 @@ class MinimumSteinerTree(GraphEnv):
         d = problem.data
         text = normalize.clean(answer)
         pairs = parse_pairs(text) if text.strip() else []
-        weights = {}
+        weights: dict[tuple[int, int], int] = {}
         for u, v, w in d["edges"]:
             weights[(u, v)] = weights[(v, u)] = w
         if any(p not in weights for p in pairs):
             return invalid("a listed pair is not an edge")
-        chosen = {tuple(sorted(p)) for p in pairs}
+        chosen = {(min(p), max(p)) for p in pairs}
         g = nx.Graph()
         g.add_nodes_from(d["terminals"])
         g.add_edges_from(chosen)
@@ -145,10 +146,22 @@ class MinimumSteinerTree(GraphEnv):
 
 
 # ---- minimum-cost maximum flow -----------------------------------------------------------
+def _path_arcs(via: list[int], to: list[int], s: int, t: int) -> list[int]:
+    """The residual arcs of the path to ``t`` recorded in ``via`` (each arc's tail is the
+    head of its twin ``e ^ 1``)."""
+    out, v = [], t
+    while v != s:
+        out.append(via[v])
+        v = to[via[v] ^ 1]
+    return out
+
+
 def _successive_shortest_paths(n: int, arcs: list[list[int]], s: int, t: int) -> list[int]:
     """Flow per arc: augment along cheapest residual paths (Bellman–Ford) until none left."""
     graph: list[list[int]] = [[] for _ in range(n)]
-    to, cap, cost = [], [], []
+    to: list[int] = []
+    cap: list[int] = []
+    cost: list[int] = []
     for u, v, c, w in arcs:
         for a, b, cc, ww in ((u, v, c, w), (v, u, 0, -w)):
             graph[a].append(len(to))
@@ -172,17 +185,11 @@ def _successive_shortest_paths(n: int, arcs: list[list[int]], s: int, t: int) ->
                 break
         if dist[t] == float("inf"):
             break
-        push, v = float("inf"), t
-        while v != s:
-            e = via[v]
-            push = min(push, cap[e])
-            v = to[e ^ 1]
-        v = t
-        while v != s:
-            e = via[v]
+        path = _path_arcs(via, to, s, t)
+        push = min(cap[e] for e in path)
+        for e in path:
             cap[e] -= push
             cap[e ^ 1] += push
-            v = to[e ^ 1]
     return [cap[2 * i + 1] for i in range(len(arcs))]
 
 
@@ -223,7 +230,7 @@ class MinimumCostMaximumFlow(GraphEnv):
         return Instance(prompt, " ".join(map(str, flow)), data)
 
     @staticmethod
-    def _optimum(data: dict[str, Any]) -> tuple[int, int]:
+    def _optimum(data: Mapping[str, Any]) -> tuple[int, int]:
         g = nx.DiGraph()
         g.add_nodes_from(range(data["n"]))
         for u, v, c, w in data["edges"]:

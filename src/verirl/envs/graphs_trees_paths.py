@@ -266,7 +266,7 @@ def _tree_dp(data: Mapping[str, Any]) -> tuple[int, int]:
     return max(take_i[0], skip_i[0]), min(take_c[0], skip_c[0])
 
 
-def _tree_prompt(data: dict[str, Any]) -> str:
+def _tree_prompt(data: Mapping[str, Any]) -> str:
     n = data["n"]
     edges = "\n".join(f"{u} - {v}" for u, v, _ in data["edges"])
     weights = " ".join(f"W[{i}]={x}" for i, x in enumerate(data["weights"]))

@@ -15,6 +15,8 @@ import heapq
 import itertools
 import math
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from verirl.envs.base import (
     Environment,
@@ -110,7 +112,7 @@ class MaxMinimumAfterIntervalAddition(Environment):
         return Instance(prompt, self._greedy_choice(data), data)
 
     @staticmethod
-    def _greedy_choice(data: dict) -> str:
+    def _greedy_choice(data: Mapping[str, Any]) -> str:
         values, intervals, k, add = data["values"], data["intervals"], data["k"], data["add"]
         target = best_minimum(values, intervals, k, add)
         n = len(values)

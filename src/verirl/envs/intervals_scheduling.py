@@ -18,6 +18,7 @@ import functools
 import heapq
 import itertools
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
@@ -91,7 +92,7 @@ class MinimumIntervalCoverage(_IntervalEnv):
         return Instance(prompt, self._dijkstra(data)[1], data)
 
     @staticmethod
-    def _dp(data: dict[str, Any]) -> int:
+    def _dp(data: Mapping[str, Any]) -> int:
         """best[p]: cheapest cover of 1..p, over intervals by right end."""
         m = data["m"]
         inf = float("inf")
@@ -103,7 +104,7 @@ class MinimumIntervalCoverage(_IntervalEnv):
         return int(min(best[m:]))
 
     @staticmethod
-    def _dijkstra(data: dict[str, Any]) -> tuple[int, str]:
+    def _dijkstra(data: Mapping[str, Any]) -> tuple[int, str]:
         """Shortest path 0 → M: interval i is an arc l-1 → r of cost c; free arcs x → x-1."""
         m = data["m"]
         g = nx.DiGraph()
@@ -125,7 +126,7 @@ class MinimumIntervalCoverage(_IntervalEnv):
         chosen = _indices(answer, len(d["intervals"]))
         if isinstance(chosen, Verdict):
             return chosen
-        covered = set()
+        covered: set[int] = set()
         for i in chosen:
             l, r, _ = d["intervals"][i]
             covered.update(range(l, r + 1))
@@ -256,7 +257,7 @@ class MaximumPointSegmentMatching(_IntervalEnv):
         return Instance(prompt, self._greedy(data), data)
 
     @staticmethod
-    def _greedy(data: dict[str, Any]) -> str:
+    def _greedy(data: Mapping[str, Any]) -> str:
         """Points left to right; each takes the open segment that ends first."""
         points, segs = data["points"], data["intervals"]
         order = sorted(range(len(segs)), key=lambda j: segs[j][0])
@@ -504,7 +505,7 @@ class KosDicing(_IntervalEnv):
         return Instance(prompt, self._flow_winners(data, self._least_max(data)), data)
 
     @staticmethod
-    def _flow_winners(data: dict[str, Any], cap: int) -> str:
+    def _flow_winners(data: Mapping[str, Any], cap: int) -> str:
         g = nx.DiGraph()
         for k, (a, b) in enumerate(data["games"]):
             g.add_edge("s", ("g", k), capacity=1)
@@ -520,7 +521,7 @@ class KosDicing(_IntervalEnv):
         )
 
     @classmethod
-    def _least_max(cls, data: dict[str, Any]) -> int:
+    def _least_max(cls, data: Mapping[str, Any]) -> int:
         """The smallest cap for which a flow assigns every game (binary search)."""
         lo, hi = -(-len(data["games"]) // data["n"]), len(data["games"])  # wins sum to rounds
         while lo < hi:

@@ -362,7 +362,7 @@ def smoothest_submatrix(a: list[list[int]], r: int, c: int) -> tuple[int, str]:
     for rows in itertools.combinations(range(n), r):
         vert = [sum(abs(a[x][j] - a[y][j]) for x, y in itertools.pairwise(rows)) for j in range(m)]
         hor = [[sum(abs(a[x][i] - a[x][j]) for x in rows) for j in range(m)] for i in range(m)]
-        dp = [[(vert[j], (j,)) for j in range(m)]]
+        dp: list[list[tuple[int, tuple[int, ...]]]] = [[(vert[j], (j,)) for j in range(m)]]
         for _ in range(1, c):
             prev = dp[-1]
             dp.append(

@@ -8,7 +8,7 @@ from functools import reduce
 
 import pytest
 
-from tests.envs.helpers import reward, verdict
+from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
 from verirl.envs.bits_xor import max_xor
 from verirl.envs.selfcheck import self_check
@@ -17,7 +17,7 @@ NAMES = ["max_xor_set", "min_xor_pair", "max_xor_path", "max_tree_xor_path"]
 
 
 def test_family_is_registered() -> None:
-    assert set(NAMES) <= set(env_names(family="xor"))
+    assert {*NAMES, "new_nim_game"} <= set(env_names(family="xor"))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -71,3 +71,22 @@ def test_max_tree_xor_path() -> None:
     assert reward("max_tree_xor_path", "0 3", **data) == pytest.approx((5 / 7) ** 5)
     assert reward("max_tree_xor_path", "1 4", **data) == -0.5
     assert reward("max_tree_xor_path", "1", **data) == -0.5
+
+
+def test_new_nim_game() -> None:
+    report = self_check(get_env("new_nim_game"))
+    assert not report.failures, report.failures
+    data = {"heaps": [4, 4, 7]}  # 4 ^ 4 = 0: one of the 4s must go
+    assert verdict("new_nim_game", "1", **data).correct
+    assert verdict("new_nim_game", "0", **data).correct
+    assert reward("new_nim_game", "0 2", **data) == pytest.approx((4 / 11) ** 3)
+    assert reward("new_nim_game", "2", **data) == -0.5  # 4 and 4 are left
+    assert reward("new_nim_game", "0 1 2", **data) == -0.5  # nothing left
+    rng = random.Random(7)
+    env = get_env("new_nim_game")
+    for _ in range(60):
+        heaps = [rng.randint(1, 15) for _ in range(rng.randint(2, 7))]
+        p = problem("new_nim_game", heaps=heaps)
+        answer = env.solve(p)  # brute force over kept sets; the verifier's optimum is greedy
+        if answer:
+            assert env.check(p, answer).correct

@@ -1,13 +1,14 @@
 """Bitwise XOR optimisation: the largest XOR of a subset, the closest pair in XOR, the largest
-XOR walk in a graph and the largest XOR path in a tree.
+XOR walk in a graph, the largest XOR path in a tree, and the first move of New Nim.
 
-Rows MaxXorSet, MinXorPair, MaxXorPath and MaxTreeXorPath of the RLVE catalogue (Zeng et al.,
-*RLVE: Scaling Up Reinforcement Learning for Language Models with Adaptive Verifiable
-Environments*, arXiv:2511.07317). Witness answers (indices, a pair of vertices) are checked and
-their XOR graded against the optimum, (answer/gold)^5 when maximising and (gold/answer)^5 when
-minimising; the walk value is exact (binary). Optima come from a linear basis over GF(2) or
-from sorting; ``solve`` uses a different method (search over (vertex, value) states, brute
-force over pairs) so the two cross-check each other.
+Rows MaxXorSet, MinXorPair, MaxXorPath, MaxTreeXorPath and NewNimGame of the RLVE catalogue
+(Zeng et al., *RLVE: Scaling Up Reinforcement Learning for Language Models with Adaptive
+Verifiable Environments*, arXiv:2511.07317). Witness answers (indices, a pair of vertices) are
+checked and their XOR graded against the optimum, (answer/gold)^5 when maximising and
+(gold/answer)^5 when minimising; the walk value is exact (binary); New Nim's removal is graded
+(gold/removed)^3. Optima come from a linear basis over GF(2) or from sorting; ``solve`` uses a
+different method (search over (vertex, value) states, brute force over pairs or subsets) so
+the two cross-check each other.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from verirl.envs.base import (
     optimum_verdict,
     parse_int,
     parse_int_list,
+    ratio_reward,
     register_env,
 )
 from verirl.envs.graphs import add_random_pairs, random_tree
@@ -364,3 +366,90 @@ class MaxTreeXorPath(Environment):
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["n"])
+
+
+def _independent(values: list[int]) -> bool:
+    """No non-empty subset XORs to zero (the values are linearly independent over GF(2))."""
+    return len(xor_basis(values)) == len(values)
+
+
+def _kept_by_greedy(heaps: list[int]) -> list[int]:
+    """Largest heaps first into a linear basis (greedy is optimal on this matroid)."""
+    kept: list[int] = []
+    basis: list[int] = []
+    for i in sorted(range(len(heaps)), key=lambda i: -heaps[i]):
+        if len(xor_basis([*basis, heaps[i]])) > len(basis):
+            basis.append(heaps[i])
+            kept.append(i)
+    return kept
+
+
+@register_env
+class NewNimGame(Environment):
+    """New Nim: remove whole heaps in the first move so that no non-empty set of the
+    remaining heaps XORs to 0 (then the first player wins), removing as few matches as
+    possible; (gold/removed)^3 credit, a losing or empty position is invalid."""
+
+    name = "new_nim_game"
+    family = FAMILY
+    tags = (*TAGS, "games")
+    difficulty_scales = "N = 3 + d heaps of up to 2^(3 + d//3) - 1 matches"
+    size_measure = "number of heaps"
+    size_key = "heaps"
+    answer_kind = "integer_set"
+
+    def _generate(self, difficulty: int, rng: random.Random) -> Instance:
+        n = 3 + difficulty
+        top = 2 ** (3 + difficulty // 3) - 1
+        while True:
+            heaps = [rng.randint(1, top) for _ in range(n)]
+            if not _independent(heaps):  # something has to be removed
+                break
+        listing = " ".join(f"H[{i}]={h}" for i, h in enumerate(heaps))
+        prompt = (
+            f"You are given a Nim-like game with heaps of matches: {listing}\n\nIn the first "
+            "move the first player removes some whole heaps (not all of them); then the "
+            "second player may remove some whole heaps too (not all of the remaining ones); "
+            "after that they play ordinary Nim (take any positive number of matches from one "
+            "heap; who cannot move loses), the first player moving first. The first player "
+            "wins for sure exactly when no non-empty set of the heaps left after his first "
+            "move has bitwise XOR 0. Choose the heaps to remove so that the first player is "
+            "sure to win and the total number of matches removed is as small as possible. "
+            "Output the indices of the removed heaps separated by spaces."
+        )
+        kept = set(_kept_by_greedy(heaps))
+        removed = [i for i in range(n) if i not in kept]
+        return Instance(prompt, " ".join(map(str, removed)), {"heaps": heaps})
+
+    def check(self, problem: Problem, answer: str) -> Verdict:
+        heaps = problem.data["heaps"]
+        removed = parse_int_list(answer)
+        if len(set(removed)) != len(removed) or any(not 0 <= i < len(heaps) for i in removed):
+            return invalid("list distinct heap indices")
+        left = [h for i, h in enumerate(heaps) if i not in set(removed)]
+        if not left:
+            return invalid("not every heap may be removed")
+        if not _independent(left):
+            return invalid("the remaining heaps contain a set with XOR 0: the second player wins")
+        got = sum(heaps[i] for i in removed)
+        best = sum(heaps) - sum(heaps[i] for i in _kept_by_greedy(heaps))
+        return graded(ratio_reward(best, got, 3.0), got == best, "fewer matches can be removed")
+
+    def solve(self, problem: Problem) -> str:
+        heaps = problem.data["heaps"]
+        n = len(heaps)
+        if n > 12:
+            kept = set(_kept_by_greedy(heaps))
+            return " ".join(str(i) for i in range(n) if i not in kept)
+        best = min(  # brute force over every set of heaps to keep
+            (
+                (sum(heaps) - sum(heaps[i] for i in keep), keep)
+                for r in range(1, n + 1)
+                for keep in itertools.combinations(range(n), r)
+                if _independent([heaps[i] for i in keep])
+            ),
+        )
+        return " ".join(str(i) for i in range(n) if i not in best[1])
+
+    def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
+        return answer.rpartition(" ")[0]  # keeps a heap that makes a zero-XOR set

@@ -54,7 +54,7 @@ def _random_edges(rng: random.Random, n: int, count: int, connected: bool) -> li
 
 class _GraphCount(FastCount):
     family = FAMILY
-    tags = TAGS
+    tags = ("rlve", "graphs")
     size_measure = "vertices + edges of the graph"
 
     def size(self, problem: Problem) -> float:
@@ -116,7 +116,7 @@ class CheckAllCycleXorZero(Environment):
                     if pot[v] is None:
                         pot[v] = pot[u] ^ w  # type: ignore[operator]
                         stack.append(v)
-        return all(pot[u] ^ pot[v] == w for u, v, w in data["edges"])  # type: ignore[operator]
+        return all(pot[u] ^ pot[v] == w for u, v, w in data["edges"])
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         word = normalize.clean(answer).strip().lower()

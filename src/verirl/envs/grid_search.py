@@ -72,7 +72,7 @@ class GridBfs(Environment):
     def _fast(cells: list[str]) -> list[list[int]]:
         n, m = len(cells), len(cells[0])
         dist = [[-1] * m for _ in range(n)]
-        queue = deque()
+        queue: deque[tuple[int, int]] = deque()
         for r, c in itertools.product(range(n), range(m)):
             if cells[r][c] == "1":
                 dist[r][c] = 0
@@ -245,7 +245,8 @@ class EightDigitPuzzle(Environment):
         rows, cols = 2 + difficulty // 10, 3 + difficulty // 10
         start = list(range(rows * cols))
         rng.shuffle(start)
-        state, moves, last = tuple(start), [], ""
+        state, last = tuple(start), ""
+        moves: list[str] = []
         undo = {"U": "D", "D": "U", "L": "R", "R": "L"}
         while len(moves) < 3 + difficulty // 2:
             mv = rng.choice("UDLR")
@@ -400,7 +401,8 @@ class JugPuzzle(Environment):
         start = (0,) * n
         back: dict[tuple[int, ...], tuple[tuple[int, ...], str] | None] = {start: None}
         queue = deque([start])
-        ops = [("fill", i, None) for i in range(n)] + [("empty", i, None) for i in range(n)]
+        ops: list[tuple[str, int, int | None]] = [("fill", i, None) for i in range(n)]
+        ops += [("empty", i, None) for i in range(n)]
         ops += [("pour", i, j) for i in range(n) for j in range(n) if i != j]
         while queue:
             s = queue.popleft()

@@ -265,25 +265,26 @@ def _max_assignment(w: list[list[int]]) -> list[int]:
     in exact integers."""
     n = len(w)
     cost = [[-x for x in row] for row in w]
+    inf = 4 * (n + 1) * (1 + sum(abs(x) for row in w for x in row))  # above any reduced cost
     u, v, p, way = [0] * (n + 1), [0] * (n + 1), [0] * (n + 1), [0] * (n + 1)
     for i in range(1, n + 1):
         p[0], j0 = i, 0
-        minv, used = [None] * (n + 1), [False] * (n + 1)
+        minv, used = [inf] * (n + 1), [False] * (n + 1)
         while True:
             used[j0] = True
-            i0, delta, j1 = p[j0], None, 0
+            i0, delta, j1 = p[j0], inf, 0
             for j in range(1, n + 1):
                 if not used[j]:
                     cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
-                    if minv[j] is None or cur < minv[j]:
+                    if cur < minv[j]:
                         minv[j], way[j] = cur, j0
-                    if delta is None or minv[j] < delta:
+                    if minv[j] < delta:
                         delta, j1 = minv[j], j
             for j in range(n + 1):
                 if used[j]:
                     u[p[j]] += delta
                     v[j] -= delta
-                elif minv[j] is not None:
+                else:
                     minv[j] -= delta
             j0 = j1
             if p[j0] == 0:
@@ -467,7 +468,8 @@ class HurWarehouseStore(Environment):
 
     @staticmethod
     def _greedy(a: list[int], b: list[int]) -> list[int]:
-        stock, served = 0, []  # max-heap of (−B, day)
+        stock = 0
+        served: list[tuple[int, int]] = []  # max-heap of (−B, day)
         for day, (arrive, want) in enumerate(zip(a, b, strict=True), start=1):
             stock += arrive
             if want <= stock:

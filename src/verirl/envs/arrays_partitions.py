@@ -552,12 +552,13 @@ class KPartition(_ArrayEnv):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         m = 2 + difficulty
         target = rng.randint(10 + 2 * difficulty, 20 + 4 * difficulty)
-        values: list[int] = []
-        for _ in range(m):
+        planted: list[tuple[int, int]] = []  # (value, group)
+        for group in range(m):
             size = rng.randint(2, 4)
             cuts = sorted(rng.sample(range(1, target), size - 1))
-            values += [b - a for a, b in itertools.pairwise([0, *cuts, target])]
-        rng.shuffle(values)
+            planted += [(b - a, group + 1) for a, b in itertools.pairwise([0, *cuts, target])]
+        rng.shuffle(planted)
+        values = [v for v, _ in planted]
         prompt = (
             f"You are given a multiset S containing {len(values)} positive integers: "
             f"{' '.join(map(str, values))}\n\nDivide S into exactly {m} groups with equal sums "
@@ -565,7 +566,7 @@ class KPartition(_ArrayEnv):
             f"given, the number of its group (1 to {m}), separated by spaces."
         )
         data = {"values": values, "groups": m}
-        return Instance(prompt, self._search(values, m), data)
+        return Instance(prompt, " ".join(str(g) for _, g in planted), data)
 
     @staticmethod
     def _search(values: list[int], m: int) -> str:

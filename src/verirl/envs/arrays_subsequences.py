@@ -35,8 +35,10 @@ FAMILY = "arrays"
 TAGS = ("rlve", "arrays")
 
 
-def grown(start: int, difficulty: int, cap: int = 10**6) -> int:
-    """RLVE's ladder N = int(1.1·N + 1), applied ``difficulty`` times to ``start``."""
+def grown(start: int, difficulty: int, cap: int = 200) -> int:
+    """RLVE's ladder N = int(1.1·N + 1), applied ``difficulty`` times to ``start``, stopping at
+    ``cap`` (200 by default: reached a little above difficulty 30, so that the quadratic
+    verifiers stay fast at any difficulty the curriculum reaches)."""
     n = start
     for _ in range(difficulty):
         n = min(cap, int(n * 1.1 + 1))

@@ -42,7 +42,7 @@ def _ladder(difficulty: int, start: int, slack: int) -> tuple[int, int]:
     """RLVE's N = int(1.1·N + 1) per level with the bit length raised until 2^B - slack ≥ 2N."""
     n, bits = start, 3
     for _ in range(difficulty):
-        n = int(n * 1.1 + 1)
+        n = min(200, int(n * 1.1 + 1))
         while 2**bits - slack < 2 * n:
             bits += 1
     return n, bits

@@ -185,13 +185,13 @@ class NoAdjacentGirlCounting(_Count):
     the teachers apart; (min/max)^10 credit."""
 
     name = "no_adjacent_girl_counting"
-    difficulty_scales = "n, m up to 2, then int(1.1·x + 1) per level"
+    difficulty_scales = "n, m up to 2, then int(1.1·x + 1) per level (at most 60)"
     size_measure = "n + m (people besides the teachers)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         top = 2
         for _ in range(difficulty):
-            top = int(top * 1.1 + 1)
+            top = min(60, int(top * 1.1 + 1))
         n, m = rng.randint(1, top), rng.randint(1, top)
         prompt = (
             f"Please count the number of ways to arrange {_people(n, 'boy')}, "
@@ -210,7 +210,7 @@ class NoAdjacentGirlCounting(_Count):
     def problem_space(self, difficulty: int) -> int | None:
         top = 2
         for _ in range(difficulty):
-            top = int(top * 1.1 + 1)
+            top = min(60, int(top * 1.1 + 1))
         return top * top
 
     def solve_int(self, problem: Problem) -> int:
@@ -505,7 +505,7 @@ class PairMoreOneCounting(_CountModulo):
     modulo 10^9 + 7 (binary reward)."""
 
     name = "pair_more_one_counting"
-    difficulty_scales = "M up to 10·2^(d//3); δ up to 5 + d"
+    difficulty_scales = "M up to 10·2^(d//3) (at most 10^5); δ up to 5 + d"
     size_measure = "total length of S and T"
     fixed_modulus: ClassVar[int] = MOD
 
@@ -513,7 +513,7 @@ class PairMoreOneCounting(_CountModulo):
         return 10 * 2 ** (difficulty // 3) * (6 + difficulty)
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        m = rng.randint(1, 10 * 2 ** (difficulty // 3))
+        m = rng.randint(1, min(100_000, 10 * 2 ** (difficulty // 3)))
         delta = rng.randint(0, 5 + difficulty)
         prompt = (
             "Please count the number of pairs of binary strings (S, T) such that: S has length "

@@ -79,16 +79,18 @@ class MinimumSteinerTree(GraphEnv):
     name = "minimum_steiner_tree"
     family = FAMILY
     tags = TAGS
-    difficulty_scales = "N = 5 + d//3 vertices; 3 + d//10 terminals; N + 2 + d//3 extra edges"
+    difficulty_scales = (
+        "N = 5 + d//3 vertices (at most 16); 3 + d//10 terminals (at most 6); 2 + d//3 extra edges"
+    )
     size_measure = "vertices plus edges"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = 5 + difficulty // 3
+        n = min(16, 5 + difficulty // 3)
         verts = list(range(n))
         pairs = add_random_pairs(rng, random_tree(rng, verts), verts, 2 + difficulty // 3)
         edges = [[u, v, rng.randint(1, 10)] for u, v in pairs]
         rng.shuffle(edges)
-        terminals = sorted(rng.sample(verts, min(n - 1, 3 + difficulty // 10)))
+        terminals = sorted(rng.sample(verts, min(6, 3 + difficulty // 10)))
         prompt = (
             f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}, "
             f"and these weighted edges:\n{edge_lines(edges, True)}\n\nChoose a set of edges "

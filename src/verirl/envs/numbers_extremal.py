@@ -149,7 +149,7 @@ class MinNoSolutionLinearDiophantineEquation(Environment):
     name = "min_no_solution_linear_diophantine_equation"
     family = FAMILY
     tags = TAGS
-    difficulty_scales = "a, b coprime in 2..16·2^(d//2)"
+    difficulty_scales = "a, b coprime in 2..16·2^min(16, d//2)"
     size_measure = "a + b"
     answer_kind = "integer"
 
@@ -161,7 +161,7 @@ class MinNoSolutionLinearDiophantineEquation(Environment):
         return sum(1 for a in pairs for b in pairs if a != b and math.gcd(a, b) == 1)
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        top = 16 * 2 ** (difficulty // 2)
+        top = 16 * 2 ** min(16, difficulty // 2)
         while True:
             a, b = rng.randint(2, top), rng.randint(2, top)
             if a != b and math.gcd(a, b) == 1:
@@ -261,12 +261,12 @@ class PanSolarPanels(Environment):
     name = "pan_solar_panels"
     family = FAMILY
     tags = TAGS
-    difficulty_scales = "bounds up to 10·1.5^d"
+    difficulty_scales = "bounds up to 10·1.5^d (at most 10^10)"
     size_measure = "B + D (the range tops)"
     answer_kind = "integer_list"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        top = int(10 * 1.5**difficulty)
+        top = min(10**10, int(10 * 1.5**difficulty))
         a, b = sorted(rng.randint(1, top) for _ in range(2))
         c, d = sorted(rng.randint(1, top) for _ in range(2))
         prompt = (

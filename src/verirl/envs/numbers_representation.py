@@ -227,7 +227,7 @@ class NextPalindromic(Environment):
     name = "next_palindromic"
     family = FAMILY
     tags = TAGS
-    difficulty_scales = "digits of N: 2, then int(1.1·digits + 1) per level"
+    difficulty_scales = "digits of N: 2, then int(1.1·digits + 1) per level (at most 1000)"
     size_measure = "digits of N"
     answer_kind = "integer"
 
@@ -237,7 +237,7 @@ class NextPalindromic(Environment):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         digits = 2
         for _ in range(difficulty):
-            digits = int(digits * 1.1 + 1)
+            digits = min(1000, int(digits * 1.1 + 1))
         kind = rng.random()
         if kind < 0.1:
             n = 10**digits - 1  # all nines

@@ -88,7 +88,7 @@ COVERS_FLOWS = [
 
 
 def test_family_is_registered() -> None:
-    names = [*TREES_PATHS, *COVERS_FLOWS, "minimum_steiner_tree", "minimum_cost_maximum_flow"]
+    names = [*TREES_PATHS, *COVERS_FLOWS, *STEINER_FLOW, "minimum_harmonious_chromatic_number"]
     assert set(names) <= set(env_names(family="graph_optimization"))
 
 
@@ -192,3 +192,23 @@ def test_minimum_cost_maximum_flow() -> None:
     assert reward(name, "4 0 0 4 0 0", **data) == pytest.approx(0.5 * 0.5**5)
     assert reward(name, "5 0 4 4 0 4", **data) == -0.5  # above capacity
     assert reward(name, "4 0 4 3 0 4", **data) == -0.5  # vertex 2 does not balance
+
+
+def test_minimum_harmonious_chromatic_number() -> None:
+    name = "minimum_harmonious_chromatic_number"
+    report = self_check(get_env(name))
+    assert not report.failures, report.failures
+    # a path 0-1-2-3: colours 0 1 2 0 repeat no pair ({0,1}, {1,2}, {0,2}); 2 colours cannot
+    data = {"n": 4, "edges": [[0, 1, 1], [1, 2, 1], [2, 3, 1]]}
+    assert verdict(name, "0 1 2 0", **data).correct
+    assert reward(name, "0 1 2 3", **data) == pytest.approx(0.75**5)
+    assert reward(name, "0 1 0 1", **data) == -0.5  # the pair {0, 1} on three edges
+    assert reward(name, "0 0 1 2", **data) == -0.5  # edge 0-1 with one colour
+    env = get_env(name)
+    rng = random.Random(16)
+    for _ in range(30):
+        n = rng.randint(2, 6)
+        pairs = {(u, v) for u in range(n) for v in range(u + 1, n) if rng.random() < 0.4}
+        edges = [[u, v, 1] for u, v in sorted(pairs)]
+        p = problem(name, n=n, edges=edges)
+        assert env.check(p, env.solve(p)).correct  # every-colouring search agrees

@@ -25,6 +25,7 @@ from verirl.envs import normalize
 from verirl.envs.base import Environment, Instance, graded, register_env
 from verirl.envs.counting_number_theory import FastCount
 from verirl.envs.normalize import InvalidAnswer
+from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "recurrence_counting"
@@ -153,11 +154,11 @@ class BinaryTreeLeafNumExpectation(Environment):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = rng.randint(1, 5 + 10 * difficulty)
         prompt = (
-            f"A binary tree with exactly {n} nodes is chosen uniformly at random among all "
-            f"distinct binary trees with {n} nodes (each node has an optional left and an "
-            "optional right child, and left differs from right). What is the expected number "
-            "of leaves (nodes with no children)? Give the exact value as a reduced fraction p/q "
-            "(or an integer)."
+            f"A binary tree with exactly {plural(n, 'node')} is chosen uniformly at random "
+            f"among all distinct binary trees with {plural(n, 'node')} (each node has an "
+            "optional left and an optional right child, and left differs from right). "
+            "What is the expected number of leaves (nodes with no children)? "
+            "Give the exact value as a reduced fraction p/q (or an integer)."
         )
         return Instance(prompt, self._render(self._closed(n)), {"n": n})
 

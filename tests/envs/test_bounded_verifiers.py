@@ -45,6 +45,24 @@ def test_equivalent_expression_refuses_huge_expressions_fast(answer: str) -> Non
     assert verdict.reward == -0.5  # RLVE's "invalid answer"
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # found by the 1,000,000-output fuzz run: text the size check cannot read lets the
+        # nested power through to sympy, whose expand/Poly took 20-30 s on it
+        '$-20784894378393589837"((x+1)^{10})^{10}',
+        "((x+1)^{10})^{10}\x856x + 2inf",
+        "((x+1)^{10})^{10} + 2inf",
+    ],
+)
+def test_fuzz_found_nested_powers_behind_unreadable_text_are_fast(answer: str) -> None:
+    env = get_env("equivalent_expression")
+    problem = env.generate(0, 1)
+    verdict, seconds = _timed(env.verify, problem, f"\\boxed{{{answer}}}")
+    assert seconds < BUDGET_S, f"{answer!r}: {seconds:.2f} s (was 20-30 s)"
+    assert not verdict.correct and verdict.reward <= 0.0
+
+
 def test_equivalent_expression_still_accepts_factored_forms() -> None:
     env = get_env("equivalent_expression")
     for seed in range(5):

@@ -48,7 +48,7 @@ from typing import ClassVar
 
 from verirl.envs.base import Environment, Instance, register_env
 from verirl.envs.formats import code_block
-from verirl.provers.base import FormalProblem, ProofCheck
+from verirl.provers.base import FormalProblem, ProofCheck, proof_verdict
 from verirl.provers.coq_attempt import prepare_attempt
 from verirl.provers.coq_sentences import scan
 from verirl.provers.coq_theorems import bundled_theorem, theorems_by_grade
@@ -141,31 +141,8 @@ def _fence(proof: str) -> str:
 
 
 def verdict_from_check(check: ProofCheck, offset: int) -> Verdict:
-    """A :class:`Verdict` for a checker answer, spans shifted by ``offset`` into the output."""
-    steps = tuple(Span(offset + t.start, offset + t.end) for t in check.tactics)
-    extra = {
-        "status": check.status,
-        "backend": check.backend,
-        "elapsed_s": round(check.elapsed_s, 4),
-    }
-    if check.passed:
-        return Verdict(1.0, True, "proof accepted by Coq", steps, None, extra)
-    if check.status == "rejected":
-        detail = f"rejected: {check.rejection}"
-    elif check.status == "timeout":
-        detail = "the proof did not finish within the time limit"
-    elif check.status == "incomplete":
-        detail = "unsolved goals remain at the end of the proof"
-    else:
-        first = check.messages[0].text if check.messages else check.status
-        where = (
-            f" at tactic {check.first_error_index + 1} "
-            f"({_norm(check.tactics[check.first_error_index].text)[:80]})"
-            if check.first_error_index is not None
-            else ""
-        )
-        detail = f"Coq error{where}: {first[:300]}"
-    return Verdict(0.0, False, detail, steps, check.first_error_index, extra)
+    """A :class:`Verdict` for a Coq checker answer, spans shifted by ``offset``."""
+    return proof_verdict(check, offset, "Coq")
 
 
 @register_env

@@ -57,7 +57,7 @@ from typing import ClassVar
 from verirl.envs.base import Environment, Instance, register_env
 from verirl.envs.formats import AnswerFormat, code_block
 from verirl.errors import UserInputError
-from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
+from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker, proof_verdict
 from verirl.provers.kimina import KiminaError
 from verirl.provers.lean_repl import LeanReplError
 from verirl.provers.lean_reply import plan_lean_check
@@ -159,33 +159,8 @@ def _fence(proof: str) -> str:
 
 
 def verdict_from_check(check: ProofCheck, offset: int) -> Verdict:
-    """A :class:`Verdict` for a checker answer, spans shifted by ``offset`` into the output."""
-    steps = tuple(Span(offset + t.start, offset + t.end) for t in check.tactics)
-    extra = {
-        "status": check.status,
-        "backend": check.backend,
-        "elapsed_s": round(check.elapsed_s, 4),
-    }
-    if check.passed:
-        return Verdict(1.0, True, "proof accepted by Lean", steps, None, extra)
-    if check.status == "rejected":
-        detail = f"rejected: {check.rejection}"
-    elif check.status == "timeout":
-        detail = "the proof did not finish within the time limit"
-    elif check.status == "incomplete":
-        detail = "unsolved goals remain at the end of the proof"
-    elif check.status == "crash":
-        first = check.messages[0].text if check.messages else "the checker failed"
-        detail = f"the Lean checker failed: {first[:300]}"
-    else:
-        errors = [m for m in check.messages if m.severity == "error"]
-        first = errors[0].text if errors else check.status
-        where = ""
-        if check.first_error_index is not None:
-            tactic = check.tactics[check.first_error_index]
-            where = f" at tactic {check.first_error_index + 1} ({_norm(tactic.text)[:80]})"
-        detail = f"Lean error{where}: {first[:300]}"
-    return Verdict(0.0, False, detail, steps, check.first_error_index, extra)
+    """A :class:`Verdict` for a Lean checker answer, spans shifted by ``offset``."""
+    return proof_verdict(check, offset, "Lean")
 
 
 @register_env

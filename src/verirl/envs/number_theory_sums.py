@@ -19,6 +19,7 @@ import math
 import random
 
 from verirl.envs.base import Instance, IntegerAnswer, graded, invalid, parse_int, register_env
+from verirl.envs.counting_number_theory import mobius_table
 from verirl.envs.number_theory import factorize
 from verirl.types import Problem, Verdict
 
@@ -54,27 +55,6 @@ def divisor_summatory(n: int) -> int:
         total += q * (last - k + 1)
         k = last + 1
     return total
-
-
-def mobius_upto(limit: int) -> list[int]:
-    """μ(0..limit) by a linear sieve (μ(0) unused, set to 0)."""
-    mu = [1] * (limit + 1)
-    mu[0] = 0
-    is_comp = [False] * (limit + 1)
-    primes: list[int] = []
-    for i in range(2, limit + 1):
-        if not is_comp[i]:
-            primes.append(i)
-            mu[i] = -1
-        for p in primes:
-            if i * p > limit:
-                break
-            is_comp[i * p] = True
-            if i % p == 0:
-                mu[i * p] = 0
-                break
-            mu[i * p] = -mu[i]
-    return mu
 
 
 def totient(n: int) -> int:
@@ -205,7 +185,7 @@ class SumLcm(_RangeSum):
     def solve_int(self, problem: Problem) -> int:
         n, m = problem.data["n"], problem.data["m"]
         top = min(n, m)
-        mu = mobius_upto(top)
+        mu = mobius_table(top)
 
         def tri(x: int) -> int:
             return x * (x + 1) // 2
@@ -307,7 +287,7 @@ class SumProductDivisorNum(_RangeSum):
 
     def solve_int(self, problem: Problem) -> int:
         n, m = problem.data["n"], problem.data["m"]
-        mu = mobius_upto(min(n, m))  # d(ij) = Σ_{x|i, y|j, gcd(x,y)=1} 1
+        mu = mobius_table(min(n, m))  # d(ij) = Σ_{x|i, y|j, gcd(x,y)=1} 1
         return sum(
             mu[g] * divisor_summatory(n // g) * divisor_summatory(m // g)
             for g in range(1, min(n, m) + 1)

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from verirl.types import Span, Verdict
+
 ProofSystem = Literal["coq", "lean4"]
 Status = Literal["pass", "error", "incomplete", "timeout", "rejected", "crash"]
 
@@ -86,3 +88,36 @@ class ProofChecker(Protocol):
     ) -> list[ProofCheck]: ...
 
     def close(self) -> None: ...
+
+
+def proof_verdict(check: ProofCheck, offset: int, prover: str) -> Verdict:
+    """The :class:`~verirl.types.Verdict` for a checker's answer on a proof that starts at
+    character ``offset`` of the model output (tactic spans shifted there): reward 1 when it
+    passed, else 0 with a detail that names the first failing tactic — never the answer.
+    ``prover`` names the proof assistant in the detail ("Coq", "Lean")."""
+    steps = tuple(Span(offset + t.start, offset + t.end) for t in check.tactics)
+    extra = {
+        "status": check.status,
+        "backend": check.backend,
+        "elapsed_s": round(check.elapsed_s, 4),
+    }
+    if check.passed:
+        return Verdict(1.0, True, f"proof accepted by {prover}", steps, None, extra)
+    if check.status == "rejected":
+        detail = f"rejected: {check.rejection}"
+    elif check.status == "timeout":
+        detail = "the proof did not finish within the time limit"
+    elif check.status == "incomplete":
+        detail = "unsolved goals remain at the end of the proof"
+    elif check.status == "crash":
+        first = check.messages[0].text if check.messages else "the checker failed"
+        detail = f"the {prover} checker failed: {first[:300]}"
+    else:
+        errors = [m for m in check.messages if m.severity == "error"] or list(check.messages)
+        first = errors[0].text if errors else check.status
+        where = ""
+        if check.first_error_index is not None:
+            tactic = " ".join(check.tactics[check.first_error_index].text.split())
+            where = f" at tactic {check.first_error_index + 1} ({tactic[:80]})"
+        detail = f"{prover} error{where}: {first[:300]}"
+    return Verdict(0.0, False, detail, steps, check.first_error_index, extra)

@@ -39,6 +39,7 @@ __all__ = [
 
 _NOT_FAMILIES = {
     "base",
+    "proof_env",
     "answers",
     "selfcheck",
     "freeform_forms",

@@ -42,17 +42,16 @@ from __future__ import annotations
 
 import random
 import re
-import threading
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
-from verirl.envs.base import Environment, Instance, register_env
+from verirl.envs.base import Instance, register_env
 from verirl.envs.formats import code_block
-from verirl.provers.base import FormalProblem, ProofCheck, proof_verdict
+from verirl.envs.proof_env import ProofEnvironment
+from verirl.provers.base import FormalProblem
 from verirl.provers.coq_attempt import prepare_attempt
 from verirl.provers.coq_sentences import scan
 from verirl.provers.coq_theorems import bundled_theorem, theorems_by_grade
-from verirl.provers.settings import Provers
 from verirl.types import Problem, Span, Verdict
 
 FORMAT_INSTRUCTION = (
@@ -132,21 +131,13 @@ def _skip_restated(output: str, start: int, stop: int, statement: str, prelude: 
     return pos
 
 
-_DEFAULT_LOCK = threading.Lock()
-
-
 # ---- the environment ---------------------------------------------------------------------
 def _fence(proof: str) -> str:
     return f"```coq\n{proof.strip()}\n```"
 
 
-def verdict_from_check(check: ProofCheck, offset: int) -> Verdict:
-    """A :class:`Verdict` for a Coq checker answer, spans shifted by ``offset``."""
-    return proof_verdict(check, offset, "Coq")
-
-
 @register_env
-class CoqProofs(Environment):
+class CoqProofs(ProofEnvironment):
     """Prove a bundled Coq theorem; reward 1 when Coq accepts the whole proof."""
 
     name = "coq_proofs"
@@ -160,17 +151,14 @@ class CoqProofs(Environment):
     answer_format = code_block("coq")  # the prompt builder asks for a ```coq block, not \boxed{}
     answer_instruction = FORMAT_INSTRUCTION
     prover: ClassVar[str | None] = "coq"
-    produces: ClassVar[frozenset[str]] = frozenset({"steps"})
+    prover_label = "Coq"
 
-    def __init__(self) -> None:
-        self._provers: Provers | None = None
+    def bank(self) -> Mapping[int, Sequence[Any]]:
+        return theorems_by_grade()
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        groups = theorems_by_grade()
-        grade = min(difficulty, max(groups))
-        while grade not in groups:  # tolerate a missing grade in the bundle
-            grade -= 1
-        theorem = rng.choice(groups[grade])
+        grade, theorems = self.theorems_at(difficulty)
+        theorem = rng.choice(theorems)
         assert theorem.proof is not None
         prompt = (
             "Prove the following theorem in Coq 8.16.\n\n"
@@ -195,35 +183,6 @@ class CoqProofs(Environment):
             statement=str(d["statement"]),
             prelude=str(d.get("prelude", "")),
         )
-
-    def verify(self, problem: Problem, output: str) -> Verdict:
-        """Check the proof in ``output`` with Coq (default checker settings). Never raises on
-        the output (a missing Coq installation is a configuration error and does raise)."""
-        return self.verify_batch([problem], [output])[0]
-
-    def verify_batch(
-        self, problems: Sequence[Problem], outputs: Sequence[str], provers: Provers | None = None
-    ) -> list[Verdict]:
-        """Verdicts for many outputs, the proofs checked together by the checker's pool.
-
-        Outputs without a proof, and cheats the pre-filter rejects, never reach Coq."""
-        verdicts: list[Verdict | None] = []
-        todo: list[tuple[int, FormalProblem, str, int]] = []
-        for i, (problem, output) in enumerate(zip(problems, outputs, strict=True)):
-            prepared = self._prepare(problem, output)
-            if isinstance(prepared, Verdict):
-                verdicts.append(prepared)
-            else:
-                verdicts.append(None)
-                todo.append((i, self.formal_problem(problem), *prepared))
-        if todo:
-            provers = provers or self._default_provers()
-            checks = provers.checker("coq").check_batch(
-                [(fp, text) for _, fp, text, _ in todo], timeout_s=provers.timeout_s("coq")
-            )
-            for (i, _, _, offset), check in zip(todo, checks, strict=True):
-                verdicts[i] = verdict_from_check(check, offset)
-        return [v for v in verdicts if v is not None]
 
     def _prepare(self, problem: Problem, output: str) -> Verdict | tuple[str, int]:
         """The proof text and its offset in ``output``, or the verdict when there is none
@@ -252,13 +211,6 @@ class CoqProofs(Environment):
             return Verdict(0.0, False, detail, steps, None, {"status": status})
         return text, offset
 
-    def _default_provers(self) -> Provers:
-        """Checkers with default settings for calls outside a run (one per instance)."""
-        with _DEFAULT_LOCK:
-            if self._provers is None:
-                self._provers = Provers()
-            return self._provers
-
     def check(self, problem: Problem, answer: str) -> Verdict:
         """``answer`` is a proof (with or without a fence); same as :meth:`verify`."""
         return self.verify(problem, answer if "```" in answer else _fence(answer))
@@ -285,14 +237,6 @@ class CoqProofs(Environment):
             return answer.replace("```coq\n", "```coq\nfail.\n", 1)
         where = offset + rng.choice(commands).start
         return answer[:where] + "fail. " + answer[where:]
-
-    def problem_space(self, difficulty: int) -> int | None:
-        """One problem per bundled theorem of the grade (the bank is small by nature)."""
-        groups = theorems_by_grade()
-        grade = min(difficulty, max(groups))
-        while grade not in groups:
-            grade -= 1
-        return len(groups[grade])
 
     def size(self, problem: Problem) -> float:
         """The number of tactics in the reference proof."""

@@ -50,14 +50,14 @@ from __future__ import annotations
 
 import random
 import re
-import threading
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
-from verirl.envs.base import Environment, Instance, register_env
+from verirl.envs.base import Instance, register_env
 from verirl.envs.formats import AnswerFormat, code_block
+from verirl.envs.proof_env import ProofEnvironment
 from verirl.errors import UserInputError
-from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker, proof_verdict
+from verirl.provers.base import FormalProblem, ProofChecker
 from verirl.provers.kimina import KiminaError
 from verirl.provers.lean_repl import LeanReplError
 from verirl.provers.lean_reply import plan_lean_check
@@ -151,20 +151,12 @@ def _skip_restated(output: str, start: int, stop: int, statement: str, prelude: 
     return k
 
 
-_DEFAULT_LOCK = threading.Lock()
-
-
 def _fence(proof: str) -> str:
     return f"```lean\n{proof.rstrip()}\n```"
 
 
-def verdict_from_check(check: ProofCheck, offset: int) -> Verdict:
-    """A :class:`Verdict` for a Lean checker answer, spans shifted by ``offset``."""
-    return proof_verdict(check, offset, "Lean")
-
-
 @register_env
-class LeanProofs(Environment):
+class LeanProofs(ProofEnvironment):
     """Prove a bundled core-Lean 4 theorem; reward 1 when Lean accepts the whole proof."""
 
     name = "lean_proofs"
@@ -179,18 +171,21 @@ class LeanProofs(Environment):
     answer_instruction = FORMAT_INSTRUCTION
     answer_format: ClassVar[AnswerFormat] = code_block("lean")
     prover: ClassVar[str | None] = "lean"
-    produces: ClassVar[frozenset[str]] = frozenset({"steps"})
     size_measure: ClassVar[str | None] = "top-level tactics in the reference proof"
 
-    def __init__(self) -> None:
-        self._provers: Provers | None = None
+    prover_label = "Lean"
+
+    def bank(self) -> Mapping[int, Sequence[Any]]:
+        return lean_theorems_by_grade()
+
+    def checker(self, provers: Provers) -> ProofChecker:
+        """The run's Lean checker; a missing installation or server is a configuration
+        error."""
+        return _checker(provers)
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        groups = lean_theorems_by_grade()
-        grade = min(difficulty, max(groups))
-        while grade not in groups:  # tolerate a missing grade in the bundle
-            grade -= 1
-        theorem = rng.choice(groups[grade])
+        grade, theorems = self.theorems_at(difficulty)
+        theorem = rng.choice(theorems)
         assert theorem.proof is not None
         context = (
             f"Context (already loaded):\n```lean\n{theorem.prelude.strip()}\n```\n\n"
@@ -220,35 +215,6 @@ class LeanProofs(Environment):
             prelude=str(d.get("prelude", "")),
         )
 
-    def verify(self, problem: Problem, output: str) -> Verdict:
-        """Check the proof in ``output`` with Lean (default checker settings). Never raises on
-        the output; a missing Lean configuration raises :class:`UserInputError`."""
-        return self.verify_batch([problem], [output])[0]
-
-    def verify_batch(
-        self, problems: Sequence[Problem], outputs: Sequence[str], provers: Provers | None = None
-    ) -> list[Verdict]:
-        """Verdicts for many outputs, the proofs sent to the checker in one batch.
-
-        Outputs without a proof, and cheats the safety filter rejects, never reach Lean."""
-        verdicts: list[Verdict | None] = []
-        todo: list[tuple[int, FormalProblem, str, int]] = []
-        for i, (problem, output) in enumerate(zip(problems, outputs, strict=True)):
-            prepared = self._prepare(problem, output)
-            if isinstance(prepared, Verdict):
-                verdicts.append(prepared)
-            else:
-                verdicts.append(None)
-                todo.append((i, self.formal_problem(problem), *prepared))
-        if todo:
-            provers = provers or self._default_provers()
-            checks = _checker(provers).check_batch(
-                [(fp, text) for _, fp, text, _ in todo], timeout_s=provers.timeout_s("lean")
-            )
-            for (i, _, _, offset), check in zip(todo, checks, strict=True):
-                verdicts[i] = verdict_from_check(check, offset)
-        return [v for v in verdicts if v is not None]
-
     def _prepare(self, problem: Problem, output: str) -> Verdict | tuple[str, int]:
         """The proof text and its offset in ``output``, or the verdict when there is nothing
         to send to Lean (no proof found, rejected by the safety filter, no tactic)."""
@@ -277,13 +243,6 @@ class LeanProofs(Environment):
             return Verdict(0.0, False, detail, steps, None, {"status": status})
         return text, offset
 
-    def _default_provers(self) -> Provers:
-        """Checkers with default settings for calls outside a run (one per instance)."""
-        with _DEFAULT_LOCK:
-            if self._provers is None:
-                self._provers = Provers()
-            return self._provers
-
     def check(self, problem: Problem, answer: str) -> Verdict:
         """``answer`` is a proof (with or without a fence); same as :meth:`verify`."""
         return self.verify(problem, answer if "```" in answer else _fence(answer))
@@ -311,14 +270,6 @@ class LeanProofs(Environment):
         if indent.strip():  # the tactic does not start its line: `fail; tactic`
             return answer[:where] + f"{_FAILING_TACTIC}; " + answer[where:]
         return answer[:where] + f"{_FAILING_TACTIC}\n{indent}" + answer[where:]
-
-    def problem_space(self, difficulty: int) -> int | None:
-        """One problem per bundled theorem of the grade (the bank is small by nature)."""
-        groups = lean_theorems_by_grade()
-        grade = min(difficulty, max(groups))
-        while grade not in groups:
-            grade -= 1
-        return len(groups[grade])
 
     def size(self, problem: Problem) -> float:
         """The number of top-level tactics in the reference proof."""

@@ -9,15 +9,32 @@ from verirl import device as dev
 from verirl.errors import UserInputError
 
 
-def test_auto_precision_follows_native_bf16(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_precision_is_fp32_on_any_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bf16 autocast lost end to end on the default job's CPU steps even with AMX, so ``auto``
+    keeps fp32 on the CPU and says why (native or not)."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(dev, "cpu_native_bf16", lambda: (False, "AVX2 only"))
     p = dev.resolve_placement("auto", "auto")
     assert p.device == torch.device("cpu") and p.autocast_dtype is None
-    assert p.precision == "fp32" and "no native bf16" in p.reason
+    assert p.precision == "fp32" and "no native bf16" in p.reason and "AVX2 only" in p.reason
     monkeypatch.setattr(dev, "cpu_native_bf16", lambda: (True, "AMX yes"))
     p = dev.resolve_placement("cpu", "auto")
-    assert p.autocast_dtype == torch.bfloat16 and "native bf16" in p.reason
+    assert p.autocast_dtype is None and "slower end to end" in p.reason and "AMX yes" in p.reason
+
+
+def test_auto_precision_is_bf16_on_a_cuda_device_that_has_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda d=None: "Fake GPU")
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: True)
+    p = dev.resolve_placement("auto", "auto")
+    assert p.device == torch.device("cuda") and p.autocast_dtype == torch.bfloat16
+    assert "Fake GPU" in p.reason
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: False)
+    p = dev.resolve_placement("cuda:0", "auto")
+    assert p.autocast_dtype is None and "no bf16" in p.reason
 
 
 def test_explicit_dtypes_win_and_bf16_without_hardware_is_flagged(

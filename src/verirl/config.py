@@ -103,9 +103,9 @@ class ModelConfig(_Section):
     dtype: Literal["auto", "fp32", "bf16"] = Field(
         "auto",
         description="Precision of forward/backward passes (weights and optimizer state stay "
-        "fp32): 'bf16' autocast, 'fp32', or 'auto' = bf16 only where the hardware computes it "
-        "natively (CUDA with bf16, a CPU with AVX512-BF16 or AMX), else fp32 — on an AVX2-only "
-        "CPU bf16 is emulated and several times slower. The run log says which was chosen.",
+        "fp32): 'bf16' autocast, 'fp32', or 'auto' = bf16 on a CUDA device with bf16, fp32 on "
+        "the CPU (emulated bf16 on AVX2 is several times slower, and even with AMX bf16 "
+        "autocast was slower end to end on RL steps). The run log says which was chosen.",
     )
 
     @model_validator(mode="before")

@@ -2,11 +2,16 @@
 
 ``resolve_placement`` turns the two config strings into a :class:`Placement`: the torch device
 the model, the engine's and the learner's batches and the scorers use, and the autocast dtype
-of their forward passes (weights and optimizer state stay fp32). ``dtype: auto`` picks bf16
-only where the hardware computes it natively — a CUDA device that supports it, or a CPU with
-AVX512-BF16 or AMX that torch's kernels may use — and fp32 elsewhere: on an AVX2-only CPU,
-bf16 autocast is emulated and several times *slower* than fp32. The reason for the choice is
-kept in ``Placement.reason`` for the run log.
+of their forward passes (weights and optimizer state stay fp32).
+
+``dtype: auto`` picks bf16 autocast on a CUDA device that supports it and fp32 on the CPU.
+On an AVX2-only CPU bf16 autocast is emulated and several times slower than fp32. On a CPU
+with AMX or AVX512-BF16 a lone large linear layer is faster in bf16, but an RL step on such a
+CPU is mostly a small-batch decode loop, where autocast's per-call casts outweigh the faster
+matmuls: measured end to end on the default job's steps (``bench/bench_precision.py``), bf16
+was the slower arm on this project's AMX Xeon. So ``auto`` never picks bf16 on a CPU;
+``dtype: bf16`` still forces it (the run log notes whether the CPU has native bf16). The
+reason for the choice is kept in ``Placement.reason`` for the run log.
 """
 
 from __future__ import annotations
@@ -94,6 +99,13 @@ def resolve_placement(device: str = "auto", dtype: str = "auto") -> Placement:
         return Placement(dev, torch.bfloat16, f"bf16 autocast as configured ({seen}{note})")
     if dtype != "auto":
         raise UserInputError(f"model.dtype: {dtype!r} is not one of auto, fp32, bf16")
-    if native:
-        return Placement(dev, torch.bfloat16, f"bf16 autocast: native bf16 ({seen})")
-    return Placement(dev, None, f"fp32: no native bf16 on this {dev.type} ({seen})")
+    if dev.type == "cuda":
+        if native:
+            return Placement(dev, torch.bfloat16, f"bf16 autocast: native bf16 ({seen})")
+        return Placement(dev, None, f"fp32: this CUDA device has no bf16 ({seen})")
+    why = (
+        "native bf16, but bf16 autocast was slower end to end on a CPU"
+        if native
+        else ("no native bf16 on this CPU")
+    )
+    return Placement(dev, None, f"fp32: {why}; model.dtype=bf16 forces it ({seen})")

@@ -295,3 +295,24 @@ def test_multi_turn_refinement_through_rollout_func(tiny_model_dir: Path, tmp_pa
             assert 0 in r.mask and r.mask[: r.turns[0].end] == (1,) * r.turns[0].end
     assert [x for _, _, x in reward.seen[-4:]] == [r.verdict.reward for r in episodes.last]
     assert any(len(r.turns) == 2 for r in episodes.last)  # a random model fails turn 1
+
+
+@pytest.mark.slow
+def test_the_example_script_runs(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    cmd = [
+        sys.executable, str(root / "examples" / "trl_grpo.py"), "--model", "tiny",
+        "--steps", "2", "--prompts", "2", "--group-size", "2",
+        "--max-completion-length", "8", "--reward", "env+cer", "--output-dir", str(tmp_path),
+    ]  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=str(root / "src"), HF_HUB_OFFLINE="1")
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    steps = [json.loads(x) for x in out.stdout.splitlines() if x.startswith('{"step"')]
+    assert [s["step"] for s in steps[:2]] == [1, 2]
+    assert "rewards/verirl_env/mean" in steps[0] and "rewards/verirl_cer/mean" in steps[0]
+    assert "windows:" in out.stdout

@@ -388,3 +388,24 @@ def test_the_example_config_composes_and_resolves_verirls_plugins(tokenizer: Any
     assert len(cls(cfg.data.val_files, tokenizer, None, cfg.data)) == cfg.data.verirl.eval_size
     for name in ("verirl_process", "verirl_tcpo"):
         assert callable(get_adv_estimator_fn(name))
+
+
+def test_the_curriculum_rides_along_in_verls_dataloader_checkpoint(tokenizer: Any) -> None:
+    from torchdata.stateful_dataloader import StatefulDataLoader
+
+    def loader() -> tuple[CurriculumDataset, Any]:
+        data = CurriculumDataset("verirl:train", tokenizer, None, _data_config(tau_num=2, window=1))
+        return data, StatefulDataLoader(data, batch_size=2, num_workers=0, collate_fn=collate_fn)
+
+    data, dl = loader()
+    it = iter(dl)
+    next(it)
+    data.curriculum.update([("addition", 0, True), ("addition", 0, True)])
+    state = dl.state_dict()
+    after = next(it)["extra_info"]
+    fresh, dl2 = loader()
+    dl2.load_state_dict(state)  # restored when the next iterator starts
+    resumed = next(iter(dl2))["extra_info"]
+    assert [r["verirl_difficulty"] for r in resumed] == [1, 1]
+    assert [r["verirl_seed"] for r in resumed] == [r["verirl_seed"] for r in after]
+    assert fresh.curriculum.state_dict() == data.curriculum.state_dict()

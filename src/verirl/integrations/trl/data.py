@@ -101,10 +101,15 @@ class _Rows:
     """The generator callable ``datasets`` calls (a named class: ``datasets`` fingerprints
     the generator, and this keeps that from walking the curriculum's state)."""
 
-    def __init__(self, source: CurriculumDataset) -> None:
+    def __init__(self, source: CurriculumDataset | None) -> None:
         self.source = source
 
     def __call__(self) -> Iterator[dict[str, Any]]:
+        if self.source is None:  # a pickled copy (e.g. a DataLoader worker process)
+            raise RuntimeError(
+                "CurriculumDataset rows can only be read in the process that holds the "
+                "curriculum; use dataloader_num_workers=0 (TRL does for iterable datasets)"
+            )
         return self.source.rows()
 
     def __reduce__(self) -> tuple[Any, ...]:  # fingerprinting pickles; keep it cheap and stable

@@ -30,6 +30,9 @@ three batches without feedback rather than silently training on a frozen curricu
 0.7.1 use this dataset the same way (``data.custom_cls`` exists there too) on any trainer that
 calls ``on_batch_end``. ``data.dataloader_num_workers`` must be 0: a worker process would draw
 from its own copy of the curriculum, which never sees the outcomes.
+
+Checkpoints: verl's ``StatefulDataLoader`` stores the dataset's :meth:`state_dict` with its own
+state, so a resumed run restores the windows, counters and seed counter.
 """
 
 from __future__ import annotations
@@ -208,8 +211,12 @@ class CurriculumDataset(RLHFDataset):
     def metrics(self) -> dict[str, float]:
         return self.curriculum.metrics()
 
+    # torchdata's StatefulDataLoader (verl's data loader) saves a dataset that has these two
+    # methods in its state, so the curriculum rides along in verl's data.pt checkpoints.
     def state_dict(self) -> dict[str, Any]:
-        return self.curriculum.state_dict()
+        """The curriculum's state (windows, counters, seed counter, RNG), for checkpoints."""
+        return {"curriculum": self.curriculum.state_dict()} if self.mode == TRAIN else {}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.curriculum.load_state_dict(state)
+        if self.mode == TRAIN and state.get("curriculum"):
+            self.curriculum.load_state_dict(state["curriculum"])

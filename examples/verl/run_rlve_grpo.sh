@@ -15,7 +15,7 @@
 #   ... algorithm.adv_estimator=verirl_tcpo reward.reward_manager.name=VerirlTurnsRewardManager
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-export VERL_USE_EXTERNAL_MODULES=${VERL_USE_EXTERNAL_MODULES:-verirl.integrations.verl}
+export VERL_USE_EXTERNAL_MODULES=${VERL_USE_EXTERNAL_MODULES:-verirl.integrations.verl.plugin}
 mapfile -t overrides < <(grep -v '^\s*#' "$here/rlve_grpo.overrides" | grep -v '^\s*$')
 exec python -m verl.trainer.main_ppo "${overrides[@]}" \
   actor_rollout_ref.model.path="${MODEL:?set MODEL to a local model directory}" \

@@ -316,3 +316,32 @@ def test_the_example_script_runs(tmp_path: Path) -> None:
     assert [s["step"] for s in steps[:2]] == [1, 2]
     assert "rewards/verirl_env/mean" in steps[0] and "rewards/verirl_cer/mean" in steps[0]
     assert "windows:" in out.stdout
+
+
+def _rank(rank: int, port: int, out: str) -> None:
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+    cur = AdaptiveDifficulty(["addition"], tau_num=4, window=2)
+    problems = [get_env("addition").generate(0, 10 * rank + i) for i in range(2)]
+    right = [f"\\boxed{{{get_env('addition').solve(p)}}}" for p in problems]
+    EnvReward(curriculum=cur)([""] * 2, right, None, **_columns(problems))
+    Path(out, f"{rank}.json").write_text(json.dumps(cur.state_dict()))
+    dist.destroy_process_group()
+
+
+@pytest.mark.slow
+def test_ranks_gather_outcomes_and_keep_one_curriculum(tmp_path: Path) -> None:
+    """Two torch.distributed ranks, 2 correct outcomes each: only together do they reach
+    tau_num = 4, so the window moves on both ranks only if the outcomes were gathered."""
+    import socket
+
+    import torch.multiprocessing as mp
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    mp.spawn(_rank, args=(port, str(tmp_path)), nprocs=2, join=True)
+    states = [json.loads((tmp_path / f"{r}.json").read_text()) for r in range(2)]
+    assert states[0] == states[1]
+    assert states[0]["levels"]["addition"]["high"] == 1

@@ -20,7 +20,7 @@ from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls
 from verl.trainer.ppo.core_algos import get_adv_estimator_fn
 from verl.utils.dataset.rl_dataset import collate_fn
 
-import verirl.integrations.verl  # noqa: F401  (registers the managers and estimators)
+import verirl.integrations.verl.plugin  # noqa: F401  (registers managers and estimators)
 from verirl.credit.base import CreditInput
 from verirl.credit.process import ProcessParams, process, tactic_scores
 from verirl.credit.spans import step_token_starts

@@ -1,25 +1,22 @@
 """verirl inside verl 0.9.1 (``pip install verirl[verl]``, in its own environment: verl pins
 ``transformers<5.11``).
 
-Importing this package registers, with verl's own registries:
+- :mod:`verirl.integrations.verl.scoring` — ``compute_score`` for
+  ``reward.custom_reward_function`` and the score encodings (imports neither verl nor Ray);
+- :mod:`verirl.integrations.verl.reward` — reward managers ``verirl``, ``verirl_process``,
+  ``verirl_turns`` (verl's ``@register``);
+- :mod:`verirl.integrations.verl.advantage` — estimators ``verirl_process`` and
+  ``verirl_tcpo`` (verl's ``@register_adv_est``);
+- :mod:`verirl.integrations.verl.data` — :class:`CurriculumDataset` for ``data.custom_cls``;
+- :mod:`verirl.integrations.verl.plugin` — imports the two registering modules; verl loads it
+  in every process through the ``verl.plugins`` entry point (or
+  ``VERL_USE_EXTERNAL_MODULES=verirl.integrations.verl.plugin``).
 
-- reward managers ``verirl`` (RLVE's graded rewards, batched verification), ``verirl_process``
-  (tactic scores for process credit) and ``verirl_turns`` (per-turn scores for TCPO), in
-  :mod:`verirl.integrations.verl.reward`;
-- advantage estimators ``verirl_process`` and ``verirl_tcpo``, in
-  :mod:`verirl.integrations.verl.advantage`.
-
-Plus :func:`~verirl.integrations.verl.scoring.compute_score` for
-``reward.custom_reward_function`` and
-:class:`~verirl.integrations.verl.data.CurriculumDataset` for ``data.custom_cls``. verl's Ray
-workers must import this package too: ``VERL_USE_EXTERNAL_MODULES=verirl.integrations.verl``.
+Importing this package itself imports nothing from verl.
 """
 
 from __future__ import annotations
 
-from verirl.integrations.verl import advantage, reward
-from verirl.integrations.verl.scoring import compute_score
-
 TESTED_VERL_VERSION = "0.9.1"
 
-__all__ = ["TESTED_VERL_VERSION", "advantage", "compute_score", "reward"]
+__all__ = ["TESTED_VERL_VERSION"]

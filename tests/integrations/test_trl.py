@@ -170,6 +170,7 @@ def test_cer_reward_function_equals_verirls_cer(tiny_model_dir: Path) -> None:
     assert graded[0] == 1.0 and 0.0 <= graded[1] < 1.0  # the rule gate, then CER
 
 
+@pytest.mark.slow
 def test_importing_verirl_does_not_import_the_trainers() -> None:
     import subprocess
     import sys

@@ -50,6 +50,7 @@ def test_turn_spans_and_scores() -> None:
     assert row.tolist() == [0, 0, 0, 0, 0, 0, 0.5, 0, 1.0, 0, 0]
 
 
+@pytest.mark.slow
 def test_importing_the_verl_package_does_not_import_verl() -> None:
     code = (
         "import json, sys, verirl.integrations.verl, verirl.integrations.verl.scoring;"

@@ -25,11 +25,19 @@ STATE_FILE = "verirl_curriculum.json"
 
 class VerirlCallback(TrainerCallback):
     """See the module docstring. ``rewards``: reward functions; those with ``bind`` get the
-    policy."""
+    policy. ``per_env_metrics``: also log every environment's window and counters (six values
+    per environment; off by default, RLVE trains on hundreds of environments)."""
 
-    def __init__(self, curriculum: Curriculum | None = None, rewards: Sequence[Any] = ()) -> None:
+    def __init__(
+        self,
+        curriculum: Curriculum | None = None,
+        rewards: Sequence[Any] = (),
+        *,
+        per_env_metrics: bool = False,
+    ) -> None:
         self.curriculum = curriculum
         self.rewards = list(rewards)
+        self.per_env_metrics = per_env_metrics
 
     def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         model = kwargs.get("model")
@@ -41,8 +49,12 @@ class VerirlCallback(TrainerCallback):
     def on_log(
         self, args: Any, state: Any, control: Any, logs: dict[str, float] | None = None, **_: Any
     ) -> None:
-        if logs is not None and self.curriculum is not None:
-            logs.update(self.curriculum.metrics())
+        if logs is None or self.curriculum is None:
+            return
+        envs = tuple(f"curriculum/{e}/" for e in self.curriculum.environments)
+        for key, value in self.curriculum.metrics().items():
+            if self.per_env_metrics or not key.startswith(envs):
+                logs[key] = value
 
     def on_save(self, args: Any, state: Any, control: Any, **_: Any) -> None:
         if self.curriculum is None or not state.is_world_process_zero:

@@ -115,7 +115,7 @@ def _run_manager(name: str, tokenizer: Any, batch: DataProto, **settings: Any) -
             await asyncio.gather(*(manager.run_single(batch[i : i + 1]) for i in range(len(batch))))
         )
 
-    outputs = asyncio.run(all_samples())
+    outputs = manager.loop.run_until_complete(all_samples())  # the worker's own loop
     rm = cls.assemble_rm_scores(batch, [o["reward_score"] for o in outputs])
     return manager, outputs, rm
 
@@ -409,3 +409,34 @@ def test_the_curriculum_rides_along_in_verls_dataloader_checkpoint(tokenizer: An
     assert [r["verirl_difficulty"] for r in resumed] == [1, 1]
     assert [r["verirl_seed"] for r in resumed] == [r["verirl_seed"] for r in after]
     assert fresh.curriculum.state_dict() == data.curriculum.state_dict()
+
+
+def test_compute_score_through_verls_own_naive_manager(tokenizer: Any) -> None:
+    """reward.custom_reward_function.path=pkg://verirl.integrations.verl.scoring: verl loads
+    compute_score itself and its 'naive' manager calls it on a DataProto batch."""
+    import verl
+    from hydra import compose, initialize_config_dir
+    from verl.trainer.ppo.reward import load_reward_manager
+
+    config_dir = Path(verl.__file__).parent / "trainer" / "config"
+    overrides = [
+        "reward.custom_reward_function.path=pkg://verirl.integrations.verl.scoring",
+        "reward.custom_reward_function.name=compute_score",
+    ]
+    with initialize_config_dir(config_dir=str(config_dir), version_base=None):
+        cfg = compose(config_name="ppo_trainer", overrides=overrides)
+    manager = load_reward_manager(cfg, tokenizer)
+    assert type(manager).__name__ == "NaiveRewardManager"
+    problems: list[Problem | None] = [get_env("addition").generate(0, s) for s in range(3)]
+    batch = _batch(tokenizer, problems, _texts([p for p in problems if p]))
+
+    async def all_samples() -> list[dict[str, Any]]:
+        return list(await asyncio.gather(*(manager.run_single(batch[i : i + 1]) for i in range(3))))
+
+    for i, out in enumerate(manager.loop.run_until_complete(all_samples())):
+        p = problems[i]
+        assert p is not None
+        decoded = tokenizer.decode(batch.batch["responses"][i], skip_special_tokens=True)
+        want = get_env("addition").verify(p, decoded)
+        assert out["reward_score"] == want.reward
+        assert out["reward_extra_info"]["verirl_correct"] == float(want.correct)

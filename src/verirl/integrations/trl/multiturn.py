@@ -15,7 +15,8 @@ reads from the ``verirl_final_reward`` column (the final turn's verdict).
 
 What it supports: refinement episodes with the environment verifier, sampled with the
 trainer's own model through verirl's transformers engine (``temperature``, ``top_p``,
-``max_completion_length`` per turn from the trainer's config) on one process or under DDP.
+``max_completion_length`` per turn from the trainer's config); tested on one process (under
+DDP each rank would sample with its own full copy of the model; not tested).
 What it does not: TRL's advantage is one scalar per completion, so TCPO's per-turn credit
 (and its counterfactual resampling) cannot reach TRL's loss — use verirl's own trainer or the
 verl estimator for that; generation does not go through TRL's vLLM client; the model must be

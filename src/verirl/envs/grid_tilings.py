@@ -115,7 +115,12 @@ class DominoTilingCount(SizedInteger):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         h, w = min(5, 3 + difficulty // 5), min(12, 4 + difficulty // 3)
-        board = _blocked_board(rng, h, w, rng.choice([0.1, 0.2, 0.3]) if difficulty < 5 else rng.choice([0.0, 0.1, 0.2]))
+        board = _blocked_board(
+            rng,
+            h,
+            w,
+            rng.choice([0.1, 0.2, 0.3]) if difficulty < 5 else rng.choice([0.0, 0.1, 0.2]),
+        )
         prompt = (
             f"A board has {h} rows and {w} columns; '.' is a free cell and '#' a hole:\n"
             f"{_board(board)}\nIn how many ways can all free cells be covered by dominoes "
@@ -223,13 +228,17 @@ class LightsOutMinPresses(SizedInteger):
                 for j in range(w):
                     if rng.random() < 0.3:
                         state ^= _press_effect(h, w, i, j)
-        rows = ["".join("1" if state >> (i * w + j) & 1 else "0" for j in range(w)) for i in range(h)]
+        rows = [
+            "".join("1" if state >> (i * w + j) & 1 else "0" for j in range(w)) for i in range(h)
+        ]
         prompt = (
             f"A grid of lights has {h} rows and {w} columns (1 = on, 0 = off):\n{_board(rows)}\n"
             "Pressing a light toggles it and the lights directly above, below, left and right "
             "of it. What is the smallest number of presses that switches all lights off?"
         )
-        return Instance(prompt, str(self._by_elimination(h, w, state)), {"rows": rows, "size": h * w})
+        return Instance(
+            prompt, str(self._by_elimination(h, w, state)), {"rows": rows, "size": h * w}
+        )
 
     @staticmethod
     def _by_elimination(h: int, w: int, state: int) -> int:
@@ -248,7 +257,8 @@ class LightsOutMinPresses(SizedInteger):
             if mask:
                 col = mask.bit_length() - 1
                 pivots = [
-                    (c, pm ^ mask, pr ^ rhs) if pm >> col & 1 else (c, pm, pr) for c, pm, pr in pivots
+                    (c, pm ^ mask, pr ^ rhs) if pm >> col & 1 else (c, pm, pr)
+                    for c, pm, pr in pivots
                 ]
                 pivots.append((col, mask, rhs))
         pivot_cols = {c for c, _, _ in pivots}
@@ -328,13 +338,15 @@ class RookPlacementCounting(SizedInteger):
         total = 0
         for chosen in itertools.combinations(range(n), k):
 
-            @functools.lru_cache(maxsize=None)
+            @functools.cache
             def place(t: int, used: int, chosen: tuple[int, ...] = chosen) -> int:
                 if t == len(chosen):
                     return 1
                 row = board[chosen[t]]
                 return sum(
-                    place(t + 1, used | 1 << j) for j in range(n) if row[j] == "." and not used >> j & 1
+                    place(t + 1, used | 1 << j)
+                    for j in range(n)
+                    if row[j] == "." and not used >> j & 1
                 )
 
             total += place(0, 0)
@@ -349,7 +361,9 @@ class KingPlacementCounting(SizedInteger):
     name = "king_placement_counting"
     family = FAMILY
     tags = TAGS
-    difficulty_scales = "board (3 + d//6) × (4 + d//4), at most 6 × 8; 20% holes; k up to a sixth of the cells"
+    difficulty_scales = (
+        "board (3 + d//6) × (4 + d//4), at most 6 × 8; 20% holes; k up to a sixth of the cells"
+    )
     size_measure = "number of cells"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -362,6 +376,7 @@ class KingPlacementCounting(SizedInteger):
             "on free cells so that no two kings are in cells that touch (sharing a side or a "
             "corner)?"
         )
+
         # row transfers: row masks with no two adjacent kings, on free cells
         def row_masks(row: str) -> list[int]:
             return [

@@ -227,14 +227,14 @@ class GaussianElimination(Environment):
         det = _det_rational(a)
         out = []
         for j in range(len(a)):
-            aj = [row[:j] + [rhs] + row[j + 1 :] for row, rhs in zip(a, b, strict=True)]
+            aj = [[*row[:j], rhs, *row[j + 1 :]] for row, rhs in zip(a, b, strict=True)]
             out.append(str(Fraction(_det_rational(aj), det)))
         return ", ".join(out)
 
     def surface_forms(self, problem: Problem) -> list[str]:
         values = self.solve(problem).split(", ")
         named = ", ".join(f"{n} = {v}" for n, v in zip(self._names(problem), values, strict=True))
-        return normalize.list_forms(values, ordered=True) + [named]
+        return [*normalize.list_forms(values, ordered=True), named]
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["size"])
@@ -290,7 +290,7 @@ class SpanningTreeCount(SizedInteger):
         for subset in itertools.combinations(edges, n - 1):
             parent = list(range(n))
 
-            def find(x: int) -> int:
+            def find(x: int, parent: list[int] = parent) -> int:
                 while parent[x] != x:
                     parent[x] = parent[parent[x]]
                     x = parent[x]
@@ -308,7 +308,10 @@ class SpanningTreeCount(SizedInteger):
 
 
 def _mat_mul(a: Matrix, b: Matrix) -> Matrix:
-    return [[sum(x * y for x, y in zip(row, col, strict=True)) for col in zip(*b, strict=True)] for row in a]
+    return [
+        [sum(x * y for x, y in zip(row, col, strict=True)) for col in zip(*b, strict=True)]
+        for row in a
+    ]
 
 
 @register_env

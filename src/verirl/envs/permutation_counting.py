@@ -49,9 +49,7 @@ def _pattern_count_slow(pattern: str) -> int:
     n = len(pattern) + 1
     if n <= 7:
         return sum(
-            all(
-                (p[i] < p[i + 1]) == (c == "U") for i, c in enumerate(pattern)
-            )
+            all((p[i] < p[i + 1]) == (c == "U") for i, c in enumerate(pattern))
             for p in itertools.permutations(range(n))
         )
     dp = [1]
@@ -188,7 +186,7 @@ def _no_adjacent_inclusion_exclusion(counts: list[int]) -> int:
 def _no_adjacent_search(counts: list[int]) -> int:
     """Memoised placement, the state reduced to (sorted other counts, last letter's count)."""
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def go(others: tuple[int, ...], last: int) -> int:
         if not any(others) and last == 0:
             return 1
@@ -218,7 +216,10 @@ class NoAdjacentEqualArrangements(SizedInteger):
         k, top = self._shape(difficulty)
         counts = [rng.randint(1, top) for _ in range(k)]
         letters = "abcdefg"[:k]
-        listing = ", ".join(plural(c, f"copy of {ch}", f"copies of {ch}") for ch, c in zip(letters, counts, strict=True))
+        listing = ", ".join(
+            plural(c, f"copy of {ch}", f"copies of {ch}")
+            for ch, c in zip(letters, counts, strict=True)
+        )
         prompt = (
             f"You have the following letters: {listing}. How many different words of length "
             f"{sum(counts)} use every one of these letters exactly once and never have two equal "
@@ -266,7 +267,7 @@ def _extensions_backward(n: int, before: list[list[int]]) -> int:
     for a, b in before:
         after[a] |= 1 << b
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def go(left: int) -> int:
         if not left:
             return 1

@@ -50,7 +50,7 @@ class DistinctSubsequenceCount(SizedInteger):
         )
         # dp = number of distinct subsequences (with the empty one); subtract the count from
         # before the previous occurrence of the same letter
-        dp, last = 1, {}
+        dp, last = 1, dict[str, int]()
         for ch in s:
             dp, last[ch] = 2 * dp - last.get(ch, 0), dp
         return Instance(prompt, str(dp - 1), {"s": s, "size": len(s)})
@@ -58,7 +58,9 @@ class DistinctSubsequenceCount(SizedInteger):
     def solve_int(self, problem: Problem) -> int:
         s = problem.data["s"]
         if len(s) <= 14:
-            return len({"".join(c) for r in range(1, len(s) + 1) for c in itertools.combinations(s, r)})
+            return len(
+                {"".join(c) for r in range(1, len(s) + 1) for c in itertools.combinations(s, r)}
+            )
         # count distinct subsequences by their greedy (leftmost) embedding: nxt[i][c]
         n = len(s)
         nxt: list[dict[str, int]] = [{} for _ in range(n + 1)]
@@ -129,7 +131,7 @@ class BracketCompletionCounting(SizedInteger):
         for c in pattern:
             new: dict[int, int] = {}
             for h, w in depth.items():
-                for step in ((1, -1) if c == "?" else (1 if c == "(" else -1,)):
+                for step in (1, -1) if c == "?" else (1 if c == "(" else -1,):
                     if h + step >= 0:
                         new[h + step] = new.get(h + step, 0) + w
             depth = new
@@ -150,7 +152,7 @@ class BracketCompletionCounting(SizedInteger):
                 count += h == 0
             return count
 
-        @functools.lru_cache(maxsize=None)
+        @functools.cache
         def go(i: int, h: int) -> int:  # ways to finish from position i at depth h
             if h < 0 or h > len(pattern) - i:
                 return 0
@@ -180,7 +182,9 @@ class NecklaceCounting(SizedInteger):
     name = "necklace_counting"
     family = FAMILY
     tags = TAGS
-    difficulty_scales = "2-4 colours, 1..3 + d//2 beads each (a common factor planted half the time)"
+    difficulty_scales = (
+        "2-4 colours, 1..3 + d//2 beads each (a common factor planted half the time)"
+    )
     size_measure = "number of beads"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -189,7 +193,9 @@ class NecklaceCounting(SizedInteger):
         if rng.random() < 0.5:
             counts = [c * rng.choice([2, 3]) for c in counts]
         colours = ["red", "blue", "green", "white"][:k]
-        listing = ", ".join(plural(c, f"{col} bead") for col, c in zip(colours, counts, strict=True))
+        listing = ", ".join(
+            plural(c, f"{col} bead") for col, c in zip(colours, counts, strict=True)
+        )
         n = sum(counts)
         prompt = (
             f"A necklace is made by placing {n} beads evenly on a circle: {listing}. Beads of "
@@ -199,7 +205,9 @@ class NecklaceCounting(SizedInteger):
         )
         g = math.gcd(*counts)
         total = sum(
-            _totient(d) * _multinomial([c // d for c in counts]) for d in range(1, g + 1) if g % d == 0
+            _totient(d) * _multinomial([c // d for c in counts])
+            for d in range(1, g + 1)
+            if g % d == 0
         )
         return Instance(prompt, str(total // n), {"counts": counts, "size": n})
 

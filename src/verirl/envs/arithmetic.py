@@ -27,6 +27,7 @@ def _operand(rng: random.Random, digits: int) -> int:
 @register_env
 class Addition(_Terms):
     name = "addition"
+    size_measure = "digits of the operands"
     family = "arithmetic"
     tags = ("default",)
     difficulty_scales = "digits per operand: 1 + difficulty // 2; a third operand from difficulty 5"
@@ -48,6 +49,7 @@ class Addition(_Terms):
 @register_env
 class Multiplication(_Terms):
     name = "multiplication"
+    size_measure = "digits of the factors"
     family = "arithmetic"
     tags = ("default",)
     difficulty_scales = "digits of the two factors: (1 + (d+1)//2, 1 + d//2)"
@@ -69,6 +71,7 @@ class Multiplication(_Terms):
 @register_env
 class ChainSum(_Terms):
     name = "chain_sum"
+    size_measure = "digits of the terms"
     family = "arithmetic"
     tags = ("default",)
     difficulty_scales = "terms: 3 + difficulty // 2; digits per term: 1 + difficulty // 3"

@@ -37,6 +37,7 @@ class _Count(IntegerAnswer):
 @register_env
 class BinomialCoefficient(_Count):
     name = "binomial_coefficient"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = "n in 3 + d..5 + 2d, k in 1..n-1"
 
@@ -60,6 +61,7 @@ class BinomialCoefficient(_Count):
 @register_env
 class WordArrangements(_Count):
     name = "word_arrangements"
+    size_measure = "n (word length)"
     family = FAMILY
     difficulty_scales = "word of 3 + d letters drawn from 2 + d//3"
 
@@ -99,6 +101,7 @@ def _fixed_point_cases(difficulty: int) -> list[tuple[int, int]]:
 @register_env
 class PermutationsWithFixedPoints(_Count):
     name = "permutations_with_fixed_points"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = "n in 3 + d..5 + 2d; exactly k fixed points, k ≤ min(1 + d//2, n//2)"
 
@@ -148,6 +151,7 @@ def _count_paths(grid: list[str]) -> int:
 @register_env
 class LatticePathsBlocked(_Count):
     name = "lattice_paths_blocked"
+    size_measure = "grid size"
     family = FAMILY
     difficulty_scales = "grid of 2 + d//3 rows and 3 + d//2 columns, about a fifth of cells blocked"
 
@@ -188,6 +192,7 @@ class LatticePathsBlocked(_Count):
 @register_env
 class DivisibleByAnyCount(_Count):
     name = "divisible_by_any_count"
+    size_measure = "digits of N plus the number of divisors"
     family = FAMILY
     difficulty_scales = "N up to 30·(d+1)²; k = 2 + d//8 divisors (at most 8) in 2..3 + 2d + k"
 
@@ -245,6 +250,7 @@ def _catalan_cases(difficulty: int) -> list[tuple[str, int, int]]:
 @register_env
 class CatalanCount(_Count):
     name = "catalan_count"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = (
         "n in 2 + d..4 + 2d (balanced parentheses, Dyck paths, triangulations, trees) and "
@@ -274,6 +280,7 @@ class CatalanCount(_Count):
 @register_env
 class StarsAndBars(_Count):
     name = "stars_and_bars"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = (
         "2..3 + d//4 variables summing to 3 + d..5 + 2d; lower bounds 0..1, 0..2 from d 6"
@@ -308,6 +315,7 @@ class StarsAndBars(_Count):
 @register_env
 class IntegerPartitions(_Count):
     name = "integer_partitions"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = (
         "n in 4 + d..6 + 2d; parts at most m (m in 2..n, m = n: no limit); distinct parts or not "

@@ -246,6 +246,8 @@ class NQueens(Environment):
     """Non-attacking queens including fixed ones; (rules met/all)^5 credit."""
 
     name = "n_queens"
+
+    size_measure = "board side"
     answer_kind = "integer_list"
     family = "logic"
     tags = ("logic",)

@@ -100,6 +100,8 @@ class HanoiMinMoves(Environment):
     """Fewest moves from a position to the goal peg; (min/max)^10 credit."""
 
     name = "hanoi_min_moves"
+
+    size_measure = "number of disks"
     answer_kind = "integer"
     family = "logic"
     tags = ("logic",)
@@ -133,6 +135,8 @@ class HanoiMoves(Environment):
     """A move list, checked by simulation; longer solutions earn (optimum/length)^5."""
 
     name = "hanoi_moves"
+
+    size_measure = "number of disks"
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "disks: 2 + floor(log2(d + 1)) (the optimal move list stays O(d))"

@@ -131,6 +131,7 @@ class ResidueAnswer(Environment):
 @register_env
 class Gcd(IntegerAnswer):
     name = "gcd"
+    size_measure = "digits of the numbers"
     family = FAMILY
     difficulty_scales = "digits of the common factor and cofactors: 1 + d//4; 2 + d//10 numbers"
 
@@ -157,6 +158,7 @@ class Gcd(IntegerAnswer):
 @register_env
 class Lcm(IntegerAnswer):
     name = "lcm"
+    size_measure = "digits of the numbers"
     family = FAMILY
     difficulty_scales = "2 + d//8 numbers, each at most 6 + 4d"
 
@@ -244,6 +246,7 @@ class ModularInverse(ResidueAnswer):
 @register_env
 class PrimeFactorization(Environment):
     name = "prime_factorization"
+    size_measure = "digits of n"
     answer_kind = "integer_set"
     family = FAMILY
     difficulty_scales = "2 + d//4 prime factors, each at most 10 + 6d"
@@ -308,6 +311,7 @@ class _SmoothNumberCount(IntegerAnswer):
 @register_env
 class DivisorCount(_SmoothNumberCount):
     name = "divisor_count"
+    size_measure = "digits of n"
     family = FAMILY
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -323,6 +327,7 @@ class DivisorCount(_SmoothNumberCount):
 @register_env
 class EulerTotient(_SmoothNumberCount):
     name = "euler_totient"
+    size_measure = "digits of n"
     family = FAMILY
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -346,6 +351,7 @@ class EulerTotient(_SmoothNumberCount):
 @register_env
 class NextPrime(Environment):
     name = "next_prime"
+    size_measure = "digits of N"
     answer_kind = "integer"
     family = FAMILY
     difficulty_scales = "N up to 20·10^(d//3)"
@@ -463,6 +469,7 @@ class BaseConversion(Environment):
 @register_env
 class DigitSum(IntegerAnswer):
     name = "digit_sum"
+    size_measure = "digits of the number"
     family = FAMILY
     difficulty_scales = "digits of the number: 2 + 2d"
     size_key = "number"

@@ -48,6 +48,7 @@ class _SequenceTerm(IntegerAnswer):
 @register_env
 class ArithmeticSequenceTerm(_SequenceTerm):
     name = "arithmetic_sequence_term"
+    size_measure = "index of the asked term"
     family = FAMILY
     difficulty_scales = "asked index ≤ 5 + d²/2; start, step grow with d (any sign from d 3)"
 
@@ -77,6 +78,7 @@ class ArithmeticSequenceTerm(_SequenceTerm):
 @register_env
 class GeometricSequenceTerm(_SequenceTerm):
     name = "geometric_sequence_term"
+    size_measure = "index of the asked term"
     family = FAMILY
     difficulty_scales = "asked term index 5 + d//2; ratio up to 2 + d//5 (negative from d 6)"
 
@@ -105,6 +107,7 @@ class GeometricSequenceTerm(_SequenceTerm):
 @register_env
 class PolynomialSequenceNext(IntegerAnswer):
     name = "polynomial_sequence_next"
+    size_measure = "degree of the hidden polynomial"
     family = FAMILY
     difficulty_scales = "degree 2 + d//5; coefficients up to 2 + d//3 in size (negative from d 3)"
 
@@ -194,6 +197,7 @@ def _longest_increasing(values: list[int]) -> list[int]:
 @register_env
 class LongestIncreasingSubsequence(Environment):
     name = "longest_increasing_subsequence"
+    size_measure = "number of values"
     answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = "n = 5 + d numbers in 1..2n"
@@ -247,6 +251,7 @@ def _lcs(a: str, b: str) -> str:
 @register_env
 class LongestCommonSubsequence(Environment):
     name = "longest_common_subsequence"
+    size_measure = "total length of the two strings"
     family = FAMILY
     difficulty_scales = "two strings of 4 + d//2 and 4 + d//2..6 + d//2 letters from 2 + d//6"
 
@@ -288,6 +293,7 @@ class LongestCommonSubsequence(Environment):
 @register_env
 class MaxSubarraySum(IntegerAnswer):
     name = "max_subarray_sum"
+    size_measure = "number of values"
     family = FAMILY
     difficulty_scales = "n = 5 + d numbers within ±(5 + 2d)"
     size_key = "values"
@@ -336,6 +342,7 @@ def _min_coins(coins: list[int], target: int) -> list[int]:
 @register_env
 class CoinChangeMinCoins(Environment):
     name = "coin_change_min_coins"
+    size_measure = "target amount"
     answer_kind = "integer_set"
     family = FAMILY
     difficulty_scales = "2 + d//5 denominations up to 5 + 3d; the amount is a sum of 2 + d coins"
@@ -459,6 +466,7 @@ def _or_list(values: list[int]) -> str:
 @register_env
 class GridMinPathSum(Environment):
     name = "grid_min_path_sum"
+    size_measure = "number of cells"
     family = FAMILY
     difficulty_scales = "grid of 2 + d//3 rows and 3 + d//3 columns; cell costs up to 9 + 3·(d//5)"
 
@@ -527,6 +535,7 @@ class GridMinPathSum(Environment):
 @register_env
 class MaxNonAdjacentSum(Environment):
     name = "max_nonadjacent_sum"
+    size_measure = "number of values"
     answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = "n = 4 + d values in 1..9 + 3d"

@@ -45,6 +45,12 @@ class Addition(_Terms):
             total += int(t)
         return total
 
+    def problem_space(self, difficulty: int) -> int | None:
+        digits = 1 + difficulty // 2
+        values = 10 if digits == 1 else 9 * 10 ** (digits - 1)
+        space = values ** (2 if difficulty < 5 else 3)
+        return space if space < 1000 else None
+
 
 @register_env
 class Multiplication(_Terms):
@@ -66,6 +72,13 @@ class Multiplication(_Terms):
         for i, digit in enumerate(reversed(str(b))):
             total += a * int(digit) * 10**i
         return total
+
+    def problem_space(self, difficulty: int) -> int | None:
+        def values(digits: int) -> int:
+            return 10 if digits == 1 else 9 * 10 ** (digits - 1)
+
+        space = values(1 + (difficulty + 1) // 2) * values(1 + difficulty // 2)
+        return space if space < 1000 else None
 
 
 @register_env

@@ -194,10 +194,10 @@ class DivisibleByAnyCount(_Count):
     name = "divisible_by_any_count"
     size_measure = "digits of N plus the number of divisors"
     family = FAMILY
-    difficulty_scales = "N up to 30·(d+1)²; k = 2 + d//8 divisors (at most 8) in 2..3 + 2d + k"
+    difficulty_scales = "N up to 60·(d+1)²; k = 2 + d//8 divisors (at most 8) in 2..3 + 2d + k"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = rng.randint(10, 30 * (difficulty + 1) ** 2)
+        n = rng.randint(10, 60 * (difficulty + 1) ** 2)
         k = min(8, 2 + difficulty // 8)
         divisors = sorted(rng.sample(range(2, 4 + 2 * difficulty + k), k))
         prompt = (

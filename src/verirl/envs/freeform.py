@@ -470,3 +470,6 @@ class NumberWords(FreeFormEnvironment):
 
     def size(self, problem: Problem) -> float:
         return float(len(str(problem.data["a"])) + len(str(problem.data["b"])))
+
+    def problem_space(self, difficulty: int) -> int | None:
+        return 100 if difficulty < 2 else None  # one-digit sums

@@ -126,6 +126,10 @@ class HanoiMinMoves(Environment):
             return str(len(_bfs_moves(pegs, target)))
         return str(hanoi_distance(pegs, target))
 
+    def problem_space(self, difficulty: int) -> int | None:
+        space = 3 ** (3 + difficulty // 2 + 1) - 3  # disk pegs × target, minus solved ones
+        return space if space < 1000 else None
+
 
 _MOVE = re.compile(r"([ABC])\s*(?:->|→|-|to|\\to|\\rightarrow)\s*([ABC])", re.IGNORECASE)
 

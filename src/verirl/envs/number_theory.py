@@ -177,6 +177,10 @@ class Lcm(IntegerAnswer):
     def size(self, problem: Problem) -> float:
         return _digits(*problem.data["numbers"])
 
+    def problem_space(self, difficulty: int) -> int | None:
+        space = (5 + 4 * difficulty) ** (2 + difficulty // 8)
+        return space if space < 1000 else None
+
 
 @register_env
 class ModularPower(ResidueAnswer):
@@ -241,6 +245,12 @@ class ModularInverse(ResidueAnswer):
 
     def is_right(self, problem: Problem, value: int) -> bool:
         return problem.data["a"] * value % problem.data["modulus"] == 1
+
+    def problem_space(self, difficulty: int) -> int | None:
+        top = 10 + 10 ** (1 + difficulty // 4)
+        if top > 200:
+            return None
+        return sum(1 for m in range(5, top + 1) for a in range(2, m) if math.gcd(a, m) == 1)
 
 
 @register_env
@@ -471,12 +481,12 @@ class DigitSum(IntegerAnswer):
     name = "digit_sum"
     size_measure = "digits of the number"
     family = FAMILY
-    difficulty_scales = "digits of the number: 2 + 2d"
+    difficulty_scales = "digits of the number: 3 + 2d"
     size_key = "number"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         digits = str(rng.randint(1, 9)) + "".join(
-            str(rng.randint(0, 9)) for _ in range(1 + 2 * difficulty)
+            str(rng.randint(0, 9)) for _ in range(2 + 2 * difficulty)
         )
         prompt = f"What is the sum of the decimal digits of {digits}?"
         return Instance(prompt, str(sum(map(int, digits))), {"number": digits})
@@ -493,7 +503,7 @@ class DigitSum(IntegerAnswer):
 class ChineseRemainder(Environment):
     name = "chinese_remainder"
     family = FAMILY
-    difficulty_scales = "2 + d//6 congruences with pairwise coprime moduli below 6 + 4d"
+    difficulty_scales = "2 + d//6 congruences with pairwise coprime moduli below 9 + 4d"
     answer_kind = "integer"
     answer_names = ("x",)
     size_measure = "decimal digits of the moduli and residues"
@@ -513,7 +523,7 @@ class ChineseRemainder(Environment):
         return [*super().near_misses(problem), f"x \\equiv {x} \\pmod{{{2 * m}}}"]
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        candidates = list(range(2, 6 + 4 * difficulty))
+        candidates = list(range(2, 9 + 4 * difficulty))
         rng.shuffle(candidates)
         moduli: list[int] = []
         for c in candidates:

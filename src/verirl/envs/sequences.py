@@ -74,6 +74,9 @@ class ArithmeticSequenceTerm(_SequenceTerm):
             value += step
         return value
 
+    def problem_space(self, difficulty: int) -> int | None:
+        return 50 if difficulty < 2 else None  # start 1..10, step 1..5, index 5
+
 
 @register_env
 class GeometricSequenceTerm(_SequenceTerm):

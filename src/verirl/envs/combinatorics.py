@@ -9,6 +9,7 @@ or a dynamic program), so the two cross-check each other in the tests.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import string
@@ -187,6 +188,21 @@ class LatticePathsBlocked(_Count):
                 else:
                     memo[r, c] = memo.get((r + 1, c), 0) + memo.get((r, c + 1), 0)
         return memo[0, 0]
+
+    def problem_space(self, difficulty: int) -> int | None:
+        """The block patterns that leave a path (plus the open grid, the fallback), counted
+        by enumeration while they are few."""
+        rows, cols = 2 + difficulty // 3, 3 + difficulty // 2
+        inner = [(r, c) for r in range(rows) for c in range(cols)][1:-1]
+        if math.comb(len(inner), rows * cols // 5) > 3000:
+            return None
+        count = 1
+        for blocked in itertools.combinations(inner, rows * cols // 5):
+            grid = [
+                "".join("#" if (r, c) in blocked else "." for c in range(cols)) for r in range(rows)
+            ]
+            count += bool(_count_paths(grid))
+        return count
 
 
 @register_env

@@ -184,6 +184,11 @@ class HanoiMoves(Environment):
         moves = answer.split(", ")
         return ", ".join(moves[:-1]) if len(moves) > 1 else "A->B, B->A, " + answer
 
+    def problem_space(self, difficulty: int) -> int | None:
+        disks = 2 + (difficulty + 1).bit_length() - 1
+        space = 3 ** (disks + 1) - 3  # disk pegs × target, minus solved ones
+        return space if space < 1000 else None
+
 
 def _moves_text(moves: list[tuple[int, int]]) -> str:
     return ", ".join(f"{PEGS[a]}->{PEGS[b]}" for a, b in moves)

@@ -394,6 +394,10 @@ class NextPrime(Environment):
     def size(self, problem: Problem) -> float:
         return _digits(problem.data["n"])
 
+    def problem_space(self, difficulty: int) -> int | None:
+        space = 20 * 10 ** (difficulty // 3) - 1
+        return space if space < 1000 else None
+
 
 _BASE_DIGITS = "0123456789ABCDEF"
 

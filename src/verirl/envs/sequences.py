@@ -83,14 +83,17 @@ class GeometricSequenceTerm(_SequenceTerm):
     name = "geometric_sequence_term"
     size_measure = "index of the asked term"
     family = FAMILY
-    difficulty_scales = "asked term index 5 + d//2; ratio up to 2 + d//5 (negative from d 6)"
+    difficulty_scales = (
+        "asked term index 5 + d//2 (+0 or 1); first term up to 12 + 3d; ratio up to 3 + d//4 "
+        "(negative from d 6)"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        start = rng.randint(1, 3 + difficulty // 2)
-        ratio = rng.randint(2, 2 + difficulty // 5)
+        start = rng.randint(1, 12 + 3 * difficulty)
+        ratio = rng.randint(2, 3 + difficulty // 4)
         if difficulty >= 6 and rng.random() < 0.5:
             ratio = -ratio
-        index = 5 + difficulty // 2
+        index = 5 + difficulty // 2 + rng.randint(0, 1)
         shown = [start * ratio**i for i in range(4)]
         prompt = (
             "The sequence a(1), a(2), a(3), ... is geometric (each term is the previous one "
@@ -105,6 +108,11 @@ class GeometricSequenceTerm(_SequenceTerm):
         for _ in range(index - len(a)):
             value *= ratio
         return value
+
+    def problem_space(self, difficulty: int) -> int | None:
+        signs = 2 if difficulty >= 6 else 1
+        space = (12 + 3 * difficulty) * (2 + difficulty // 4) * signs * 2
+        return space if space < 1000 else None
 
 
 @register_env
@@ -145,16 +153,19 @@ class PolynomialSequenceNext(IntegerAnswer):
 class LinearRecurrenceMod(ResidueAnswer):
     name = "linear_recurrence_mod"
     family = FAMILY
-    difficulty_scales = "index 6 + 4d; multipliers ≤ 1 + d//3; modulus 10, from d 3 ≤ 10^(1 + d//6)"
+    difficulty_scales = (
+        "index 6 + 4d (+0..3); multipliers ≤ 1 + d//3; modulus 10, from d 3 ≤ 10^(1 + d//6)"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        if difficulty == 0:
-            p = q = a1 = a2 = 1
+        if difficulty == 0:  # Fibonacci-like: the rule fixed, the start and the index vary
+            p = q = 1
+            a1, a2 = rng.randint(0, 3), rng.randint(0, 3)
         else:
             p, q = (rng.randint(1, 1 + difficulty // 3) for _ in range(2))
             a1, a2 = (rng.randint(0, 3 + difficulty) for _ in range(2))
         m = 10 if difficulty < 3 else rng.randint(7, 7 + 10 ** (1 + difficulty // 6))
-        index = 6 + 4 * difficulty
+        index = 6 + 4 * difficulty + rng.randint(0, 3)
         x, y = a1 % m, a2 % m
         for _ in range(index - 2):
             x, y = y, (p * y + q * x) % m
@@ -174,6 +185,13 @@ class LinearRecurrenceMod(ResidueAnswer):
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["index"])
+
+    def problem_space(self, difficulty: int) -> int | None:
+        if difficulty == 0:
+            return 4 * 4 * 4  # start values 0..3, index 6..9
+        if difficulty < 3:  # p = q = 1 and modulus 10 below d = 3
+            return (4 + difficulty) ** 2 * 4
+        return None
 
 
 def _is_subsequence(sub: list, seq: list) -> bool:

@@ -379,6 +379,14 @@ def _levenshtein(a: str, b: str) -> int:
     return row[-1]
 
 
+def _runs_space(difficulty: int) -> int | None:
+    """How many run lists :func:`_runs` can draw at ``difficulty`` (None when many)."""
+    letters = min(26, 3 + difficulty // 6)
+    count = 2 + difficulty // 2
+    space = letters * (letters - 1) ** (count - 1) * (2 + difficulty // 4) ** count
+    return space if space < 1000 else None
+
+
 def _runs(rng: random.Random, difficulty: int) -> list[tuple[str, int]]:
     """2 + d//2 runs of 1..2 + d//4 equal letters, adjacent runs of different letters."""
     alphabet = string.ascii_lowercase[: min(26, 3 + difficulty // 6)]
@@ -440,6 +448,9 @@ class RunLengthEncode(Environment):
                 runs.append((c, 1))
         return runs
 
+    def problem_space(self, difficulty: int) -> int | None:
+        return _runs_space(difficulty)
+
 
 @register_env
 class RunLengthDecode(Environment):
@@ -465,3 +476,6 @@ class RunLengthDecode(Environment):
 
     def size(self, problem: Problem) -> float:
         return float(len(self.solve(problem)))
+
+    def problem_space(self, difficulty: int) -> int | None:
+        return _runs_space(difficulty)

@@ -184,7 +184,6 @@ DISTINCT_BACKLOG = frozenset(
         "coin_change_min_coins",
         "divisor_count",
         "euler_totient",
-        "longest_palindromic_substring",
         "n_queens",
         "palindrome_check",
         "polynomial_expand",
@@ -193,7 +192,6 @@ DISTINCT_BACKLOG = frozenset(
         "polynomial_sequence_next",
         "prime_factorization",
         "two_coloring",
-        "word_arrangements",
     }
 )
 

@@ -87,6 +87,10 @@ class WordArrangements(_Count):
             placed += k
         return count
 
+    def problem_space(self, difficulty: int) -> int | None:
+        space = min(26, 2 + difficulty // 3) ** (3 + difficulty)  # the words themselves
+        return space if space < 1000 else None
+
 
 def _fixed_point_cases(difficulty: int) -> list[tuple[int, int]]:
     """The (n, k) pairs of a level: n in 3 + d..5 + 2d; k fixed points, at most 1 + d//2 and

@@ -228,6 +228,10 @@ class LongestPalindromicSubstring(Environment):
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return answer[:-1] if len(answer) > 1 else answer * 2  # shorter, or not a substring
 
+    def problem_space(self, difficulty: int) -> int | None:
+        space = (2 + min(6, difficulty // 10)) ** (5 + difficulty)  # the words themselves
+        return space if space < 1000 else None
+
 
 _WORDS = (
     "apple",

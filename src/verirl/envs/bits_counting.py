@@ -207,11 +207,11 @@ class ZeroAndPairsCounting(SizedInteger):
     name = "zero_and_pairs_counting"
     family = FAMILY
     tags = TAGS
-    difficulty_scales = "6 + 2d numbers below 2^(4 + d//3)"
+    difficulty_scales = "6 + 2d numbers below 2^min(14, 4 + d//3)"
     size_measure = "array length"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n, bits = 6 + 2 * difficulty, 4 + difficulty // 3
+        n, bits = 6 + 2 * difficulty, min(14, 4 + difficulty // 3)
         values = _random_values(rng, n, bits)
         prompt = (
             f"You are given {n} integers: {' '.join(map(str, values))}\nHow many pairs of "
@@ -241,11 +241,11 @@ class OrSubsetCounting(SizedInteger):
     name = "or_subset_counting"
     family = FAMILY
     tags = TAGS
-    difficulty_scales = "5 + d numbers below 2^(4 + d//4)"
+    difficulty_scales = "5 + d numbers below 2^min(12, 4 + d//4)"
     size_measure = "number of values"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n, bits = 5 + difficulty, 4 + difficulty // 4
+        n, bits = 5 + difficulty, min(12, 4 + difficulty // 4)
         values = _random_values(rng, n, bits)
         target = 0
         for v in rng.sample(values, rng.randint(2, max(2, n // 2))):

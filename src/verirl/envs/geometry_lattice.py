@@ -109,6 +109,7 @@ class PolygonInteriorPoints(SizedInteger):
     name = "polygon_interior_points"
     family = FAMILY
     tags = TAGS
+    max_difficulty = 30  # the brute-force count scans the bounding box
     difficulty_scales = "4 + d//2 vertices (at most 16) with coordinates in [0, 10 + 4d]"
     size_measure = "number of vertices times the coordinate range"
 
@@ -174,6 +175,7 @@ class RectangleUnionArea(SizedInteger):
     name = "rectangle_union_area"
     family = FAMILY
     tags = TAGS
+    max_difficulty = 40  # the cell-by-cell count grows with the area
     difficulty_scales = "3 + d rectangles with corners in [0, 20 + 5d]"
     size_measure = "number of rectangles"
 
@@ -293,6 +295,7 @@ class CollinearTriples(SizedInteger):
     name = "collinear_triples"
     family = FAMILY
     tags = TAGS
+    max_difficulty = 50  # the generator tries every triple
     difficulty_scales = "6 + 2d distinct points in a [0, 4 + d//2]² box"
     size_measure = "number of points"
 

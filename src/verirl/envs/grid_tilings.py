@@ -307,11 +307,11 @@ class RookPlacementCounting(SizedInteger):
     name = "rook_placement_counting"
     family = FAMILY
     tags = TAGS
-    difficulty_scales = "board n × n with n = min(10, 4 + d//3); k up to n; 20-40% forbidden"
+    difficulty_scales = "board n × n with n = min(8, 4 + d//3); k up to n; 20-40% forbidden"
     size_measure = "number of cells"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = min(10, 4 + difficulty // 3)
+        n = min(8, 4 + difficulty // 3)
         q = rng.choice([0.2, 0.3, 0.4])
         board = ["".join("#" if rng.random() < q else "." for _ in range(n)) for _ in range(n)]
         k = rng.randint(2, n)

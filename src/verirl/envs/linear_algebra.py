@@ -182,6 +182,7 @@ class GaussianElimination(Environment):
     family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
+    max_difficulty = 40
     difficulty_scales = "n = min(9, 2 + d//3) unknowns; coefficients in [-(2 + d//2), 2 + d//2]"
     size_measure = "number of unknowns times the coefficient bound"
 

@@ -15,6 +15,7 @@ def test_envs_list_shows_every_environment(capsys: pytest.CaptureFixture[str]) -
     assert main(["envs", "list"]) == 0
     out = capsys.readouterr().out
     assert f"{len(env_names())} environments" in out
+    assert len(env_names()) >= 400  # RLVE-Gym's size (Zeng et al. 2025, arXiv:2511.07317)
     assert "shortest_path" in out and "graphs" in out
 
 

@@ -15,6 +15,7 @@ def test_envs_list_shows_every_environment(capsys: pytest.CaptureFixture[str]) -
     assert main(["envs", "list"]) == 0
     out = capsys.readouterr().out
     assert f"{len(env_names())} environments" in out
+    assert len(env_names()) >= 400  # RLVE-Gym's size (Zeng et al. 2025, arXiv:2511.07317)
     assert "shortest_path" in out and "graphs" in out
 
 
@@ -33,6 +34,25 @@ def test_envs_check_passes_for_good_envs_and_names_unknown_ones(
     assert "ok" in capsys.readouterr().out
     assert main(["envs", "show", "no_such_env"]) == 2
     assert "unknown environment 'no_such_env'" in capsys.readouterr().err
+
+
+def test_envs_check_skips_an_environment_whose_prover_is_missing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proof environment whose assistant cannot start is a configuration gap: reported as
+    skipped with the reason, not as a failing environment; its self-check never runs."""
+    from verirl.envs import get_env
+    from verirl.errors import UserInputError
+
+    env = get_env("coq_proofs")
+
+    def no_checker(problem: object, output: str) -> object:
+        raise UserInputError("cannot start the coq checker (test)")
+
+    monkeypatch.setattr(env, "verify", no_checker)
+    assert main(["envs", "check", "coq_proofs", "addition", "--max-difficulty", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "skipped" in out and "coq checker is not available" in out and "ok" in out
 
 
 def test_eval_reports_accuracy_per_environment(

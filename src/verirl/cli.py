@@ -306,7 +306,12 @@ def _envs(ns: argparse.Namespace) -> int:
     for col in ("name", "checks", "result"):
         table.add_column(col)
     for name in names:
-        report = self_check(get_env(name), range(ns.max_difficulty + 1), range(ns.seeds))
+        env = get_env(name)
+        missing = _missing_prover(env)
+        if missing is not None:  # a configuration gap (no Lean REPL, no Coq), not an env bug
+            table.add_row(name, "0", f"[yellow]skipped: {missing}")
+            continue
+        report = self_check(env, range(ns.max_difficulty + 1), range(ns.seeds))
         failures += bool(report.failures)
         status = (
             "[green]ok[/green]" if not report.failures else "[red]" + "; ".join(report.failures[:3])
@@ -314,6 +319,20 @@ def _envs(ns: argparse.Namespace) -> int:
         table.add_row(name, str(report.checks), status)
     out.print(table)
     return 1 if failures else 0
+
+
+def _missing_prover(env: Any) -> str | None:
+    """Why ``env``'s proof assistant cannot be started here (None: it can, or it needs none)."""
+    if env.prover is None:
+        return None
+    from verirl.errors import UserInputError
+
+    problem = env.generate(0, 0)
+    try:
+        env.verify(problem, env.answer_format.render(env.solve(problem)))
+    except UserInputError as exc:
+        return f"the {env.prover} checker is not available ({str(exc)[:120]})"
+    return None
 
 
 if __name__ == "__main__":

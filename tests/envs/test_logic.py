@@ -162,6 +162,25 @@ def test_sudoku_partial_and_invalid() -> None:
     assert _reward("sudoku", p, "one two three")[0] == -1.0
 
 
+def test_sudoku_answer_is_the_empty_cells_only() -> None:
+    """The answer lists the deduced cells, not a transcription of the givens: its length
+    is the number of empty cells, whose share grows with the level."""
+    p = _problem("sudoku", r=2, c=2, puzzle=PUZZLE)
+    assert _reward("sudoku", p, "1 2 2 1") == (1.0, True)
+    assert _reward("sudoku", p, "2, 1, 1, 2") == (1.0, True)
+    assert _reward("sudoku", p, "1 2 1 2")[1] is False  # a column repeats a number
+    assert _reward("sudoku", p, "1 2 2")[0] == -0.5  # one number short
+    env = get_env("sudoku")
+    shares = []
+    for d in (0, 8, 20):
+        problem = env.generate(d, 0)
+        n = problem.data["r"] * problem.data["c"]
+        empty = sum(1 for row in problem.data["puzzle"] for v in row if not v)
+        assert len(problem.answer.split()) == empty
+        shares.append(empty / (n * n))
+    assert shares[0] < shares[2]
+
+
 def test_sudoku_box_shapes_grow() -> None:
     assert [box_shape(d) for d in (0, 4, 8, 12, 16)] == [(2, 2), (2, 3), (3, 3), (3, 4), (4, 4)]
     env = get_env("sudoku")

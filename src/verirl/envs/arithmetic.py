@@ -27,6 +27,7 @@ def _operand(rng: random.Random, digits: int) -> int:
 @register_env
 class Addition(_Terms):
     name = "addition"
+    size_measure = "digits of the operands"
     family = "arithmetic"
     tags = ("default",)
     difficulty_scales = "digits per operand: 1 + difficulty // 2; a third operand from difficulty 5"
@@ -44,10 +45,17 @@ class Addition(_Terms):
             total += int(t)
         return total
 
+    def problem_space(self, difficulty: int) -> int | None:
+        digits = 1 + difficulty // 2
+        values = 10 if digits == 1 else 9 * 10 ** (digits - 1)
+        space = values ** (2 if difficulty < 5 else 3)
+        return space if space < 1000 else None
+
 
 @register_env
 class Multiplication(_Terms):
     name = "multiplication"
+    size_measure = "digits of the factors"
     family = "arithmetic"
     tags = ("default",)
     difficulty_scales = "digits of the two factors: (1 + (d+1)//2, 1 + d//2)"
@@ -65,10 +73,18 @@ class Multiplication(_Terms):
             total += a * int(digit) * 10**i
         return total
 
+    def problem_space(self, difficulty: int) -> int | None:
+        def values(digits: int) -> int:
+            return 10 if digits == 1 else 9 * 10 ** (digits - 1)
+
+        space = values(1 + (difficulty + 1) // 2) * values(1 + difficulty // 2)
+        return space if space < 1000 else None
+
 
 @register_env
 class ChainSum(_Terms):
     name = "chain_sum"
+    size_measure = "digits of the terms"
     family = "arithmetic"
     tags = ("default",)
     difficulty_scales = "terms: 3 + difficulty // 2; digits per term: 1 + difficulty // 3"

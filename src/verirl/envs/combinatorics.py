@@ -9,6 +9,7 @@ or a dynamic program), so the two cross-check each other in the tests.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import string
@@ -37,6 +38,7 @@ class _Count(IntegerAnswer):
 @register_env
 class BinomialCoefficient(_Count):
     name = "binomial_coefficient"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = "n in 3 + d..5 + 2d, k in 1..n-1"
 
@@ -60,6 +62,7 @@ class BinomialCoefficient(_Count):
 @register_env
 class WordArrangements(_Count):
     name = "word_arrangements"
+    size_measure = "n (word length)"
     family = FAMILY
     difficulty_scales = "word of 3 + d letters drawn from 2 + d//3"
 
@@ -84,6 +87,10 @@ class WordArrangements(_Count):
             placed += k
         return count
 
+    def problem_space(self, difficulty: int) -> int | None:
+        space = min(26, 2 + difficulty // 3) ** (3 + difficulty)  # the words themselves
+        return space if space < 1000 else None
+
 
 def _fixed_point_cases(difficulty: int) -> list[tuple[int, int]]:
     """The (n, k) pairs of a level: n in 3 + d..5 + 2d; k fixed points, at most 1 + d//2 and
@@ -99,6 +106,7 @@ def _fixed_point_cases(difficulty: int) -> list[tuple[int, int]]:
 @register_env
 class PermutationsWithFixedPoints(_Count):
     name = "permutations_with_fixed_points"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = "n in 3 + d..5 + 2d; exactly k fixed points, k ≤ min(1 + d//2, n//2)"
 
@@ -148,6 +156,7 @@ def _count_paths(grid: list[str]) -> int:
 @register_env
 class LatticePathsBlocked(_Count):
     name = "lattice_paths_blocked"
+    size_measure = "grid size"
     family = FAMILY
     difficulty_scales = "grid of 2 + d//3 rows and 3 + d//2 columns, about a fifth of cells blocked"
 
@@ -184,15 +193,31 @@ class LatticePathsBlocked(_Count):
                     memo[r, c] = memo.get((r + 1, c), 0) + memo.get((r, c + 1), 0)
         return memo[0, 0]
 
+    def problem_space(self, difficulty: int) -> int | None:
+        """The block patterns that leave a path (plus the open grid, the fallback), counted
+        by enumeration while they are few."""
+        rows, cols = 2 + difficulty // 3, 3 + difficulty // 2
+        inner = [(r, c) for r in range(rows) for c in range(cols)][1:-1]
+        if math.comb(len(inner), rows * cols // 5) > 3000:
+            return None
+        count = 1
+        for blocked in itertools.combinations(inner, rows * cols // 5):
+            grid = [
+                "".join("#" if (r, c) in blocked else "." for c in range(cols)) for r in range(rows)
+            ]
+            count += bool(_count_paths(grid))
+        return count
+
 
 @register_env
 class DivisibleByAnyCount(_Count):
     name = "divisible_by_any_count"
+    size_measure = "digits of N plus the number of divisors"
     family = FAMILY
-    difficulty_scales = "N up to 30·(d+1)²; k = 2 + d//8 divisors (at most 8) in 2..3 + 2d + k"
+    difficulty_scales = "N up to 60·(d+1)²; k = 2 + d//8 divisors (at most 8) in 2..3 + 2d + k"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = rng.randint(10, 30 * (difficulty + 1) ** 2)
+        n = rng.randint(10, 60 * (difficulty + 1) ** 2)
         k = min(8, 2 + difficulty // 8)
         divisors = sorted(rng.sample(range(2, 4 + 2 * difficulty + k), k))
         prompt = (
@@ -245,6 +270,7 @@ def _catalan_cases(difficulty: int) -> list[tuple[str, int, int]]:
 @register_env
 class CatalanCount(_Count):
     name = "catalan_count"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = (
         "n in 2 + d..4 + 2d (balanced parentheses, Dyck paths, triangulations, trees) and "
@@ -274,6 +300,7 @@ class CatalanCount(_Count):
 @register_env
 class StarsAndBars(_Count):
     name = "stars_and_bars"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = (
         "2..3 + d//4 variables summing to 3 + d..5 + 2d; lower bounds 0..1, 0..2 from d 6"
@@ -308,6 +335,7 @@ class StarsAndBars(_Count):
 @register_env
 class IntegerPartitions(_Count):
     name = "integer_partitions"
+    size_measure = "n"
     family = FAMILY
     difficulty_scales = (
         "n in 4 + d..6 + 2d; parts at most m (m in 2..n, m = n: no limit); distinct parts or not "

@@ -141,6 +141,8 @@ class CoqProofs(ProofEnvironment):
     """Prove a bundled Coq theorem; reward 1 when Coq accepts the whole proof."""
 
     name = "coq_proofs"
+
+    size_measure = "tactics in the checked proof"
     family = "proofs"
     difficulty_scales = (
         "theorem grade: 0 one tactic, 1 intros + a step or a stdlib lemma, 2 case analysis, "

@@ -157,6 +157,8 @@ class UnitConversion(FreeFormEnvironment):
     within that rounding is accepted."""
 
     name = "unit_conversion"
+
+    size_measure = "digits of the value plus the unit family's rank"
     difficulty_scales = (
         "unit families unlock with difficulty (metric → time → volume → imperial → speed → "
         "temperature); value digits 1 + d // 3, decimals from d = 3"
@@ -284,6 +286,8 @@ class FractionForms(FreeFormEnvironment):
     (1/3: ``0.333``, ``0.3333``, ``33.33%``; not ``0.33`` or ``0.334``)."""
 
     name = "fraction_forms"
+
+    size_measure = "digits of the terms"
     difficulty_scales = "denominators up to 4 + 2·d (at most 999); three question types"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -409,6 +413,8 @@ class NumberWords(FreeFormEnvironment):
     answer is accepted in digits (with separators, ``.0``, scientific notation) or words."""
 
     name = "number_words"
+
+    size_measure = "digits of the operands"
     difficulty_scales = (
         "operands up to 10^(1 + d // 2) (at most 10^12); minus from d = 2, times from d = 4"
     )
@@ -464,3 +470,6 @@ class NumberWords(FreeFormEnvironment):
 
     def size(self, problem: Problem) -> float:
         return float(len(str(problem.data["a"])) + len(str(problem.data["b"])))
+
+    def problem_space(self, difficulty: int) -> int | None:
+        return 100 if difficulty < 2 else None  # one-digit sums

@@ -179,6 +179,8 @@ class EquivalentExpression(FreeFormEnvironment):
     ``y =`` / ``f'(x) =`` in front)."""
 
     name = "equivalent_expression"
+
+    size_measure = "coefficients and their digits"
     difficulty_scales = (
         "derivative degree 2 + d // 3 (at most 8), coefficients up to 3 + 2·d (at most 99); "
         "solving for y from d = 2, fractional coefficients from d = 5"

@@ -34,6 +34,8 @@ class DateOffset(FreeFormEnvironment):
     ``17.04.2021``, unambiguous ``04/17/2021``), with a weekday if it is the right one."""
 
     name = "date_offset"
+
+    size_measure = "offset in days"
     difficulty_scales = (
         "offset up to 5 + 10·d² days (at most 20000); 'before' from d = 2, weeks from d = 3"
     )
@@ -95,6 +97,8 @@ class UnorderedSet(FreeFormEnvironment):
     in any order and list spelling: ``{1, 2, 4}``, ``4, 2 and 1``, ``x = 1 or x = 2``."""
 
     name = "unordered_set"
+
+    size_measure = "set size plus digits of its largest element"
     difficulty_scales = "numbers up to ~(3 + d)² · 6 (divisors), ranges and root spread grow with d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

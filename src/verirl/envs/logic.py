@@ -306,6 +306,7 @@ class BooleanEvaluation(Environment):
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "expressions: 1 + d//4; leaves per expression: 2 + d//2; NOT from d = 2"
+    size_measure = "operators and variables in all expressions"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         variables = [chr(ord("A") + i) for i in range(min(26, 2 + difficulty // 3))]
@@ -347,7 +348,12 @@ class BooleanEvaluation(Environment):
         return ", ".join(vals)
 
     def size(self, problem: Problem) -> float:
-        return float(len(problem.prompt))
+        def nodes(tree: object) -> int:
+            if isinstance(tree, list) and tree and tree[0] != "var":
+                return 1 + sum(nodes(t) for t in tree[1:])
+            return 1
+
+        return float(sum(nodes(f) for f in problem.data["formulas"]))
 
 
 # ---- seating order (zebra-style) ---------------------------------------------------------
@@ -421,6 +427,8 @@ class SeatingOrder(Environment):
     """A seating that meets ordering clues; (clues met/all)^5 credit."""
 
     name = "seating_order"
+
+    size_measure = "number of people"
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "people in the row: 3 + d//3 (unique solution while n <= 7)"

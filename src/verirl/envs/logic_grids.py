@@ -72,21 +72,28 @@ def parse_grid(text: str, n: int) -> list[list[int]]:
 
 @register_env
 class Sudoku(Environment):
-    """Complete a Sudoku keeping its givens; (valid rows, columns, boxes/all)^5 credit."""
+    """Complete a Sudoku keeping its givens; (valid rows, columns, boxes/all)^5 credit.
+
+    The answer is the numbers of the empty cells only, in reading order (the whole grid is
+    accepted too): with the full grid as the answer, a large Sudoku was mostly transcription
+    (1,038 answer tokens at d = 20, nearly every cell given), so the answer length now
+    follows the cells to be deduced, and the share of empty cells grows with the level."""
 
     name = "sudoku"
     family = "logic"
     tags = ("logic",)
     difficulty_scales = (
         "grid side r*c with boxes 2x2, 2x3, 3x3, ... (one step every 4 levels); "
-        "blank share 0.2 + 0.1*(d % 4)"
+        "empty share 0.3 + 0.1*(d % 4) + 0.01*d (at most 0.65)"
     )
+    size_measure = "number of empty cells to deduce"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         r, c = box_shape(difficulty)
         n = r * c
         full = _full_grid(rng, r, c)
-        blanks = max(1, round((0.2 + 0.1 * (difficulty % 4)) * n * n))
+        share = min(0.65, 0.3 + 0.1 * (difficulty % 4) + 0.01 * difficulty)
+        blanks = max(2, round(share * n * n))
         puzzle = [row[:] for row in full]
         for cell in rng.sample(range(n * n), blanks):
             puzzle[cell // n][cell % n] = 0
@@ -95,27 +102,40 @@ class Sudoku(Environment):
             f"Fill in this {n}x{n} Sudoku. Every row, every column and every {r}x{c} box (the "
             f"grid is cut into boxes of {r} rows and {c} columns from the top-left corner) must "
             f"contain each of the numbers 1 to {n} exactly once. Empty cells are shown as "
-            f"'.'.\n{shown}\n\nGive the completed grid: the {n} rows from top to bottom "
-            "separated by semicolons, the numbers in a row separated by spaces."
+            f"'.'.\n{shown}\n\nThere are {blanks} empty cells. Give only the numbers you put "
+            "into the empty cells, in reading order (row by row from the top, left to right "
+            "within a row), separated by spaces."
         )
-        answer = "; ".join(" ".join(map(str, row)) for row in full)
+        answer = " ".join(str(full[i][j]) for i in range(n) for j in range(n) if not puzzle[i][j])
         return Instance(prompt, answer, {"r": r, "c": c, "puzzle": puzzle})
+
+    @staticmethod
+    def _empty(puzzle: list[list[int]]) -> list[tuple[int, int]]:
+        return [(i, j) for i, row in enumerate(puzzle) for j, v in enumerate(row) if not v]
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         r, c, puzzle = problem.data["r"], problem.data["c"], problem.data["puzzle"]
         n = r * c
-        grid = parse_grid(answer, n)
-        if len(grid) != n or any(len(row) != n for row in grid):
-            return invalid(f"the grid must have {n} rows of {n} numbers")
+        empty = self._empty(puzzle)
+        rows = parse_grid(answer, n)
+        if len(rows) == n and all(len(row) == n for row in rows):
+            grid = rows  # the whole completed grid
+            if any(puzzle[i][j] and puzzle[i][j] != grid[i][j] for i in range(n) for j in range(n)):
+                return invalid("the answer changes a given number")
+        else:
+            flat = [v for row in rows for v in row]
+            if len(flat) != len(empty):
+                return invalid(f"give exactly {len(empty)} numbers, one per empty cell")
+            grid = [list(row) for row in puzzle]
+            for (i, j), v in zip(empty, flat, strict=True):
+                grid[i][j] = v
         if any(v < 1 or v > n for row in grid for v in row):
             return invalid(f"every cell must hold a number from 1 to {n}")
-        if any(puzzle[i][j] and puzzle[i][j] != grid[i][j] for i in range(n) for j in range(n)):
-            return invalid("the answer changes a given number")
         units = _units(n, r, c)
         good = sum(1 for u in units if len({grid[i][j] for i, j in u}) == n)
         return satisfied_verdict(good, len(units), "rows/columns/boxes repeat a number")
 
-    def solve(self, problem: Problem) -> str:
+    def _solved_grid(self, problem: Problem) -> list[list[int]]:
         """Backtracking on the cell with the fewest candidates."""
         r, c = problem.data["r"], problem.data["c"]
         n = r * c
@@ -141,14 +161,30 @@ class Sudoku(Environment):
             return False
 
         search()
-        return "; ".join(" ".join(map(str, row)) for row in grid)
+        return grid
+
+    def solve(self, problem: Problem) -> str:
+        grid = self._solved_grid(problem)
+        return " ".join(str(grid[i][j]) for i, j in self._empty(problem.data["puzzle"]))
+
+    def surface_forms(self, problem: Problem) -> list[str]:
+        values = self.solve(problem).split()
+        grid = self._solved_grid(problem)
+        rows = [" ".join(map(str, row)) for row in grid]
+        return [" ".join(values), ", ".join(values), "; ".join(rows), "\n".join(rows)]
+
+    def near_misses(self, problem: Problem) -> list[str]:
+        values = self.solve(problem).split()
+        rng = random.Random(f"sudoku/near-miss/{problem.difficulty}/{problem.seed}")
+        # a changed cell repeats a number of its row; one number short is not a completion
+        return [self.corrupt(problem, " ".join(values), rng), " ".join(values[:-1])]
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        grid = parse_grid(answer, problem.data["r"] * problem.data["c"])
-        n = len(grid)
-        i, j = next((i, j) for i in range(n) for j in range(n) if not problem.data["puzzle"][i][j])
-        grid[i][j] = grid[i][j] % n + 1  # a blank cell repeats a number of its row
-        return "; ".join(" ".join(map(str, row)) for row in grid)
+        n = problem.data["r"] * problem.data["c"]
+        values = self.solve(problem).split()
+        k = rng.randrange(len(values))
+        values[k] = str(int(values[k]) % n + 1)  # that cell now repeats a number of its row
+        return " ".join(values)
 
     def size(self, problem: Problem) -> float:
         return float(sum(1 for row in problem.data["puzzle"] for v in row if not v))
@@ -210,6 +246,8 @@ class NQueens(Environment):
     """Non-attacking queens including fixed ones; (rules met/all)^5 credit."""
 
     name = "n_queens"
+
+    size_measure = "board side"
     answer_kind = "integer_list"
     family = "logic"
     tags = ("logic",)

@@ -100,6 +100,8 @@ class HanoiMinMoves(Environment):
     """Fewest moves from a position to the goal peg; (min/max)^10 credit."""
 
     name = "hanoi_min_moves"
+
+    size_measure = "number of disks"
     answer_kind = "integer"
     family = "logic"
     tags = ("logic",)
@@ -124,6 +126,10 @@ class HanoiMinMoves(Environment):
             return str(len(_bfs_moves(pegs, target)))
         return str(hanoi_distance(pegs, target))
 
+    def problem_space(self, difficulty: int) -> int | None:
+        space = 3 ** (3 + difficulty // 2 + 1) - 3  # disk pegs × target, minus solved ones
+        return space if space < 1000 else None
+
 
 _MOVE = re.compile(r"([ABC])\s*(?:->|→|-|to|\\to|\\rightarrow)\s*([ABC])", re.IGNORECASE)
 
@@ -133,6 +139,8 @@ class HanoiMoves(Environment):
     """A move list, checked by simulation; longer solutions earn (optimum/length)^5."""
 
     name = "hanoi_moves"
+
+    size_measure = "number of disks"
     family = "logic"
     tags = ("logic",)
     difficulty_scales = "disks: 2 + floor(log2(d + 1)) (the optimal move list stays O(d))"
@@ -175,6 +183,11 @@ class HanoiMoves(Environment):
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         moves = answer.split(", ")
         return ", ".join(moves[:-1]) if len(moves) > 1 else "A->B, B->A, " + answer
+
+    def problem_space(self, difficulty: int) -> int | None:
+        disks = 2 + (difficulty + 1).bit_length() - 1
+        space = 3 ** (disks + 1) - 3  # disk pegs × target, minus solved ones
+        return space if space < 1000 else None
 
 
 def _moves_text(moves: list[tuple[int, int]]) -> str:

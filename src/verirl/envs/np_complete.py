@@ -105,6 +105,8 @@ class Satisfiability(Environment):
     """A satisfying assignment of a planted CNF formula; (true clauses/all)^5 credit."""
 
     name = "sat"
+
+    size_measure = "total literals in the clauses"
     answer_kind = "integer_list"
     family = "np_complete"
     tags = ("np_complete",)
@@ -228,6 +230,8 @@ class SubsetSum(_MultisetEnv):
     """A sub-multiset hitting a target sum; (min/max)^10 credit on the sum."""
 
     name = "subset_sum"
+
+    size_measure = "number of values"
     answer_kind = "integer_set"
     family = "np_complete"
     tags = ("np_complete",)
@@ -259,6 +263,8 @@ class NumberPartition(_MultisetEnv):
     """One side of an equal-sum split; (smaller/larger side)^10 credit."""
 
     name = "number_partition"
+
+    size_measure = "number of values"
     answer_kind = "integer_set"
     family = "np_complete"
     tags = ("np_complete",)
@@ -302,6 +308,8 @@ class Knapsack(Environment):
     """A feasible item set of maximum value; (value/optimum)^5 credit."""
 
     name = "knapsack"
+
+    size_measure = "number of items"
     answer_kind = "integer_set"
     family = "np_complete"
     tags = ("np_complete",)
@@ -423,6 +431,8 @@ class SetCover(_SetSystemEnv):
     """At most k sets covering the universe; (covered/all)^5 credit."""
 
     name = "set_cover"
+
+    size_measure = "total size of the given sets"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "elements: 6 + d; planted cover of 2 + d//5 sets; decoy sets: 3 + d//2"
@@ -464,6 +474,8 @@ class ExactCover(_SetSystemEnv):
     """Sets covering every element exactly once; (exactly-once elements/all)^5 credit."""
 
     name = "exact_cover"
+
+    size_measure = "total size of the given sets"
     family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "elements: 5 + d; planted partition into 2 + d//4 blocks; decoys 2 + d//2"

@@ -131,6 +131,7 @@ class ResidueAnswer(Environment):
 @register_env
 class Gcd(IntegerAnswer):
     name = "gcd"
+    size_measure = "digits of the numbers"
     family = FAMILY
     difficulty_scales = "digits of the common factor and cofactors: 1 + d//4; 2 + d//10 numbers"
 
@@ -157,6 +158,7 @@ class Gcd(IntegerAnswer):
 @register_env
 class Lcm(IntegerAnswer):
     name = "lcm"
+    size_measure = "digits of the numbers"
     family = FAMILY
     difficulty_scales = "2 + d//8 numbers, each at most 6 + 4d"
 
@@ -174,6 +176,10 @@ class Lcm(IntegerAnswer):
 
     def size(self, problem: Problem) -> float:
         return _digits(*problem.data["numbers"])
+
+    def problem_space(self, difficulty: int) -> int | None:
+        space = (5 + 4 * difficulty) ** (2 + difficulty // 8)
+        return space if space < 1000 else None
 
 
 @register_env
@@ -240,10 +246,17 @@ class ModularInverse(ResidueAnswer):
     def is_right(self, problem: Problem, value: int) -> bool:
         return problem.data["a"] * value % problem.data["modulus"] == 1
 
+    def problem_space(self, difficulty: int) -> int | None:
+        top = 10 + 10 ** (1 + difficulty // 4)
+        if top > 200:
+            return None
+        return sum(1 for m in range(5, top + 1) for a in range(2, m) if math.gcd(a, m) == 1)
+
 
 @register_env
 class PrimeFactorization(Environment):
     name = "prime_factorization"
+    size_measure = "digits of n"
     answer_kind = "integer_set"
     family = FAMILY
     difficulty_scales = "2 + d//4 prime factors, each at most 10 + 6d"
@@ -308,6 +321,7 @@ class _SmoothNumberCount(IntegerAnswer):
 @register_env
 class DivisorCount(_SmoothNumberCount):
     name = "divisor_count"
+    size_measure = "digits of n"
     family = FAMILY
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -323,6 +337,7 @@ class DivisorCount(_SmoothNumberCount):
 @register_env
 class EulerTotient(_SmoothNumberCount):
     name = "euler_totient"
+    size_measure = "digits of n"
     family = FAMILY
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -346,6 +361,7 @@ class EulerTotient(_SmoothNumberCount):
 @register_env
 class NextPrime(Environment):
     name = "next_prime"
+    size_measure = "digits of N"
     answer_kind = "integer"
     family = FAMILY
     difficulty_scales = "N up to 20·10^(d//3)"
@@ -377,6 +393,10 @@ class NextPrime(Environment):
 
     def size(self, problem: Problem) -> float:
         return _digits(problem.data["n"])
+
+    def problem_space(self, difficulty: int) -> int | None:
+        space = 20 * 10 ** (difficulty // 3) - 1
+        return space if space < 1000 else None
 
 
 _BASE_DIGITS = "0123456789ABCDEF"
@@ -463,13 +483,14 @@ class BaseConversion(Environment):
 @register_env
 class DigitSum(IntegerAnswer):
     name = "digit_sum"
+    size_measure = "digits of the number"
     family = FAMILY
-    difficulty_scales = "digits of the number: 2 + 2d"
+    difficulty_scales = "digits of the number: 3 + 2d"
     size_key = "number"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         digits = str(rng.randint(1, 9)) + "".join(
-            str(rng.randint(0, 9)) for _ in range(1 + 2 * difficulty)
+            str(rng.randint(0, 9)) for _ in range(2 + 2 * difficulty)
         )
         prompt = f"What is the sum of the decimal digits of {digits}?"
         return Instance(prompt, str(sum(map(int, digits))), {"number": digits})
@@ -486,7 +507,7 @@ class DigitSum(IntegerAnswer):
 class ChineseRemainder(Environment):
     name = "chinese_remainder"
     family = FAMILY
-    difficulty_scales = "2 + d//6 congruences with pairwise coprime moduli below 6 + 4d"
+    difficulty_scales = "2 + d//6 congruences with pairwise coprime moduli below 9 + 4d"
     answer_kind = "integer"
     answer_names = ("x",)
     size_measure = "decimal digits of the moduli and residues"
@@ -506,7 +527,7 @@ class ChineseRemainder(Environment):
         return [*super().near_misses(problem), f"x \\equiv {x} \\pmod{{{2 * m}}}"]
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        candidates = list(range(2, 6 + 4 * difficulty))
+        candidates = list(range(2, 9 + 4 * difficulty))
         rng.shuffle(candidates)
         moduli: list[int] = []
         for c in candidates:

@@ -48,6 +48,7 @@ class _SequenceTerm(IntegerAnswer):
 @register_env
 class ArithmeticSequenceTerm(_SequenceTerm):
     name = "arithmetic_sequence_term"
+    size_measure = "index of the asked term"
     family = FAMILY
     difficulty_scales = "asked index ≤ 5 + d²/2; start, step grow with d (any sign from d 3)"
 
@@ -73,19 +74,26 @@ class ArithmeticSequenceTerm(_SequenceTerm):
             value += step
         return value
 
+    def problem_space(self, difficulty: int) -> int | None:
+        return 50 if difficulty < 2 else None  # start 1..10, step 1..5, index 5
+
 
 @register_env
 class GeometricSequenceTerm(_SequenceTerm):
     name = "geometric_sequence_term"
+    size_measure = "index of the asked term"
     family = FAMILY
-    difficulty_scales = "asked term index 5 + d//2; ratio up to 2 + d//5 (negative from d 6)"
+    difficulty_scales = (
+        "asked term index 5 + d//2 (+0 or 1); first term up to 12 + 3d; ratio up to 3 + d//4 "
+        "(negative from d 6)"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        start = rng.randint(1, 3 + difficulty // 2)
-        ratio = rng.randint(2, 2 + difficulty // 5)
+        start = rng.randint(1, 12 + 3 * difficulty)
+        ratio = rng.randint(2, 3 + difficulty // 4)
         if difficulty >= 6 and rng.random() < 0.5:
             ratio = -ratio
-        index = 5 + difficulty // 2
+        index = 5 + difficulty // 2 + rng.randint(0, 1)
         shown = [start * ratio**i for i in range(4)]
         prompt = (
             "The sequence a(1), a(2), a(3), ... is geometric (each term is the previous one "
@@ -101,10 +109,16 @@ class GeometricSequenceTerm(_SequenceTerm):
             value *= ratio
         return value
 
+    def problem_space(self, difficulty: int) -> int | None:
+        signs = 2 if difficulty >= 6 else 1
+        space = (12 + 3 * difficulty) * (2 + difficulty // 4) * signs * 2
+        return space if space < 1000 else None
+
 
 @register_env
 class PolynomialSequenceNext(IntegerAnswer):
     name = "polynomial_sequence_next"
+    size_measure = "degree of the hidden polynomial"
     family = FAMILY
     difficulty_scales = "degree 2 + d//5; coefficients up to 2 + d//3 in size (negative from d 3)"
 
@@ -139,16 +153,19 @@ class PolynomialSequenceNext(IntegerAnswer):
 class LinearRecurrenceMod(ResidueAnswer):
     name = "linear_recurrence_mod"
     family = FAMILY
-    difficulty_scales = "index 6 + 4d; multipliers ≤ 1 + d//3; modulus 10, from d 3 ≤ 10^(1 + d//6)"
+    difficulty_scales = (
+        "index 6 + 4d (+0..3); multipliers ≤ 1 + d//3; modulus 10, from d 3 ≤ 10^(1 + d//6)"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        if difficulty == 0:
-            p = q = a1 = a2 = 1
+        if difficulty == 0:  # Fibonacci-like: the rule fixed, the start and the index vary
+            p = q = 1
+            a1, a2 = rng.randint(0, 3), rng.randint(0, 3)
         else:
             p, q = (rng.randint(1, 1 + difficulty // 3) for _ in range(2))
             a1, a2 = (rng.randint(0, 3 + difficulty) for _ in range(2))
         m = 10 if difficulty < 3 else rng.randint(7, 7 + 10 ** (1 + difficulty // 6))
-        index = 6 + 4 * difficulty
+        index = 6 + 4 * difficulty + rng.randint(0, 3)
         x, y = a1 % m, a2 % m
         for _ in range(index - 2):
             x, y = y, (p * y + q * x) % m
@@ -168,6 +185,13 @@ class LinearRecurrenceMod(ResidueAnswer):
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["index"])
+
+    def problem_space(self, difficulty: int) -> int | None:
+        if difficulty == 0:
+            return 4 * 4 * 4  # start values 0..3, index 6..9
+        if difficulty < 3:  # p = q = 1 and modulus 10 below d = 3
+            return (4 + difficulty) ** 2 * 4
+        return None
 
 
 def _is_subsequence(sub: list, seq: list) -> bool:
@@ -194,6 +218,7 @@ def _longest_increasing(values: list[int]) -> list[int]:
 @register_env
 class LongestIncreasingSubsequence(Environment):
     name = "longest_increasing_subsequence"
+    size_measure = "number of values"
     answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = "n = 5 + d numbers in 1..2n"
@@ -247,6 +272,7 @@ def _lcs(a: str, b: str) -> str:
 @register_env
 class LongestCommonSubsequence(Environment):
     name = "longest_common_subsequence"
+    size_measure = "total length of the two strings"
     family = FAMILY
     difficulty_scales = "two strings of 4 + d//2 and 4 + d//2..6 + d//2 letters from 2 + d//6"
 
@@ -288,6 +314,7 @@ class LongestCommonSubsequence(Environment):
 @register_env
 class MaxSubarraySum(IntegerAnswer):
     name = "max_subarray_sum"
+    size_measure = "number of values"
     family = FAMILY
     difficulty_scales = "n = 5 + d numbers within ±(5 + 2d)"
     size_key = "values"
@@ -336,6 +363,7 @@ def _min_coins(coins: list[int], target: int) -> list[int]:
 @register_env
 class CoinChangeMinCoins(Environment):
     name = "coin_change_min_coins"
+    size_measure = "target amount"
     answer_kind = "integer_set"
     family = FAMILY
     difficulty_scales = "2 + d//5 denominations up to 5 + 3d; the amount is a sum of 2 + d coins"
@@ -459,6 +487,7 @@ def _or_list(values: list[int]) -> str:
 @register_env
 class GridMinPathSum(Environment):
     name = "grid_min_path_sum"
+    size_measure = "number of cells"
     family = FAMILY
     difficulty_scales = "grid of 2 + d//3 rows and 3 + d//3 columns; cell costs up to 9 + 3·(d//5)"
 
@@ -527,6 +556,7 @@ class GridMinPathSum(Environment):
 @register_env
 class MaxNonAdjacentSum(Environment):
     name = "max_nonadjacent_sum"
+    size_measure = "number of values"
     answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = "n = 4 + d values in 1..9 + 3d"

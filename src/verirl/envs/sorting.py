@@ -61,6 +61,7 @@ def _arrangement_verdict(answer: list, pool: list, gold: list) -> Verdict:
 @register_env
 class SortList(Environment):
     name = "sort_list"
+    size_measure = "number of values"
     answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = f"n = 3 + d; {_VALUE_RANGE}; descending order from d 2"
@@ -99,6 +100,7 @@ def _sorted(problem: Problem) -> list[int]:
 @register_env
 class MergeSortedLists(Environment):
     name = "merge_sorted_lists"
+    size_measure = "total number of values"
     answer_kind = "integer_list"
     family = FAMILY
     difficulty_scales = "2 + d//6 lists of 1 + d//3 to 3 + d//3 numbers up to 9 + 5d"
@@ -161,6 +163,7 @@ def _names(rng: random.Random, n: int) -> list[str]:
 @register_env
 class StableSortByKey(Environment):
     name = "stable_sort_by_key"
+    size_measure = "number of records"
     family = FAMILY
     difficulty_scales = "n = 3 + d records with scores in 0..2 + d//3 (ties kept in order)"
     size_key = "names"
@@ -202,6 +205,7 @@ class StableSortByKey(Environment):
 @register_env
 class KthSmallest(Environment):
     name = "kth_smallest"
+    size_measure = "number of values"
     answer_kind = "integer"
     family = FAMILY
     difficulty_scales = f"n = 4 + d; {_VALUE_RANGE}; k uniform in 1..n"
@@ -236,6 +240,7 @@ class KthSmallest(Environment):
 @register_env
 class Median(KthSmallest):
     name = "median"
+    size_measure = "number of values"
     family = FAMILY
     difficulty_scales = f"odd n = 3 + d + d mod 2; {_VALUE_RANGE}"
 
@@ -252,6 +257,7 @@ class Median(KthSmallest):
 @register_env
 class TopKLargest(Environment):
     name = "top_k_largest"
+    size_measure = "number of values"
     answer_kind = "integer_set"
     family = FAMILY
     difficulty_scales = f"n = 5 + d; {_VALUE_RANGE}; k in 2..2 + d//3"
@@ -295,6 +301,7 @@ class TopKLargest(Environment):
 @register_env
 class SearchInsertPosition(IntegerAnswer):
     name = "search_insert_position"
+    size_measure = "length of the sorted list"
     family = FAMILY
     difficulty_scales = "sorted list of 4 + d distinct numbers below 4·(4 + d)"
     size_key = "values"
@@ -333,6 +340,7 @@ class SearchInsertPosition(IntegerAnswer):
 @register_env
 class CountInversions(IntegerAnswer):
     name = "count_inversions"
+    size_measure = "number of values"
     family = FAMILY
     difficulty_scales = "n = 4 + d distinct numbers"
     size_key = "values"

@@ -65,6 +65,7 @@ def _letters_verdict(answer: str, gold: str) -> Verdict:
 @register_env
 class ReverseString(Environment):
     name = "reverse_string"
+    size_measure = "string length"
     family = FAMILY
     difficulty_scales = "length of the string: 3 + d"
     size_key = "word"
@@ -84,6 +85,7 @@ class ReverseString(Environment):
 @register_env
 class CountLetter(IntegerAnswer):
     name = "count_letter"
+    size_measure = "string length"
     family = FAMILY
     difficulty_scales = "length of the string: 5 + 2d; alphabet of 3 + d//2 letters"
     size_key = "word"
@@ -122,6 +124,7 @@ class _YesNo(Environment):
 @register_env
 class PalindromeCheck(_YesNo):
     name = "palindrome_check"
+    size_measure = "string length"
     family = FAMILY
     difficulty_scales = "length of the string: 3 + d"
     size_key = "word"
@@ -148,6 +151,7 @@ class PalindromeCheck(_YesNo):
 @register_env
 class AnagramCheck(_YesNo):
     name = "anagram_check"
+    size_measure = "string length"
     family = FAMILY
     difficulty_scales = "length of each string: 3 + d"
     size_key = "first"
@@ -177,6 +181,7 @@ class AnagramCheck(_YesNo):
 @register_env
 class LongestPalindromicSubstring(Environment):
     name = "longest_palindromic_substring"
+    size_measure = "string length"
     family = FAMILY
     difficulty_scales = "length of the string: 5 + d; alphabet of 2 + d//10 letters"
     size_key = "word"
@@ -222,6 +227,10 @@ class LongestPalindromicSubstring(Environment):
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return answer[:-1] if len(answer) > 1 else answer * 2  # shorter, or not a substring
+
+    def problem_space(self, difficulty: int) -> int | None:
+        space = (2 + min(6, difficulty // 10)) ** (5 + difficulty)  # the words themselves
+        return space if space < 1000 else None
 
 
 _WORDS = (
@@ -286,6 +295,7 @@ _WORDS = (
 @register_env
 class CaesarDecode(Environment):
     name = "caesar_decode"
+    size_measure = "ciphertext length"
     family = FAMILY
     difficulty_scales = "1 + d//3 words; shift 1..3 for d < 3, then 1..25"
     size_key = "cipher"
@@ -321,6 +331,7 @@ def _shift(c: str, k: int) -> str:
 @register_env
 class EditDistance(IntegerAnswer):
     name = "edit_distance"
+    size_measure = "total length of the two strings"
     family = FAMILY
     difficulty_scales = "first string 3 + d//2 letters, second one 1 + d//3 random edits away"
 
@@ -372,6 +383,14 @@ def _levenshtein(a: str, b: str) -> int:
     return row[-1]
 
 
+def _runs_space(difficulty: int) -> int | None:
+    """How many run lists :func:`_runs` can draw at ``difficulty`` (None when many)."""
+    letters = min(26, 3 + difficulty // 6)
+    count = 2 + difficulty // 2
+    space = letters * (letters - 1) ** (count - 1) * (2 + difficulty // 4) ** count
+    return space if space < 1000 else None
+
+
 def _runs(rng: random.Random, difficulty: int) -> list[tuple[str, int]]:
     """2 + d//2 runs of 1..2 + d//4 equal letters, adjacent runs of different letters."""
     alphabet = string.ascii_lowercase[: min(26, 3 + difficulty // 6)]
@@ -392,6 +411,7 @@ _RLE_EXAMPLE = 'For example, "aaabcc" is encoded as "a3b1c2"'
 @register_env
 class RunLengthEncode(Environment):
     name = "run_length_encode"
+    size_measure = "string length"
     family = FAMILY
     difficulty_scales = "2 + d//2 runs of 1 to 2 + d//4 letters each"
     size_key = "word"
@@ -432,10 +452,14 @@ class RunLengthEncode(Environment):
                 runs.append((c, 1))
         return runs
 
+    def problem_space(self, difficulty: int) -> int | None:
+        return _runs_space(difficulty)
+
 
 @register_env
 class RunLengthDecode(Environment):
     name = "run_length_decode"
+    size_measure = "length of the decoded string"
     family = FAMILY
     difficulty_scales = "2 + d//2 runs of 1 to 2 + d//4 letters each"
 
@@ -456,3 +480,6 @@ class RunLengthDecode(Environment):
 
     def size(self, problem: Problem) -> float:
         return float(len(self.solve(problem)))
+
+    def problem_space(self, difficulty: int) -> int | None:
+        return _runs_space(difficulty)

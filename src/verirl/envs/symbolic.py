@@ -97,6 +97,8 @@ class Derivative(_FunctionEnv):
     """f'(x) in any equivalent form; binary."""
 
     name = "derivative"
+
+    size_measure = "length of the function"
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "terms: 2 + d//3; coefficients up to 3 + d//2; term kinds grow with d"
@@ -124,6 +126,8 @@ class Antiderivative(_FunctionEnv):
     """Any antiderivative, checked by differentiation; binary."""
 
     name = "antiderivative"
+
+    size_measure = "length of the integrand"
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "terms of the hidden antiderivative: 2 + d//3; term kinds grow with d"
@@ -259,7 +263,12 @@ class DefiniteIntegral(_NumberEnv):
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "polynomial degree: 1 + d//3; coefficients up to 3 + d//2; bounds widen"
+    size_measure = "length of the integrand plus the width of the interval"
     partial = True
+
+    def size(self, problem: Problem) -> float:
+        d = problem.data
+        return float(len(d["integrand"]) + abs(d["upper"] - d["lower"]))
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         d = difficulty

@@ -67,6 +67,8 @@ class PolynomialRoots(Environment):
     """All distinct real roots in any order, checked by substitution."""
 
     name = "polynomial_roots"
+
+    size_measure = "number of coefficients"
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = (
@@ -177,6 +179,8 @@ class LinearSystem(Environment):
     """The solution of a square linear system; (equations satisfied/all)^5 credit."""
 
     name = "linear_system"
+
+    size_measure = "entries of the coefficient matrix"
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "unknowns: 2 + d//4; coefficients up to 2 + d//3; solution up to 3 + d//2"
@@ -277,6 +281,8 @@ class PolynomialExpand(Environment):
     """The expanded product; (right coefficients/all)^5, halved if not expanded."""
 
     name = "polynomial_expand"
+
+    size_measure = "length of the product"
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "factors: 2 + d//4; factor degree up to 2 from d = 6; coefficients 2 + d//3"
@@ -326,6 +332,8 @@ class PolynomialFactor(Environment):
     """Complete factorisation over Q; (degree in irreducible factors/all)^5."""
 
     name = "polynomial_factor"
+
+    size_measure = "length of the polynomial"
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = (

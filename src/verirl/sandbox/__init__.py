@@ -238,8 +238,9 @@ class _Worker:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+            if not poller.poll(left * 1000):
                 continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:
@@ -281,6 +282,12 @@ class _Worker:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
         if self._host_dir:
             shutil.rmtree(self._host_dir, ignore_errors=True)
 

@@ -156,9 +156,10 @@ class ProgramSynthesis(Environment):
         tests = [[list(args), _jsonable(ref(p, *args))] for args in cases]
         sizes = self.stress(p, difficulty)
         stress = [[n, rng.randrange(10**9)] for n in sizes]
+        shown = sorted(rng.sample(range(len(tests)), min(self.n_examples, len(tests))))
         examples = "\n".join(
-            f"    {self.entry}({_args_text(a, 300)}) == {_show(e, 300)}"
-            for a, e in tests[: self.n_examples]
+            f"    {self.entry}({_args_text(tests[i][0], 300)}) == {_show(tests[i][1], 300)}"
+            for i in shown
         )
         limits = ""
         if sizes:
@@ -319,7 +320,12 @@ def score_tests(entry: str, tests: Sequence[tuple[Sequence[Any], Any]], run: Exe
     if load_error is not None:
         return graded(0.0, False, f"the program does not load: {load_error}")
     if run.status == "sandbox_error":
-        return Verdict(0.0, False, "the sandbox could not run the program", extra={"status": "sandbox_error"})
+        return Verdict(
+            0.0,
+            False,
+            "the sandbox could not run the program",
+            extra={"status": "sandbox_error", "error": run.error_line},
+        )
     passed = 0
     first_fail = None
     for i, (args, expected) in enumerate(tests):

@@ -129,14 +129,27 @@ def _python() -> str:
     return os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 
 
+_PY_MOUNT = "/python"
+
+
+def _sandbox_python(mode: str) -> str:
+    """The interpreter path inside the sandbox: under bwrap the Python installation is
+    mounted at ``/python`` (its real place may sit in a directory the unprivileged execution
+    user cannot enter, such as ``/root``)."""
+    real = _python()
+    if mode != "bwrap":
+        return real
+    prefix = os.path.realpath(sys.base_prefix)
+    return _PY_MOUNT + real[len(prefix) :] if real.startswith(prefix + "/") else real
+
+
 def _ro_binds() -> list[str]:
     paths = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc/ld.so.cache", "/etc/localtime"]
-    prefix = os.path.realpath(sys.base_prefix)
     out: list[str] = []
-    for p in [*paths, prefix]:
+    for p in paths:
         if os.path.exists(p):
             out += ["--ro-bind", p, p]
-    return out
+    return [*out, "--ro-bind", os.path.realpath(sys.base_prefix), _PY_MOUNT]
 
 
 def _bwrap_prefix() -> list[str]:
@@ -158,10 +171,10 @@ def _unshare_prefix() -> list[str]:
     return ["unshare", "--pid", "--fork", "--net", "--ipc", "--uts", "--mount", "--mount-proc"]
 
 
-def _probe(prefix: list[str]) -> bool:
+def _probe(prefix: list[str], python: str) -> bool:
     try:
         res = subprocess.run(
-            [*prefix, _python(), "-I", "-S", "-c", "print(6*7)"],
+            [*prefix, python, "-I", "-S", "-c", "print(6*7)"],
             capture_output=True,
             timeout=20,
             env={"PATH": "/usr/bin:/bin"},
@@ -180,13 +193,13 @@ def isolation_mode(wanted: str = "auto") -> Mode:
         raise UserInputError(
             f"sandbox mode must be auto, bwrap, unshare or rlimits, got {wanted!r}"
         )
-    if wanted in ("auto", "bwrap") and shutil.which("bwrap") and _probe(_bwrap_prefix()):
+    if wanted in ("auto", "bwrap") and shutil.which("bwrap") and _probe(_bwrap_prefix(), _sandbox_python("bwrap")):
         return "bwrap"
     if wanted == "bwrap":
         raise UserInputError("sandbox mode bwrap: bubblewrap is missing or cannot run here")
     root = os.geteuid() == 0
     if wanted in ("auto", "unshare") and root and shutil.which("unshare"):
-        if _probe(_unshare_prefix()):
+        if _probe(_unshare_prefix(), _python()):
             return "unshare"
     if wanted == "unshare":
         raise UserInputError("sandbox mode unshare: needs root and a working unshare(1)")
@@ -215,7 +228,7 @@ class _Worker:
             root = self._host_dir
             prefix = _unshare_prefix() if mode == "unshare" else []
             wipe, pidns = "0", "1" if mode == "unshare" else "0"
-        cmd = [*prefix, _python(), "-I", "-S", "-B", runner, str(uid), root, wipe, pidns]
+        cmd = [*prefix, _sandbox_python(mode), "-I", "-S", "-B", runner, str(uid), root, wipe, pidns]
         self.proc = subprocess.Popen(
             cmd,
             stdin=subprocess.PIPE,
@@ -351,8 +364,9 @@ class Sandbox:
                     if w is not None:
                         w.close()
                     self._workers[i] = None
+                    log.warning("sandbox worker failed (attempt %d): %r", attempt + 1, exc)
                     if attempt == 1:
-                        return Execution("sandbox_error", stderr=str(exc))
+                        return Execution("sandbox_error", stderr=repr(exc))
             return Execution("sandbox_error")
         finally:
             self._idle.put(i)

@@ -44,6 +44,18 @@ import string  # noqa: F401
 import traceback
 import typing  # noqa: F401
 
+# more of the standard library, loaded once: in the unshare and rlimits modes the execution
+# user may be unable to read the installation (e.g. under /root), so later imports would fail
+for _name in (
+    "array", "cmath", "copy", "dataclasses", "datetime", "decimal", "enum", "fractions",
+    "hashlib", "json", "numbers", "operator", "random", "statistics", "struct", "textwrap",
+    "unicodedata", "collections.abc", "itertools", "abc", "types", "zlib", "base64",
+):
+    try:
+        __import__(_name)
+    except ImportError:
+        pass
+
 MB = 1024 * 1024
 
 
@@ -276,6 +288,7 @@ def run_one(req, uid, root, counter, wipe_shared, pidns):
             chunk = os.read(fd, 65536)
             if not chunk:
                 open_fds.remove(fd)
+                os.close(fd)
                 continue
             buf = bufs[fd]
             room = bound - len(buf)

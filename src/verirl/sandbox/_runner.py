@@ -342,6 +342,10 @@ def run_one(req, uid, root, counter, wipe_shared, pidns):
 
 
 def main():
+    import gc
+
+    gc.collect()
+    gc.freeze()  # forked children never traverse (and so never copy) the runner's objects
     uid = int(sys.argv[1])
     root = sys.argv[2]
     wipe_shared = sys.argv[3] == "1"

@@ -297,7 +297,7 @@ def run_tests(code: str, entry: str, tests: Sequence[Sequence[Any]], cpu_s: floa
     execution (the harness prints one JSON line per test as it goes)."""
     stdin = json.dumps({"code": code, "entry": entry, "tests": [list(t) for t in tests]})
     return default_sandbox().run(
-        HARNESS, stdin=stdin, cpu_s=cpu_s, wall_s=2 * cpu_s + 2, output_bytes=4_000_000
+        HARNESS, stdin=stdin, cpu_s=cpu_s, wall_s=1.5 * cpu_s + 1, output_bytes=4_000_000
     )
 
 

@@ -93,7 +93,9 @@ def main() -> None:
     print(f"  python -c rounds (s): {[round(t, 2) for t in fresh_times]}")
     print(f"warm pool      : {n / warm:8.1f} exec/s  ({1000 * warm / n:.2f} ms each)")
     print(f"python -c      : {n / fresh:8.1f} exec/s  ({1000 * fresh / n:.2f} ms each)")
-    print(f"cold sandbox   : {n / cold:8.1f} exec/s  ({1000 * cold / n:.2f} ms each, {cold_n} runs)")
+    print(
+        f"cold sandbox   : {n / cold:8.1f} exec/s  ({1000 * cold / n:.2f} ms each, {cold_n} runs)"
+    )
     print(f"warm / python -c: {fresh / warm:.1f}x   warm / cold sandbox: {cold / warm:.1f}x")
 
 

@@ -289,7 +289,8 @@ def _eval(
 
 def _humaneval(trainer: Any, cfg: TrainConfig, ks: Sequence[int], limit: int | None) -> None:
     """HumanEval pass@k of the trainer's policy: eval.samples completions per problem at
-    eval.temperature and rollout.max_new_tokens, each run in the sandbox (Chen et al. 2021, arXiv:2107.03374)."""
+    eval.temperature and rollout.max_new_tokens, each run in the sandbox (Chen et al. 2021,
+    arXiv:2107.03374)."""
     from verirl.evals.humaneval import evaluate, load_humaneval, sample_completions
     from verirl.types import SamplingParams
 

@@ -104,7 +104,9 @@ def test_episode_one_call_per_turn_with_observations() -> None:
     )
     engine = CallEngine(tok, calls)
     sampling = SamplingParams(n=1, temperature=1.0, max_new_tokens=64, seed=0)
-    [ep] = collector.collect([problem], engine, PromptFormatter(tok), sampling, 0, score=env_reward_stage())
+    [ep] = collector.collect(
+        [problem], engine, PromptFormatter(tok), sampling, 0, score=env_reward_stage()
+    )
     scores = [t.score for t in ep.turns]
     assert len(ep.turns) == len(calls), "stops at the turn that completes every goal"
     assert scores[-1] == 1.0 and ep.turns[-1].correct and scores == sorted(scores)

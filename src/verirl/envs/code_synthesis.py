@@ -40,7 +40,7 @@ from verirl.types import Problem, Verdict
 
 MAX_CODE_CHARS = 50_000
 
-HARNESS = r'''
+HARNESS = r"""
 import json, os, sys
 _req = json.loads(sys.stdin.read())
 _chan = os.fdopen(os.dup(1), "w")
@@ -60,7 +60,7 @@ for _i, _args in enumerate(_req["tests"]):
         _line = json.dumps({"i": _i, "error": ("%s: %s" % (type(_e).__name__, _e))[:300]})
     _chan.write(_line + "\n")
     _chan.flush()
-'''
+"""
 
 
 def extract_code(text: str) -> str | None:
@@ -95,8 +95,10 @@ def _show(value: Any, limit: int = 160) -> str:
 
 
 def _args_text(args: Sequence[Any], limit: int = 200) -> str:
-    return _show(list(args), limit)[1:-1] if len(_show(list(args), limit)) < limit else _show(
-        list(args), limit
+    return (
+        _show(list(args), limit)[1:-1]
+        if len(_show(list(args), limit)) < limit
+        else _show(list(args), limit)
     )
 
 
@@ -262,7 +264,7 @@ class ProgramSynthesis(Environment):
         return verdict.detail or ("correct" if verdict.correct else "not correct yet")
 
 
-_BUMP = '''def _bump(r):
+_BUMP = """def _bump(r):
     if isinstance(r, bool):
         return not r
     if isinstance(r, int):
@@ -272,7 +274,7 @@ _BUMP = '''def _bump(r):
     if isinstance(r, list):
         return r + [0]
     return [r]
-'''
+"""
 
 
 def perturbed(code: str, entry: str) -> str:
@@ -352,7 +354,14 @@ def score_tests(entry: str, tests: Sequence[tuple[Sequence[Any], Any]], run: Exe
         passed / len(tests),
         False,
         f"{passed} of {len(tests)} tests pass; failing test: {what}",
-        )
+    )
 
 
-__all__ = ["ProgramSynthesis", "extract_code", "perturbed", "run_tests", "score_tests", "seeded_rng"]
+__all__ = [
+    "ProgramSynthesis",
+    "extract_code",
+    "perturbed",
+    "run_tests",
+    "score_tests",
+    "seeded_rng",
+]

@@ -74,7 +74,7 @@ def apply_call(world: dict[str, Any], tool: str, args: dict[str, Any]) -> Any:
     if tool == "files.list":
         return sorted(files)
     if tool == "files.read":
-        return files[args["path"]] if args["path"] in files else {"error": "no such file"}
+        return files.get(args["path"], {"error": "no such file"})
     if tool == "files.write":
         if len(args["content"]) > 1000:
             return {"error": "content longer than 1000 characters"}
@@ -209,7 +209,9 @@ def _collateral(goals: list[dict[str, Any]], world: dict[str, Any], start: dict[
     phones = {g["name"] for g in goals if g["kind"] == "phone"}
     for name, rec in start["contacts"].items():
         new = world["contacts"].get(name, {})
-        if new.get("email") != rec["email"] or (name not in phones and new.get("phone") != rec["phone"]):
+        if new.get("email") != rec["email"] or (
+            name not in phones and new.get("phone") != rec["phone"]
+        ):
             return f"contact {name} was changed"
     orders = [{g["item"]: g["qty"]} for g in goals if g["kind"] == "buy"]
     for order in world["shop"]["orders"]:
@@ -257,14 +259,25 @@ class ToolWorld(Environment):
             for i in range(extra)
         }
         events = [
-            {"id": i + 1, "title": rng.choice(_TITLES), "day": rng.randint(1, 7), "hour": rng.randint(8, 18)}
+            {
+                "id": i + 1,
+                "title": rng.choice(_TITLES),
+                "day": rng.randint(1, 7),
+                "hour": rng.randint(8, 18),
+            }
             for i in range(extra)
         ]
         contacts = {
-            name: {"email": f"{name}{rng.randint(1, 99)}@mail.test", "phone": f"555-{rng.randint(1000, 9999)}"}
+            name: {
+                "email": f"{name}{rng.randint(1, 99)}@mail.test",
+                "phone": f"555-{rng.randint(1000, 9999)}",
+            }
             for name in rng.sample(_NAMES, min(len(_NAMES), 3 + difficulty // 2))
         }
-        catalog = {item: rng.randint(2, 60) for item in rng.sample(_ITEMS, min(len(_ITEMS), 3 + difficulty // 3))}
+        catalog = {
+            item: rng.randint(2, 60)
+            for item in rng.sample(_ITEMS, min(len(_ITEMS), 3 + difficulty // 3))
+        }
         shop = {"catalog": catalog, "cart": {}, "orders": [], "balance": 10_000}
         return {
             "files": files,
@@ -273,7 +286,9 @@ class ToolWorld(Environment):
             "shop": shop,
         }
 
-    def _goals(self, difficulty: int, rng: random.Random, world: dict[str, Any]) -> list[dict[str, Any]]:
+    def _goals(
+        self, difficulty: int, rng: random.Random, world: dict[str, Any]
+    ) -> list[dict[str, Any]]:
         kinds = ["write", "schedule", "phone", "buy", "save_email", "cancel", "copy", "delete"]
         goals: list[dict[str, Any]] = []
         used_paths: set[str] = set()
@@ -301,14 +316,29 @@ class ToolWorld(Environment):
                 kind = "write"
             new_path = f"notes/task{i}.txt"
             if kind == "write":
-                goals.append({"kind": "write", "path": new_path, "content": f"{rng.choice(_WORDS)}-{rng.randint(0, 99)}"})
+                goals.append(
+                    {
+                        "kind": "write",
+                        "path": new_path,
+                        "content": f"{rng.choice(_WORDS)}-{rng.randint(0, 99)}",
+                    }
+                )
                 used_paths.add(new_path)
             elif kind == "schedule":
-                goals.append({"kind": "schedule", "title": f"{rng.choice(_TITLES)}-{i}", "day": rng.randint(8, 28), "hour": rng.randint(8, 18)})
+                goals.append(
+                    {
+                        "kind": "schedule",
+                        "title": f"{rng.choice(_TITLES)}-{i}",
+                        "day": rng.randint(8, 28),
+                        "hour": rng.randint(8, 18),
+                    }
+                )
             elif kind == "phone":
                 name = rng.choice(free_names)
                 used_names.add(name)
-                goals.append({"kind": "phone", "name": name, "phone": f"555-{rng.randint(1000, 9999)}"})
+                goals.append(
+                    {"kind": "phone", "name": name, "phone": f"555-{rng.randint(1000, 9999)}"}
+                )
             elif kind == "save_email":
                 name = rng.choice(free_names)
                 used_names.add(name)
@@ -321,7 +351,15 @@ class ToolWorld(Environment):
             elif kind == "cancel":
                 ev = rng.choice(free_events)
                 used_events.add(ev["id"])
-                goals.append({"kind": "cancel", "id": ev["id"], "title": ev["title"], "day": ev["day"], "hour": ev["hour"]})
+                goals.append(
+                    {
+                        "kind": "cancel",
+                        "id": ev["id"],
+                        "title": ev["title"],
+                        "day": ev["day"],
+                        "hour": ev["hour"],
+                    }
+                )
             elif kind == "copy":
                 src, dst = free_files[0], f"backup/{free_files[0].split('/')[-1]}"
                 used_paths.update({src, dst})
@@ -342,7 +380,10 @@ class ToolWorld(Environment):
         if kind == "phone":
             return f"Change {g['name']}'s phone number to {g['phone']}."
         if kind == "save_email":
-            return f"Write {g['name']}'s email address (exactly, nothing else) into the file {g['path']}."
+            return (
+                f"Write {g['name']}'s email address (exactly, nothing else) into the file "
+                f"{g['path']}."
+            )
         if kind == "buy":
             return f"Buy {g['qty']} x {g['item']} in one order (add to the cart, then check out)."
         if kind == "cancel":
@@ -351,7 +392,9 @@ class ToolWorld(Environment):
             return f"Copy the content of {g['src']} into a new file {g['dst']}."
         return f"Delete the file {g['path']}."
 
-    def _plan(self, world: dict[str, Any], goals: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    def _plan(
+        self, world: dict[str, Any], goals: list[dict[str, Any]]
+    ) -> list[tuple[str, dict[str, Any]]]:
         """The reference calls, built from the world (lookups included)."""
         calls: list[tuple[str, dict[str, Any]]] = []
         for g in goals:
@@ -359,9 +402,13 @@ class ToolWorld(Environment):
             if kind == "write":
                 calls.append(("files.write", {"path": g["path"], "content": g["content"]}))
             elif kind == "schedule":
-                calls.append(("calendar.add", {"title": g["title"], "day": g["day"], "hour": g["hour"]}))
+                calls.append(
+                    ("calendar.add", {"title": g["title"], "day": g["day"], "hour": g["hour"]})
+                )
             elif kind == "phone":
-                calls.append(("contacts.update", {"name": g["name"], "field": "phone", "value": g["phone"]}))
+                calls.append(
+                    ("contacts.update", {"name": g["name"], "field": "phone", "value": g["phone"]})
+                )
             elif kind == "save_email":
                 calls.append(("contacts.find", {"name": g["name"]}))
                 email = world["contacts"][g["name"]]["email"]
@@ -372,13 +419,16 @@ class ToolWorld(Environment):
             elif kind == "cancel":
                 calls.append(("calendar.list", {"day": g["day"]}))
                 ev = next(
-                    e for e in world["calendar"]["events"]
+                    e
+                    for e in world["calendar"]["events"]
                     if e["title"] == g["title"] and e["day"] == g["day"] and e["hour"] == g["hour"]
                 )
                 calls.append(("calendar.remove", {"id": ev["id"]}))
             elif kind == "copy":
                 calls.append(("files.read", {"path": g["src"]}))
-                calls.append(("files.write", {"path": g["dst"], "content": world["files"][g["src"]]}))
+                calls.append(
+                    ("files.write", {"path": g["dst"], "content": world["files"][g["src"]]})
+                )
             else:
                 calls.append(("files.delete", {"path": g["path"]}))
         return calls
@@ -423,7 +473,9 @@ class ToolWorld(Environment):
         status = f"{met} of {len(goals)} tasks done"
         if damage:
             return graded(0.0, False, f"Observation: {observation}\n({status}; but {damage})")
-        return graded(met / len(goals), met == len(goals), f"Observation: {observation}\n({status})")
+        return graded(
+            met / len(goals), met == len(goals), f"Observation: {observation}\n({status})"
+        )
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         return self.verify(problem, answer)
@@ -435,12 +487,18 @@ class ToolWorld(Environment):
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         """The solution without its last call (the last goal stays undone)."""
         turns = answer.split(TURN_SEPARATOR)
-        return TURN_SEPARATOR.join(turns[:-1]) if len(turns) > 1 else "```json\n{\"tool\": \"files.list\", \"args\": {}}\n```"
+        return (
+            TURN_SEPARATOR.join(turns[:-1])
+            if len(turns) > 1
+            else '```json\n{"tool": "files.list", "args": {}}\n```'
+        )
 
     def surface_forms(self, problem: Problem) -> list[str]:
         calls = self._plan(problem.data["world"], problem.data["goals"])
         spaced = TURN_SEPARATOR.join(
-            "```json\n" + json.dumps({"args": a, "tool": t}, indent=2) + "\n```\nwaiting for the result"
+            "```json\n"
+            + json.dumps({"args": a, "tool": t}, indent=2)
+            + "\n```\nwaiting for the result"
             for t, a in calls
         )
         unlabelled = TURN_SEPARATOR.join(

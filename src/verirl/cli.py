@@ -347,8 +347,11 @@ def _envs(ns: argparse.Namespace) -> int:
         out.print(f"[bold]{ns.name}[/bold] difficulty {ns.difficulty} seed {ns.seed}\n")
         out.print(problem.prompt, highlight=False, markup=False)
         solution = env.solve(problem)
-        out.print("\n[bold]reference solution:[/bold]", solution, highlight=False)
-        out.print("[bold]verifier:[/bold]", env.verify(problem, f"\\boxed{{{solution}}}"))
+        out.print("\n[bold]reference solution:[/bold]")
+        out.print(solution, highlight=False, markup=False)
+        out.print(
+            "[bold]verifier:[/bold]", env.verify(problem, env.answer_format.render(solution))
+        )
         return 0
     from verirl.envs.selfcheck import self_check
 

@@ -250,7 +250,7 @@ class CodeCoinWays(ProgramSynthesis):
         )
 
     def _coins(self, rng: random.Random, k: int) -> list[int]:
-        return sorted(rng.sample(range(1, 12 + 3 * k), k))
+        return sorted(rng.sample(range(1, 4 + 2 * k), k))
 
     def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
         k = 2 + difficulty // 3

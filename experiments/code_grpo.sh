@@ -14,11 +14,11 @@ common=(run.dir=$out run.threads=${THREADS:-2} "curriculum.environments=$envs"
 # HumanEval pass@1 of the base model (greedy)
 he=(--humaneval)
 [ -n "${HE_LIMIT:-}" ] && he+=(--humaneval-limit "$HE_LIMIT")
-.venv/bin/verirl eval "${common[@]}" run.name=base "${he[@]}" rollout.max_new_tokens=256 \
+.venv/bin/verirl eval "${common[@]}" run.name=base rollout.max_new_tokens=256 "${he[@]}" \
   | tee $out.base_eval.txt
 # training; the run's own eval (eval.before_and_after) gives held-out pass rate before/after
 .venv/bin/verirl train run.name=grpo run.steps=15 credit.name=grpo "${common[@]}"
 ckpt=$(ls -d $out/grpo/checkpoint-* | sort -V | tail -n 1)
-.venv/bin/verirl eval $out/grpo/config.yaml --checkpoint "$ckpt" "${he[@]}" \
-  rollout.max_new_tokens=256 | tee $out.trained_eval.txt
+.venv/bin/verirl eval $out/grpo/config.yaml rollout.max_new_tokens=256 --checkpoint "$ckpt" \
+  "${he[@]}" | tee $out.trained_eval.txt
 .venv/bin/verirl report $out/grpo

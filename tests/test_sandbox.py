@@ -13,16 +13,35 @@ from pathlib import Path
 
 import pytest
 
+from verirl.errors import UserInputError
 from verirl.sandbox import Limits, Sandbox, isolation_mode
 
-MODE = isolation_mode()
-namespaced = pytest.mark.skipif(MODE == "rlimits", reason="needs bwrap or unshare isolation")
+
+def _available() -> list[str]:
+    modes = []
+    for mode in ("bwrap", "unshare", "rlimits"):
+        try:
+            isolation_mode(mode)
+        except UserInputError:
+            continue
+        modes.append(mode)
+    return modes
 
 
-@pytest.fixture(scope="module")
-def box() -> Iterator[Sandbox]:
-    with Sandbox(1, limits=Limits(cpu_s=2, wall_s=4, memory_mb=256, output_bytes=100_000)) as sb:
+MODES = _available()
+
+
+@pytest.fixture(scope="module", params=MODES)
+def box(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """The hostile corpus runs in every isolation mode this machine has."""
+    limits = Limits(cpu_s=2, wall_s=4, memory_mb=256, output_bytes=100_000)
+    with Sandbox(1, mode=request.param, limits=limits) as sb:
         yield sb
+
+
+def _namespaced(box: Sandbox) -> None:
+    if box.mode == "rlimits":
+        pytest.skip("the rlimits fallback does not block this (README: guarantees per mode)")
 
 
 def _users_processes(uid: int) -> list[int]:
@@ -62,9 +81,10 @@ def test_exception_reports_last_line(box: Sandbox) -> None:
 
 def test_infinite_loop_is_stopped_by_cpu_limit(box: Sandbox) -> None:
     t0 = time.monotonic()
-    run = box.run("while True:\n    pass", cpu_s=1, wall_s=6)
+    # a generous wall limit: on a loaded machine 1 CPU second can take many wall seconds
+    run = box.run("while True:\n    pass", cpu_s=1, wall_s=60)
     assert run.status == "cpu_time"
-    assert time.monotonic() - t0 < 6
+    assert time.monotonic() - t0 < 60
 
 
 def test_sleeping_program_is_stopped_by_wall_limit(box: Sandbox) -> None:
@@ -74,7 +94,7 @@ def test_sleeping_program_is_stopped_by_wall_limit(box: Sandbox) -> None:
 
 
 def test_memory_bomb(box: Sandbox) -> None:
-    run = box.run("x = []\nwhile True:\n    x.append(bytearray(10**7))")
+    run = box.run("x = []\nwhile True:\n    x.append(bytearray(10**7))", wall_s=60, cpu_s=30)
     assert run.status == "memory", run
 
 
@@ -93,6 +113,10 @@ def test_fork_bomb_is_contained_and_cleaned_up(box: Sandbox) -> None:
     assert run.status in ("timeout", "cpu_time")
     assert time.monotonic() - t0 < 8
     if os.geteuid() == 0:
+        # the kernel finishes killed processes asynchronously; allow it a moment under load
+        deadline = time.monotonic() + 5
+        while _users_processes(box._uids[0]) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert _users_processes(box._uids[0]) == []
     # the pool still works afterwards
     assert box.run("print('alive')").stdout.strip() == "alive"
@@ -107,8 +131,11 @@ def test_file_size_limit(box: Sandbox) -> None:
 def test_writing_and_deleting_outside_the_directory(box: Sandbox, tmp_path: Path) -> None:
     victim = tmp_path / "keep.txt"
     victim.write_text("precious")
-    os.chmod(tmp_path, 0o777)  # even a world-writable directory must be out of reach
-    os.chmod(victim, 0o666)
+    if box.mode == "bwrap":  # even a world-writable directory is out of reach (not mounted)
+        os.chmod(tmp_path, 0o777)
+        os.chmod(victim, 0o666)
+    elif os.geteuid() != 0:
+        pytest.skip("without bwrap and root, the program runs as the caller's own user")
     code = (
         "import os, shutil\n"
         f"for p in [{str(victim)!r}, {str(tmp_path / 'new.txt')!r}, '/usr/verirl_owned', "
@@ -124,8 +151,7 @@ def test_writing_and_deleting_outside_the_directory(box: Sandbox, tmp_path: Path
     assert victim.read_text() == "precious"
     assert not (tmp_path / "new.txt").exists()
     assert not Path("/usr/verirl_owned").exists() and not (Path.cwd() / "verirl_owned").exists()
-    if MODE == "bwrap":
-        assert "WROTE" not in run.stdout and "DELETED" not in run.stdout
+    assert "WROTE" not in run.stdout and "DELETED" not in run.stdout
 
 
 def test_fresh_directory_per_run(box: Sandbox) -> None:
@@ -134,8 +160,8 @@ def test_fresh_directory_per_run(box: Sandbox) -> None:
     assert run.stdout.strip() == "[]"
 
 
-@namespaced
 def test_no_network(box: Sandbox) -> None:
+    _namespaced(box)
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
@@ -163,7 +189,7 @@ def test_no_network(box: Sandbox) -> None:
 
 def test_environment_holds_no_secrets(box: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERIRL_TEST_SECRET", "hunter2-token")
-    fresh = Sandbox(1)  # started after the secret was set
+    fresh = Sandbox(1, mode=box.mode)  # started after the secret was set
     try:
         run = fresh.run(
             "import os\nprint(dict(os.environ))\n"
@@ -196,11 +222,11 @@ def test_detached_process_does_not_outlive_the_run(box: Sandbox) -> None:
     assert _marker_processes(marker) == []
 
 
-@namespaced
 def test_callers_files_are_invisible(box: Sandbox) -> None:
+    if box.mode != "bwrap":
+        pytest.skip("only bwrap hides the file system (README: guarantees per mode)")
     run = box.run(f"import os\nprint(os.path.exists({str(Path.cwd())!r}))")
-    if MODE == "bwrap":
-        assert run.stdout.strip() == "False"
+    assert run.stdout.strip() == "False"
 
 
 def test_warm_pool_restarts_a_dead_worker(box: Sandbox) -> None:

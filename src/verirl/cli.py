@@ -44,6 +44,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_eval = sub.add_parser("eval", help="held-out accuracy per environment")
     p_eval.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
     p_eval.add_argument("--checkpoint", metavar="DIR", help="a run's checkpoint-* directory")
+    p_eval.add_argument(
+        "--humaneval",
+        action="store_true",
+        help="also report HumanEval pass@k (164 problems, executed in the sandbox)",
+    )
+    p_eval.add_argument(
+        "--pass-k",
+        type=int,
+        nargs="+",
+        default=[1],
+        metavar="K",
+        help="k values of pass@k; eval.samples (n per problem) must be >= the largest",
+    )
+    p_eval.add_argument(
+        "--humaneval-limit", type=int, default=None, metavar="N", help="first N problems only"
+    )
 
     p_report = sub.add_parser("report", help="plots and an HTML report of a run directory")
     p_report.add_argument("run_dir")
@@ -67,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "train":
             return _train(ns.args, ns.resume)
         if ns.command == "eval":
-            return _eval(ns.args, ns.checkpoint)
+            return _eval(ns.args, ns.checkpoint, ns.humaneval, ns.pass_k, ns.humaneval_limit)
         if ns.command == "report":
             return _report(ns.run_dir, ns.compare)
         return _envs(ns)
@@ -233,19 +249,31 @@ def _format_share(result: Any) -> float:
 
 
 # ---- eval ---------------------------------------------------------------------------------
-def _eval(args: Sequence[str], checkpoint: str | None) -> int:
+def _eval(
+    args: Sequence[str],
+    checkpoint: str | None,
+    humaneval: bool = False,
+    pass_k: Sequence[int] = (1,),
+    humaneval_limit: int | None = None,
+) -> int:
     from verirl.train.loop import Trainer
 
     path, overrides = _split_args(args)
     if checkpoint and path is None and (Path(checkpoint).parent / "config.yaml").is_file():
         path = str(Path(checkpoint).parent / "config.yaml")
     cfg = load_config(path, overrides)
+    if humaneval and max(pass_k) > cfg.eval.samples:
+        raise UserInputError(
+            f"--pass-k {max(pass_k)} needs eval.samples >= {max(pass_k)} (got {cfg.eval.samples})"
+        )
     with Trainer(cfg, Path(cfg.run.dir) / "_eval") as trainer:
         if checkpoint:
             from verirl.train.checkpoint import load_checkpoint
 
             load_checkpoint(Path(checkpoint), trainer.model, lambda state: None)
         result = trainer.evaluate()
+        if humaneval:
+            _humaneval(trainer, cfg, pass_k, humaneval_limit)
     table = Table(title=f"held-out accuracy, mean over {cfg.eval.samples} sample(s)")
     table.add_column("environment")
     for d in cfg.eval.difficulties:
@@ -257,6 +285,30 @@ def _eval(args: Sequence[str], checkpoint: str | None) -> int:
     Console().print(table)
     Console().print(f"overall: {result.overall:.3f}")
     return 0
+
+
+def _humaneval(trainer: Any, cfg: TrainConfig, ks: Sequence[int], limit: int | None) -> None:
+    """HumanEval pass@k of the trainer's policy: eval.samples completions per problem at
+    eval.temperature and rollout.max_new_tokens, each run in the sandbox (Chen et al. 2021,
+    arXiv:2107.03374)."""
+    from verirl.evals.humaneval import evaluate, load_humaneval, sample_completions
+    from verirl.types import SamplingParams
+
+    problems = load_humaneval()[:limit]
+    sampling = SamplingParams(
+        n=cfg.eval.samples,
+        temperature=cfg.eval.temperature,
+        max_new_tokens=cfg.rollout.max_new_tokens,
+    )
+    completions = sample_completions(
+        trainer.engine, trainer.formatter.tokenizer, problems, sampling
+    )
+    out = evaluate(problems, completions, ks)
+    table = Table(title=f"HumanEval ({len(problems)} problems, n = {cfg.eval.samples})")
+    for k in ks:
+        table.add_column(f"pass@{k}", justify="right")
+    table.add_row(*[f"{out[f'pass@{k}']:.3f}" for k in ks])
+    Console().print(table)
 
 
 # ---- report -------------------------------------------------------------------------------
@@ -295,8 +347,9 @@ def _envs(ns: argparse.Namespace) -> int:
         out.print(f"[bold]{ns.name}[/bold] difficulty {ns.difficulty} seed {ns.seed}\n")
         out.print(problem.prompt, highlight=False, markup=False)
         solution = env.solve(problem)
-        out.print("\n[bold]reference solution:[/bold]", solution, highlight=False)
-        out.print("[bold]verifier:[/bold]", env.verify(problem, f"\\boxed{{{solution}}}"))
+        out.print("\n[bold]reference solution:[/bold]")
+        out.print(solution, highlight=False, markup=False)
+        out.print("[bold]verifier:[/bold]", env.verify(problem, env.answer_format.render(solution)))
         return 0
     from verirl.envs.selfcheck import self_check
 

@@ -80,10 +80,10 @@ def test_reference_solution_verifies_and_corruptions_do_not(name: str) -> None:
             problem = env.generate(difficulty, seed)
             json.dumps(problem.to_dict())  # data is JSON-serialisable
             solution = env.solve(problem)
-            verdict = env.verify(problem, f"Reasoning...\n\\boxed{{{solution}}}")
+            verdict = env.verify(problem, f"Reasoning...\n{env.answer_format.render(solution)}")
             assert verdict.correct and verdict.reward == 1.0, (difficulty, seed, solution, verdict)
             wrong = env.corrupt(problem, solution, rng)
-            bad = env.verify(problem, f"\\boxed{{{wrong}}}")
+            bad = env.verify(problem, env.answer_format.render(wrong))
             assert not bad.correct and bad.reward < 1.0, (difficulty, seed, wrong, bad)
             assert -1.0 <= bad.reward <= 1.0
             if len(problem.answer) >= 4:
@@ -99,7 +99,7 @@ def test_generated_answers_verify(name: str) -> None:
     for difficulty in (0, 1, 2, 5, 9, 14, 20, 30):
         for seed in range(4):
             problem = env.generate(difficulty, seed)
-            assert env.verify(problem, f"\\boxed{{{problem.answer}}}").correct, problem
+            assert env.verify(problem, env.answer_format.render(problem.answer)).correct, problem
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -98,6 +98,10 @@ class Environment(ABC):
     size_measure: ClassVar[str | None] = None
     """What :meth:`size` measures, in words: search-space size, solution length, steps of
     the reference solver, ... (the contract test requires one, and that it grows)."""
+    stateful: ClassVar[bool] = False
+    """The verifier scores a whole multi-turn transcript (the model's turns joined by
+    :data:`verirl.envs.tool_world.TURN_SEPARATOR`) rather than one turn: the multi-turn
+    collector then passes it every turn so far (a tool-using world replays the calls)."""
     unique_answer: ClassVar[bool] = False
     """The prompt promises exactly one answer ("determine who is ..."): the contract test
     then requires :meth:`count_answers` to find exactly one."""

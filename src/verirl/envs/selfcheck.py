@@ -64,10 +64,11 @@ def self_check(
                 ):
                     report.fail(f"d={d} s={s}: generation is not deterministic")
                 solution = env.solve(problem)
-                good = env.verify(problem, f"\\boxed{{{solution}}}")
+                good = env.verify(problem, env.answer_format.render(solution))
                 if not good.correct:
                     report.fail(f"d={d} s={s}: reference solution rejected ({good.detail})")
-                bad = env.verify(problem, f"\\boxed{{{env.corrupt(problem, solution, rng)}}}")
+                wrong = env.corrupt(problem, solution, rng)
+                bad = env.verify(problem, env.answer_format.render(wrong))
                 if bad.correct:
                     report.fail(f"d={d} s={s}: corrupted solution accepted")
                 for output in ADVERSARIAL_OUTPUTS:

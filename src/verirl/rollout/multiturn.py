@@ -289,20 +289,26 @@ class MultiTurn(Collector):
         for ep, g in zip(episodes, gens, strict=True):
             context = tuple(ep.context())
             gid = groups.setdefault((ep.group, context), len(groups))
-            batch.append(_turn_rollout(ep, gid, context, g))
+            batch.append(_turn_rollout(ep, gid, context, g, _transcript(ep, len(ep.turns), g.text)))
         scored = score(batch)
         for ep, gen, r in zip(episodes, gens, scored, strict=True):
             assert r.verdict is not None
-            self._take_turn(ep, gen, r.verdict, formatter)
+            self._take_turn(ep, gen, r.verdict, formatter, r.text)
 
     def _take_turn(
-        self, ep: _Episode, gen: Generation, verdict: Verdict, formatter: PromptFormatter
+        self,
+        ep: _Episode,
+        gen: Generation,
+        verdict: Verdict,
+        formatter: PromptFormatter,
+        scored_text: str,
     ) -> None:
         """Record one scored turn, and end the episode or append the feedback glue for the
-        next turn."""
+        next turn. ``scored_text`` is what the verifier saw (the turn, or for a stateful
+        environment the transcript so far)."""
         p = self.params
         score = turn_score(verdict, p.score_map)
-        feedback = _feedback(ep.problem, gen.text, verdict)
+        feedback = _feedback(ep.problem, scored_text, verdict)
         start = len(ep.response)
         ep.response.extend(int(t) for t in gen.token_ids)
         ep.logprobs.extend(float(x) for x in gen.logprobs)
@@ -362,8 +368,8 @@ class MultiTurn(Collector):
         # one reward-stage call for every alternative; each chosen turn's M alternatives
         # form their own group (group-aware rewards such as CER compare them to each other)
         batch = [
-            _turn_rollout(episodes[e], -1 - c, history, g)
-            for c, ((e, _), history, group) in enumerate(
+            _turn_rollout(episodes[e], -1 - c, history, g, _transcript(episodes[e], k, g.text))
+            for c, ((e, k), history, group) in enumerate(
                 zip(chosen, histories, generations, strict=True)
             )
             for g in group
@@ -406,16 +412,32 @@ class MultiTurn(Collector):
         )
 
 
-def _turn_rollout(ep: _Episode, group: int, context: Sequence[int], gen: Generation) -> Rollout:
+def _transcript(ep: _Episode, k: int, text: str) -> str:
+    """What the verifier scores for a new turn after the episode's first ``k`` turns: the
+    turn's text, or for a stateful environment (``Environment.stateful``, e.g. a tool world
+    that replays its calls) the model's turns so far and this one, joined by
+    :data:`~verirl.envs.tool_world.TURN_SEPARATOR`."""
+    env = ep.problem.env
+    if env not in ENVIRONMENTS or not ENVIRONMENTS.get(env).stateful:
+        return text
+    from verirl.envs.tool_world import TURN_SEPARATOR
+
+    return TURN_SEPARATOR.join([*(t.text for t in ep.turns[:k]), text])
+
+
+def _turn_rollout(
+    ep: _Episode, group: int, context: Sequence[int], gen: Generation, text: str
+) -> Rollout:
     """One turn as a rollout for the reward stage: its prompt is everything before the turn
-    (the problem, earlier turns and their feedback), its response the turn's tokens."""
+    (the problem, earlier turns and their feedback), its response the turn's tokens and its
+    text what the verifier scores (see :func:`_transcript`)."""
     return Rollout(
         problem=ep.problem,
         group=group,
         prompt_ids=tuple(context),
         response_ids=tuple(gen.token_ids),
         logprobs=tuple(gen.logprobs),
-        text=gen.text,
+        text=text,
         finish_reason=gen.finish_reason,
     )
 

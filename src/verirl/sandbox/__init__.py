@@ -1,0 +1,426 @@
+"""One executor for untrusted code: limits, isolation and a warm pool.
+
+Every verifier that runs model-written code (program synthesis, HumanEval, code refinement)
+goes through :class:`Sandbox`. An execution runs a Python program in a fresh directory with
+
+- limits (:class:`Limits`): CPU time, wall time, address space, file size, open files, process
+  count, output bytes (stdout and stderr each captured up to the bound);
+- a minimal environment (``PATH``, ``HOME``, ``TMPDIR``, ``LANG``; nothing of the caller's);
+- isolation, by the strongest mode the machine allows (:func:`isolation_mode`):
+
+  ``bwrap``  (bubblewrap): new PID, network, IPC and UTS namespaces; the file system is only
+             the system directories and the Python installation, read-only, plus size-bounded
+             tmpfs ``/sandbox`` and ``/tmp``; programs run as an unprivileged user when the
+             caller is root. No network, nothing outside the sandbox is writable, nothing of
+             the caller's files is visible, every leftover process is killed after each run.
+  ``unshare`` (util-linux, root only): new PID, network, IPC, UTS and mount namespaces;
+             programs run as an unprivileged user, so only world-writable places (``/tmp``)
+             are writable and the rest of the file system is readable.
+  ``rlimits``: resource limits, process groups and (when root) an unprivileged user only.
+             Network and reads are NOT blocked; a warning is logged once.
+
+The warm pool: each worker is one long-lived interpreter inside the isolation layer
+(``_runner.py``) that forks a fresh child per execution, so a run costs a fork, not an
+interpreter start-up. A runaway is killed with its whole process group and then every process
+left in the worker's namespace (or of its user). The :class:`Execution` verdict says why a run
+ended (``ok``, ``error``, ``timeout``, ``cpu_time``, ``memory``, ``output_limit``,
+``file_size``, ``killed``, ``sandbox_error``); :meth:`Sandbox.run` never raises for anything a
+program does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import queue
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from verirl.errors import UserInputError
+
+log = logging.getLogger("verirl.sandbox")
+
+Mode = Literal["bwrap", "unshare", "rlimits"]
+Status = Literal[
+    "ok",
+    "error",
+    "timeout",
+    "cpu_time",
+    "memory",
+    "output_limit",
+    "file_size",
+    "killed",
+    "sandbox_error",
+]
+_RUNNER = Path(__file__).with_name("_runner.py")
+_TMPFS_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-execution limits. ``processes`` is the most processes (and threads) the program's
+    user may have at once; ``output_bytes`` bounds stdout and stderr each."""
+
+    cpu_s: float = 2.0
+    wall_s: float = 5.0
+    memory_mb: int = 512
+    file_size_mb: int = 16
+    open_files: int = 64
+    processes: int = 16
+    output_bytes: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                raise UserInputError(f"sandbox limits: {name} must be a positive number: {value!r}")
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What happened to one program: ``status`` (why it ended), its exit code or signal, the
+    captured (bounded) stdout/stderr and its wall time."""
+
+    status: Status
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int | None = None
+    signal: int | None = None
+    wall_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def error_line(self) -> str:
+        """The last line of stderr (an exception's ``Type: message``), or the status."""
+        lines = [ln for ln in self.stderr.strip().splitlines() if ln.strip()]
+        return lines[-1][:300] if lines else self.status
+
+    def reason(self) -> str:
+        """One sentence saying why the run ended (for feedback and logs)."""
+        return {
+            "ok": "finished",
+            "error": f"raised an error: {self.error_line}",
+            "timeout": "ran past its wall-time limit and was killed",
+            "cpu_time": "ran past its CPU-time limit and was killed",
+            "memory": "ran out of its memory limit",
+            "output_limit": "printed more output than allowed and was killed",
+            "file_size": "wrote a file larger than allowed",
+            "killed": f"was killed by signal {self.signal}",
+            "sandbox_error": f"could not be run by the sandbox ({self.error_line})",
+        }[self.status]
+
+
+# ---- isolation modes -------------------------------------------------------------------------
+def _python() -> str:
+    """The base interpreter (a venv's python is a symlink into its installation)."""
+    return os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+
+
+_PY_MOUNT = "/python"
+
+
+def _sandbox_python(mode: str) -> str:
+    """The interpreter path inside the sandbox: under bwrap the Python installation is
+    mounted at ``/python`` (its real place may sit in a directory the unprivileged execution
+    user cannot enter, such as ``/root``)."""
+    real = _python()
+    if mode != "bwrap":
+        return real
+    prefix = os.path.realpath(sys.base_prefix)
+    return _PY_MOUNT + real[len(prefix) :] if real.startswith(prefix + "/") else real
+
+
+def _ro_binds() -> list[str]:
+    paths = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc/ld.so.cache", "/etc/localtime"]
+    out: list[str] = []
+    for p in paths:
+        if os.path.exists(p):
+            out += ["--ro-bind", p, p]
+    return [*out, "--ro-bind", os.path.realpath(sys.base_prefix), _PY_MOUNT]
+
+
+def _bwrap_prefix() -> list[str]:
+    root = os.geteuid() == 0
+    cmd = ["bwrap", *_ro_binds(), "--dev", "/dev", "--proc", "/proc"]
+    cmd += ["--size", str(_TMPFS_BYTES), "--tmpfs", "/tmp"]
+    cmd += ["--size", str(_TMPFS_BYTES), "--tmpfs", "/sandbox"]
+    cmd += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+    cmd += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
+    if root:
+        for cap in ("SETUID", "SETGID", "KILL", "CHOWN", "DAC_OVERRIDE", "FOWNER"):
+            cmd += ["--cap-add", f"CAP_{cap}"]
+    else:
+        cmd += ["--unshare-user"]
+    return [*cmd, "--chdir", "/sandbox"]
+
+
+def _unshare_prefix() -> list[str]:
+    return ["unshare", "--pid", "--fork", "--net", "--ipc", "--uts", "--mount", "--mount-proc"]
+
+
+def _probe(prefix: list[str], python: str) -> bool:
+    try:
+        res = subprocess.run(
+            [*prefix, python, "-I", "-S", "-c", "print(6*7)"],
+            capture_output=True,
+            timeout=20,
+            env={"PATH": "/usr/bin:/bin"},
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return res.returncode == 0 and res.stdout.strip() == b"42"
+
+
+@cache
+def isolation_mode(wanted: str = "auto") -> Mode:
+    """The isolation mode used: ``wanted`` if it works here (``auto``: the strongest that
+    does), else :class:`~verirl.errors.UserInputError` for an explicit mode that cannot run."""
+    if wanted not in ("auto", "bwrap", "unshare", "rlimits"):
+        raise UserInputError(
+            f"sandbox mode must be auto, bwrap, unshare or rlimits, got {wanted!r}"
+        )
+    if (
+        wanted in ("auto", "bwrap")
+        and shutil.which("bwrap")
+        and _probe(_bwrap_prefix(), _sandbox_python("bwrap"))
+    ):
+        return "bwrap"
+    if wanted == "bwrap":
+        raise UserInputError("sandbox mode bwrap: bubblewrap is missing or cannot run here")
+    root = os.geteuid() == 0
+    if (
+        wanted in ("auto", "unshare")
+        and root
+        and shutil.which("unshare")
+        and _probe(_unshare_prefix(), _python())
+    ):
+        return "unshare"
+    if wanted == "unshare":
+        raise UserInputError("sandbox mode unshare: needs root and a working unshare(1)")
+    log.warning(
+        "verirl.sandbox: no namespace isolation available (install bubblewrap); running "
+        "untrusted code under resource limits only: network access and reads of the file "
+        "system are NOT blocked"
+    )
+    return "rlimits"
+
+
+# ---- one warm worker ---------------------------------------------------------------------------
+class _Worker:
+    def __init__(self, mode: Mode, uid: int) -> None:
+        self.mode = mode
+        self.uid = uid
+        self._host_dir: str | None = None
+        runner = str(_RUNNER)
+        if mode == "bwrap":
+            runner = "/runner.py"
+            prefix = [*_bwrap_prefix()[:-2], "--ro-bind", str(_RUNNER), runner, "--chdir", "/"]
+            root, wipe, pidns = "/sandbox", "1", "1"
+        else:
+            self._host_dir = tempfile.mkdtemp(prefix="verirl-sandbox-")
+            os.chmod(self._host_dir, 0o711)
+            root = self._host_dir
+            prefix = _unshare_prefix() if mode == "unshare" else []
+            wipe, pidns = "0", "1" if mode == "unshare" else "0"
+        cmd = [
+            *prefix,
+            _sandbox_python(mode),
+            "-I",
+            "-S",
+            "-B",
+            runner,
+            str(uid),
+            root,
+            wipe,
+            pidns,
+        ]
+        self.proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            start_new_session=True,
+        )
+        self._buf = b""
+        hello = self._read_line(30.0)
+        if hello is None or not json.loads(hello).get("ready"):
+            self.close()
+            raise RuntimeError(f"sandbox worker ({mode}) did not start")
+
+    def _read_line(self, timeout: float) -> bytes | None:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            poller = select.poll()
+            poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+            if not poller.poll(left * 1000):
+                continue
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line
+
+    def run(self, code: str, stdin: str, argv: list[str], limits: Limits) -> Execution:
+        assert self.proc.stdin is not None
+        req = {"code": code, "stdin": stdin, "argv": argv, "limits": asdict(limits)}
+        try:
+            self.proc.stdin.write(json.dumps(req).encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError as exc:
+            raise RuntimeError(f"sandbox worker is gone: {exc}") from exc
+        line = self._read_line(limits.wall_s + 10.0)
+        if line is None:
+            raise RuntimeError("sandbox worker did not answer")
+        reply = json.loads(line)
+        return Execution(
+            status=reply["status"],
+            stdout=reply.get("stdout", ""),
+            stderr=reply.get("stderr", ""),
+            exit_code=reply.get("exit_code"),
+            signal=reply.get("signal"),
+            wall_s=float(reply.get("wall_s", 0.0)),
+        )
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, 9)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        if self._host_dir:
+            shutil.rmtree(self._host_dir, ignore_errors=True)
+
+
+def _uid_base() -> int:
+    """Execution users 62000..64999, spread by process id so pools of different processes
+    rarely share a user (a shared user shares its process budget)."""
+    return 62000 + (os.getpid() * 8) % 2992
+
+
+class Sandbox:
+    """A warm pool of ``workers`` sandboxed runners; thread-safe (one execution per worker at
+    a time). ``mode``: ``auto`` (strongest available), ``bwrap``, ``unshare`` or ``rlimits``.
+    """
+
+    def __init__(self, workers: int = 2, mode: str = "auto", limits: Limits | None = None) -> None:
+        if workers < 1:
+            raise UserInputError(f"sandbox workers must be >= 1, got {workers}")
+        self.mode: Mode = isolation_mode(mode)
+        self.limits = limits or Limits()
+        self._uids = [_uid_base() + i for i in range(workers)]
+        self._idle: queue.Queue[int] = queue.Queue()
+        self._workers: dict[int, _Worker | None] = dict.fromkeys(range(workers))
+        self._lock = threading.Lock()
+        self._closed = False
+        for i in range(workers):
+            self._idle.put(i)
+
+    def _worker(self, i: int) -> _Worker:
+        w = self._workers[i]
+        if w is None or not w.alive():
+            if w is not None:
+                w.close()
+            uid = self._uids[i] if os.geteuid() == 0 else os.geteuid()
+            w = _Worker(self.mode, uid)
+            self._workers[i] = w
+        return w
+
+    def run(
+        self,
+        code: str,
+        stdin: str = "",
+        limits: Limits | None = None,
+        argv: list[str] | None = None,
+        **overrides: float,
+    ) -> Execution:
+        """Run the Python program ``code`` (``stdin`` as its standard input) under ``limits``
+        (default: the pool's, with keyword ``overrides`` such as ``wall_s=1``)."""
+        if self._closed:
+            raise RuntimeError("the sandbox is closed")
+        lim = limits or self.limits
+        if overrides:
+            lim = replace(lim, **overrides)  # type: ignore[arg-type]
+        i = self._idle.get()
+        try:
+            for attempt in range(2):
+                try:
+                    return self._worker(i).run(code, stdin, argv or [], lim)
+                except (RuntimeError, OSError, ValueError) as exc:
+                    w = self._workers[i]
+                    if w is not None:
+                        w.close()
+                    self._workers[i] = None
+                    log.warning("sandbox worker failed (attempt %d): %r", attempt + 1, exc)
+                    if attempt == 1:
+                        return Execution("sandbox_error", stderr=repr(exc))
+            return Execution("sandbox_error")
+        finally:
+            self._idle.put(i)
+
+    def warm(self) -> None:
+        """Start every worker now (otherwise they start on first use)."""
+        for i in list(self._workers):
+            self._worker(i)
+
+    def close(self) -> None:
+        self._closed = True
+        for i, w in self._workers.items():
+            if w is not None:
+                w.close()
+                self._workers[i] = None
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_DEFAULT: dict[int, Sandbox] = {}
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_sandbox() -> Sandbox:
+    """This process's shared sandbox (started on first use; ``VERIRL_SANDBOX_WORKERS`` and
+    ``VERIRL_SANDBOX_MODE`` set its size and mode), closed at exit."""
+    pid = os.getpid()
+    with _DEFAULT_LOCK:
+        box = _DEFAULT.get(pid)
+        if box is None:
+            workers = int(os.environ.get("VERIRL_SANDBOX_WORKERS", "2"))
+            box = Sandbox(workers, os.environ.get("VERIRL_SANDBOX_MODE", "auto"))
+            _DEFAULT.clear()  # a forked child must not reuse its parent's workers
+            _DEFAULT[pid] = box
+            atexit.register(box.close)
+        return box
+
+
+__all__ = ["Execution", "Limits", "Sandbox", "default_sandbox", "isolation_mode"]

@@ -1,0 +1,464 @@
+"""The warm runner ("zygote") of :mod:`verirl.sandbox`: one long-lived interpreter that forks a
+fresh child per execution.
+
+This file is run on its own (``python -I -S -B _runner.py UID ROOT``) inside the isolation
+layer; it imports only the standard library. It reads one JSON request per line on stdin and
+answers one JSON line on stdout. For each request it
+
+1. makes a fresh directory under ``ROOT`` owned by the execution user ``UID``;
+2. forks a child that starts a new session (its own process group), applies the resource
+   limits (CPU time, address space, file size, open files, process count, no core dumps),
+   drops to ``UID`` (when the runner is root) with ``no_new_privs``, clears the environment,
+   changes into the directory and runs the program with ``exec`` (the interpreter is already
+   started, so an execution costs a fork, not a start-up);
+3. reads the child's stdout/stderr up to a byte bound, and kills the whole process group
+   when the wall-time limit passes or the output bound is crossed;
+4. afterwards kills every process left running as ``UID`` (a reaper child that becomes
+   ``UID`` and signals ``-1``: detached grandchildren that left the process group die too),
+   and deletes the directory and anything written to ``/tmp`` and ``/dev/shm``.
+
+The verdict names why a run ended: ok, error (non-zero exit or an exception), timeout (wall
+time), cpu_time (SIGXCPU), memory (MemoryError or allocation failure), output_limit,
+file_size (SIGXFSZ), killed (another signal).
+"""
+
+# A standalone script that imports as little as it can; the style rules below would add imports.
+# ruff: noqa: SIM105, UP031, I001, RUF059
+
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import sys
+import time
+
+# warm imports: children inherit them already loaded
+import bisect  # noqa: F401
+import collections  # noqa: F401
+import functools  # noqa: F401
+import heapq  # noqa: F401
+import io
+import itertools  # noqa: F401
+import math  # noqa: F401
+import re  # noqa: F401
+import string  # noqa: F401
+import traceback
+import typing  # noqa: F401
+
+# more of the standard library, loaded once: in the unshare and rlimits modes the execution
+# user may be unable to read the installation (e.g. under /root), so later imports would fail
+for _name in (
+    "array",
+    "cmath",
+    "copy",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "enum",
+    "fractions",
+    "hashlib",
+    "json",
+    "numbers",
+    "operator",
+    "random",
+    "statistics",
+    "struct",
+    "textwrap",
+    "unicodedata",
+    "socket",
+    "glob",
+    "subprocess",
+    "threading",
+    "tempfile",
+    "shutil",
+    "pathlib",
+    "signal",
+    "contextlib",
+    "fnmatch",
+    "csv",
+    "pickle",
+    "queue",
+    "weakref",
+    "difflib",
+    "pprint",
+    "secrets",
+    "uuid",
+    "inspect",
+    "ast",
+    "argparse",
+    "calendar",
+    "locale",
+    "warnings",
+    "collections.abc",
+    "itertools",
+    "abc",
+    "types",
+    "zlib",
+    "base64",
+):
+    try:
+        __import__(_name)
+    except ImportError:
+        pass
+
+MB = 1024 * 1024
+
+
+try:
+    import ctypes
+
+    _LIBC = ctypes.CDLL(None, use_errno=True)
+except Exception:  # no ctypes: no_new_privs is skipped (setuid already drops privileges)
+    _LIBC = None  # type: ignore[assignment]
+
+
+def _no_new_privs():
+    if _LIBC is not None:
+        try:
+            _LIBC.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+        except Exception:
+            pass
+
+
+def _limit(which, value):
+    try:
+        resource.setrlimit(which, (value, value))
+    except (ValueError, OSError):
+        soft, hard = resource.getrlimit(which)
+        if hard == resource.RLIM_INFINITY or value <= hard:
+            resource.setrlimit(which, (value, hard))
+
+
+def _child(req, uid, workdir, out_w, err_w, in_r):
+    lim = req["limits"]
+    os.setsid()
+    os.dup2(in_r, 0)
+    os.dup2(out_w, 1)
+    os.dup2(err_w, 2)
+    for fd in (in_r, out_w, err_w):
+        if fd > 2:
+            os.close(fd)
+    os.closerange(3, 65536)
+    cpu = max(1, int(lim["cpu_s"] + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    _limit(resource.RLIMIT_AS, int(lim["memory_mb"] * MB))
+    _limit(resource.RLIMIT_FSIZE, int(lim["file_size_mb"] * MB))
+    _limit(resource.RLIMIT_NOFILE, int(lim["open_files"]))
+    _limit(resource.RLIMIT_CORE, 0)
+    if os.getuid() == 0 and uid != 0:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    # the process budget counts every process of the (now unprivileged) user; a runner that
+    # is not root shares its user with the caller, so the budget starts from what runs now
+    base = 0
+    if os.getuid() != 0:
+        base = _processes_of(os.getuid())
+    _limit(resource.RLIMIT_NPROC, base + int(lim["processes"]))
+    _no_new_privs()
+    os.chdir(workdir)
+    os.environ.clear()
+    os.environ.update(
+        {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8"}
+    )
+    sys.stdin = io.TextIOWrapper(os.fdopen(0, "rb", buffering=0), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(
+        os.fdopen(1, "wb", buffering=0), encoding="utf-8", write_through=True
+    )
+    sys.stderr = io.TextIOWrapper(
+        os.fdopen(2, "wb", buffering=0), encoding="utf-8", write_through=True
+    )
+    sys.argv = ["main.py", *req.get("argv", [])]
+    code = 0
+    try:
+        glb = {"__name__": "__main__", "__builtins__": __builtins__}
+        exec(compile(req["code"], "main.py", "exec"), glb)
+    except SystemExit as exc:
+        c = exc.code
+        code = c if isinstance(c, int) else (0 if c is None else 1)
+        if not isinstance(c, int) and c is not None:
+            try:
+                sys.stderr.write(str(c) + "\n")
+            except Exception:
+                pass
+    except MemoryError:
+        try:
+            os.write(2, b"\nMemoryError\n")
+        except Exception:
+            pass
+        code = 137
+    except BaseException:
+        try:
+            traceback.print_exc()
+        except Exception:
+            pass
+        code = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    os._exit(code & 0xFF)
+
+
+def _processes_of(uid):
+    n = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat("/proc/" + name).st_uid == uid:
+                    n += 1
+            except OSError:
+                pass
+    return n
+
+
+def _kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _others_alive(uid=None):
+    """Live (not yet dead) processes other than the namespace's init and the runner: every
+    one in our PID namespace, or with ``uid`` only those of that user."""
+    me = os.getpid()
+    n = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (1, me):
+            continue
+        try:
+            if uid is not None and os.stat("/proc/" + name).st_uid != uid:
+                continue
+            with open("/proc/%s/stat" % name) as fh:
+                state = fh.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X"):
+            n += 1
+    return n
+
+
+def _reap_namespace(deadline_s=5.0):
+    """In a PID namespace of our own every process but the namespace's init and the runner is
+    a leftover of the execution (detached or not): signal -1 kills exactly those; repeat until
+    none is alive (a fork bomb's last children may still be spawning)."""
+    end = time.monotonic() + deadline_s
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        _collect_zombies()
+        if not _others_alive() or time.monotonic() > end:
+            return
+        time.sleep(0.001)
+
+
+def _reap_user(uid, deadline_s=5.0):
+    """Kill every process of ``uid``: a reaper child becomes ``uid`` and signals -1 (which
+    spares the sender), repeated until none is alive. Only when the runner itself is another
+    user (root), else it would kill us."""
+    if os.getuid() != 0 or uid == 0:
+        return
+    end = time.monotonic() + deadline_s
+    while True:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+            os._exit(0)
+        os.waitpid(pid, 0)
+        _collect_zombies()  # orphans come back to the runner (a child subreaper)
+        if not _others_alive(uid) or time.monotonic() > end:
+            return
+        time.sleep(0.001)
+
+
+def _wipe(path):
+    try:
+        for name in os.listdir(path):
+            p = os.path.join(path, name)
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                try:
+                    os.unlink(p)
+                except OSError:
+                    pass
+    except OSError:
+        pass
+
+
+def _collect_zombies():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def run_one(req, uid, root, counter, wipe_shared, pidns):
+    lim = req["limits"]
+    workdir = os.path.join(root, "run%d" % counter)
+    os.mkdir(workdir, 0o700)
+    if os.getuid() == 0 and uid != 0:
+        os.chown(workdir, uid, uid)
+    stdin_data = req.get("stdin", "").encode("utf-8")
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(in_w)
+            os.close(out_r)
+            os.close(err_r)
+            _child(req, uid, workdir, out_w, err_w, in_r)
+        finally:
+            os._exit(120)
+    os.close(in_r)
+    os.close(out_w)
+    os.close(err_w)
+    bound = int(lim["output_bytes"])
+    bufs = {out_r: bytearray(), err_r: bytearray()}
+    open_fds = [out_r, err_r]
+    deadline = t0 + float(lim["wall_s"])
+    reason = None
+    pending = memoryview(stdin_data)
+    wfds = [in_w] if pending else []
+    if not pending:
+        os.close(in_w)
+    while open_fds or wfds:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            reason = "timeout"
+            break
+        r, w, _ = select.select(open_fds, wfds, [], min(left, 0.5))
+        for fd in w:
+            try:
+                n = os.write(fd, pending[:65536])
+                pending = pending[n:]
+            except OSError:
+                pending = pending[:0]
+            if not pending:
+                os.close(fd)
+                wfds = []
+        for fd in r:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                open_fds.remove(fd)
+                os.close(fd)
+                continue
+            buf = bufs[fd]
+            room = bound - len(buf)
+            buf += chunk[: max(0, room)]
+            if len(chunk) > room:
+                reason = "output_limit"
+        if reason:
+            break
+    if wfds:
+        os.close(in_w)
+    if reason == "timeout":
+        try:  # it may have ended on its own just as the deadline passed: say why it ended
+            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                reason = None
+        except ChildProcessError:
+            pass
+    _kill_group(pid)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.monotonic() - t0
+    for fd in open_fds:
+        os.close(fd)
+    if pidns:
+        _reap_namespace()
+    else:
+        _reap_user(uid)
+    _collect_zombies()
+    shutil.rmtree(workdir, ignore_errors=True)
+    if wipe_shared:
+        _wipe("/tmp")
+        _wipe("/dev/shm")
+    stdout = bytes(bufs[out_r]).decode("utf-8", "replace")
+    stderr = bytes(bufs[err_r]).decode("utf-8", "replace")
+    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    if reason is None:
+        tail = stderr.rstrip().splitlines()[-1:] if stderr.strip() else []
+        if sig == signal.SIGXCPU or (
+            sig == signal.SIGKILL and ru.ru_utime + ru.ru_stime >= lim["cpu_s"]
+        ):
+            reason = "cpu_time"
+        elif sig == signal.SIGXFSZ:
+            reason = "file_size"
+        elif tail and ("MemoryError" in tail[0] or "Cannot allocate memory" in tail[0]):
+            reason = "memory"
+        elif sig is not None:
+            reason = "killed"
+        elif exit_code == 0:
+            reason = "ok"
+        else:
+            reason = "error"
+    return {
+        "status": reason,
+        "exit_code": exit_code,
+        "signal": sig,
+        "stdout": stdout,
+        "stderr": stderr,
+        "wall_s": wall,
+    }
+
+
+def main():
+    import gc
+
+    gc.collect()
+    gc.freeze()  # forked children never traverse (and so never copy) the runner's objects
+    if _LIBC is not None:
+        # orphans of an execution (a fork bomb's, a detached grandchild's) are re-parented to
+        # the runner, which reaps them; otherwise they could linger as zombies
+        try:
+            _LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        except Exception:
+            pass
+    uid = int(sys.argv[1])
+    root = sys.argv[2]
+    wipe_shared = sys.argv[3] == "1"
+    pidns = sys.argv[4] == "1"
+    os.makedirs(root, exist_ok=True)
+    if wipe_shared:
+        for shared in ("/tmp", "/dev/shm"):
+            try:
+                os.chmod(shared, 0o1777)
+            except OSError:
+                pass
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    out = sys.stdout
+    out.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+    out.flush()
+    counter = 0
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        counter += 1
+        try:
+            reply = run_one(json.loads(line), uid, root, counter, wipe_shared, pidns)
+        except Exception as exc:
+            reply = {"status": "sandbox_error", "stderr": "%s: %s" % (type(exc).__name__, exc)}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

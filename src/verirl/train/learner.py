@@ -15,7 +15,7 @@ import copy
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 from transformers import DynamicCache
@@ -100,6 +100,17 @@ class LearnerSettings:
             placement=placement,
             seed=cfg.run.seed,
         )
+
+
+class PolicyLearner(Protocol):
+    """What the loop asks of a learner: :class:`Learner`, or a group of them on Ray
+    (:class:`verirl.integrations.ray.learner.RayLearnerGroup`)."""
+
+    def update(self, batch: Batch) -> dict[str, float]: ...
+
+    def state_dict(self) -> dict[str, Any]: ...
+
+    def load_state_dict(self, state: dict[str, Any]) -> None: ...
 
 
 class Learner:

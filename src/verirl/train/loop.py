@@ -37,7 +37,7 @@ from verirl.rewards import RewardContext
 from verirl.rewards.executors import EXECUTORS, Executor
 from verirl.rewards.stage import RewardStage, build_reward_source
 from verirl.rewards.verification import BatchVerifier
-from verirl.rollout.base import get_engine
+from verirl.rollout.base import ReportsCost, RolloutEngine, get_engine
 from verirl.rollout.collect import get_collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.train.checkpoint import (
@@ -47,12 +47,14 @@ from verirl.train.checkpoint import (
     save_checkpoint,
 )
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
-from verirl.train.learner import Learner, LearnerSettings, collate
+from verirl.train.learner import Learner, LearnerSettings, PolicyLearner, collate
 from verirl.train.metrics import MetricsLog
 from verirl.types import Rollout, SamplingParams
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
+
+    from verirl.integrations.ray.backend import RayBackend
 
 logger = logging.getLogger("verirl.train")
 
@@ -86,9 +88,23 @@ class Trainer:
         self.model: torch.nn.Module
         self.model, self.tokenizer = policy or load_policy(cfg.model.name, lora=lora)
         self.model.to(self.placement.device)
-        self.engine = get_engine(cfg.rollout.engine.name).build(
-            cfg.rollout.engine.params, self.model, self.tokenizer, self.placement, cfg.run.seed
-        )
+        # run.backend=ray: the same parts as actors (verifier pool, engine replicas, learner
+        # group); Ray is imported only here
+        self.backend: RayBackend | None = None
+        self._backend_finalizer: weakref.finalize[Any, Any] | None = None
+        if cfg.run.backend == "ray":
+            from verirl.integrations.ray import backend as ray_backend
+
+            self.backend = ray_backend.RayBackend(cfg)
+            # registered first: a part that fails to start below still stops the others
+            self._backend_finalizer = weakref.finalize(self, self.backend.close)
+        self.engine: RolloutEngine
+        if self.backend is not None:
+            self.engine = self.backend.rollout_engine(self.model)
+        else:
+            self.engine = get_engine(cfg.rollout.engine.name).build(
+                cfg.rollout.engine.params, self.model, self.tokenizer, self.placement, cfg.run.seed
+            )
         self.formatter = PromptFormatter(
             self.tokenizer,
             cfg.rollout.system_prompt,
@@ -103,7 +119,11 @@ class Trainer:
         )
         # the verification stage: environment verifiers on the executor, proofs on the provers
         v = cfg.verification
-        self.executor = EXECUTORS.get(v.executor.name).build(v.executor.params, cfg.run.plugins)
+        self.executor: Executor
+        if self.backend is not None:
+            self.executor = self.backend.executor(cfg.run.plugins)
+        else:
+            self.executor = EXECUTORS.get(v.executor.name).build(v.executor.params, cfg.run.plugins)
         self.provers = Provers(cfg.provers)
         self._finalizer = weakref.finalize(self, _close_all, self.executor, self.provers)
         self._start_provers(cfg.curriculum.resolved_environments())
@@ -123,9 +143,13 @@ class Trainer:
         self.reward = RewardStage(source, ctx)
         credit = get_credit(cfg.credit.name)
         self.credit, self.credit_params = credit, credit.params.model_validate(cfg.credit.params)
-        self.learner = Learner(
-            self.model, LearnerSettings.from_config(cfg, self.placement), cfg.run.steps
-        )
+        self.learner: PolicyLearner
+        if self.backend is not None:
+            self.learner = self.backend.learner(self.model)
+        else:
+            self.learner = Learner(
+                self.model, LearnerSettings.from_config(cfg, self.placement), cfg.run.steps
+            )
         self.sampling = SamplingParams(
             n=cfg.rollout.group_size,
             temperature=cfg.rollout.temperature,
@@ -145,8 +169,12 @@ class Trainer:
             logger.info("%s checker ready (%s)", system, self.provers.checker(system).name)
 
     def close(self) -> None:
-        """Stop the verifier workers and proof checkers (idempotent)."""
-        self._finalizer()
+        """Stop the verifier workers, proof checkers and Ray actors (idempotent)."""
+        try:
+            self._finalizer()
+        finally:
+            if self._backend_finalizer is not None:
+                self._backend_finalizer()
         if self._log_handler is not None:
             logging.getLogger("verirl").removeHandler(self._log_handler)
             self._log_handler.close()
@@ -221,6 +249,7 @@ class Trainer:
             **self.curriculum.metrics(),
             **{f"collector/{k}": v for k, v in self.collector.metrics().items()},
             **{f"reward/{k}": v for k, v in out.reward_metrics.items()},
+            **(self.engine.metrics() if isinstance(self.engine, ReportsCost) else {}),
             "time/rollout_s": t1 - t0,
             "time/train_s": t2 - t1,
             "time/step_s": t2 - t0,

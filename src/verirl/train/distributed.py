@@ -15,8 +15,11 @@ token-mean aggregation over uneven shards it would not be the same update.)
 
 Launch:
 
-- without Ray, ``torchrun --nproc_per_node K ...`` (each process reads ``RANK``,
-  ``WORLD_SIZE``, ``MASTER_ADDR``/``MASTER_PORT``: :func:`from_environment`);
+- without Ray, ``torchrun --nproc_per_node K -m verirl.cli train ... run.name=NAME`` (each
+  process reads ``RANK``, ``WORLD_SIZE``, ``MASTER_ADDR``/``MASTER_PORT``:
+  :func:`from_environment`). Rank 0 samples, scores, computes advantages and broadcasts the
+  collated batch; every rank trains on its share; only rank 0 logs and writes checkpoints,
+  and every rank restores from them on ``--resume``;
 - on Ray, K learner actors (:mod:`verirl.integrations.ray.learner`) join one group through a
   TCP rendezvous at rank 0's address (:func:`init_group`).
 
@@ -66,6 +69,13 @@ class DataParallel:
             n = g.numel()
             g.copy_(flat[offset : offset + n].view_as(g))
             offset += n
+
+    def broadcast(self, obj: Any) -> Any:
+        """Rank 0's ``obj`` on every rank (pickled; e.g. the step's collated batch)."""
+        box = [obj if self.rank == 0 else None]
+        if self.world_size > 1:
+            dist.broadcast_object_list(box, src=0)
+        return box[0]
 
     def sum_tensor(self, t: torch.Tensor) -> torch.Tensor:
         """``t`` summed over the group (in place; returned)."""

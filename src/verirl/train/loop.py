@@ -46,6 +46,7 @@ from verirl.train.checkpoint import (
     resumable_checkpoint,
     save_checkpoint,
 )
+from verirl.train.distributed import backend_for, from_environment
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner, collate
 from verirl.train.metrics import MetricsLog
@@ -143,12 +144,17 @@ class Trainer:
         self.reward = RewardStage(source, ctx)
         credit = get_credit(cfg.credit.name)
         self.credit, self.credit_params = credit, credit.params.model_validate(cfg.credit.params)
+        # under torchrun (WORLD_SIZE > 1) the local learner is one rank of a data-parallel
+        # group: rank 0 samples and writes files, every rank trains on its share of the batch
+        self.dp = (
+            from_environment(backend_for(self.placement.device)) if self.backend is None else None
+        )
         self.learner: PolicyLearner
         if self.backend is not None:
             self.learner = self.backend.learner(self.model)
         else:
             self.learner = Learner(
-                self.model, LearnerSettings.from_config(cfg, self.placement), cfg.run.steps
+                self.model, LearnerSettings.from_config(cfg, self.placement), cfg.run.steps, self.dp
             )
         self.sampling = SamplingParams(
             n=cfg.rollout.group_size,
@@ -187,8 +193,18 @@ class Trainer:
         self.close()
 
     # ---- the loop ------------------------------------------------------------------------------
+    @property
+    def writes_files(self) -> bool:
+        """False on torchrun ranks other than 0: they train, rank 0 samples, logs and saves."""
+        return self.dp is None or self.dp.rank == 0
+
     def fit(self, progress: Any = None) -> dict[str, Any]:
         cfg = self.cfg
+        if not self.writes_files:
+            for step in range(self.step, cfg.run.steps):
+                self.train_step()
+                self.step = step + 1
+            return {"run_dir": str(self.run_dir), "rank": self.dp.rank if self.dp else 0}
         log = MetricsLog(
             self.run_dir,
             tensorboard=cfg.run.tensorboard,
@@ -229,6 +245,9 @@ class Trainer:
         return summary
 
     def train_step(self) -> dict[str, float]:
+        if not self.writes_files:  # a torchrun follower: rank 0's batch, this rank's share
+            assert self.dp is not None
+            return self.learner.update(self.dp.broadcast(None))
         self.reward.ctx.verifier.metrics(reset=True)  # count this step's verifications only
         t0 = time.perf_counter()
         out = self.sample_step()
@@ -238,6 +257,8 @@ class Trainer:
         credit_input = CreditInput.from_rollouts(out.rollouts, tokenizer=self.tokenizer)
         advantages = self.credit(credit_input, self.credit_params)
         batch = collate(out.rollouts, advantages, self.tokenizer.pad_token_id)
+        if self.dp is not None:
+            self.dp.broadcast(batch)
         train = self.learner.update(batch)
         self.engine.sync_weights()
         t2 = time.perf_counter()
@@ -324,6 +345,8 @@ class Trainer:
 
     # ---- checkpoints --------------------------------------------------------------------------
     def save(self) -> Path:
+        if not self.writes_files:
+            return latest_checkpoint(self.run_dir) or self.run_dir
         state = {
             "learner": self.learner.state_dict(),
             "engine": self.engine.state_dict(),

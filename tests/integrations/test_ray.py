@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import torch
 
 ray = pytest.importorskip(
     "ray", reason="the Ray backend needs ray==2.60.0 (pip install 'verirl[ray]')"
@@ -268,6 +269,9 @@ def test_a_lost_learner_fails_the_step_and_the_run_resumes(
     cfg2 = load_config(None, _overrides(tiny_model_dir, run, 2) + RAY)
     with Trainer(cfg2, run) as t2:
         assert t2.resume() and t2.step == 1
+        restored = dict(t2.model.named_parameters())
+        for replica in t2.engine.replica_weights():  # type: ignore[attr-defined]
+            assert all(torch.equal(w, restored[n].detach()) for n, w in replica.items())
         t2.fit()
         assert t2.step == 2
     assert [r["step"] for r in read_metrics(run)] == [1, 2]

@@ -237,6 +237,14 @@ class RayPoolParams(BaseModel):
         description="Time past a call's deadline after which its actor counts as hung: it is "
         "killed and replaced, and its calls score as timeouts.",
     )
+    max_batch: int = Field(
+        8,
+        ge=1,
+        description="Items per actor call at most. A batch of n items goes out in calls of "
+        "⌈n / (2 · actors · concurrency)⌉ items (capped here), so Ray's cost per call is "
+        "shared by several items while every actor still gets work; a call lost with its "
+        "actor costs all of its items a timeout.",
+    )
     address: str | None = Field(
         None,
         description="Ray cluster to join when Ray is not started yet (None: a private local "

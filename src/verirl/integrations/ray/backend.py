@@ -29,6 +29,7 @@ class RayBackend:
         self.cfg = cfg
         self._started = connect(cfg.ray.address, cfg.ray.num_cpus)
         self._parts: list[Any] = []
+        self._group: RayLearnerGroup | None = None
         try:
             check_resources(cfg)
         except Exception:
@@ -42,14 +43,18 @@ class RayBackend:
         return ex
 
     def rollout_engine(self, model: torch.nn.Module) -> RayRolloutEngine:
-        engine = RayRolloutEngine(self.cfg, model)
+        engine = RayRolloutEngine(self.cfg, model, self._latest_weights)
         self._parts.append(engine)
         return engine
 
     def learner(self, model: torch.nn.Module) -> RayLearnerGroup:
-        group = RayLearnerGroup(self.cfg, model)
-        self._parts.append(group)
-        return group
+        self._group = RayLearnerGroup(self.cfg, model)
+        self._parts.append(self._group)
+        return self._group
+
+    def _latest_weights(self) -> Any:
+        """The learner group's newest weights in the object store (None before an update)."""
+        return self._group.latest_weights if self._group is not None else None
 
     def close(self) -> None:
         parts, self._parts = self._parts, []

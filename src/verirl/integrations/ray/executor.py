@@ -7,16 +7,20 @@ most ``actors × concurrency`` calls in flight; further items wait in the driver
 saturated pool slows the caller down instead of queueing unboundedly on the cluster
 (back-pressure).
 
-Every call has a deadline. A call that returns after it counts as a timeout (as the
-``inline`` executor reports it). A call still running ``grace_s`` after its deadline means
-the actor is hung (a verifier stuck in untrusted parsing, a prover that stopped answering):
-the actor is killed and replaced, and every call it was running scores as a timeout. An
-actor that dies on its own (a crash, the OOM killer, a lost node) is replaced the same way;
-its calls score as timeouts. The run never sees an exception from a verifier.
+Items travel in small batches, one actor call each (at most ``max_batch`` items, and few
+enough that every actor gets work), so Ray's fixed cost per call is shared by several items.
+Every item has a deadline. An item whose verifier returns after it counts as a timeout (as
+the ``inline`` executor reports it). A call still running ``grace_s`` after its items'
+deadlines (the sum over its items) means the actor is hung (a verifier stuck in untrusted
+parsing, a prover that stopped answering): the actor is killed and replaced, and every call
+it was running scores as a timeout. An actor that dies on its own (a crash, the OOM killer,
+a lost node) is replaced the same way; its calls score as timeouts. The run never sees an
+exception from a verifier.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections import deque
@@ -46,17 +50,17 @@ class VerifierActor:
 
         return os.getpid()
 
-    def call(self, fn: Callable[[Any], Any], item: Any) -> Outcome[Any]:
-        return _timed(lambda: fn(item))
+    def call(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Outcome[Any]]:
+        return [_timed(functools.partial(fn, item)) for item in items]
 
     def call_with_provers(
-        self, fn: Callable[[Any, Provers], Any], item: Any, provers_json: str
-    ) -> Outcome[Any]:
+        self, fn: Callable[[Any, Provers], Any], items: list[Any], provers_json: str
+    ) -> list[Outcome[Any]]:
         provers = self._provers.get(provers_json)
         if provers is None:
             provers = Provers(ProversConfig.model_validate_json(provers_json))
             self._provers[provers_json] = provers
-        return _timed(lambda: fn(item, provers))
+        return [_timed(functools.partial(fn, item, provers)) for item in items]
 
     def close(self) -> None:
         for p in self._provers.values():
@@ -80,7 +84,8 @@ class _Slot:
 
     handle: Any
     ready_ref: Any  # the actor's ``ready`` call until it has answered, then None
-    running: dict[Any, tuple[int, float]] = field(default_factory=dict)  # ref -> (item, start)
+    # ref -> (the call's item indices, when it started)
+    running: dict[Any, tuple[list[int], float]] = field(default_factory=dict)
 
 
 class RayExecutor(Executor):
@@ -115,7 +120,7 @@ class RayExecutor(Executor):
         import ray
 
         slot = self._slots[k]
-        lost = [i for i, _ in slot.running.values()]
+        lost = [i for idx, _ in slot.running.values() for i in idx]
         try:
             ray.kill(slot.handle, no_restart=True)
         except Exception as exc:  # already gone
@@ -161,8 +166,15 @@ class RayExecutor(Executor):
         if self._closed:
             raise RuntimeError("the ray executor is closed")
         out: list[Outcome[Any] | None] = [None] * len(items)
-        todo = deque(range(len(items)))
-        hang_after = None if timeout_s is None else timeout_s + self.params.grace_s
+        places = self.params.actors * self.params.concurrency
+        size = max(1, min(self.params.max_batch, -(-len(items) // (2 * places))))
+        todo = deque(list(range(a, min(a + size, len(items)))) for a in range(0, len(items), size))
+
+        def hung(idx: list[int], started: float, now: float) -> bool:
+            return timeout_s is not None and (
+                now - started > len(idx) * timeout_s + self.params.grace_s
+            )
+
         lost_msg = "verifier actor {} ({}): the call scores as a timeout"
 
         def lose(idx: list[int], why: str) -> None:
@@ -184,44 +196,54 @@ class RayExecutor(Executor):
                         self._replace(k, f"failed to start ({type(exc).__name__})")
                         continue
                 while todo and len(slot.running) < self.params.concurrency:
-                    i = todo.popleft()
-                    slot.running[submit(slot.handle, items[i])] = (i, time.monotonic())
+                    idx = todo.popleft()
+                    ref = submit(slot.handle, [items[i] for i in idx])
+                    slot.running[ref] = (idx, time.monotonic())
             refs = [r for s in self._slots for r in s.running]
             waiting = [s.ready_ref for s in self._slots if s.ready_ref is not None]
             now = time.monotonic()
             wake = 1.0
-            if hang_after is not None and refs:
-                first = min(t for s in self._slots for _, t in s.running.values())
-                wake = max(0.0, min(wake, first + hang_after - now))
+            if timeout_s is not None and refs:
+                first = min(
+                    t + len(idx) * timeout_s + self.params.grace_s
+                    for s in self._slots
+                    for idx, t in s.running.values()
+                )
+                wake = max(0.0, min(wake, first - now))
             ready, _ = ray.wait(refs + waiting, num_returns=1, timeout=wake)
             for k, slot in enumerate(self._slots):
                 for ref in [r for r in ready if r in slot.running]:
-                    i, _ = slot.running.pop(ref)
+                    idx, _ = slot.running.pop(ref)
                     try:
-                        res: Outcome[Any] = ray.get(ref, timeout=0)
+                        results: list[Outcome[Any]] = ray.get(ref, timeout=0)
                     except RayActorError as exc:
-                        slot.running[ref] = (i, 0.0)  # lost with the others below
+                        slot.running[ref] = (idx, 0.0)  # lost with the others below
                         why = f"died: {type(exc).__name__}"
                         lose(self._replace(k, why), lost_msg.format(k, why))
                         break
                     except (GetTimeoutError, RayError) as exc:
-                        out[i] = Outcome(error=f"{type(exc).__name__}: {exc}".splitlines()[0])
+                        for i in idx:
+                            out[i] = Outcome(error=f"{type(exc).__name__}: {exc}".splitlines()[0])
                         continue
-                    if res.value is None:
-                        out[i] = res
-                        continue
-                    value, elapsed = res.value
-                    if timeout_s is not None and elapsed > timeout_s:
-                        out[i] = Outcome(error=f"exceeded {timeout_s:g} s", timed_out=True)
-                    else:
-                        out[i] = Outcome(value=value)
-            if hang_after is not None:
+                    for i, res in zip(idx, results, strict=True):
+                        out[i] = self._judge(res, timeout_s)
+            if timeout_s is not None:
                 now = time.monotonic()
                 for k, slot in enumerate(self._slots):
-                    if any(now - t > hang_after for _, t in slot.running.values()):
+                    if any(hung(idx, t, now) for idx, t in slot.running.values()):
                         why = f"hung past {timeout_s:g} s + {self.params.grace_s:g} s grace"
                         lose(self._replace(k, why), lost_msg.format(k, why))
         return [o if o is not None else Outcome(error="no result") for o in out]
+
+    @staticmethod
+    def _judge(res: Outcome[Any], timeout_s: float | None) -> Outcome[Any]:
+        """An actor's outcome for one item: its value, its error, or a late answer's timeout."""
+        if res.value is None:
+            return res
+        value, elapsed = res.value
+        if timeout_s is not None and elapsed > timeout_s:
+            return Outcome(error=f"exceeded {timeout_s:g} s", timed_out=True)
+        return Outcome(value=value)
 
     def close(self) -> None:
         if self._closed:

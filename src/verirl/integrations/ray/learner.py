@@ -162,6 +162,7 @@ class RayLearnerGroup:
             )
             for rank in range(res.workers)
         ]
+        self.latest_weights: Any = None  # rank 0's weights after the last update (an ObjectRef)
         master = self._get(self.actors[0].address.remote(), "start-up")
         self._get([a.join.remote(master, res.workers) for a in self.actors], "start-up")
 
@@ -173,7 +174,10 @@ class RayLearnerGroup:
 
         ref = ray.put(batch)
         stats = self._get([a.update.remote(ref) for a in self.actors], "an update")
-        load_trainable(self.model, self._get(self.actors[0].weights.remote(), "an update"))
+        # rank 0's new weights stay in the object store: the driver copies them, and the
+        # rollout replicas load the same object (no second put)
+        self.latest_weights = self.actors[0].weights.remote()
+        load_trainable(self.model, self._get(self.latest_weights, "an update"))
         return dict(stats[0])
 
     def state_dict(self) -> dict[str, Any]:
@@ -184,6 +188,7 @@ class RayLearnerGroup:
 
         weights = ray.put(trainable_state(self.model))
         self._get([a.load_state_dict.remote(state, weights) for a in self.actors], "a restore")
+        self.latest_weights = None  # the driver's restored weights are the newest now
 
     def pids(self) -> list[int]:
         return [int(p) for p in self._get([a.pid.remote() for a in self.actors], "a query")]

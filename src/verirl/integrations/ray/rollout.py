@@ -5,17 +5,18 @@ Each :class:`RolloutReplica` loads the policy named in the run config, takes the
 weights, and builds ``rollout.engine`` over it with seed ``run.seed + rank`` (so one replica
 samples exactly what the local engine samples). ``generate`` shards the prompts into
 contiguous slices, one per replica, and concatenates the answers in order. ``sync_weights``
-(called by the loop after every learner update) puts the driver's new trainable weights in
-the object store once and every replica loads them, then calls its engine's own
-``sync_weights`` (a no-op for ``hf``, a weight reload for an engine that keeps its own copy).
-Its cost — seconds and megabytes — is reported by :meth:`RayRolloutEngine.metrics` and logged
-every step (``ray/weight_sync_s``, ``ray/weight_sync_mb``, ``ray/generate_s``).
+(called by the loop after every learner update) hands every replica the learner group's
+rank-0 weights, already in the object store (or puts the driver's weights there once), then
+calls its engine's own ``sync_weights`` (a no-op for ``hf``, a weight reload for an engine
+that keeps its own copy). Its cost — seconds and megabytes — is reported by
+:meth:`RayRolloutEngine.metrics` and logged every step (``ray/weight_sync_s``,
+``ray/weight_sync_mb``, ``ray/generate_s``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -64,6 +65,9 @@ class RolloutReplica:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.engine.load_state_dict(state)
 
+    def weights(self) -> dict[str, torch.Tensor]:
+        return trainable_state(self.model)
+
     def pid(self) -> int:
         import os
 
@@ -86,10 +90,16 @@ def shards(n: int, parts: int) -> list[tuple[int, int]]:
 class RayRolloutEngine:
     """The driver's handle on the replicas (see the module docstring)."""
 
-    def __init__(self, cfg: TrainConfig, model: torch.nn.Module) -> None:
+    def __init__(
+        self,
+        cfg: TrainConfig,
+        model: torch.nn.Module,
+        weights_ref: Callable[[], Any] | None = None,
+    ) -> None:
         import ray
 
         self.model = model
+        self._weights_ref = weights_ref  # the learner group's latest weights, if it has them
         res = cfg.ray.rollout
         env = ActorEnv.here(cfg.run.plugins, cfg.run.threads)
         cls: Any = ray.remote(RolloutReplica)
@@ -122,11 +132,14 @@ class RayRolloutEngine:
         import ray
 
         t0 = time.perf_counter()
-        weights = trainable_state(self.model)
-        ref = ray.put(weights)
+        ref = self._weights_ref() if self._weights_ref is not None else None
+        if ref is None:
+            ref = ray.put(trainable_state(self.model))
         self._get([r.load_weights.remote(ref) for r in self.replicas], "a weight sync")
         self._cost["weight_sync_s"] += time.perf_counter() - t0
-        self._cost["weight_sync_mb"] += sum(t.numel() * t.element_size() for t in weights.values())
+        self._cost["weight_sync_mb"] += sum(
+            p.numel() * p.element_size() for p in self.model.parameters() if p.requires_grad
+        )
 
     def metrics(self, reset: bool = True) -> dict[str, float]:
         """Seconds generating and syncing weights, and megabytes sent, since the last reset."""
@@ -140,6 +153,12 @@ class RayRolloutEngine:
         return {"replicas": self._get([r.state_dict.remote() for r in self.replicas], "a save")}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore each replica's engine state, and give every replica the driver's weights
+        (a resumed run restored them into the driver's policy)."""
+        import ray
+
+        ref = ray.put(trainable_state(self.model))
+        self._get([r.load_weights.remote(ref) for r in self.replicas], "a restore")
         saved = state.get("replicas")
         if saved is None:  # a local engine's state: the first replica continues it
             saved = [state, *(None for _ in self.replicas[1:])]
@@ -150,6 +169,10 @@ class RayRolloutEngine:
 
     def pids(self) -> list[int]:
         return [int(p) for p in self._get([r.pid.remote() for r in self.replicas], "a query")]
+
+    def replica_weights(self) -> list[dict[str, torch.Tensor]]:
+        """Each replica's trainable weights (for checks)."""
+        return list(self._get([r.weights.remote() for r in self.replicas], "a query"))
 
     def close(self) -> None:
         import ray

@@ -3,6 +3,7 @@
 1. Coq proof checks per second through the ``ray`` executor with 1 vs 2 verifier actors
    (each actor owns a one-worker ``coqidetop`` pool; proofs are the bundled theorems'
    reference proofs, every other one corrupted). Target: 2 actors ≥ 1.7× one actor.
+   The two pools' timed passes alternate, as do the two backends' steps below.
 2. The default job's training step (SmolLM2-135M, fp32/auto, 8 prompts × 6 samples) on the
    local backend vs ``run.backend=ray`` (1 verifier actor, 1 ``hf`` replica, 1 learner rank;
    same seeds, so both sample the same tokens). Target: Ray path ≤ 10% slower. Step 1 of each
@@ -43,42 +44,59 @@ def proof_workload(n: int, seed: int = 0) -> list[tuple[Problem, str]]:
     return items
 
 
-def coq_rate(actors: int, items: list[tuple[Problem, str]], repeats: int) -> tuple[float, int]:
-    """Median proofs/s over ``repeats`` passes (after one warm-up pass), and passes."""
+def coq_rates(items: list[tuple[Problem, str]], repeats: int) -> tuple[float, float, int]:
+    """Median proofs/s of a 1-actor and a 2-actor pool (each actor a one-worker coqidetop
+    pool), their timed passes interleaved so that a change in the machine's load hits both."""
     provers = ProversConfig.model_validate({"coq": {"workers": 1}})
-    ex = EXECUTORS.get("ray").build(RayPoolParams(actors=actors, num_cpus=1.0))
+    pools = [EXECUTORS.get("ray").build(RayPoolParams(actors=k, num_cpus=0.5)) for k in (1, 2)]
     try:
-        ex.map_with_provers(verify_proof_one, items[: 2 * actors], provers, 30.0)  # warm up
-        times, passed = [], 0
+        for ex in pools:  # warm up: start every actor's Coq pool
+            ex.map_with_provers(verify_proof_one, items[:8], provers, 30.0)
+        times: list[list[float]] = [[], []]
+        passed = 0
         for _ in range(repeats):
-            t0 = time.perf_counter()
-            out = ex.map_with_provers(verify_proof_one, items, provers, 30.0)
-            times.append(time.perf_counter() - t0)
-            passed = sum(1 for o in out if o.ok and o.value is not None and o.value.correct)
-        return len(items) / statistics.median(times), passed
+            for k, ex in enumerate(pools):
+                t0 = time.perf_counter()
+                out = ex.map_with_provers(verify_proof_one, items, provers, 30.0)
+                times[k].append(time.perf_counter() - t0)
+                passed = sum(1 for o in out if o.ok and o.value is not None and o.value.correct)
+        one, two = (len(items) / statistics.median(t) for t in times)
+        return one, two, passed
     finally:
-        ex.close()
+        for ex in pools:
+            ex.close()
 
 
-def step_times(backend: str, model: str, steps: int, threads: int) -> list[float]:
+def step_times(model: str, steps: int, threads: int) -> tuple[list[float], list[float]]:
+    """``time/step_s`` of the local and the Ray backend, steps interleaved (local 1, ray 1,
+    local 2, ...) so that a change in the machine's load hits both."""
     from verirl.train.loop import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
-        overrides = [
-            f"model.name={model}",
-            f"run.steps={steps}",
-            "run.save_every=0",
-            f"run.threads={threads}",
-            "eval.before_and_after=false",
-            f"run.backend={backend}",
-            "ray.verifiers.actors=1",
-            "ray.verifiers.num_cpus=0.5",
-            "ray.rollout.num_cpus=0.75",
-            "ray.learner.num_cpus=0.75",
-        ]
-        cfg = load_config(None, overrides)
-        with Trainer(cfg, Path(tmp) / "run") as trainer:
-            return [trainer.train_step()["time/step_s"] for _ in range(steps)]
+        trainers = []
+        for backend in ("local", "ray"):
+            overrides = [
+                f"model.name={model}",
+                f"run.steps={steps}",
+                "run.save_every=0",
+                f"run.threads={threads}",
+                "eval.before_and_after=false",
+                f"run.backend={backend}",
+                "ray.verifiers.actors=1",
+                "ray.verifiers.num_cpus=0.5",
+                "ray.rollout.num_cpus=0.75",
+                "ray.learner.num_cpus=0.75",
+            ]
+            trainers.append(Trainer(load_config(None, overrides), Path(tmp) / backend))
+        try:
+            times: list[list[float]] = [[], []]
+            for _ in range(steps):
+                for k, trainer in enumerate(trainers):
+                    times[k].append(trainer.train_step()["time/step_s"])
+            return times[0], times[1]
+        finally:
+            for trainer in trainers:
+                trainer.close()
 
 
 def main() -> None:
@@ -100,16 +118,14 @@ def main() -> None:
     print(f"ray.init: {time.perf_counter() - t0:.1f} s")
     try:
         items = proof_workload(args.proofs)
-        one, p1 = coq_rate(1, items, args.repeats)
-        two, p2 = coq_rate(2, items, args.repeats)
-        print(f"coq proofs: {len(items)} per pass ({p1} pass), {args.repeats} timed passes")
+        one, two, passed = coq_rates(items, args.repeats)
+        print(f"coq proofs: {len(items)} per pass ({passed} pass), {args.repeats} timed passes")
         print(f"1 verifier actor : {one:7.1f} proofs/s")
-        print(f"2 verifier actors: {two:7.1f} proofs/s   ({p2} pass)")
+        print(f"2 verifier actors: {two:7.1f} proofs/s")
         print(f"ratio 2/1        : {two / one:7.2f}x  (target >= 1.7x)")
         print(f"load average: {os.getloadavg()[0]:.2f}")
         if not args.skip_step:
-            local = step_times("local", args.model, args.steps, args.threads)
-            on_ray = step_times("ray", args.model, args.steps, args.threads)
+            local, on_ray = step_times(args.model, args.steps, args.threads)
             fmt = ", ".join
             print(f"local step s: {fmt(f'{t:.2f}' for t in local)}")
             print(f"ray   step s: {fmt(f'{t:.2f}' for t in on_ray)}")

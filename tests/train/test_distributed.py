@@ -134,7 +134,8 @@ def test_verirl_train_under_torchrun_matches_one_process(
     proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert [r["step"] for r in read_metrics(tmp_path / "dp")] == [1, 2]  # rank 0 alone logs
-    assert proc.stdout.count("run directory:") == 2  # two ranks ran (not one, as accelerate)
+    shown = proc.stdout + proc.stderr
+    assert shown.count("run directory:") == 2  # two ranks ran (not one, as accelerate)
     cfg = load_config(None, _train_overrides(tiny_model_dir, tmp_path / "one"))
     with Trainer(cfg, tmp_path / "one") as t:
         t.fit()

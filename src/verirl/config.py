@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from verirl.curriculum import CurriculumConfig
 from verirl.errors import UserInputError
 from verirl.provers.settings import ProversConfig
+from verirl.rewards.executors import RayPoolParams
 
 
 class _Section(BaseModel):
@@ -65,6 +66,12 @@ class RunConfig(_Section):
         default_factory=list,
         description="Python modules imported before the config is checked, so that your own "
         "environments, reward sources, credit estimators or collectors register themselves.",
+    )
+    backend: Literal["local", "ray"] = Field(
+        "local",
+        description="Where the loop's parts run: 'local' (this process; Ray is never "
+        "imported) or 'ray' (verifier actors, rollout-engine replicas and a data-parallel "
+        "learner group on the Ray cluster named by ray.address; see the ray: section).",
     )
 
 
@@ -322,6 +329,55 @@ class EvalConfig(_Section):
     )
 
 
+class RayRollout(_Section):
+    workers: int = Field(
+        1,
+        ge=1,
+        description="Engine replicas (rollout.engine built in each actor); a step's prompts "
+        "are sharded across them and the learner's weights are sent after every update.",
+    )
+    num_cpus: float = Field(1.0, gt=0, description="CPUs Ray reserves for each replica.")
+    num_gpus: float = Field(0.0, ge=0, description="GPUs Ray reserves for each replica.")
+
+
+class RayLearner(_Section):
+    workers: int = Field(
+        1,
+        ge=1,
+        description="Data-parallel learner processes in one torch.distributed group; each "
+        "computes a share of every minibatch, gradients are summed (the update is the one "
+        "process's update on the same batch).",
+    )
+    num_cpus: float = Field(1.0, gt=0, description="CPUs Ray reserves for each learner.")
+    num_gpus: float = Field(0.0, ge=0, description="GPUs Ray reserves for each learner.")
+    fsdp: bool = Field(
+        False,
+        description="Shard parameters, gradients and optimizer state with FSDP2 "
+        "(torch.distributed.fsdp.fully_shard; CUDA only, NOT TESTED in this repository).",
+    )
+
+
+class RayConfig(_Section):
+    """Read only when ``run.backend`` is 'ray'."""
+
+    address: str | None = Field(
+        None,
+        description="Cluster to join: None starts a private Ray on this machine (with "
+        "num_cpus), 'auto' joins the cluster started by `ray start --head` on this machine, "
+        "'ray://host:10001' a remote one.",
+    )
+    num_cpus: int | None = Field(
+        None, ge=1, description="CPUs of a private local Ray (None: Ray counts the cores)."
+    )
+    verifiers: RayPoolParams = Field(
+        default_factory=RayPoolParams,
+        description="The verifier pool (the 'ray' executor's params): actors, num_cpus, "
+        "concurrency, grace_s.",
+    )
+    rollout: RayRollout = Field(default_factory=RayRollout)
+    learner: RayLearner = Field(default_factory=RayLearner)
+
+
 class TrainConfig(_Section):
     run: RunConfig = Field(default_factory=RunConfig)
     model: ModelConfig = Field(default_factory=ModelConfig)
@@ -352,6 +408,10 @@ class TrainConfig(_Section):
     loss: LossConfig = Field(default_factory=LossConfig)
     optim: OptimConfig = Field(default_factory=OptimConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
+    ray: RayConfig = Field(
+        default_factory=RayConfig,
+        description="Cluster address and resources per role (run.backend = 'ray' only).",
+    )
 
     @model_validator(mode="after")
     def _plugins_exist(self) -> TrainConfig:

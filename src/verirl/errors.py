@@ -23,3 +23,8 @@ class UnknownNameError(UserInputError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class WorkerLostError(RuntimeError):
+    """A distributed worker (a learner rank, a rollout replica) died during a step: the step
+    did not happen; the run resumes from its last checkpoint."""

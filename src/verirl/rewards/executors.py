@@ -10,8 +10,12 @@ failing item:
 - ``threads``: a thread pool. Parallel only for verifiers that release the GIL (waiting on a
   subprocess or a socket); a call past its deadline is reported as a timeout and abandoned.
 - ``processes``: a pool of worker processes (``pebble``), started once and kept warm. Truly
-  parallel, and the only executor that *enforces* deadlines: a call past its deadline has
-  its worker killed and replaced, so a verifier stuck in untrusted parsing cannot hold the run.
+  parallel, and it *enforces* deadlines: a call past its deadline has its worker killed and
+  replaced, so a verifier stuck in untrusted parsing cannot hold the run.
+- ``ray``: a pool of Ray actors (:mod:`verirl.integrations.ray.executor`), on this machine or
+  a cluster. Each actor owns long-lived proof checkers (``hosts_provers``), so proof checks
+  spread over the actors too; a hung actor is killed and replaced, a dead one replaced, and
+  their calls score as timeouts. Ray is imported only when this executor is built.
 """
 
 from __future__ import annotations
@@ -23,11 +27,14 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.registry import Registry
+
+if TYPE_CHECKING:
+    from verirl.provers.settings import Provers, ProversConfig
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -51,12 +58,25 @@ class Executor(ABC):
     """Runs ``fn`` over ``items``; see the module docstring."""
 
     name: str = ""
+    hosts_provers: ClassVar[bool] = False  # True: map_with_provers runs on the workers' checkers
 
     @abstractmethod
     def map(
         self, fn: Callable[[T], R], items: Sequence[T], timeout_s: float | None = None
     ) -> list[Outcome[R]]:
         """One outcome per item, in order; ``timeout_s`` is the deadline of each call."""
+
+    def map_with_provers(
+        self,
+        fn: Callable[[T, Provers], R],
+        items: Sequence[T],
+        provers: ProversConfig,
+        timeout_s: float | None = None,
+    ) -> list[Outcome[R]]:
+        """Like :meth:`map`, each call given the worker's own long-lived
+        :class:`~verirl.provers.settings.Provers` built from ``provers`` (only executors
+        with ``hosts_provers``)."""
+        raise NotImplementedError(f"the {self.name!r} executor does not host proof checkers")
 
     def close(self) -> None:  # noqa: B027  (nothing to release by default)
         """Release worker threads or processes."""
@@ -197,6 +217,47 @@ class ProcessExecutor(Executor):
         self._pool.join(timeout=10)
 
 
+# ---- ray -------------------------------------------------------------------------------------
+class RayPoolParams(BaseModel):
+    """Parameters of the ``ray`` executor (and of ``ray.verifiers`` with ``run.backend=ray``)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    actors: int = Field(2, ge=1, description="Verifier actors (each owns its own checkers).")
+    num_cpus: float = Field(1.0, gt=0, description="CPUs Ray reserves for each verifier actor.")
+    concurrency: int = Field(
+        1,
+        ge=1,
+        description="Calls one actor serves at once (threads: useful when its Coq pool has "
+        "several workers or its verifier waits on a subprocess). Calls beyond "
+        "actors × concurrency wait in the driver (back-pressure).",
+    )
+    grace_s: float = Field(
+        10.0,
+        gt=0,
+        description="Time past a call's deadline after which its actor counts as hung: it is "
+        "killed and replaced, and its calls score as timeouts.",
+    )
+    max_batch: int = Field(
+        8,
+        ge=1,
+        description="Items per actor call at most. A batch of n items goes out in calls of "
+        "⌈n / (2 · actors · concurrency)⌉ items (capped here), so Ray's cost per call is "
+        "shared by several items while every actor still gets work; a call lost with its "
+        "actor costs all of its items a timeout.",
+    )
+    address: str | None = Field(
+        None,
+        description="Ray cluster to join when Ray is not started yet (None: a private local "
+        "Ray; 'auto': the running cluster).",
+    )
+
+
+def _ray_executor(params: RayPoolParams, plugins: Sequence[str] = ()) -> Executor:
+    from verirl.integrations.ray.executor import RayExecutor
+
+    return RayExecutor(params, plugins)
+
+
 # ---- registry ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ExecutorSpec:
@@ -216,3 +277,4 @@ EXECUTORS: Registry[ExecutorSpec] = Registry("executor")
 EXECUTORS.register("inline")(ExecutorSpec("inline", InlineExecutor, InlineParams))
 EXECUTORS.register("threads")(ExecutorSpec("threads", ThreadExecutor, PoolParams))
 EXECUTORS.register("processes")(ExecutorSpec("processes", ProcessExecutor, PoolParams))
+EXECUTORS.register("ray")(ExecutorSpec("ray", _ray_executor, RayPoolParams))

@@ -9,7 +9,12 @@ episode alike. It sends
   :class:`~verirl.provers.settings.Provers`, so the checker's worker pool checks the batch's
   proofs in parallel under the prover's own time limit;
 - every other problem to the configured :class:`~verirl.rewards.executors.Executor` (inline,
-  threads, processes), each call with the stage's deadline ``timeout_s``.
+  threads, processes, ray), each call with the stage's deadline ``timeout_s``.
+
+An executor that hosts its own proof checkers (``hosts_provers``: the ``ray`` executor's
+actors) receives the proof problems too, one call per proof, each checked by the worker's
+own long-lived checkers built from the run's prover settings; a call lost with its worker
+scores as a failed proof with ``extra["status"] = "timeout"``.
 
 It never raises for a model output: a call past its deadline scores as an invalid answer
 (RLVE's −0.5; ``extra["status"] = "timeout"``), a verifier that raised scores −1 with
@@ -36,6 +41,17 @@ def verify_one(item: tuple[Problem, str]) -> Verdict:
     """One environment verification (module-level, so worker processes can run it)."""
     problem, text = item
     return get_env(problem.env).verify(problem, text)
+
+
+def verify_proof_one(item: tuple[Problem, str], provers: Provers) -> Verdict:
+    """One proof verification on a worker's own checkers (``Executor.map_with_provers``)."""
+    problem, text = item
+    return get_env(problem.env).verify_batch([problem], [text], provers)[0]
+
+
+# A proof call's worker deadline: the prover's own limit (it answers "timeout" itself) plus
+# room for the prelude and the reply; past it the worker counts as stuck.
+PROOF_CALL_MARGIN_S = 5.0
 
 
 class BatchVerifier:
@@ -78,6 +94,9 @@ class BatchVerifier:
                 plain.append(i)
         for name, idx in by_prover.items():
             env = get_env(name)
+            if self.executor.hosts_provers:
+                self._verify_proofs_on_workers(env.prover or "", idx, problems, texts, out)
+                continue
             try:
                 verdicts = env.verify_batch(
                     [problems[i] for i in idx], [texts[i] for i in idx], self.provers
@@ -106,6 +125,33 @@ class BatchVerifier:
                 self._count(problems[i], verdict)
         self._seconds += time.perf_counter() - t0
         return out
+
+    def _verify_proofs_on_workers(
+        self,
+        system: str,
+        idx: list[int],
+        problems: Sequence[Problem],
+        texts: Sequence[str],
+        out: list[Verdict | None],
+    ) -> None:
+        outcomes = self.executor.map_with_provers(
+            verify_proof_one,
+            [(problems[i], texts[i]) for i in idx],
+            self.provers.config,
+            self.provers.timeout_s(system) + PROOF_CALL_MARGIN_S,
+        )
+        for i, o in zip(idx, outcomes, strict=True):
+            if o.timed_out:
+                out[i] = Verdict(
+                    0.0,
+                    False,
+                    f"the proof check was lost ({o.error}); a timeout is a failure",
+                    extra={"status": "timeout"},
+                )
+            elif o.value is None:
+                out[i] = _error_verdict(o.error or "no verdict")
+            else:
+                out[i] = o.value
 
     def _count(self, problem: Problem, v: Verdict) -> None:
         self._counts["verified"] += 1

@@ -58,6 +58,16 @@ class RolloutEngine(Protocol):
         ...
 
 
+@runtime_checkable
+class ReportsCost(Protocol):
+    """An engine that measures its own cost (e.g. Ray replicas: generation and weight-sync
+    seconds, megabytes sent); the loop logs ``metrics()`` every step."""
+
+    def metrics(self, reset: bool = True) -> dict[str, float]:
+        """Cost since the last reset, as ``{"name": value}``."""
+        ...
+
+
 # ---- the engine registry -------------------------------------------------------------------
 EngineFactory = Callable[..., RolloutEngine]
 

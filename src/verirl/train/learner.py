@@ -3,7 +3,9 @@
 One call of :meth:`Learner.update` is one rollout batch: ``epochs`` passes, each split in
 ``minibatches`` optimizer steps, each accumulated over micro-batches of at most
 ``micro_batch_tokens`` padded tokens. Aggregation uses the whole minibatch's totals, so the
-accumulated gradient equals the gradient of the unsplit minibatch.
+accumulated gradient equals the gradient of the unsplit minibatch — and, for the same reason,
+a data-parallel group (:mod:`verirl.train.distributed`) that splits each minibatch's rows over
+its ranks and sums their gradients makes exactly the same update.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ import copy
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 from transformers import DynamicCache
 
 from verirl.config import LossConfig, OptimConfig, TrainConfig
 from verirl.device import Placement
+from verirl.train.distributed import DataParallel
 from verirl.train.loss import (
     AGGREGATIONS,
     POLICY_LOSSES,
@@ -99,12 +102,34 @@ class LearnerSettings:
         )
 
 
-class Learner:
-    """Owns the optimizer, the LR schedule and (when KL is on) the frozen reference."""
+class PolicyLearner(Protocol):
+    """What the loop asks of a learner: :class:`Learner`, or a group of them on Ray
+    (:class:`verirl.integrations.ray.learner.RayLearnerGroup`)."""
 
-    def __init__(self, model: torch.nn.Module, settings: LearnerSettings, total_steps: int) -> None:
+    def update(self, batch: Batch) -> dict[str, float]: ...
+
+    def state_dict(self) -> dict[str, Any]: ...
+
+    def load_state_dict(self, state: dict[str, Any]) -> None: ...
+
+
+class Learner:
+    """Owns the optimizer, the LR schedule and (when KL is on) the frozen reference.
+
+    ``data_parallel``: this process's place in a learner group; it then computes every
+    ``world_size``-th row of each minibatch and the gradients are summed over the group.
+    """
+
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        settings: LearnerSettings,
+        total_steps: int,
+        data_parallel: DataParallel | None = None,
+    ) -> None:
         self.model = model
         self.settings = settings
+        self.dp = data_parallel
         self.trainable = [p for p in model.parameters() if p.requires_grad]
         if not self.trainable:
             raise ValueError("the model has no trainable parameters")
@@ -151,12 +176,16 @@ class Learner:
     @torch.no_grad()
     def _logprobs_no_grad(self, batch: Batch, reference: bool = False) -> torch.Tensor:
         out = torch.zeros_like(batch.response_mask)
-        for rows in self._micro_batches(batch, torch.arange(len(batch))):
+        mine = self._my_rows(torch.arange(len(batch)))
+        for rows in self._micro_batches(batch, mine) if mine.numel() else ():
             sub = batch.select(rows).to(self.device)
             with self._reference_model() if reference else contextlib.nullcontext() as ref:
                 lp = self.logprobs(sub, ref if reference else None)
             out[rows, : lp.shape[1]] = (lp.float() * sub.response_mask).cpu()
-        return out
+        return self.dp.sum_tensor(out) if self.dp is not None else out
+
+    def _my_rows(self, rows: torch.Tensor) -> torch.Tensor:
+        return self.dp.shard(rows) if self.dp is not None else rows
 
     # ---- one rollout batch ---------------------------------------------------------------------
     def update(self, batch: Batch) -> dict[str, float]:
@@ -179,7 +208,8 @@ class Learner:
                     norm_length=float(self.settings.norm_length),
                 )
                 step_stats: dict[str, float] = {}
-                for rows in self._micro_batches(batch, mb):
+                mine = self._my_rows(mb)
+                for rows in self._micro_batches(batch, mine) if mine.numel() else ():
                     sub = batch.select(rows).to(self.device)
                     mask = sub.response_mask
                     logp = self.logprobs(sub)
@@ -197,6 +227,9 @@ class Learner:
                     step_stats["loss"] = step_stats.get("loss", 0.0) + float(loss.detach())
                     for k, v in stats.items():
                         step_stats[k] = step_stats.get(k, 0.0) + float(v) * weight
+                if self.dp is not None:
+                    self.dp.reduce_gradients(self.trainable)
+                    step_stats = self.dp.sum_stats(step_stats, _group_keys(step_stats))
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.trainable, o.grad_clip)
                 step_stats["grad_norm"] = float(grad_norm)
                 step_stats["lr"] = float(self.scheduler.get_last_lr()[0])
@@ -355,6 +388,17 @@ def _replace_old(batch: Batch, old: torch.Tensor) -> Batch:
     from dataclasses import replace
 
     return replace(batch, old_logprobs=old)
+
+
+def _group_keys(stats: dict[str, float]) -> list[str]:
+    """The union of every rank's statistic names, in one order (a rank without rows has none)."""
+    import torch.distributed as dist
+
+    if not dist.is_initialized() or dist.get_world_size() == 1:
+        return sorted(stats)
+    gathered: list[list[str] | None] = [None] * dist.get_world_size()
+    dist.all_gather_object(gathered, sorted(stats))
+    return sorted({k for keys in gathered for k in keys or []})
 
 
 def _is_peft(model: torch.nn.Module) -> bool:

@@ -37,7 +37,7 @@ from verirl.rewards import RewardContext
 from verirl.rewards.executors import EXECUTORS, Executor
 from verirl.rewards.stage import RewardStage, build_reward_source
 from verirl.rewards.verification import BatchVerifier
-from verirl.rollout.base import get_engine
+from verirl.rollout.base import ReportsCost, RolloutEngine, get_engine
 from verirl.rollout.collect import get_collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.train.checkpoint import (
@@ -46,13 +46,16 @@ from verirl.train.checkpoint import (
     resumable_checkpoint,
     save_checkpoint,
 )
+from verirl.train.distributed import backend_for, from_environment
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
-from verirl.train.learner import Learner, LearnerSettings, collate
+from verirl.train.learner import Learner, LearnerSettings, PolicyLearner, collate
 from verirl.train.metrics import MetricsLog
 from verirl.types import Rollout, SamplingParams
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
+
+    from verirl.integrations.ray.backend import RayBackend
 
 logger = logging.getLogger("verirl.train")
 
@@ -86,9 +89,23 @@ class Trainer:
         self.model: torch.nn.Module
         self.model, self.tokenizer = policy or load_policy(cfg.model.name, lora=lora)
         self.model.to(self.placement.device)
-        self.engine = get_engine(cfg.rollout.engine.name).build(
-            cfg.rollout.engine.params, self.model, self.tokenizer, self.placement, cfg.run.seed
-        )
+        # run.backend=ray: the same parts as actors (verifier pool, engine replicas, learner
+        # group); Ray is imported only here
+        self.backend: RayBackend | None = None
+        self._backend_finalizer: weakref.finalize[Any, Any] | None = None
+        if cfg.run.backend == "ray":
+            from verirl.integrations.ray import backend as ray_backend
+
+            self.backend = ray_backend.RayBackend(cfg)
+            # registered first: a part that fails to start below still stops the others
+            self._backend_finalizer = weakref.finalize(self, self.backend.close)
+        self.engine: RolloutEngine
+        if self.backend is not None:
+            self.engine = self.backend.rollout_engine(self.model)
+        else:
+            self.engine = get_engine(cfg.rollout.engine.name).build(
+                cfg.rollout.engine.params, self.model, self.tokenizer, self.placement, cfg.run.seed
+            )
         self.formatter = PromptFormatter(
             self.tokenizer,
             cfg.rollout.system_prompt,
@@ -103,7 +120,11 @@ class Trainer:
         )
         # the verification stage: environment verifiers on the executor, proofs on the provers
         v = cfg.verification
-        self.executor = EXECUTORS.get(v.executor.name).build(v.executor.params, cfg.run.plugins)
+        self.executor: Executor
+        if self.backend is not None:
+            self.executor = self.backend.executor(cfg.run.plugins)
+        else:
+            self.executor = EXECUTORS.get(v.executor.name).build(v.executor.params, cfg.run.plugins)
         self.provers = Provers(cfg.provers)
         self._finalizer = weakref.finalize(self, _close_all, self.executor, self.provers)
         self._start_provers(cfg.curriculum.resolved_environments())
@@ -123,9 +144,18 @@ class Trainer:
         self.reward = RewardStage(source, ctx)
         credit = get_credit(cfg.credit.name)
         self.credit, self.credit_params = credit, credit.params.model_validate(cfg.credit.params)
-        self.learner = Learner(
-            self.model, LearnerSettings.from_config(cfg, self.placement), cfg.run.steps
+        # under torchrun (WORLD_SIZE > 1) the local learner is one rank of a data-parallel
+        # group: rank 0 samples and writes files, every rank trains on its share of the batch
+        self.dp = (
+            from_environment(backend_for(self.placement.device)) if self.backend is None else None
         )
+        self.learner: PolicyLearner
+        if self.backend is not None:
+            self.learner = self.backend.learner(self.model)
+        else:
+            self.learner = Learner(
+                self.model, LearnerSettings.from_config(cfg, self.placement), cfg.run.steps, self.dp
+            )
         self.sampling = SamplingParams(
             n=cfg.rollout.group_size,
             temperature=cfg.rollout.temperature,
@@ -145,8 +175,12 @@ class Trainer:
             logger.info("%s checker ready (%s)", system, self.provers.checker(system).name)
 
     def close(self) -> None:
-        """Stop the verifier workers and proof checkers (idempotent)."""
-        self._finalizer()
+        """Stop the verifier workers, proof checkers and Ray actors (idempotent)."""
+        try:
+            self._finalizer()
+        finally:
+            if self._backend_finalizer is not None:
+                self._backend_finalizer()
         if self._log_handler is not None:
             logging.getLogger("verirl").removeHandler(self._log_handler)
             self._log_handler.close()
@@ -159,8 +193,18 @@ class Trainer:
         self.close()
 
     # ---- the loop ------------------------------------------------------------------------------
+    @property
+    def writes_files(self) -> bool:
+        """False on torchrun ranks other than 0: they train, rank 0 samples, logs and saves."""
+        return self.dp is None or self.dp.rank == 0
+
     def fit(self, progress: Any = None) -> dict[str, Any]:
         cfg = self.cfg
+        if not self.writes_files:
+            for step in range(self.step, cfg.run.steps):
+                self.train_step()
+                self.step = step + 1
+            return {"run_dir": str(self.run_dir), "rank": self.dp.rank if self.dp else 0}
         log = MetricsLog(
             self.run_dir,
             tensorboard=cfg.run.tensorboard,
@@ -201,6 +245,9 @@ class Trainer:
         return summary
 
     def train_step(self) -> dict[str, float]:
+        if not self.writes_files:  # a torchrun follower: rank 0's batch, this rank's share
+            assert self.dp is not None
+            return self.learner.update(self.dp.broadcast(None))
         self.reward.ctx.verifier.metrics(reset=True)  # count this step's verifications only
         t0 = time.perf_counter()
         out = self.sample_step()
@@ -210,6 +257,8 @@ class Trainer:
         credit_input = CreditInput.from_rollouts(out.rollouts, tokenizer=self.tokenizer)
         advantages = self.credit(credit_input, self.credit_params)
         batch = collate(out.rollouts, advantages, self.tokenizer.pad_token_id)
+        if self.dp is not None:
+            self.dp.broadcast(batch)
         train = self.learner.update(batch)
         self.engine.sync_weights()
         t2 = time.perf_counter()
@@ -221,6 +270,7 @@ class Trainer:
             **self.curriculum.metrics(),
             **{f"collector/{k}": v for k, v in self.collector.metrics().items()},
             **{f"reward/{k}": v for k, v in out.reward_metrics.items()},
+            **(self.engine.metrics() if isinstance(self.engine, ReportsCost) else {}),
             "time/rollout_s": t1 - t0,
             "time/train_s": t2 - t1,
             "time/step_s": t2 - t0,
@@ -295,6 +345,8 @@ class Trainer:
 
     # ---- checkpoints --------------------------------------------------------------------------
     def save(self) -> Path:
+        if not self.writes_files:
+            return latest_checkpoint(self.run_dir) or self.run_dir
         state = {
             "learner": self.learner.state_dict(),
             "engine": self.engine.state_dict(),

@@ -1,0 +1,144 @@
+"""The Ray backend, in one run on a private local Ray:
+
+1. Coq proof checks per second through the ``ray`` executor with 1 vs 2 verifier actors
+   (each actor owns a one-worker ``coqidetop`` pool; proofs are the bundled theorems'
+   reference proofs, every other one corrupted). Target: 2 actors ≥ 1.7× one actor.
+   The two pools' timed passes alternate, as do the two backends' steps below.
+2. The default job's training step (SmolLM2-135M, fp32/auto, 8 prompts × 6 samples) on the
+   local backend vs ``run.backend=ray`` (1 verifier actor, 1 ``hf`` replica, 1 learner rank;
+   same seeds, so both sample the same tokens). Target: Ray path ≤ 10% slower. Step 1 of each
+   is a warm-up and is reported but not compared.
+
+Run: ``python bench/bench_ray.py`` (``--steps 3 --proofs 64``; ``--skip-step`` for the Coq
+part alone; ``--model DIR`` for another model). Needs ray (``pip install 'verirl[ray]'``) and
+Coq (``apt-get install coq``). The machine's load average is printed: on a shared machine
+both ratios move with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from verirl.config import load_config
+from verirl.envs import get_env
+from verirl.provers.settings import ProversConfig
+from verirl.rewards.executors import EXECUTORS, RayPoolParams
+from verirl.rewards.verification import verify_proof_one
+from verirl.types import Problem
+
+
+def proof_workload(n: int, seed: int = 0) -> list[tuple[Problem, str]]:
+    env = get_env("coq_proofs")
+    rng = random.Random(seed)
+    items = []
+    for i in range(n):
+        problem = env.generate(i % 4, seed + i)
+        text = problem.answer if i % 2 == 0 else env.corrupt(problem, problem.answer, rng)
+        items.append((problem, text))
+    return items
+
+
+def coq_rates(items: list[tuple[Problem, str]], repeats: int) -> tuple[float, float, int]:
+    """Median proofs/s of a 1-actor and a 2-actor pool (each actor a one-worker coqidetop
+    pool), their timed passes interleaved so that a change in the machine's load hits both."""
+    provers = ProversConfig.model_validate({"coq": {"workers": 1}})
+    pools = [EXECUTORS.get("ray").build(RayPoolParams(actors=k, num_cpus=0.5)) for k in (1, 2)]
+    try:
+        for ex in pools:  # warm up: start every actor's Coq pool
+            ex.map_with_provers(verify_proof_one, items[:8], provers, 30.0)
+        times: list[list[float]] = [[], []]
+        passed = 0
+        for _ in range(repeats):
+            for k, ex in enumerate(pools):
+                t0 = time.perf_counter()
+                out = ex.map_with_provers(verify_proof_one, items, provers, 30.0)
+                times[k].append(time.perf_counter() - t0)
+                passed = sum(1 for o in out if o.ok and o.value is not None and o.value.correct)
+        one, two = (len(items) / statistics.median(t) for t in times)
+        return one, two, passed
+    finally:
+        for ex in pools:
+            ex.close()
+
+
+def step_times(model: str, steps: int, threads: int) -> tuple[list[float], list[float]]:
+    """``time/step_s`` of the local and the Ray backend, steps interleaved (local 1, ray 1,
+    local 2, ...) so that a change in the machine's load hits both."""
+    from verirl.train.loop import Trainer
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trainers = []
+        for backend in ("local", "ray"):
+            overrides = [
+                f"model.name={model}",
+                f"run.steps={steps}",
+                "run.save_every=0",
+                f"run.threads={threads}",
+                "eval.before_and_after=false",
+                f"run.backend={backend}",
+                "ray.verifiers.actors=1",
+                "ray.verifiers.num_cpus=0.5",
+                "ray.rollout.num_cpus=0.75",
+                "ray.learner.num_cpus=0.75",
+            ]
+            trainers.append(Trainer(load_config(None, overrides), Path(tmp) / backend))
+        try:
+            times: list[list[float]] = [[], []]
+            for _ in range(steps):
+                for k, trainer in enumerate(trainers):
+                    times[k].append(trainer.train_step()["time/step_s"])
+            return times[0], times[1]
+        finally:
+            for trainer in trainers:
+                trainer.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--proofs", type=int, default=64, help="proofs per timed pass")
+    ap.add_argument("--repeats", type=int, default=3, help="timed passes (median kept)")
+    ap.add_argument("--steps", type=int, default=3, help="training steps per backend")
+    ap.add_argument("--model", default="smollm2-135m-instruct", help="model.name")
+    ap.add_argument("--threads", type=int, default=2, help="torch threads (run.threads)")
+    ap.add_argument("--skip-step", action="store_true", help="only the Coq part")
+    args = ap.parse_args()
+
+    import ray
+
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    t0 = time.perf_counter()
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    print(f"ray.init: {time.perf_counter() - t0:.1f} s")
+    try:
+        items = proof_workload(args.proofs)
+        one, two, passed = coq_rates(items, args.repeats)
+        print(f"coq proofs: {len(items)} per pass ({passed} pass), {args.repeats} timed passes")
+        print(f"1 verifier actor : {one:7.1f} proofs/s")
+        print(f"2 verifier actors: {two:7.1f} proofs/s")
+        print(f"ratio 2/1        : {two / one:7.2f}x  (target >= 1.7x)")
+        print(f"load average: {os.getloadavg()[0]:.2f}")
+        if not args.skip_step:
+            local, on_ray = step_times(args.model, args.steps, args.threads)
+            fmt = ", ".join
+            print(f"local step s: {fmt(f'{t:.2f}' for t in local)}")
+            print(f"ray   step s: {fmt(f'{t:.2f}' for t in on_ray)}")
+            if args.steps > 1:
+                lo, ra = statistics.mean(local[1:]), statistics.mean(on_ray[1:])
+                print(
+                    f"steps 2..{args.steps}: local {lo:.2f} s, ray {ra:.2f} s, "
+                    f"overhead {100 * (ra / lo - 1):+.1f}%  (target <= +10%)"
+                )
+            print(f"load average after: {os.getloadavg()[0]:.2f}")
+    finally:
+        ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()

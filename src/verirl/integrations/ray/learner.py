@@ -1,0 +1,203 @@
+"""The data-parallel learner on Ray: K actors, one ``torch.distributed`` group.
+
+Each :class:`LearnerActor` loads the policy named in the run config, takes the driver's
+current weights, and joins a group through a TCP rendezvous at rank 0's address (gloo on CPU,
+NCCL on CUDA). Every update sends the whole collated batch to every rank through the object
+store; each rank computes its share of every minibatch and the gradients are summed
+(:mod:`verirl.train.distributed`), so the update equals the one-process update. Rank 0's
+new weights are then copied into the driver's policy, which the checkpoint, the export, the
+reward sources that score with the policy (CER) and the rollout replicas read.
+
+Checkpoints are written by the driver alone (it plays rank 0's part for files); optimizer and
+schedule state come from rank 0 (all ranks hold the same), and every rank restores them
+together with the weights. A rank that dies during an update fails the step with
+:class:`~verirl.errors.WorkerLostError`; the run resumes from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from typing import Any
+
+import torch
+
+from verirl.config import TrainConfig
+from verirl.errors import WorkerLostError
+from verirl.integrations.ray.cluster import ActorEnv, actor_setup
+from verirl.types import Batch
+
+
+def trainable_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The trainable parameters (what a checkpoint holds), as CPU tensors."""
+    return {n: p.detach().to("cpu").clone() for n, p in model.named_parameters() if p.requires_grad}
+
+
+def load_trainable(model: torch.nn.Module, weights: dict[str, torch.Tensor]) -> None:
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for name, tensor in weights.items():
+            params[name].copy_(tensor)
+
+
+def build_policy(cfg: TrainConfig) -> tuple[torch.nn.Module, Any, Any]:
+    """``(model, tokenizer, placement)`` from the run config, on its device."""
+    from dataclasses import replace
+
+    from verirl.device import resolve_placement
+    from verirl.models import LoraSettings, load_policy
+
+    lora = LoraSettings(**cfg.model.lora.model_dump()) if cfg.model.lora else None
+    if lora is not None:
+        lora = replace(lora, target_modules=tuple(lora.target_modules))
+    placement = resolve_placement(cfg.model.device, cfg.model.dtype)
+    model, tokenizer = load_policy(cfg.model.name, lora=lora)
+    model.to(placement.device)
+    return model, tokenizer, placement
+
+
+def get_or_lost(refs: Any, what: str) -> Any:
+    """``ray.get(refs)``, but a dead actor among them raises
+    :class:`~verirl.errors.WorkerLostError` at once (its peers may be blocked in a collective
+    waiting for it, so waiting for the list in order could hang)."""
+    import ray
+    from ray.exceptions import RayActorError
+
+    single = not isinstance(refs, list)
+    todo = [refs] if single else list(refs)
+    try:
+        pending = list(todo)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            ray.get(ready)  # raises now if that worker died
+        values = ray.get(todo)
+    except RayActorError as exc:
+        raise WorkerLostError(
+            f"{what} ({type(exc).__name__}); the step did not happen — resume the run from "
+            "its last checkpoint (verirl train --resume RUN_DIR)"
+        ) from exc
+    return values[0] if single else values
+
+
+class LearnerActor:
+    """One rank of the learner group (run as a Ray actor)."""
+
+    def __init__(
+        self, env: ActorEnv, cfg_json: str, weights: dict[str, torch.Tensor], rank: int
+    ) -> None:
+        actor_setup(env)
+        self.cfg = TrainConfig.model_validate_json(cfg_json)
+        torch.manual_seed(self.cfg.run.seed)
+        self.model, _, self.placement = build_policy(self.cfg)
+        load_trainable(self.model, weights)
+        self.rank = rank
+        self.learner: Any = None
+
+    def address(self) -> str:
+        """``host:port`` for the group's rendezvous (asked of rank 0)."""
+        import ray
+
+        host = ray.util.get_node_ip_address()
+        with socket.socket() as s:
+            s.bind(("", 0))
+            port = s.getsockname()[1]
+        return f"{host}:{port}"
+
+    def join(self, master: str, world_size: int) -> int:
+        from verirl.train.distributed import backend_for, init_group
+        from verirl.train.learner import Learner, LearnerSettings
+
+        dp = init_group(self.rank, world_size, master, backend_for(self.placement.device))
+        if self.cfg.ray.learner.fsdp:  # pragma: no cover - CUDA only, untested here
+            from dataclasses import replace
+
+            from verirl.train.distributed import shard_fsdp2
+
+            self.model = shard_fsdp2(self.model)
+            dp = replace(dp, sharded_parameters=True)
+        settings = LearnerSettings.from_config(self.cfg, self.placement)
+        self.learner = Learner(self.model, settings, self.cfg.run.steps, dp)
+        return self.rank
+
+    def update(self, batch: Batch) -> dict[str, float]:
+        return dict(self.learner.update(batch))
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        return trainable_state(self.model)
+
+    def state_dict(self) -> dict[str, Any]:
+        return dict(self.learner.state_dict())
+
+    def load_state_dict(self, state: dict[str, Any], weights: dict[str, torch.Tensor]) -> None:
+        load_trainable(self.model, weights)
+        self.learner.load_state_dict(state)
+
+    def pid(self) -> int:
+        import os
+
+        return os.getpid()
+
+    def close(self) -> None:
+        from verirl.train.distributed import leave_group
+
+        leave_group()
+
+
+class RayLearnerGroup:
+    """The driver's handle on the learner group: the :class:`~verirl.train.learner.Learner`
+    interface (``update``, ``state_dict``, ``load_state_dict``) over K actors."""
+
+    def __init__(self, cfg: TrainConfig, model: torch.nn.Module) -> None:
+        import ray
+
+        self.model = model
+        res = cfg.ray.learner
+        env = ActorEnv.here(cfg.run.plugins, cfg.run.threads)
+        cls: Any = ray.remote(LearnerActor)
+        weights = ray.put(trainable_state(model))
+        cfg_json = cfg.model_dump_json()
+        self.actors: list[Any] = [
+            cls.options(num_cpus=res.num_cpus, num_gpus=res.num_gpus, max_restarts=0).remote(
+                env, cfg_json, weights, rank
+            )
+            for rank in range(res.workers)
+        ]
+        self.latest_weights: Any = None  # rank 0's weights after the last update (an ObjectRef)
+        master = self._get(self.actors[0].address.remote(), "start-up")
+        self._get([a.join.remote(master, res.workers) for a in self.actors], "start-up")
+
+    def _get(self, refs: Any, what: str) -> Any:
+        return get_or_lost(refs, f"a learner worker was lost during {what}")
+
+    def update(self, batch: Batch) -> dict[str, float]:
+        import ray
+
+        ref = ray.put(batch)
+        stats = self._get([a.update.remote(ref) for a in self.actors], "an update")
+        # rank 0's new weights stay in the object store: the driver copies them, and the
+        # rollout replicas load the same object (no second put)
+        self.latest_weights = self.actors[0].weights.remote()
+        load_trainable(self.model, self._get(self.latest_weights, "an update"))
+        return dict(stats[0])
+
+    def state_dict(self) -> dict[str, Any]:
+        return dict(self._get(self.actors[0].state_dict.remote(), "a checkpoint"))
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        import ray
+
+        weights = ray.put(trainable_state(self.model))
+        self._get([a.load_state_dict.remote(state, weights) for a in self.actors], "a restore")
+        self.latest_weights = None  # the driver's restored weights are the newest now
+
+    def pids(self) -> list[int]:
+        return [int(p) for p in self._get([a.pid.remote() for a in self.actors], "a query")]
+
+    def close(self) -> None:
+        import ray
+
+        for a in self.actors:
+            with contextlib.suppress(Exception):  # dead or hung: killed below anyway
+                ray.get(a.close.remote(), timeout=10)
+            ray.kill(a, no_restart=True)
+        self.actors = []

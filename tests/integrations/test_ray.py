@@ -1,0 +1,277 @@
+"""The Ray backend on a local Ray started by the test (2 CPUs), shut down after.
+
+- the ``ray`` executor: same verdicts as inline; a verifier actor killed mid-batch (or hung
+  past its deadline) costs its calls timeout verdicts and is replaced; proofs are checked by
+  the actors' own Coq pools;
+- ``run.backend=ray`` (verifier actor, an ``hf`` replica, a 2-rank gloo learner group): the
+  first step's loss, grad norm and rollouts equal the local backend's;
+- a learner rank lost mid-step fails the step with WorkerLostError and the run resumes from
+  its last checkpoint;
+- nothing is left running after ``ray.shutdown()``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+
+ray = pytest.importorskip(
+    "ray", reason="the Ray backend needs ray==2.60.0 (pip install 'verirl[ray]')"
+)
+psutil = pytest.importorskip("psutil", reason="checking for leftover processes needs psutil")
+
+from tests.integrations.ray_helpers import fail, sleep_then_echo  # noqa: E402
+from tests.provers.coq_marks import needs_coq  # noqa: E402
+from verirl.config import load_config  # noqa: E402
+from verirl.envs import get_env  # noqa: E402
+from verirl.errors import WorkerLostError  # noqa: E402
+from verirl.provers.settings import Provers, ProversConfig  # noqa: E402
+from verirl.rewards.executors import EXECUTORS, InlineExecutor, RayPoolParams  # noqa: E402
+from verirl.rewards.verification import BatchVerifier  # noqa: E402
+from verirl.train.metrics import read_metrics  # noqa: E402
+
+pytestmark = pytest.mark.ray
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _descendants() -> set[int]:
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    os.environ["RAY_AUTH_MODE"] = "disabled"
+    before = _descendants()
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    started = _descendants() - before
+    assert started, "ray.init should have started its processes"
+    yield
+    started |= _descendants() - before  # workers and actors started since
+    ray.shutdown()
+    deadline = time.time() + 30
+    alive = started
+    while time.time() < deadline:
+        alive = {p for p in started if psutil.pid_exists(p) and _running(p)}
+        if not alive:
+            break
+        time.sleep(0.5)
+    assert not alive, f"left running after ray.shutdown(): {sorted(alive)}"
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _pool(**kw: object) -> object:
+    return EXECUTORS.get("ray").build(RayPoolParams(**kw))  # type: ignore[arg-type]
+
+
+# ---- importing verirl never imports Ray ---------------------------------------------------
+def test_importing_verirl_and_building_a_local_config_do_not_import_ray() -> None:
+    code = (
+        "import sys, verirl, verirl.cli, verirl.train.loop, verirl.rewards.executors\n"
+        "from verirl.config import load_config\n"
+        "cfg = load_config(None, ['ray.learner.workers=2'])\n"
+        "assert cfg.run.backend == 'local'\n"
+        "assert 'ray' in verirl.rewards.executors.EXECUTORS.names()\n"
+        "print('ray' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.slow
+def test_a_local_training_step_does_not_import_ray(tiny_model_dir: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from verirl.config import load_config\n"
+        "from verirl.train.loop import Trainer\n"
+        f"cfg = load_config(None, {_overrides(tiny_model_dir, tmp_path / 'r', 1)!r})\n"
+        f"with Trainer(cfg, Path({str(tmp_path / 'r')!r})) as t:\n"
+        "    t.train_step()\n"
+        "print('ray' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+# ---- the executor -------------------------------------------------------------------------
+@pytest.mark.slow
+def test_ray_executor_gives_the_inline_verdicts_and_reports_errors(local_ray: None) -> None:
+    env = get_env("addition")
+    problems = [env.generate(1, s) for s in range(6)]
+    texts = [f"\\boxed{{{p.answer}}}" if i % 2 else "no answer" for i, p in enumerate(problems)]
+    with _pool(actors=2, num_cpus=0.5) as ex:  # type: ignore[attr-defined]
+        got = BatchVerifier(ex, None, 10.0).verify(problems, texts)
+        want = BatchVerifier(InlineExecutor(), None, 10.0).verify(problems, texts)
+        assert [v.reward for v in got] == [v.reward for v in want]  # type: ignore[union-attr]
+        assert [v.correct for v in got] == [i % 2 == 1 for i in range(6)]  # type: ignore[union-attr]
+        errors = ex.map(fail, ["a", "b"], 5.0)
+        assert [o.error for o in errors] == ["ValueError: bad item a", "ValueError: bad item b"]
+        assert not any(o.timed_out for o in errors)
+
+
+@pytest.mark.slow
+def test_an_actor_killed_mid_batch_costs_timeouts_and_is_replaced(local_ray: None) -> None:
+    with _pool(actors=2, num_cpus=0.5, grace_s=30.0) as ex:  # type: ignore[attr-defined]
+        pids = ex.actor_pids()
+        victim = pids[0]
+        items = [(4.0, f"x{i}") for i in range(4)]  # 2 actors × 2 rounds of 4 s each
+
+        def kill_soon() -> None:
+            time.sleep(1.5)
+            os.kill(victim, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_soon)
+        killer.start()
+        t0 = time.monotonic()
+        outcomes = ex.map(sleep_then_echo, items, timeout_s=60.0)
+        killer.join()
+        assert time.monotonic() - t0 < 40
+        lost = [o for o in outcomes if o.timed_out]
+        done = [o for o in outcomes if o.ok]
+        assert len(lost) == 1 and "died" in (lost[0].error or "")
+        assert len(done) == 3
+        assert all(o.value[1] != victim for o in done)  # type: ignore[index]
+        assert {o.value[0] for o in done} == {f"x{i}" for i in range(4)} - {  # type: ignore[index]
+            f"x{i}" for i, o in enumerate(outcomes) if o.timed_out
+        }
+        assert ex.restarts == 1
+        new_pids = ex.actor_pids()
+        assert victim not in new_pids and pids[1] in new_pids
+        again = ex.map(sleep_then_echo, [(0.0, "y")] * 3, timeout_s=30.0)
+        assert [o.value[0] for o in again] == ["y"] * 3  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_a_hung_actor_is_killed_after_its_deadline_and_grace(local_ray: None) -> None:
+    with _pool(actors=1, num_cpus=0.5, grace_s=1.0) as ex:  # type: ignore[attr-defined]
+        first = ex.actor_pids()[0]
+        t0 = time.monotonic()
+        outcomes = ex.map(sleep_then_echo, [(60.0, "stuck"), (0.0, "next")], timeout_s=1.0)
+        elapsed = time.monotonic() - t0
+        assert elapsed < 30, elapsed
+        assert outcomes[0].timed_out and "hung" in (outcomes[0].error or "")
+        assert outcomes[1].ok and outcomes[1].value[0] == "next"  # type: ignore[index]
+        assert ex.restarts == 1 and ex.actor_pids()[0] != first
+        late = ex.map(sleep_then_echo, [(1.5, "late")], timeout_s=1.0)  # back before grace
+        assert late[0].timed_out and ex.restarts == 1
+
+
+@pytest.mark.slow
+@needs_coq
+def test_proofs_are_checked_by_the_actors_coq_pools(local_ray: None) -> None:
+    env = get_env("coq_proofs")
+    problems = [env.generate(0, s) for s in range(4)]
+    texts = [
+        p.answer if i % 2 == 0 else "```coq\nProof. idtac. Qed.\n```"
+        for i, p in enumerate(problems)
+    ]
+    cfg = ProversConfig.model_validate({"coq": {"workers": 1}})
+    with _pool(actors=2, num_cpus=0.5) as ex, Provers(cfg) as here:  # type: ignore[attr-defined]
+        got = BatchVerifier(ex, here, 10.0).verify(problems, texts)
+        assert here._checkers == {}  # nothing was checked in this process
+        assert [v.correct for v in got] == [True, False, True, False]  # type: ignore[union-attr]
+        want = BatchVerifier(InlineExecutor(), here, 10.0).verify(problems, texts)
+        assert [v.reward for v in got] == [v.reward for v in want]  # type: ignore[union-attr]
+
+
+# ---- the loop on Ray ----------------------------------------------------------------------
+def _overrides(model_dir: Path, run_dir: Path, steps: int) -> list[str]:
+    return [
+        f"model.name={model_dir}",
+        "model.dtype=fp32",
+        "run.plugins=[tests.train.plugin_rewards]",
+        "reward.name=test_even_tokens",
+        "optim.weight_decay=0.0",
+        f"run.dir={run_dir.parent}",
+        f"run.name={run_dir.name}",
+        f"run.steps={steps}",
+        "run.save_every=1",
+        "run.threads=1",
+        "rollout.prompts_per_step=3",
+        "rollout.group_size=4",
+        "rollout.max_new_tokens=12",
+        "optim.lr=3e-3",
+        "optim.minibatches=2",
+        "optim.micro_batch_tokens=200",
+        "eval.before_and_after=false",
+        "verification.executor.name=inline",
+    ]
+
+
+RAY = [
+    "run.backend=ray",
+    "ray.verifiers.actors=1",
+    "ray.verifiers.num_cpus=0.25",
+    "ray.rollout.workers=1",
+    "ray.rollout.num_cpus=0.25",
+    "ray.learner.workers=2",
+    "ray.learner.num_cpus=0.5",
+]
+
+
+@pytest.mark.slow
+def test_the_loop_on_ray_reproduces_the_local_first_step(
+    local_ray: None, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    from verirl.train.loop import Trainer
+
+    steps = {}
+    for backend in ("local", "ray"):
+        extra = RAY if backend == "ray" else []
+        cfg = load_config(None, _overrides(tiny_model_dir, tmp_path / backend, 1) + extra)
+        with Trainer(cfg, tmp_path / backend) as t:
+            m = t.train_step()
+            steps[backend] = (m, [r.response_ids for r in t.last_rollouts])
+    (local, local_ids), (on_ray, ray_ids) = steps["local"], steps["ray"]
+    assert ray_ids == local_ids  # the replica sampled what the local engine sampled
+    assert local["train/grad_norm"] > 0
+    for k in ("train/loss", "train/grad_norm", "rollout/reward"):
+        assert on_ray[k] == pytest.approx(local[k], rel=1e-4, abs=1e-6), k
+    assert on_ray["ray/weight_sync_mb"] > 0 and on_ray["ray/weight_sync_s"] > 0
+    assert "ray/weight_sync_s" not in local
+
+
+@pytest.mark.slow
+def test_a_lost_learner_fails_the_step_and_the_run_resumes(
+    local_ray: None, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    from verirl.train.loop import Trainer
+
+    run = tmp_path / "run"
+    cfg = load_config(None, _overrides(tiny_model_dir, run, 1) + RAY)
+    with Trainer(cfg, run) as t:
+        t.fit()  # step 1, checkpoint-000001
+        os.kill(t.learner.pids()[1], signal.SIGKILL)  # type: ignore[attr-defined]
+        with pytest.raises(WorkerLostError, match="resume"):
+            t.train_step()
+    assert [r["step"] for r in read_metrics(run)] == [1]
+    cfg2 = load_config(None, _overrides(tiny_model_dir, run, 2) + RAY)
+    with Trainer(cfg2, run) as t2:
+        assert t2.resume() and t2.step == 1
+        restored = dict(t2.model.named_parameters())
+        for replica in t2.engine.replica_weights():  # type: ignore[attr-defined]
+            assert all(torch.equal(w, restored[n].detach()) for n, w in replica.items())
+        t2.fit()
+        assert t2.step == 2
+    assert [r["step"] for r in read_metrics(run)] == [1, 2]

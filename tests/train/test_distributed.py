@@ -1,0 +1,146 @@
+"""The data-parallel learner under torchrun (gloo): 2 processes make the same update as one
+process on the same global batch, for every loss aggregation."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.train.dp_update import MODES, update
+from verirl.models import tiny_model
+from verirl.train.distributed import DataParallel
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def assert_same_update(
+    a: tuple[dict[str, torch.Tensor], dict[str, float]],
+    b: tuple[dict[str, torch.Tensor], dict[str, float]],
+) -> None:
+    (wa, sa), (wb, sb) = a, b
+    assert sa.keys() == sb.keys()
+    for k in ("train/loss", "train/grad_norm", "train/kl_ref", "train/clip_frac"):
+        assert sa[k] == pytest.approx(sb[k], rel=1e-4, abs=1e-7), k
+    delta = torch.cat([(wa[n] - wb[n]).flatten() for n in wa])
+    size = torch.cat([wa[n].flatten() for n in wa])
+    assert float(delta.norm()) < 1e-5 * float(size.norm())
+
+
+def test_the_update_moves_every_weight_and_a_group_of_one_is_the_plain_learner() -> None:
+    """Guards against a vacuous comparison: the update changes every weight (so equal weights
+    after it mean equal updates), and a group of one is the plain learner."""
+    alone, _ = update("token-mean", DataParallel(0, 1))
+    plain, _ = update("token-mean", None)
+    assert all(torch.equal(alone[n], plain[n]) for n in plain)
+    fresh = tiny_model(300, seed=4)
+    moved = [n for n, p in fresh.named_parameters() if not torch.equal(p.detach(), plain[n])]
+    assert len(moved) == len(plain)
+    assert DataParallel(1, 2).shard(torch.arange(7)).tolist() == [1, 3, 5]
+
+
+@pytest.mark.slow
+def test_two_gloo_processes_make_the_one_process_update(tmp_path: Path) -> None:
+    out = tmp_path / "dp.pt"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")]),
+        "OMP_NUM_THREADS": "1",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node",
+        "2",
+        "--master_port",
+        str(_free_port()),
+        str(ROOT / "tests" / "train" / "dp_update.py"),
+        str(out),
+    ]
+    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = torch.load(out, weights_only=False)
+    assert results["world_size"] == 2
+    for mode in MODES:
+        assert_same_update(results[mode], update(mode, None))
+
+
+def _train_overrides(model_dir: Path, run_dir: Path) -> list[str]:
+    return [
+        f"model.name={model_dir}",
+        "model.dtype=fp32",
+        "run.plugins=[tests.train.plugin_rewards]",
+        "reward.name=test_even_tokens",
+        "verification.executor.name=inline",
+        "optim.weight_decay=0.0",
+        f"run.dir={run_dir.parent}",
+        f"run.name={run_dir.name}",
+        "run.steps=2",
+        "run.save_every=1",
+        "run.threads=1",
+        "rollout.prompts_per_step=3",
+        "rollout.group_size=4",
+        "rollout.max_new_tokens=12",
+        "optim.lr=3e-3",
+        "optim.minibatches=2",
+        "optim.micro_batch_tokens=200",
+        "eval.before_and_after=false",
+    ]
+
+
+@pytest.mark.slow
+def test_verirl_train_under_torchrun_matches_one_process(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """``torchrun --nproc_per_node 2 -m verirl.cli train``: rank 0 samples and writes, both
+    ranks train; after 2 steps the checkpoint equals a one-process run's."""
+    from safetensors.torch import load_file
+
+    from verirl.config import load_config
+    from verirl.train.loop import Trainer
+    from verirl.train.metrics import read_metrics
+
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")]),
+        "OMP_NUM_THREADS": "1",
+        "PYTHONWARNINGS": "ignore",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node",
+        "2",
+        "--master_port",
+        str(_free_port()),
+        "-m",
+        "verirl.cli",
+        "train",
+        *_train_overrides(tiny_model_dir, tmp_path / "dp"),
+    ]
+    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert [r["step"] for r in read_metrics(tmp_path / "dp")] == [1, 2]  # rank 0 alone logs
+    shown = proc.stdout + proc.stderr
+    assert shown.count("run directory:") == 2  # two ranks ran (not one, as accelerate)
+    cfg = load_config(None, _train_overrides(tiny_model_dir, tmp_path / "one"))
+    with Trainer(cfg, tmp_path / "one") as t:
+        t.fit()
+    a = load_file(str(tmp_path / "dp" / "checkpoint-000002" / "trainable.safetensors"))
+    b = load_file(str(tmp_path / "one" / "checkpoint-000002" / "trainable.safetensors"))
+    delta = torch.cat([(a[n] - b[n]).flatten() for n in b])
+    size = torch.cat([b[n].flatten() for n in b])
+    assert float(delta.norm()) < 1e-5 * float(size.norm())

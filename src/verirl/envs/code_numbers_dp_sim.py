@@ -43,7 +43,7 @@ _NUMBER_STEPS = {
     "collatz": "replace n by the number of Collatz steps (halve if even, else 3m + 1) that take "
     "|n| to 1 (0 for |n| <= 1)",
     "square": "square n",
-    "popcount": "replace n by the number of 1 bits of |n|",
+    "popcount": "replace n by the number of set bits (ones) in the binary form of |n|",
 }
 
 

@@ -5,6 +5,7 @@ threshold large inputs whose CPU limit rules out the quadratic brute force."""
 from __future__ import annotations
 
 import random
+import re
 import string
 from typing import Any, ClassVar
 
@@ -40,6 +41,14 @@ def ref_string_pipeline(p: dict[str, Any], s: str) -> str:
     return s
 
 
+_ONE_OF_MANY = re.compile(r"\b1 (place|position|character|word|item)s\b")
+
+
+def _step_text(template: str, **values: Any) -> str:
+    """A step's wording with its parameters filled in, "1 places" made "1 place"."""
+    return _ONE_OF_MANY.sub(r"1 \1", template.format(**values))
+
+
 _STRING_STEPS = {
     "reverse": "reverse the string",
     "caesar": "shift every lowercase letter {k} places forward in the alphabet (z wraps to a)",
@@ -70,7 +79,7 @@ class CodeStringPipeline(ProgramSynthesis):
 
     def spec(self, p: dict[str, Any]) -> str:
         lines = [
-            f"{i + 1}. " + _STRING_STEPS[op].format(k=k, c=c)
+            f"{i + 1}. " + _step_text(_STRING_STEPS[op], k=k, c=c)
             for i, (op, k, c) in enumerate(p["steps"])
         ]
         return "It transforms s by applying these steps in order:\n" + "\n".join(lines)
@@ -129,7 +138,9 @@ class CodeWordPipeline(ProgramSynthesis):
         return {"steps": steps, "sep": rng.choice([" ", "-", ", ", "|"])}
 
     def spec(self, p: dict[str, Any]) -> str:
-        lines = [f"{i + 1}. " + _WORD_STEPS[op].format(k=k) for i, (op, k) in enumerate(p["steps"])]
+        lines = [
+            f"{i + 1}. " + _step_text(_WORD_STEPS[op], k=k) for i, (op, k) in enumerate(p["steps"])
+        ]
         return (
             "It splits text into words (separated by any whitespace), applies these steps in "
             "order and joins the words with " + repr(p["sep"]) + ":\n" + "\n".join(lines)
@@ -324,7 +335,9 @@ class CodeListPipeline(ProgramSynthesis):
         return {"steps": steps}
 
     def spec(self, p: dict[str, Any]) -> str:
-        lines = [f"{i + 1}. " + _LIST_STEPS[op].format(k=k) for i, (op, k) in enumerate(p["steps"])]
+        lines = [
+            f"{i + 1}. " + _step_text(_LIST_STEPS[op], k=k) for i, (op, k) in enumerate(p["steps"])
+        ]
         return "It transforms xs by these steps, in order:\n" + "\n".join(lines)
 
     def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
@@ -489,7 +502,7 @@ class CodeWindowExtremes(_ListAlgorithm):
         what = "maximum" if p["max"] else "minimum"
         return (
             f"1 <= k <= len(xs). It returns the {what} of every window of k consecutive items, "
-            "in order (len(xs) - k + 1 values)."
+            "in order (one value per window: len(xs) - k + 1 of them)."
         )
 
 

@@ -123,8 +123,9 @@ class Trainer:
         self.reward = RewardStage(source, ctx)
         credit = get_credit(cfg.credit.name)
         self.credit, self.credit_params = credit, credit.params.model_validate(cfg.credit.params)
+        exact = bool(getattr(self.engine, "logprobs_exact", True))  # hf: the learner's module
         self.learner = Learner(
-            self.model, LearnerSettings.from_config(cfg, self.placement), cfg.run.steps
+            self.model, LearnerSettings.from_config(cfg, self.placement, exact), cfg.run.steps
         )
         self.sampling = SamplingParams(
             n=cfg.rollout.group_size,
@@ -211,8 +212,10 @@ class Trainer:
         advantages = self.credit(credit_input, self.credit_params)
         batch = collate(out.rollouts, advantages, self.tokenizer.pad_token_id)
         train = self.learner.update(batch)
+        t_sync = time.perf_counter()
         self.engine.sync_weights()
         t2 = time.perf_counter()
+        engine_metrics = getattr(self.engine, "metrics", None)  # optional: e.g. vLLM's sync
         generated_tokens = sum(sum(r.mask) for r in out.generated)
         trained_tokens = int(batch.response_mask.sum())
         metrics = {
@@ -223,6 +226,8 @@ class Trainer:
             **{f"reward/{k}": v for k, v in out.reward_metrics.items()},
             "time/rollout_s": t1 - t0,
             "time/train_s": t2 - t1,
+            "time/weight_sync_s": t2 - t_sync,
+            **{f"engine/{k}": v for k, v in (engine_metrics() if engine_metrics else {}).items()},
             "time/step_s": t2 - t0,
             "throughput/generated_tokens": float(generated_tokens),
             "throughput/trained_tokens": float(trained_tokens),

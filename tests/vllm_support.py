@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from pydantic import BaseModel
 
+from verirl.credit import CreditInput, register_credit
 from verirl.models import DEFAULT_MODEL, load_tokenizer, tiny_model
 from verirl.rewards import RewardContext, RewardSource, register_reward
 from verirl.types import Rollout, Verdict
@@ -60,3 +62,10 @@ class Alternating(RewardSource):
 
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         return [Verdict(float(i % 2 == 0), i % 2 == 0, "alternating") for i in range(len(rollouts))]
+
+
+@register_credit("test_raw_reward")
+def raw_reward(inp: CreditInput, params: BaseModel) -> torch.Tensor:
+    """REINFORCE without a baseline, A_i = r_i on every token (test only): identical greedy
+    samples of a group still get a non-zero loss and gradient."""
+    return inp.rewards[:, None] * inp.response_mask

@@ -118,6 +118,7 @@ class Trainer:
             tokenizer=self.tokenizer,
             model=self.model,
             device=str(self.placement.device),
+            engine=self.engine,
             verifier=verifier,
         )
         self.reward = RewardStage(source, ctx)
@@ -211,6 +212,9 @@ class Trainer:
         credit_input = CreditInput.from_rollouts(out.rollouts, tokenizer=self.tokenizer)
         advantages = self.credit(credit_input, self.credit_params)
         batch = collate(out.rollouts, advantages, self.tokenizer.pad_token_id)
+        sleep = getattr(self.engine, "sleep", None)  # vLLM on GPU: free its memory meanwhile
+        if sleep is not None:
+            sleep()
         train = self.learner.update(batch)
         t_sync = time.perf_counter()
         self.engine.sync_weights()

@@ -13,12 +13,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from pydantic import BaseModel
 
-from verirl.credit import CreditInput, register_credit
 from verirl.models import DEFAULT_MODEL, load_tokenizer, tiny_model
-from verirl.rewards import RewardContext, RewardSource, register_reward
-from verirl.types import Rollout, Verdict
 
 needs_vllm = pytest.mark.vllm
 
@@ -53,19 +49,3 @@ def teacher_forced(
     t = temperature if temperature > 0 else 1.0
     logp = torch.log_softmax(logits / t, dim=-1)
     return logp.gather(1, torch.tensor(list(response))[:, None]).squeeze(1)
-
-
-@register_reward("test_alternating")
-class Alternating(RewardSource):
-    """1, 0, 1, 0, ... in batch order, whatever the text: groups always have reward variance,
-    even when greedy decoding makes every sample of a group the same."""
-
-    def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
-        return [Verdict(float(i % 2 == 0), i % 2 == 0, "alternating") for i in range(len(rollouts))]
-
-
-@register_credit("test_raw_reward")
-def raw_reward(inp: CreditInput, params: BaseModel) -> torch.Tensor:
-    """REINFORCE without a baseline, A_i = r_i on every token (test only): identical greedy
-    samples of a group still get a non-zero loss and gradient."""
-    return inp.rewards[:, None] * inp.response_mask

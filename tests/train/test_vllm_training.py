@@ -21,7 +21,7 @@ def _overrides(model_dir: Path, run_dir: Path, steps: int) -> list[str]:
         "run.name=run",
         f"run.steps={steps}",
         "run.save_every=0",
-        "run.plugins=[tests.vllm_support]",
+        "run.plugins=[tests.train.plugin_vllm]",
         "rollout.prompts_per_step=2",
         "rollout.group_size=2",
         "rollout.max_new_tokens=8",

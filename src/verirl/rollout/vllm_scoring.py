@@ -29,7 +29,7 @@ class VLLMScorer(_TransformersScorer):
         self.engine = engine
 
     def _score_unique(self, pairs: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> list[float]:
-        self.engine._ensure_awake()
+        self.engine._sync_if_stale()
         order = sorted(range(len(pairs)), key=lambda i: pairs[i])  # shared contexts together
         values = [0.0] * len(pairs)
         retry = self._run([pairs[i] for i in order], order, values, use_cache=True)

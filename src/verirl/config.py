@@ -170,7 +170,9 @@ class RolloutConfig(_Section):
     engine: Plugin = Field(
         default_factory=lambda: Plugin(name="hf"),
         description="The rollout engine: 'hf' (transformers, the learner's own module; "
-        "params: max_batch_sequences).",
+        "params: max_batch_sequences) or 'vllm' (an in-process vllm.LLM, weights synced in "
+        "place after every update; params: enforce_eager, kv_cache_gib, max_model_len, dtype, "
+        "gpu_memory_utilization, sleep_between_steps, ...; needs the vllm extra).",
     )
     collector: Plugin = Field(
         default_factory=lambda: Plugin(name="single_turn"),

@@ -100,14 +100,11 @@ def test_weight_sync_follows_the_learner(setup) -> None:  # type: ignore[no-unty
     with torch.no_grad():
         for n in touched:
             params[n].add_(0.1 * torch.randn(params[n].shape, generator=g))
-    # stale: vLLM still holds the old weights, so its log-probs disagree with the new model
-    stale = engine.generate(prompts, sp)
+    # the perturbation matters: the old samples' log-probs moved under the new weights
     gap = max(
-        float(
-            (torch.tensor(gen.logprobs) - teacher_forced(model, p, gen.token_ids, 1.0)).abs().max()
-        )
-        for p, grp in zip(prompts, stale, strict=True)
-        for gen in grp
+        float((torch.tensor(x.logprobs) - teacher_forced(model, p, x.token_ids, 1.0)).abs().max())
+        for p, grp in zip(prompts, before, strict=True)
+        for x in grp
     )
     assert gap > 1e-2
     engine.sync_weights()
@@ -123,10 +120,11 @@ def test_weight_sync_follows_the_learner(setup) -> None:  # type: ignore[no-unty
     with torch.no_grad():
         for n in touched:
             params[n].copy_(saved[n])
-    engine.sync_weights()
+    # generate() itself loads what changed since the last sync (e.g. a checkpoint restore)
+    restored = engine.generate(prompts, sp)
+    assert engine.metrics()["weight_sync_layers"] == 3
     engine.sync_weights()  # nothing changed since: nothing loaded
     assert engine.metrics()["weight_sync_tensors"] == 0
-    restored = engine.generate(prompts, sp)
     assert [[g.token_ids for g in grp] for grp in restored] == [
         [g.token_ids for g in grp] for grp in before
     ]

@@ -146,7 +146,7 @@ class VLLMEngine:
                 seed=seed,
                 dtype=self._dtype(),
                 enforce_eager=self.params.enforce_eager,
-                max_model_len=self.params.max_model_len,
+                max_model_len=self._max_model_len(),
                 enable_prefix_caching=self.params.enable_prefix_caching,
                 logprobs_mode="processed_logprobs",
                 **self._device_kwargs(),
@@ -171,6 +171,12 @@ class VLLMEngine:
         if self.params.dtype != "auto":
             return self.params.dtype
         return "bfloat16" if self.device.type == "cuda" else "float32"
+
+    def _max_model_len(self) -> int:
+        """``max_model_len``, capped at the model's own context length."""
+        config = getattr(_base_model(self.model), "config", None)
+        limit = getattr(config, "max_position_embeddings", None)
+        return min(self.params.max_model_len, int(limit)) if limit else self.params.max_model_len
 
     def _device_kwargs(self) -> dict[str, Any]:
         if self.device.type != "cuda":

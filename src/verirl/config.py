@@ -177,7 +177,9 @@ class RolloutConfig(_Section):
     engine: Plugin = Field(
         default_factory=lambda: Plugin(name="hf"),
         description="The rollout engine: 'hf' (transformers, the learner's own module; "
-        "params: max_batch_sequences).",
+        "params: max_batch_sequences) or 'vllm' (an in-process vllm.LLM, weights synced in "
+        "place after every update; params: enforce_eager, kv_cache_gib, max_model_len, dtype, "
+        "gpu_memory_utilization, sleep_between_steps, ...; needs the vllm extra).",
     )
     collector: Plugin = Field(
         default_factory=lambda: Plugin(name="single_turn"),
@@ -243,6 +245,15 @@ class LossConfig(_Section):
     kl_estimator: Literal["k1", "k3"] = Field(
         "k3", description="KL estimator: 'k3' (GRPO) or 'k1' (Schulman 2020)."
     )
+    tis_cap: float | None = Field(
+        None,
+        gt=0,
+        description="Truncated importance sampling of the engine/learner mismatch (Yao et al. "
+        "2025, 'Your Efficient RL Framework Secretly Brings You Off-Policy RL Training'): each "
+        "token's loss is weighted by min(π_learner/π_engine, tis_cap) at θ_old. Their C: 2. "
+        "Needs learner-recomputed old log-probs (optim.old_logprobs auto or recompute). "
+        "None: off.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -294,11 +305,12 @@ class OptimConfig(_Section):
         "values among the group's responses (same gradients, ~G× less prompt compute). "
         "False runs every prompt ⊕ response in full.",
     )
-    old_logprobs: Literal["rollout", "recompute"] = Field(
-        "rollout",
+    old_logprobs: Literal["auto", "rollout", "recompute"] = Field(
+        "auto",
         description="Where π_old comes from: the engine's sampling log-probs ('rollout'; exact "
         "when the engine shares the learner's weights) or a no-grad learner pass ('recompute'; "
-        "verl's default; use it with vLLM).",
+        "verl's default). 'auto': 'rollout' for the hf engine, 'recompute' for an engine with "
+        "its own numerics (vllm) or when loss.tis_cap is set.",
     )
 
 
@@ -441,6 +453,11 @@ class TrainConfig(_Section):
             raise ValueError(
                 f"reward.overlong.buffer ({self.reward.overlong.buffer}) exceeds "
                 f"rollout.max_new_tokens ({self.rollout.max_new_tokens})"
+            )
+        if self.loss.tis_cap is not None and self.optim.old_logprobs == "rollout":
+            raise ValueError(
+                "loss.tis_cap needs the learner's own old log-probs: set optim.old_logprobs "
+                "to 'auto' or 'recompute' (with 'rollout' the importance ratio is always 1)"
             )
         from verirl.requirements import check_compatible
 

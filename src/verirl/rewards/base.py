@@ -40,6 +40,8 @@ class RewardContext:
     - ``model``: the policy module with its current weights (``None`` for rule-based runs).
     - ``device``: where ``model`` lives; scorers put their batches there (None: the
       model's own device).
+    - ``engine``: the run's rollout engine (a scorer may use it: ``scorer: engine`` scores
+      with vLLM's prompt log-probs on the engine's weights).
     - ``verifier``: the batched verification stage (environment verifiers through the run's
       executor, proof checkers through the run's provers). Reward sources call it once per
       batch instead of verifying rollout by rollout.
@@ -48,6 +50,7 @@ class RewardContext:
     tokenizer: Any = None
     model: Any = None
     device: str | None = None
+    engine: Any = None
     verifier: BatchVerifier = field(default_factory=lambda: BatchVerifier())
 
     def env_verdicts(self, rollouts: Sequence[Rollout]) -> list[Verdict | None]:

@@ -25,12 +25,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verirl.envs.answers import BOXED, split_boxed
+from verirl.errors import UserInputError
 from verirl.rewards.base import RewardContext, RewardSource, register_reward
 from verirl.rewards.rule import JudgeParams, rule_judgement
 from verirl.rollout.scoring import PrefixCacheScorer, ReferenceScorer, SequenceScorer, score_grids
@@ -97,11 +98,13 @@ class LikelihoodParams(BaseModel):
         description="Answers (and the reference) are truncated to this many tokens "
         "(CER release: min(longest answer, 1024)).",
     )
-    scorer: Literal["prefix_cache", "reference"] = Field(
+    scorer: Literal["prefix_cache", "reference", "engine"] = Field(
         "prefix_cache",
         description="'prefix_cache': encode each solution once and score all answers from its "
-        "KV cache; 'reference': re-encode every (solution, answer) row as the release does. "
-        "Same numbers (within float error), different cost.",
+        "KV cache; 'reference': re-encode every (solution, answer) row as the release does; "
+        "'engine': the rollout engine's own scorer (vllm: prompt log-probs with prefix "
+        "caching, on the engine's synced weights). Same numbers (within float error), "
+        "different cost.",
     )
     max_batch_rows: int = Field(64, ge=1, description="Most sequences per scoring forward.")
     max_batch_tokens: int = Field(
@@ -136,6 +139,15 @@ def require_policy(ctx: RewardContext) -> None:
 def build_scorer(ctx: RewardContext, params: LikelihoodParams) -> SequenceScorer:
     """The scorer over ``ctx.model`` (the current policy) chosen by ``params.scorer``."""
     require_policy(ctx)
+    if params.scorer == "engine":
+        make = getattr(ctx.engine, "sequence_scorer", None)
+        if make is None:
+            raise UserInputError(
+                "reward.params.scorer=engine: the rollout engine "
+                f"({type(ctx.engine).__name__}) has no sequence scorer; use the vllm engine "
+                "or scorer=prefix_cache"
+            )
+        return cast(SequenceScorer, make())
     pad = ctx.tokenizer.pad_token_id
     pad = pad if pad is not None else (ctx.tokenizer.eos_token_id or 0)
     cls = PrefixCacheScorer if params.scorer == "prefix_cache" else ReferenceScorer

@@ -28,7 +28,9 @@ from verirl.train.loss import (
     POLICY_LOSSES,
     AggregationScale,
     kl_penalty,
+    logprob_mismatch,
     token_logprobs,
+    truncated_is_weights,
 )
 from verirl.types import Batch, Rollout
 
@@ -79,6 +81,9 @@ class LearnerSettings:
     - ``norm_length``: Dr. GRPO's constant C of ``seq-mean-token-sum-norm`` (max new tokens).
     - ``placement``: device and autocast dtype of the forward/backward passes.
     - ``seed``: seed of the minibatch shuffling.
+    - ``engine_logprobs_exact``: whether the rollout engine's log-probs are the learner's own
+      (the ``hf`` engine shares the module); ``optim.old_logprobs = "auto"`` recomputes
+      π_old when they are not (vLLM).
     """
 
     loss: LossConfig = field(default_factory=LossConfig)
@@ -89,9 +94,16 @@ class LearnerSettings:
         default_factory=lambda: Placement(torch.device("cpu"), None, "fp32 (default)")
     )
     seed: int = 0
+    engine_logprobs_exact: bool = True
 
     @classmethod
-    def from_config(cls, cfg: TrainConfig, placement: Placement) -> LearnerSettings:
+    def from_config(
+        cls, cfg: TrainConfig, placement: Placement, engine_logprobs_exact: bool | None = None
+    ) -> LearnerSettings:
+        """``engine_logprobs_exact`` None: True unless ``rollout.engine`` is ``vllm`` (a Ray
+        learner rank sees the replicas only through the config)."""
+        if engine_logprobs_exact is None:
+            engine_logprobs_exact = cfg.rollout.engine.name != "vllm"
         return cls(
             loss=cfg.loss,
             optim=cfg.optim,
@@ -99,7 +111,17 @@ class LearnerSettings:
             norm_length=cfg.rollout.max_new_tokens,
             placement=placement,
             seed=cfg.run.seed,
+            engine_logprobs_exact=engine_logprobs_exact,
         )
+
+    @property
+    def recompute_old_logprobs(self) -> bool:
+        """Whether π_old is a no-grad learner pass rather than the engine's sampling
+        log-probs (``optim.old_logprobs``, with 'auto' resolved)."""
+        mode = self.optim.old_logprobs
+        if mode == "auto":
+            return not self.engine_logprobs_exact or self.loss.tis_cap is not None
+        return mode == "recompute"
 
 
 class PolicyLearner(Protocol):
@@ -191,11 +213,24 @@ class Learner:
     def update(self, batch: Batch) -> dict[str, float]:
         o, loss_cfg = self.settings.optim, self.settings.loss
         self.model.train()
-        if o.old_logprobs == "recompute":
-            batch = _replace_old(batch, self._logprobs_no_grad(batch))
+        sums: dict[str, float] = {}
+        tis: torch.Tensor | None = None
+        drift: dict[str, float] = {}
+        if self.settings.recompute_old_logprobs:
+            learner_old = self._logprobs_no_grad(batch)
+            drift = logprob_mismatch(learner_old, batch.old_logprobs, batch.response_mask)
+            if loss_cfg.tis_cap is not None:
+                tis = truncated_is_weights(
+                    learner_old, batch.old_logprobs, batch.response_mask, loss_cfg.tis_cap
+                )
+                m = batch.response_mask
+                drift["tis_weight_mean"] = float((tis * m).sum() / m.sum().clamp(min=1))
+                drift["tis_truncated_frac"] = float(
+                    ((tis >= loss_cfg.tis_cap).float() * m).sum() / m.sum().clamp(min=1)
+                )
+            batch = _replace_old(batch, learner_old)
         ref_lp = self._logprobs_no_grad(batch, reference=True) if loss_cfg.kl_coef else None
         n = len(batch)
-        sums: dict[str, float] = {}
         updates = 0
         for _ in range(o.epochs):
             order = torch.randperm(n, generator=self.generator)
@@ -216,6 +251,8 @@ class Learner:
                     loss_mat, stats = self.policy_loss(
                         logp, sub.old_logprobs, sub.advantages, mask, self.loss_params
                     )
+                    if tis is not None:
+                        loss_mat = loss_mat * tis[rows, : mask.shape[1]].to(self.device)
                     if ref_lp is not None:
                         ref = ref_lp[rows, : mask.shape[1]].to(self.device)
                         kl = kl_penalty(logp, ref, loss_cfg.kl_estimator)
@@ -240,7 +277,9 @@ class Learner:
                 for k, total in step_stats.items():
                     sums[k] = sums.get(k, 0.0) + total
         self.model.eval()
-        return {f"train/{k}": v / max(updates, 1) for k, v in sums.items()}
+        out = {f"train/{k}": v / max(updates, 1) for k, v in sums.items()}
+        out.update({f"train/{k}": v for k, v in drift.items()})
+        return out
 
     # ---- helpers -------------------------------------------------------------------------------
     def _micro_batches(self, batch: Batch, rows: torch.Tensor) -> Iterator[torch.Tensor]:

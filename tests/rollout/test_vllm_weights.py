@@ -1,0 +1,56 @@
+"""What the vLLM engine's weight sync sends, without vLLM: Hugging Face names, LoRA merged,
+only the layers asked for, and the learner's adapter untouched afterwards."""
+
+from __future__ import annotations
+
+import torch
+
+from verirl.models import LoraSettings, apply_lora, tiny_model
+from verirl.rollout.vllm_engine import _clean_name, policy_weights
+
+
+def test_full_model_weights_are_the_state_dict() -> None:
+    model = tiny_model(64, seed=1)
+    got = dict(policy_weights(model))
+    want = model.state_dict()
+    assert set(want) <= set(got) | {"lm_head.weight"}
+    for name, t in got.items():
+        assert torch.equal(t, want[name]) and t.data_ptr() != want[name].data_ptr()
+    only = policy_weights(model, lambda n: ".mlp." in n)
+    assert only and all(".mlp." in n for n, _ in only)
+    assert policy_weights(model, lambda n: False) == []
+
+
+def test_lora_weights_are_merged_under_plain_names() -> None:
+    base = tiny_model(64, seed=2)
+    plain = {n: t.clone() for n, t in base.state_dict().items()}
+    model = apply_lora(base, LoraSettings(r=4, alpha=8, target_modules=("q_proj", "down_proj")))
+    with torch.no_grad():  # a trained adapter: B is no longer zero
+        for n, p in model.named_parameters():
+            if "lora_B" in n:
+                p.normal_(0, 0.5, generator=torch.Generator().manual_seed(len(n)))
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    got = dict(policy_weights(model))
+    assert not any("lora" in n or "base_layer" in n or n.startswith("base_model") for n in got)
+    assert set(got) == set(plain)
+    q = "model.layers.0.self_attn.q_proj.weight"
+    layer = model.base_model.model.model.layers[0].self_attn.q_proj
+    delta = layer.lora_B["default"].weight @ layer.lora_A["default"].weight * (8 / 4)
+    assert torch.allclose(got[q], plain[q] + delta, atol=1e-6)
+    assert not torch.allclose(got[q], plain[q])
+    k = "model.layers.0.self_attn.k_proj.weight"  # not adapted: the base weight
+    assert torch.equal(got[k], plain[k])
+    for n, p in model.named_parameters():  # merge then unmerge left the learner as it was
+        assert torch.allclose(p, before[n], atol=1e-6), n
+
+
+def test_clean_names() -> None:
+    assert (
+        _clean_name("base_model.model.model.layers.3.mlp.up_proj.lora_A.default.weight")
+        == "model.layers.3.mlp.up_proj.weight"
+    )
+    assert (
+        _clean_name("base_model.model.model.layers.3.mlp.up_proj.base_layer.weight")
+        == "model.layers.3.mlp.up_proj.weight"
+    )
+    assert _clean_name("model.norm.weight") == "model.norm.weight"

@@ -1,0 +1,99 @@
+"""Truncated importance sampling of the engine/learner mismatch, and the drift metrics."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+import torch
+
+from verirl.config import load_config
+from verirl.device import resolve_placement
+from verirl.models import tiny_model
+from verirl.train.learner import Learner, LearnerSettings, collate
+from verirl.train.loss import logprob_mismatch, truncated_is_weights
+from verirl.types import Problem, Rollout, Verdict
+
+VOCAB = 300
+
+
+def test_tis_weights_by_hand() -> None:
+    # learner probs 0.5, 0.2, (0.3 masked); engine probs 0.25, 0.8, 0.9
+    learner = torch.log(torch.tensor([[0.5, 0.2, 0.3]]))
+    engine = torch.log(torch.tensor([[0.25, 0.8, 0.9]]))
+    mask = torch.tensor([[1.0, 1.0, 0.0]])
+    # ratios 0.5/0.25 = 2 (capped at 1.5) and 0.2/0.8 = 0.25; a masked token weighs 1
+    w = truncated_is_weights(learner, engine, mask, cap=1.5)
+    assert w[0].tolist() == pytest.approx([1.5, 0.25, 1.0])
+    assert truncated_is_weights(learner, engine, mask, cap=3.0)[0].tolist() == pytest.approx(
+        [2.0, 0.25, 1.0]
+    )
+    drift = logprob_mismatch(learner, engine, mask)  # |ln 2|, |ln 4|
+    assert drift["engine_logp_diff_mean"] == pytest.approx(1.5 * math.log(2))
+    assert drift["engine_logp_diff_max"] == pytest.approx(math.log(4))
+    with pytest.raises(ValueError, match="cap"):
+        truncated_is_weights(learner, engine, mask, cap=0.0)
+
+
+def _rollouts() -> list[Rollout]:
+    g = torch.Generator().manual_seed(0)
+    out = []
+    for group in range(2):
+        prompt = tuple(torch.randint(3, VOCAB, (6,), generator=g).tolist())
+        for k in range(3):
+            resp = tuple(torch.randint(3, VOCAB, (4,), generator=g).tolist())
+            out.append(
+                Rollout(
+                    Problem("addition", 0, 0, "x", "1"),
+                    group,
+                    prompt,
+                    resp,
+                    (0.0,) * 4,
+                    "t",
+                    "stop",
+                    verdict=Verdict(float(k), False),
+                )
+            )
+    return out
+
+
+def _learner(*overrides: str, exact: bool = True) -> Learner:
+    cfg = load_config(None, ["model.dtype=fp32", "optim.lr=1e-3", *overrides])
+    settings = LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32"), exact)
+    return Learner(tiny_model(VOCAB, seed=7), settings, 1)
+
+
+@pytest.mark.parametrize(("cap", "weight"), [(2.0, 1.2), (1.1, 1.1)])
+def test_learner_weights_the_loss_by_the_truncated_ratio(cap: float, weight: float) -> None:
+    """Engine log-probs = learner's − ln 1.2 on every token: the ratio is 1.2 everywhere, so
+    the TIS loss is min(1.2, cap) × the uncorrected loss, and the drift is ln 1.2."""
+    rs = _rollouts()
+    adv = torch.linspace(0.2, 1.0, 6)[:, None].expand(6, 4).contiguous()
+    probe = _learner()
+    exact_lp = probe._logprobs_no_grad(collate(rs, adv, 0))
+    rs = [
+        replace(r, logprobs=tuple((exact_lp[i] - math.log(1.2)).tolist())) for i, r in enumerate(rs)
+    ]
+    plain = _learner("optim.old_logprobs=recompute").update(collate(rs, adv, 0))
+    tis = _learner(f"loss.tis_cap={cap}", exact=False).update(collate(rs, adv, 0))
+    assert plain["train/engine_logp_diff_mean"] == pytest.approx(math.log(1.2), abs=1e-5)
+    assert plain["train/engine_logp_diff_max"] == pytest.approx(math.log(1.2), abs=1e-5)
+    assert "train/tis_weight_mean" not in plain
+    assert tis["train/tis_weight_mean"] == pytest.approx(weight, rel=1e-5)
+    assert tis["train/tis_truncated_frac"] == (1.0 if cap < 1.2 else 0.0)
+    assert tis["train/loss"] == pytest.approx(weight * plain["train/loss"], rel=1e-4)
+
+
+def test_auto_recomputes_only_for_an_inexact_engine() -> None:
+    rs = _rollouts()
+    adv = torch.ones(6, 4)
+    exact = _learner().update(collate(rs, adv, 0))  # hf: sampling log-probs used as π_old
+    assert "train/engine_logp_diff_mean" not in exact
+    inexact = _learner(exact=False).update(collate(rs, adv, 0))
+    assert inexact["train/engine_logp_diff_mean"] > 0.5  # 0.0 stored vs real log-probs
+
+
+def test_tis_with_rollout_logprobs_is_refused() -> None:
+    with pytest.raises(ValueError, match="tis_cap"):
+        load_config(None, ["loss.tis_cap=2", "optim.old_logprobs=rollout"])

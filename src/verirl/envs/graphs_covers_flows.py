@@ -44,6 +44,7 @@ from verirl.envs.graphs import (
     random_tree,
     unknown_vertex,
 )
+from verirl.envs.linear_algebra import bareiss_determinant as _determinant
 from verirl.types import Problem, Verdict
 
 FAMILY = "graph_optimization"
@@ -155,24 +156,6 @@ class MinPathCoverDag(_GraphOpt):
 
 
 # ---- counting minimum spanning trees -----------------------------------------------------
-def _determinant(matrix: list[list[int]]) -> int:
-    """Exact determinant by fraction-free Bareiss elimination."""
-    m = [row[:] for row in matrix]
-    n, sign, prev = len(m), 1, 1
-    for k in range(n - 1):
-        if m[k][k] == 0:
-            swap = next((i for i in range(k + 1, n) if m[i][k]), None)
-            if swap is None:
-                return 0
-            m[k], m[swap] = m[swap], m[k]
-            sign = -sign
-        for i in range(k + 1, n):
-            for j in range(k + 1, n):
-                m[i][j] = (m[i][j] * m[k][k] - m[i][k] * m[k][j]) // prev
-        prev = m[k][k]
-    return sign * m[-1][-1] if n else 1
-
-
 def count_minimum_spanning_trees(n: int, edges: list[list[int]]) -> int:
     """Kruskal by weight classes: in each class, the edges between the current components
     form a multigraph whose spanning forests (matrix-tree theorem per component) are the

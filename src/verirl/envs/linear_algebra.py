@@ -36,7 +36,7 @@ TAGS = ("matrices", "linear_algebra")
 Matrix = list[list[int]]
 
 
-def _bareiss(m: Matrix) -> int:
+def bareiss_determinant(m: Matrix) -> int:
     """Fraction-free Gaussian elimination (Bareiss 1968): exact integer determinant."""
     a = [row[:] for row in m]
     n, sign, prev = len(a), 1, 1
@@ -104,7 +104,7 @@ class MatrixDeterminant(SizedInteger):
             f"Compute the determinant of the following {n} × {n} integer matrix (one row per "
             f"line):\n{_matrix_text(m)}"
         )
-        return Instance(prompt, str(_bareiss(m)), {"m": m, "size": n * top})
+        return Instance(prompt, str(bareiss_determinant(m)), {"m": m, "size": n * top})
 
     def solve_int(self, problem: Problem) -> int:
         m = problem.data["m"]
@@ -190,7 +190,7 @@ class GaussianElimination(Environment):
         n, top = min(9, 2 + difficulty // 3), 2 + difficulty // 2
         while True:
             a = [[rng.randint(-top, top) for _ in range(n)] for _ in range(n)]
-            if _bareiss(a):
+            if bareiss_determinant(a):
                 break
         x = [rng.randint(-5 - difficulty, 5 + difficulty) for _ in range(n)]
         b = [sum(c * v for c, v in zip(row, x, strict=True)) for row in a]
@@ -280,7 +280,7 @@ class SpanningTreeCount(SizedInteger):
             f"{len(edges)} edges: {listing}. How many spanning trees does it have (subsets of "
             f"{n - 1} edges that connect all vertices without a cycle)?"
         )
-        answer = _bareiss(_laplacian_minor(n, edges))
+        answer = bareiss_determinant(_laplacian_minor(n, edges))
         return Instance(prompt, str(answer), {"n": n, "edges": edges, "size": len(edges)})
 
     def solve_int(self, problem: Problem) -> int:

@@ -17,7 +17,6 @@ import math
 import random
 from collections import deque
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
 from verirl.envs.base import (
@@ -33,6 +32,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.graphs import random_tree
+from verirl.envs.linear_algebra import laplacian_minor, rational_determinant
 from verirl.envs.wording import plural
 from verirl.types import Problem, Verdict
 
@@ -270,31 +270,7 @@ class PythagoreanGraphIndependentSetCounting(IntegerAnswer):
 
 def _spanning_trees(n: int, edges: list[list[int]]) -> int:
     """Kirchhoff: the determinant of the Laplacian with one row and column removed."""
-    if n == 1:
-        return 1
-    lap = [[Fraction(0)] * n for _ in range(n)]
-    for u, v in edges:
-        lap[u][u] += 1
-        lap[v][v] += 1
-        lap[u][v] -= 1
-        lap[v][u] -= 1
-    m = [row[1:] for row in lap[1:]]
-    det = Fraction(1)
-    size = n - 1
-    for c in range(size):
-        pivot = next((r for r in range(c, size) if m[r][c] != 0), None)
-        if pivot is None:
-            return 0
-        if pivot != c:
-            m[c], m[pivot] = m[pivot], m[c]
-            det = -det
-        det *= m[c][c]
-        for r in range(c + 1, size):
-            f = m[r][c] / m[c][c]
-            if f:
-                for k in range(c, size):
-                    m[r][k] -= f * m[c][k]
-    return int(det)
+    return rational_determinant(laplacian_minor(n, edges))
 
 
 @register_env

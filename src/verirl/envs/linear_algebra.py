@@ -54,7 +54,7 @@ def bareiss_determinant(m: Matrix) -> int:
     return sign * a[n - 1][n - 1] if n else 1
 
 
-def _det_rational(m: Matrix) -> int:
+def rational_determinant(m: Matrix) -> int:
     a = [[Fraction(x) for x in row] for row in m]
     n, det = len(a), Fraction(1)
     for k in range(n):
@@ -108,7 +108,7 @@ class MatrixDeterminant(SizedInteger):
 
     def solve_int(self, problem: Problem) -> int:
         m = problem.data["m"]
-        return _det_cofactor(m) if len(m) <= 5 else _det_rational(m)
+        return _det_cofactor(m) if len(m) <= 5 else rational_determinant(m)
 
 
 def _gf2_rank_rows(rows: list[int]) -> int:
@@ -225,11 +225,11 @@ class GaussianElimination(Environment):
     def solve(self, problem: Problem) -> str:
         """Cramer's rule with rational determinants."""
         a, b = problem.data["a"], problem.data["b"]
-        det = _det_rational(a)
+        det = rational_determinant(a)
         out = []
         for j in range(len(a)):
             aj = [[*row[:j], rhs, *row[j + 1 :]] for row, rhs in zip(a, b, strict=True)]
-            out.append(str(Fraction(_det_rational(aj), det)))
+            out.append(str(Fraction(rational_determinant(aj), det)))
         return ", ".join(out)
 
     def surface_forms(self, problem: Problem) -> list[str]:
@@ -251,7 +251,9 @@ def _random_connected_graph(n: int, rng: random.Random, extra: float) -> list[tu
     return sorted(edges)  # type: ignore[arg-type]
 
 
-def _laplacian_minor(n: int, edges: list[list[int]]) -> Matrix:
+def laplacian_minor(n: int, edges: list[list[int]]) -> Matrix:
+    """The graph Laplacian without its first row and column (Kirchhoff: its determinant
+    counts the spanning trees)."""
     lap = [[0] * n for _ in range(n)]
     for u, v in edges:
         lap[u][u] += 1
@@ -280,13 +282,13 @@ class SpanningTreeCount(SizedInteger):
             f"{len(edges)} edges: {listing}. How many spanning trees does it have (subsets of "
             f"{n - 1} edges that connect all vertices without a cycle)?"
         )
-        answer = bareiss_determinant(_laplacian_minor(n, edges))
+        answer = bareiss_determinant(laplacian_minor(n, edges))
         return Instance(prompt, str(answer), {"n": n, "edges": edges, "size": len(edges)})
 
     def solve_int(self, problem: Problem) -> int:
         n, edges = problem.data["n"], problem.data["edges"]
         if math.comb(len(edges), n - 1) > 30_000:
-            return _det_rational(_laplacian_minor(n, edges))
+            return rational_determinant(laplacian_minor(n, edges))
         count = 0
         for subset in itertools.combinations(edges, n - 1):
             parent = list(range(n))

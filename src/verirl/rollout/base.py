@@ -74,11 +74,17 @@ EngineFactory = Callable[..., RolloutEngine]
 
 @dataclass(frozen=True)
 class EngineSpec:
-    """A registered engine: ``factory(params, model, tokenizer, placement, seed)``."""
+    """A registered engine: ``factory(params, model, tokenizer, placement, seed)``.
+
+    ``logprobs_exact``: whether its sampling log-probs are the learner's own (an engine that
+    runs the learner's module, like ``hf``); when not (vLLM's kernels), ``optim.old_logprobs
+    = auto`` recomputes π_old with the learner.
+    """
 
     name: str
     factory: EngineFactory
     params: type[BaseModel]
+    logprobs_exact: bool = True
 
     def build(
         self,
@@ -96,12 +102,14 @@ class EngineSpec:
 ENGINES: Registry[EngineSpec] = Registry("rollout engine")
 
 
-def register_engine(name: str, params: type[BaseModel]) -> Callable[[EngineFactory], EngineFactory]:
+def register_engine(
+    name: str, params: type[BaseModel], *, logprobs_exact: bool = True
+) -> Callable[[EngineFactory], EngineFactory]:
     """Register ``factory(params, model, tokenizer, placement, seed) -> RolloutEngine`` as
     engine ``name`` (``rollout.engine.name``) with parameter model ``params``."""
 
     def decorator(factory: EngineFactory) -> EngineFactory:
-        ENGINES.register(name)(EngineSpec(name=name, factory=factory, params=params))
+        ENGINES.register(name)(EngineSpec(name, factory, params, logprobs_exact))
         return factory
 
     return decorator

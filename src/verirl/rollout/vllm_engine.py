@@ -22,9 +22,9 @@ the extra to install.
   linear layer gets its full-size weight buffer back, is loaded through ``load_weights``
   (which stacks q/k/v and gate/up), and is re-dispatched; the embedding and a tied LM head are
   re-dispatched too (otherwise the logits stay stale). Then the prefix cache is reset.
-- **Off-policy.** vLLM's kernels differ from the learner's, so ``logprobs_exact`` is False:
-  with ``optim.old_logprobs=auto`` the learner recomputes π_old and logs the drift; see
-  ``loss.tis_cap`` for truncated importance sampling.
+- **Off-policy.** vLLM's kernels differ from the learner's, so the engine registers with
+  ``logprobs_exact=False``: with ``optim.old_logprobs=auto`` the learner recomputes π_old
+  and logs the drift; see ``loss.tis_cap`` for truncated importance sampling.
 - **GPU memory.** With ``sleep_between_steps`` (CUDA only) the engine sleeps while the
   learner updates (``LLM.sleep(level=1)``: weights offloaded to CPU, KV cache freed) and wakes
   up before the sync. This path is written against vLLM's API but untested here (no GPU).
@@ -116,8 +116,6 @@ def import_vllm() -> Any:
 
 class VLLMEngine:
     """Sampling through an in-process ``vllm.LLM`` over a copy of the learner's weights."""
-
-    logprobs_exact = False  # vLLM's kernels are not the learner's: recompute π_old
 
     def __init__(
         self,
@@ -337,7 +335,7 @@ class VLLMEngine:
         return VLLMScorer(self)
 
 
-@register_engine("vllm", VLLMParams)
+@register_engine("vllm", VLLMParams, logprobs_exact=False)  # recompute π_old
 def build_vllm_engine(
     params: VLLMParams, model: torch.nn.Module, tokenizer: Any, placement: Placement, seed: int
 ) -> VLLMEngine:

@@ -100,10 +100,11 @@ class LearnerSettings:
     def from_config(
         cls, cfg: TrainConfig, placement: Placement, engine_logprobs_exact: bool | None = None
     ) -> LearnerSettings:
-        """``engine_logprobs_exact`` None: True unless ``rollout.engine`` is ``vllm`` (a Ray
-        learner rank sees the replicas only through the config)."""
+        """``engine_logprobs_exact`` None: what ``rollout.engine``'s registration says."""
         if engine_logprobs_exact is None:
-            engine_logprobs_exact = cfg.rollout.engine.name != "vllm"
+            from verirl.rollout.base import get_engine
+
+            engine_logprobs_exact = get_engine(cfg.rollout.engine.name).logprobs_exact
         return cls(
             loss=cfg.loss,
             optim=cfg.optim,

@@ -154,8 +154,7 @@ class Trainer:
         if self.backend is not None:
             self.learner = self.backend.learner(self.model)
         else:
-            exact = bool(getattr(self.engine, "logprobs_exact", True))  # hf: the learner's module
-            settings = LearnerSettings.from_config(cfg, self.placement, exact)
+            settings = LearnerSettings.from_config(cfg, self.placement)
             self.learner = Learner(self.model, settings, cfg.run.steps, self.dp)
         self.sampling = SamplingParams(
             n=cfg.rollout.group_size,

@@ -13,6 +13,10 @@ HumanEval or program-synthesis test). Prints executions/s of
 and the ratios warm / ``python -c`` (the code issue asks for >= 10x) and warm / cold. The
 warm pool and ``python -c`` run in interleaved rounds and the best round of each counts, so a
 burst of load from other processes on a shared machine does not decide the ratio.
+
+A second line measures the same test executions the way the program-synthesis environments
+run them: one sandboxed execution per program, its ``--per-program`` hidden tests run by the
+harness (:func:`verirl.envs.code_synthesis.run_tests`), against ``python -c`` per test.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import subprocess
 import sys
 import time
 
+from verirl.envs.code_synthesis import run_tests, score_tests
 from verirl.sandbox import Sandbox
 
 PROGRAM = """
@@ -33,6 +38,21 @@ def fib(n):
 assert fib({k}) == {expected}, "wrong"
 print("ok")
 """
+
+
+FIB = """def fib(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+"""
+
+
+def _fib(k: int) -> int:
+    a, b = 0, 1
+    for _ in range(k):
+        a, b = b, a + b
+    return a
 
 
 def _programs(n: int) -> list[str]:
@@ -51,10 +71,14 @@ def main() -> None:
     ap.add_argument("--tests", type=int, default=200)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds; best of each")
+    ap.add_argument("--per-program", type=int, default=10, help="hidden tests per program")
     args = ap.parse_args()
     programs = _programs(args.tests)
+    fib_tests = [((k,), _fib(k)) for k in range(10, 10 + args.per_program)]
+    fib_args = [a for a, _ in fib_tests]
+    harness_programs = max(1, args.tests // args.per_program)
 
-    warm_times, fresh_times = [], []
+    warm_times, fresh_times, harness_times = [], [], []
     with Sandbox(args.workers) as box:
         box.warm()
         box.run("pass")
@@ -75,6 +99,12 @@ def main() -> None:
                 ok += res.stdout.strip() == "ok"
             fresh_times.append(time.perf_counter() - t0)
             assert ok == len(programs), f"python -c: {ok}/{len(programs)} passed"
+
+            t0 = time.perf_counter()
+            for _ in range(harness_programs):
+                verdict = score_tests("fib", fib_tests, run_tests(FIB, "fib", fib_args, 2.0))
+                assert verdict.correct, verdict.detail
+            harness_times.append(time.perf_counter() - t0)
     warm, fresh = min(warm_times), min(fresh_times)
 
     cold_n = max(10, len(programs) // 10)
@@ -97,6 +127,13 @@ def main() -> None:
         f"cold sandbox   : {n / cold:8.1f} exec/s  ({1000 * cold / n:.2f} ms each, {cold_n} runs)"
     )
     print(f"warm / python -c: {fresh / warm:.1f}x   warm / cold sandbox: {cold / warm:.1f}x")
+    tests_run = harness_programs * len(fib_tests)
+    per_test = min(harness_times) / tests_run
+    print(
+        f"as the code environments run tests ({len(fib_tests)} per execution, {tests_run} tests): "
+        f"{1 / per_test:8.1f} tests/s ({1000 * per_test:.2f} ms each); "
+        f"vs python -c per test: {fresh / n / per_test:.1f}x"
+    )
 
 
 if __name__ == "__main__":

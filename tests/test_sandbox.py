@@ -79,6 +79,51 @@ def test_exception_reports_last_line(box: Sandbox) -> None:
     assert run.status == "error" and run.error_line == "ValueError: bad input 17"
 
 
+def test_syntax_error_reads_as_if_the_program_ran(box: Sandbox) -> None:
+    """The runner compiles the program before it forks; a compile error still reaches the
+    program's stderr and verdict as Python would report it."""
+    run = box.run("def f(:\n    pass\n")
+    assert run.status == "error" and run.error_line.startswith("SyntaxError")
+    run = box.run("x = 1\0")
+    assert run.status == "error" and ("null" in run.stderr or "SyntaxError" in run.stderr)
+
+
+def test_large_program_compiles_in_the_child(box: Sandbox) -> None:
+    """Past the runner's compile bound (256 KiB) the child compiles the program itself."""
+    body = "".join(f"v{i} = {i}\n" for i in range(30_000))  # ~300 KB
+    run = box.run(body + "print(v29999 + 1)")
+    assert run.ok and run.stdout.strip() == "30000"
+    run = box.run(body + "def broken(:\n")
+    assert run.status == "error" and run.error_line.startswith("SyntaxError")
+
+
+def test_modules_not_preloaded_still_import(box: Sandbox) -> None:
+    """Under bwrap the runner preloads only modules that keep a fork cheap; the rest import
+    on demand (threading, subprocess, decimal, json) and work."""
+    run = box.run(
+        "import threading, subprocess, decimal, json, traceback\n"
+        "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
+        "print(json.dumps(str(decimal.Decimal('1.10') + decimal.Decimal('2.2'))))"
+    )
+    assert run.ok, run.stderr
+    assert run.stdout.strip() == '"3.30"'
+
+
+def test_runs_do_not_see_each_other(box: Sandbox) -> None:
+    """A program that changes builtins, the environment or its modules leaves nothing for
+    the next execution (each runs in a fresh fork of the runner)."""
+    first = box.run(
+        "import builtins, os, math\nbuiltins.len = lambda x: 42\nos.environ['LEAK'] = '1'\n"
+        "math.pi = 3\nopen('left.txt', 'w').write('x')"
+    )
+    assert first.ok, first.stderr
+    second = box.run(
+        "import os, math\nprint(len([1]), os.environ.get('LEAK'), math.pi > 3.1, "
+        "os.path.exists('left.txt'), os.environ['HOME'] == os.getcwd())"
+    )
+    assert second.stdout.split() == ["1", "None", "True", "False", "True"]
+
+
 def test_infinite_loop_is_stopped_by_cpu_limit(box: Sandbox) -> None:
     t0 = time.monotonic()
     # a generous wall limit: on a loaded machine 1 CPU second can take many wall seconds

@@ -248,6 +248,7 @@ class _Worker:
             root,
             wipe,
             pidns,
+            "0" if mode == "bwrap" else "1",  # preload more of the stdlib (see _runner.py)
         ]
         self.proc = subprocess.Popen(
             cmd,

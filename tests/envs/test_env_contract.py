@@ -180,13 +180,11 @@ DISTINCT_BACKLOG = frozenset(
     {
         "antiderivative",
         "boolean_eval",
-        "coin_change_min_coins",
         "n_queens",
         "palindrome_check",
         "polynomial_expand",
         "polynomial_factor",
         "polynomial_roots",
-        "polynomial_sequence_next",
         "two_coloring",
     }
 )

@@ -182,9 +182,6 @@ DISTINCT_BACKLOG = frozenset(
         "boolean_eval",
         "n_queens",
         "palindrome_check",
-        "polynomial_expand",
-        "polynomial_factor",
-        "polynomial_roots",
         "two_coloring",
     }
 )

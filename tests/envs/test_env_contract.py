@@ -178,10 +178,7 @@ def test_surface_forms_accepted_and_near_misses_rejected(name: str) -> None:
 # small space with problem_space(); strict xfail, so a fixed one must leave this list.
 DISTINCT_BACKLOG = frozenset(
     {
-        "boolean_eval",
         "n_queens",
-        "palindrome_check",
-        "two_coloring",
     }
 )
 

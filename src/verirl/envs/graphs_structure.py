@@ -156,10 +156,10 @@ class TwoColouring(_ColouringEnv):
     answer_kind = "integer_list"
     family = "graphs"
     tags = ("graphs",)
-    difficulty_scales = "vertices: 4 + d; extra cross edges: d//2 + 1"
+    difficulty_scales = "vertices: 4 + d or 5 + d; extra cross edges: d//2 + 1"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = 4 + difficulty
+        n = 4 + difficulty + rng.randint(0, 1)
         side = [rng.randint(0, 1) for _ in range(n)]
         side[0], side[1] = 0, 1
         rest = list(range(2, n))

@@ -305,11 +305,14 @@ class BooleanEvaluation(Environment):
     name = "boolean_eval"
     family = "logic"
     tags = ("logic",)
-    difficulty_scales = "expressions: 1 + d//4; leaves per expression: 2 + d//2; NOT from d = 2"
+    difficulty_scales = (
+        "expressions: 1 + d//4; leaves per expression: 2 + d//2; variables: 3 + d//3; "
+        "NOT from d = 2"
+    )
     size_measure = "operators and variables in all expressions"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        variables = [chr(ord("A") + i) for i in range(min(26, 2 + difficulty // 3))]
+        variables = [chr(ord("A") + i) for i in range(min(26, 3 + difficulty // 3))]
         env = {v: rng.randint(0, 1) for v in variables}
         formulas = [
             _random_formula(rng, variables, 2 + difficulty // 2, difficulty >= 2)

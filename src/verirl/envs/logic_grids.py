@@ -253,10 +253,14 @@ class NQueens(Environment):
     tags = ("logic",)
     difficulty_scales = "board side: 4 + d//2; fixed queens: 0 at d = 0, then min(1 + d//8, n//4)"
 
+    @staticmethod
+    def _fixed_count(difficulty: int, n: int) -> int:
+        return 0 if difficulty == 0 else min(1 + difficulty // 8, n // 4)
+
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty // 2
         cols = _random_queens(rng, n)
-        count = 0 if difficulty == 0 else min(1 + difficulty // 8, n // 4)
+        count = self._fixed_count(difficulty, n)
         fixed = sorted([row, cols[row]] for row in rng.sample(range(n), count))
         rule = ""
         if fixed:
@@ -310,3 +314,35 @@ class NQueens(Environment):
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["n"])
+
+    def problem_space(self, difficulty: int) -> int | None:
+        """The sets of fixed queens some solution has (the board side is fixed by the
+        difficulty), counted over every solution while the board is at most 8 wide: 1 at
+        d = 0, 8 at d = 1, 25 for the 5-board, 24 for the 6-board, 49 for the 7-board."""
+        n = 4 + difficulty // 2
+        if n > 8:
+            return None
+        count = self._fixed_count(difficulty, n)
+        fixed = {
+            tuple((row, cols[row]) for row in rows)
+            for cols in _all_queens(n)
+            for rows in itertools.combinations(range(n), count)
+        }
+        return len(fixed) if len(fixed) < 1000 else None
+
+
+def _all_queens(n: int) -> list[tuple[int, ...]]:
+    """Every N-queens solution (the column of each row), by backtracking."""
+    out: list[tuple[int, ...]] = []
+
+    def place(cols: tuple[int, ...]) -> None:
+        row = len(cols)
+        if row == n:
+            out.append(cols)
+            return
+        for col in range(n):
+            if all(col != c and abs(col - c) != row - r for r, c in enumerate(cols)):
+                place((*cols, col))
+
+    place(())
+    return out

@@ -89,10 +89,10 @@ def _digits(*numbers: int) -> float:
 
 def _smooth_number(rng: random.Random, difficulty: int) -> tuple[list[int], list[int]]:
     """Distinct small primes and their exponents: 2 + d//6 primes among the first
-    3 + d//6 + d//3, exponents 1..2 + d//8."""
+    7 + d//6 + d//3, exponents 1..3 + d//8."""
     k = 2 + difficulty // 6
-    primes = sorted(rng.sample(first_primes(k + 1 + difficulty // 3), k))
-    return primes, [rng.randint(1, 2 + difficulty // 8) for _ in primes]
+    primes = sorted(rng.sample(first_primes(k + 5 + difficulty // 3), k))
+    return primes, [rng.randint(1, 3 + difficulty // 8) for _ in primes]
 
 
 def _listing(numbers: list[int]) -> str:
@@ -259,11 +259,12 @@ class PrimeFactorization(Environment):
     size_measure = "digits of n"
     answer_kind = "integer_set"
     family = FAMILY
-    difficulty_scales = "2 + d//4 prime factors, each at most 10 + 6d"
+    difficulty_scales = "2 + d//4 or 3 + d//4 prime factors, each at most 23 + 6d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        pool = [p for p in range(2, 11 + 6 * difficulty) if is_prime(p)]
-        factors = sorted(rng.choice(pool) for _ in range(2 + difficulty // 4))
+        pool = [p for p in range(2, 24 + 6 * difficulty) if is_prime(p)]
+        count = 2 + difficulty // 4 + rng.randint(0, 1)
+        factors = sorted(rng.choice(pool) for _ in range(count))
         n = math.prod(factors)
         prompt = (
             f"Write {n} as a product of prime numbers. List every prime factor as many times as "
@@ -312,7 +313,7 @@ def _parse_factors(text: str) -> list[int]:
 class _SmoothNumberCount(IntegerAnswer):
     """A function of a number built from small prime powers."""
 
-    difficulty_scales = "2 + d//6 primes of the first 3 + d//6 + d//3, exponents ≤ 2 + d//8"
+    difficulty_scales = "2 + d//6 primes of the first 7 + d//6 + d//3, exponents ≤ 3 + d//8"
 
     def size(self, problem: Problem) -> float:
         return _digits(problem.data["n"])
@@ -415,7 +416,8 @@ class BaseConversion(Environment):
     name = "base_conversion"
     family = FAMILY
     difficulty_scales = (
-        "value up to 2^(4 + d); bases: 10→2 for d < 3, common pairs for d < 6, any of 2..16 after"
+        "value up to 2^(5 + d); bases: 10 to one of 2..9 for d < 3, common pairs for d < 6, any "
+        "of 2..16 after"
     )
     _COMMON = ((10, 2), (2, 10), (10, 8), (8, 10), (10, 16), (16, 10))
     size_measure = "digits of the value in the source base"
@@ -432,9 +434,9 @@ class BaseConversion(Environment):
         return out
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = rng.randint(2, 2 ** (4 + difficulty))
+        n = rng.randint(2, 2 ** (5 + difficulty))
         if difficulty < 3:
-            src, dst = 10, 2
+            src, dst = 10, rng.randint(2, 9)
         elif difficulty < 6:
             src, dst = rng.choice(self._COMMON)
         else:

@@ -120,11 +120,11 @@ class PolynomialSequenceNext(IntegerAnswer):
     name = "polynomial_sequence_next"
     size_measure = "degree of the hidden polynomial"
     family = FAMILY
-    difficulty_scales = "degree 2 + d//5; coefficients up to 2 + d//3 in size (negative from d 3)"
+    difficulty_scales = "degree 2 + d//5; coefficients up to 6 + d//3 in size (negative from d 3)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         degree = 2 + difficulty // 5
-        c = 2 + difficulty // 3
+        c = 6 + difficulty // 3
         lo = 0 if difficulty < 3 else -c
         coeffs = [rng.randint(lo, c) for _ in range(degree)]
         coeffs.append(rng.choice([x for x in range(lo, c + 1) if x]))  # leading, non-zero
@@ -366,11 +366,13 @@ class CoinChangeMinCoins(Environment):
     size_measure = "target amount"
     answer_kind = "integer_set"
     family = FAMILY
-    difficulty_scales = "2 + d//5 denominations up to 5 + 3d; the amount is a sum of 2 + d coins"
+    difficulty_scales = (
+        "2 + d//5 denominations up to 9 + 3d; the amount is a sum of 2 + d to 4 + d coins"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        coins = sorted(rng.sample(range(1, 6 + 3 * difficulty), 2 + difficulty // 5))
-        target = sum(rng.choice(coins) for _ in range(2 + difficulty))
+        coins = sorted(rng.sample(range(1, 10 + 3 * difficulty), 2 + difficulty // 5))
+        target = sum(rng.choice(coins) for _ in range(2 + difficulty + rng.randint(0, 2)))
         prompt = (
             f"Coins come in the denominations {_csv(coins)}, with an unlimited supply of each. "
             f"Pay exactly {target} using as few coins as possible. List the values of the coins "

@@ -126,16 +126,16 @@ class PalindromeCheck(_YesNo):
     name = "palindrome_check"
     size_measure = "string length"
     family = FAMILY
-    difficulty_scales = "length of the string: 3 + d"
+    difficulty_scales = "length of the string: 3 + d to 5 + d, letters a-d; half are palindromes"
     size_key = "word"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = 3 + difficulty
-        half = _random_word(rng, (n + 1) // 2, "abc")
+        n = 3 + difficulty + rng.randint(0, 2)
+        half = _random_word(rng, (n + 1) // 2, "abcd")
         chars = list(half + half[: n // 2][::-1])
         if rng.random() < 0.5:  # break the mirror symmetry at one position
             i = rng.randrange(n // 2)
-            chars[i] = rng.choice([c for c in "abc" if c != chars[n - 1 - i]])
+            chars[i] = rng.choice([c for c in "abcd" if c != chars[n - 1 - i]])
         word = "".join(chars)
         prompt = (
             f'Is the string "{word}" a palindrome, that is, does it read the same forwards and '

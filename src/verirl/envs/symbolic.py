@@ -46,23 +46,27 @@ def _nonzero(rng: random.Random, bound: int) -> int:
     return rng.choice([v for v in range(-bound, bound + 1) if v])
 
 
-def random_function(rng: random.Random, difficulty: int) -> sympy.Expr:
+def random_function(
+    rng: random.Random, difficulty: int, powers: tuple[int, int] | None = None
+) -> sympy.Expr:
     """A sum of 2 + d//3 terms; monomials first, then trig/exp (d >= 3), logs and products
-    (d >= 6), chain-rule terms and powers (d >= 9), quotients (d >= 12)."""
+    (d >= 6), chain-rule terms and powers (d >= 9), quotients (d >= 12). ``powers`` is the
+    range of the monomials' exponents (default 0 to 2 + d//4)."""
     d = difficulty
     kinds = ["mono", "mono"]
     kinds += ["trig", "exp"] if d >= 3 else []
     kinds += ["log", "product"] if d >= 6 else []
     kinds += ["chain", "power"] if d >= 9 else []
     kinds += ["quotient"] if d >= 12 else []
-    c_max, k_max, a_max = 3 + d // 2, 2 + d // 4, 1 + d // 5
+    c_max, a_max = 3 + d // 2, 1 + d // 5
+    k_min, k_max = powers or (0, 2 + d // 4)
     while True:
         terms = []
         for _ in range(2 + d // 3):
             kind, c, a = rng.choice(kinds), _nonzero(rng, c_max), _nonzero(rng, a_max)
             trig = rng.choice([sympy.sin, sympy.cos])
             if kind == "mono":
-                terms.append(c * X ** rng.randint(0, k_max))
+                terms.append(c * X ** rng.randint(k_min, k_max))
             elif kind == "trig":
                 terms.append(c * trig(a * X))
             elif kind == "exp":
@@ -130,10 +134,14 @@ class Antiderivative(_FunctionEnv):
     size_measure = "length of the integrand"
     family = "symbolic"
     tags = ("symbolic",)
-    difficulty_scales = "terms of the hidden antiderivative: 2 + d//3; term kinds grow with d"
+    difficulty_scales = (
+        "terms of the hidden antiderivative: 2 + d//3 (monomials of degree 1 to 4 + d//4); "
+        "term kinds grow with d"
+    )
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        big_f = random_function(rng, difficulty)
+        # no constant monomials (they vanish from f) and higher powers than the derivative's
+        big_f = random_function(rng, difficulty, powers=(1, 4 + difficulty // 4))
         f = sympy.diff(big_f, X)
         prompt = (
             f"Let f(x) = {plain(f)}.\nFind an antiderivative F(x), i.e. a function with "

@@ -72,14 +72,14 @@ class PolynomialRoots(Environment):
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = (
-        "distinct roots: 2 + d//4 in [-(3 + d//2), 3 + d//2]; a fractional root from d = 8; "
+        "distinct roots: 2 + d//4 in [-(10 + d//4), 10 + d//4]; a fractional root from d = 8; "
         "a root-free quadratic factor and double roots later"
     )
     size_key = "coeffs"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         d = difficulty
-        bound = 3 + d // 2
+        bound = 10 + d // 4
         roots = [sympy.Integer(r) for r in rng.sample(range(-bound, bound + 1), 2 + d // 4)]
         if d >= 8:
             q = rng.choice([2, 3])
@@ -285,12 +285,12 @@ class PolynomialExpand(Environment):
     size_measure = "length of the product"
     family = "symbolic"
     tags = ("symbolic",)
-    difficulty_scales = "factors: 2 + d//4; factor degree up to 2 from d = 6; coefficients 2 + d//3"
+    difficulty_scales = "factors: 2 + d//4; factor degree up to 2 from d = 6; coefficients 7 + d//3"
     size_key = "product"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         d = difficulty
-        bound = 2 + d // 3
+        bound = 7 + d // 3
         factors = []
         for _ in range(2 + d // 4):
             degree = 1 if d < 6 else rng.randint(1, 2)
@@ -337,14 +337,14 @@ class PolynomialFactor(Environment):
     family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = (
-        "linear factors: 2 + d//4 with leading coefficients up to 1 + d//6; a constant from "
-        "d = 5; an irreducible quadratic factor from d = 8"
+        "linear factors: 2 + d//4 with leading coefficients up to 1 + d//6 and constants up to "
+        "10 + d//4; a constant from d = 5; an irreducible quadratic factor from d = 8"
     )
     size_key = "polynomial"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         d = difficulty
-        bound = 2 + d // 2
+        bound = 10 + d // 4
         factors = [
             rng.randint(1, 1 + d // 6) * X - rng.randint(-bound, bound) for _ in range(2 + d // 4)
         ]

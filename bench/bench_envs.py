@@ -95,13 +95,16 @@ PAIRS: dict[tuple[str, str], MatchedPair] = {
         dict(num_colors=4, min_num_vertices=20, max_num_vertices=20, edge_probability=45 / 190),
         "20 vertices, 4 colours, ~45 edges",
     ),
-    # 3 jugs and a target that takes ~12 moves (ours: 2 + d//10 jugs of capacity 3..14 + d,
-    # target reached by a random walk of 3 + d moves; theirs: capacities 3..3 + difficulty and
-    # at least `difficulty` moves needed; it refuses fewer than 3 jugs)
+    # 3 jugs, short solutions (ours: 2 + d//10 jugs of capacity 3..14 + d, the target from a
+    # random walk of 3 + d moves, whose shortest solution has a median of 2 moves (max 6 over
+    # 200 seeds); theirs: one knob, `difficulty` = k, sets both the capacities 3..3 + k and the
+    # least number of moves, >= k; k = 3 gives references of median 4 moves (max 8). Matched
+    # on solution length; capacities differ (ours up to 24, theirs up to 6). It refuses fewer
+    # than 3 jugs, ours has 3 from d 10)
     ("jug_puzzle", "jugs"): MatchedPair(
         10,
-        dict(num_jugs=3, difficulty=12),
-        "3 jugs, ~12-move targets (capacities: ours up to 24, theirs up to 15)",
+        dict(num_jugs=3, difficulty=3),
+        "3 jugs, solutions of a few moves (capacities: ours up to 24, theirs up to 6)",
     ),
     # 4 disks, 3 pegs (ours: 2 + floor(log2(d + 1)) disks from a random legal position,
     # so our optimal move lists are shorter than theirs, which start from one full peg)
@@ -125,7 +128,8 @@ PAIRS: dict[tuple[str, str], MatchedPair] = {
     ),
     # a product of 2 linear binomials with small coefficients (ours: 2 + d//4 factors,
     # coefficients up to 2 + d//3; theirs: 2 polynomials of 2 monomials from {1, x}; with
-    # min_degree=1 it draws monomials of degree exactly 1 and poses a product of monomials)
+    # min_degree=1 it draws monomials of degree exactly 1 and poses a product of monomials;
+    # when it draws a constant factor, sympy folds it into the other one)
     ("polynomial_expand", "polynomial_multiplication"): MatchedPair(
         3,
         dict(
@@ -373,15 +377,41 @@ def load_environments() -> tuple[list[str], list[str]]:
 
 def median_rate(run_once: Callable[[int], int], n: int, reps: int) -> float:
     """Median over ``reps`` of ``n`` / seconds for ``run_once(rep)`` (which does ``n`` items)."""
-    rates = []
+    return statistics.median(_rates([run_once], n, reps)[0])
+
+
+def _rates(runs: list[Callable[[int], int]], n: int, reps: int) -> list[list[float]]:
+    """``n`` / seconds of every ``runs[k](rep)`` for each repetition, the runs interleaved
+    (rep 0 of each, then rep 1 of each, ...) so that a change in the machine's load hits
+    every side alike."""
+    rates: list[list[float]] = [[] for _ in runs]
     for rep in range(reps):
-        start = time.perf_counter()
-        run_once(rep)
-        rates.append(n / max(time.perf_counter() - start, 1e-9))
-    return statistics.median(rates)
+        for k, run_once in enumerate(runs):
+            start = time.perf_counter()
+            run_once(rep)
+            rates[k].append(n / max(time.perf_counter() - start, 1e-9))
+    return rates
 
 
-def bench_ours(name: str, n: int, reps: int, difficulties: list[int]) -> dict[str, Any]:
+@dataclass
+class _Side:
+    """One side's timed loop (``run_once(rep)`` does ``n`` problems) and what it found."""
+
+    run_once: Callable[[int], int]
+    warm_up: Callable[[], None]
+    failures: list[str]
+    missing: list[int]
+
+    def result(self, rate: float) -> dict[str, Any]:
+        return {
+            "rate": rate,
+            "ref_failures": len(self.failures),
+            "failed": self.failures[:3],
+            "no_reference": len(self.missing),
+        }
+
+
+def _our_side(name: str, n: int, difficulties: list[int]) -> _Side:
     """Our side: generate ``n`` problems (difficulties cycled, seeds ``rep * n + i``) and
     verify each one's reference answer written as ``\\boxed{answer}``."""
     from verirl.envs import get_env
@@ -389,53 +419,76 @@ def bench_ours(name: str, n: int, reps: int, difficulties: list[int]) -> dict[st
     env = get_env(name)
     failures: list[str] = []
 
+    def one(difficulty: int, seed: int) -> bool:
+        problem = env.generate(difficulty, seed)
+        return env.verify(problem, f"\\boxed{{{problem.answer}}}").correct
+
     def run_once(rep: int) -> int:
         for i in range(n):
-            problem = env.generate(difficulties[i % len(difficulties)], rep * n + i)
-            if not env.verify(problem, f"\\boxed{{{problem.answer}}}").correct:
-                failures.append(f"d={problem.difficulty} seed={problem.seed}: {problem.answer!r}")
+            difficulty, seed = difficulties[i % len(difficulties)], rep * n + i
+            if not one(difficulty, seed):
+                failures.append(f"d={difficulty} seed={seed}")
         return n
 
-    rate = median_rate(run_once, n, reps)
-    return {"rate": rate, "ref_failures": len(failures), "failed": failures[:3]}
+    def warm_up() -> None:  # an untimed problem outside the timed seeds
+        one(difficulties[0], 10**6)
+
+    return _Side(run_once, warm_up, failures, [])
 
 
-def bench_theirs(
+def _their_side(
     dataset_name: str, n: int, reps: int, config: dict[str, Any] | None = None
-) -> dict[str, Any]:
+) -> _Side:
     """reasoning-gym's side: ``dataset[i]`` plus ``score_answer`` on the entry's own reference
     (:func:`reasoning_gym_reference`), one dataset per repetition (seed ``rep * n``, so the
     repetitions see different problems), built before the timer starts."""
     import reasoning_gym
 
+    config = config or {}
     datasets = [
-        reasoning_gym.create_dataset(dataset_name, size=n, seed=rep * n, **(config or {}))
+        reasoning_gym.create_dataset(dataset_name, size=n, seed=rep * n, **config)
         for rep in range(reps)
     ]
+    warm = reasoning_gym.create_dataset(dataset_name, size=1, seed=10**6, **config)
     failures: list[str] = []
-    missing = 0
+    missing: list[int] = []
+
+    def one(ds: Any, i: int) -> float | None:
+        entry = ds[i]
+        reference = reasoning_gym_reference(dataset_name, entry)
+        if reference is None:  # several valid answers, none stored: nothing to verify
+            return None
+        return float(ds.score_answer(answer=reference, entry=entry))
 
     def run_once(rep: int) -> int:
-        nonlocal missing
-        ds = datasets[rep]
         for i in range(n):
-            entry = ds[i]
-            reference = reasoning_gym_reference(dataset_name, entry)
-            if reference is None:  # several valid answers, none stored: nothing to verify
-                missing += 1
-                continue
-            score = ds.score_answer(answer=reference, entry=entry)
-            if score < 1.0:
-                failures.append(f"seed={rep * n} i={i}: {reference[:60]!r} scored {score}")
+            score = one(datasets[rep], i)
+            if score is None:
+                missing.append(i)
+            elif score < 1.0:
+                failures.append(f"seed={rep * n} i={i} scored {score}")
         return n
 
-    rate = median_rate(run_once, n, reps)
-    return {
-        "rate": rate,
-        "ref_failures": len(failures),
-        "failed": failures[:3],
-        "no_reference": missing,
-    }
+    def warm_up() -> None:
+        one(warm, 0)
+
+    return _Side(run_once, warm_up, failures, missing)
+
+
+def bench_ours(name: str, n: int, reps: int, difficulties: list[int]) -> dict[str, Any]:
+    """Our side alone: median problems/s over ``reps`` (after one untimed warm-up problem)."""
+    side = _our_side(name, n, difficulties)
+    side.warm_up()
+    return side.result(median_rate(side.run_once, n, reps))
+
+
+def bench_theirs(
+    dataset_name: str, n: int, reps: int, config: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """reasoning-gym's side alone (see :func:`_their_side`)."""
+    side = _their_side(dataset_name, n, reps, config)
+    side.warm_up()
+    return side.result(median_rate(side.run_once, n, reps))
 
 
 def reasoning_gym_datasets() -> set[str] | None:
@@ -451,17 +504,27 @@ def geometric_mean(values: list[float]) -> float:
 
 
 def bench_pair(ours: str, theirs: str, n: int, reps: int) -> dict[str, Any]:
-    """One matched pair: both sides timed at :data:`PAIRS`' difficulty and config."""
+    """One matched pair: both sides at :data:`PAIRS`' difficulty and config, each warmed up
+    with one untimed problem, their repetitions interleaved; median rate of each side."""
     pair = PAIRS[(ours, theirs)]
     row: dict[str, Any] = {"env": ours, "theirs_name": theirs, "difficulty": pair.difficulty}
-    try:
-        row["ours"] = bench_ours(ours, n, reps, [pair.difficulty])
-    except Exception as exc:
-        row["ours_error"] = f"{type(exc).__name__}: {exc}"
-    try:
-        row["theirs"] = bench_theirs(theirs, n, reps, pair.config)
-    except Exception as exc:
-        row["theirs_error"] = f"{type(exc).__name__}: {exc}"
+    sides: dict[str, _Side] = {}
+    for key, build in (
+        ("ours", lambda: _our_side(ours, n, [pair.difficulty])),
+        ("theirs", lambda: _their_side(theirs, n, reps, pair.config)),
+    ):
+        try:
+            sides[key] = build()
+            sides[key].warm_up()
+        except Exception as exc:
+            row[f"{key}_error"] = f"{type(exc).__name__}: {exc}"
+    if len(sides) == 2:
+        try:
+            rates = _rates([sides["ours"].run_once, sides["theirs"].run_once], n, reps)
+            row["ours"] = sides["ours"].result(statistics.median(rates[0]))
+            row["theirs"] = sides["theirs"].result(statistics.median(rates[1]))
+        except Exception as exc:
+            row["pair_error"] = f"{type(exc).__name__}: {exc}"
     row["ratio"] = _ratio(row)
     return row
 
@@ -565,7 +628,7 @@ def main() -> None:
         if r["ratio"] is None:
             print(f"not counted: {r['env']} vs rg:{r['theirs_name']} ({_why_not(r)})")
     ratios = [r["ratio"] for r in counted]
-    summary: dict[str, Any] = {"pairs": len(ratios)}
+    summary: dict[str, Any] = {"pair_count": len(ratios)}
     if ratios:
         summary["median_ratio"] = statistics.median(ratios)
         summary["geomean_ratio"] = geometric_mean(ratios)
@@ -601,6 +664,8 @@ def _ratio(row: dict[str, Any]) -> float | None:
 
 
 def _why_not(row: dict[str, Any]) -> str:
+    if "pair_error" in row:
+        return f"while timing: {row['pair_error'][:80]}"
     if "ours_error" in row:
         return f"ours: {row['ours_error'][:80]}"
     if "theirs_error" in row:

@@ -237,13 +237,20 @@ class RayPoolParams(BaseModel):
         description="Time past a call's deadline after which its actor counts as hung: it is "
         "killed and replaced, and its calls score as timeouts.",
     )
+    prefetch: int = Field(
+        1,
+        ge=0,
+        description="Calls queued at each actor place behind the one it runs, so an actor "
+        "never waits for the driver between calls. In flight at most: actors × concurrency "
+        "× (1 + prefetch) calls.",
+    )
     max_batch: int = Field(
         8,
         ge=1,
-        description="Items per actor call at most. A batch of n items goes out in calls of "
-        "⌈n / (2 · actors · concurrency)⌉ items (capped here), so Ray's cost per call is "
-        "shared by several items while every actor still gets work; a call lost with its "
-        "actor costs all of its items a timeout.",
+        description="Items per actor call at most. Each call takes ⌈r / (2 · actors · "
+        "concurrency)⌉ of the r items still waiting (capped here), so Ray's cost per call is "
+        "shared by several items while calls shrink towards the end of a batch and every "
+        "actor stays busy; a call lost with its actor costs all of its items a timeout.",
     )
     address: str | None = Field(
         None,

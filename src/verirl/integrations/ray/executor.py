@@ -3,19 +3,24 @@
 Each :class:`VerifierActor` is a long-lived worker process that imports the environments and
 the run's plugins once and builds its own proof checkers (a Coq ``coqidetop`` pool, a Lean
 REPL, ...) the first time a proof reaches it, keeping them for the run. The driver keeps at
-most ``actors × concurrency`` calls in flight; further items wait in the driver, so a
-saturated pool slows the caller down instead of queueing unboundedly on the cluster
-(back-pressure).
+most ``actors × concurrency × (1 + prefetch)`` calls in flight (``prefetch`` calls queued at
+each place, so an actor goes from one call to the next without waiting for the driver);
+further items wait in the driver, so a saturated pool slows the caller down instead of
+queueing unboundedly on the cluster (back-pressure).
 
-Items travel in small batches, one actor call each (at most ``max_batch`` items, and few
-enough that every actor gets work), so Ray's fixed cost per call is shared by several items.
-Every item has a deadline. An item whose verifier returns after it counts as a timeout (as
-the ``inline`` executor reports it). A call still running ``grace_s`` after its items'
-deadlines (the sum over its items) means the actor is hung (a verifier stuck in untrusted
-parsing, a prover that stopped answering): the actor is killed and replaced, and every call
-it was running scores as a timeout. An actor that dies on its own (a crash, the OOM killer,
-a lost node) is replaced the same way; its calls score as timeouts. The run never sees an
-exception from a verifier.
+Items travel in small batches, one actor call each, so Ray's fixed cost per call is shared
+by several items: each call takes a share of the items still waiting (at most ``max_batch``),
+so calls shrink towards the end of a batch and every actor stays busy to the end.
+
+Every item has a deadline, on the verification alone (an actor loads every environment
+module before its first item, outside the clock). An item whose verifier returns after it
+counts as a timeout (as the ``inline`` executor reports it). An actor whose calls are still
+running ``grace_s`` after their items' deadlines (the sum over every item sent to it,
+counted from when the call before them ended) is hung (a verifier stuck in untrusted
+parsing, a prover that stopped answering): the actor is killed and replaced. So is an actor
+that dies on its own (a crash, the OOM killer, a lost node). The calls it may have been
+running (its ``concurrency`` oldest) score as timeouts; the calls queued behind them never
+started and are sent again. The run never sees an exception from a verifier.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+from verirl.envs import load_all
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup, connect, disconnect
 from verirl.provers.settings import Provers, ProversConfig
 from verirl.rewards.executors import Executor, Outcome, RayPoolParams
@@ -51,11 +57,13 @@ class VerifierActor:
         return os.getpid()
 
     def call(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Outcome[Any]]:
+        load_all()
         return [_timed(functools.partial(fn, item)) for item in items]
 
     def call_with_provers(
         self, fn: Callable[[Any, Provers], Any], items: list[Any], provers_json: str
     ) -> list[Outcome[Any]]:
+        load_all()
         provers = self._provers.get(provers_json)
         if provers is None:
             provers = Provers(ProversConfig.model_validate_json(provers_json))
@@ -115,20 +123,32 @@ class RayExecutor(Executor):
         ).remote(self._env)
         return _Slot(handle, handle.ready.remote())
 
-    def _replace(self, k: int, why: str) -> list[int]:
-        """Kill actor ``k`` (if still alive) and start a new one; the items it was running."""
+    def _replace(self, k: int, why: str) -> tuple[list[int], list[int]]:
+        """Kill actor ``k`` (if still alive) and start a new one. Returns the items of the
+        calls it may have been running (its ``concurrency`` oldest: an actor serves its
+        calls in order) and those of the calls still queued behind them, which never
+        started and go to another actor."""
         import ray
 
         slot = self._slots[k]
-        lost = [i for idx, _ in slot.running.values() for i in idx]
+        calls = list(slot.running.values())  # in the order they were sent
+        running = calls[: self.params.concurrency]
+        lost = [i for idx, _ in running for i in idx]
+        queued = [i for idx, _ in calls[self.params.concurrency :] for i in idx]
         try:
             ray.kill(slot.handle, no_restart=True)
         except Exception as exc:  # already gone
             log.debug("killing verifier actor %d: %s", k, exc)
-        log.warning("verifier actor %d %s; replacing it (%d calls lost)", k, why, len(lost))
+        log.warning(
+            "verifier actor %d %s; replacing it (%d items lost, %d requeued)",
+            k,
+            why,
+            len(lost),
+            len(queued),
+        )
         self._slots[k] = self._new_slot()
         self.restarts += 1
-        return lost
+        return lost, queued
 
     def actor_pids(self) -> list[int]:
         """The process id of each actor (waits until each is up)."""
@@ -167,19 +187,35 @@ class RayExecutor(Executor):
             raise RuntimeError("the ray executor is closed")
         out: list[Outcome[Any] | None] = [None] * len(items)
         places = self.params.actors * self.params.concurrency
-        size = max(1, min(self.params.max_batch, -(-len(items) // (2 * places))))
-        todo = deque(list(range(a, min(a + size, len(items)))) for a in range(0, len(items), size))
+        todo = deque(range(len(items)))
 
-        def hung(idx: list[int], started: float, now: float) -> bool:
-            return timeout_s is not None and (
-                now - started > len(idx) * timeout_s + self.params.grace_s
-            )
+        def next_call() -> list[int]:
+            """The next call's items: a share of what is left (guided self-scheduling), so
+            calls shrink towards the end of a batch and no actor idles behind a long last
+            call; at most ``max_batch``."""
+            size = max(1, min(self.params.max_batch, -(-len(todo) // (2 * places))))
+            return [todo.popleft() for _ in range(min(size, len(todo)))]
+
+        per_actor = self.params.concurrency * (1 + self.params.prefetch)
+
+        def budget(slot: _Slot) -> float:
+            """When the actor's calls are due: queued calls wait for the ones before them,
+            so the deadline is the sum over all its items from its oldest call."""
+            assert timeout_s is not None
+            items_sent = sum(len(idx) for idx, _ in slot.running.values())
+            oldest = min(t for _, t in slot.running.values())
+            return oldest + items_sent * timeout_s + self.params.grace_s
+
+        def hung(slot: _Slot, now: float) -> bool:
+            return timeout_s is not None and bool(slot.running) and now > budget(slot)
 
         lost_msg = "verifier actor {} ({}): the call scores as a timeout"
 
-        def lose(idx: list[int], why: str) -> None:
-            for i in idx:
+        def lose(replaced: tuple[list[int], list[int]], why: str) -> None:
+            lost, queued = replaced
+            for i in lost:
                 out[i] = Outcome(error=why, timed_out=True)
+            todo.extendleft(reversed(queued))  # never started: they run elsewhere
 
         while todo or any(s.running for s in self._slots):
             # admit new actors that answered, then fill free places (back-pressure: the
@@ -195,8 +231,8 @@ class RayExecutor(Executor):
                     except RayError as exc:
                         self._replace(k, f"failed to start ({type(exc).__name__})")
                         continue
-                while todo and len(slot.running) < self.params.concurrency:
-                    idx = todo.popleft()
+                while todo and len(slot.running) < per_actor:
+                    idx = next_call()
                     ref = submit(slot.handle, [items[i] for i in idx])
                     slot.running[ref] = (idx, time.monotonic())
             refs = [r for s in self._slots for r in s.running]
@@ -204,33 +240,32 @@ class RayExecutor(Executor):
             now = time.monotonic()
             wake = 1.0
             if timeout_s is not None and refs:
-                first = min(
-                    t + len(idx) * timeout_s + self.params.grace_s
-                    for s in self._slots
-                    for idx, t in s.running.values()
-                )
+                first = min(budget(s) for s in self._slots if s.running)
                 wake = max(0.0, min(wake, first - now))
             ready, _ = ray.wait(refs + waiting, num_returns=1, timeout=wake)
             for k, slot in enumerate(self._slots):
                 for ref in [r for r in ready if r in slot.running]:
-                    idx, _ = slot.running.pop(ref)
+                    idx, _ = slot.running[ref]
                     try:
                         results: list[Outcome[Any]] = ray.get(ref, timeout=0)
-                    except RayActorError as exc:
-                        slot.running[ref] = (idx, 0.0)  # lost with the others below
+                    except RayActorError as exc:  # every call it had is lost or requeued
                         why = f"died: {type(exc).__name__}"
                         lose(self._replace(k, why), lost_msg.format(k, why))
                         break
                     except (GetTimeoutError, RayError) as exc:
+                        results = []
                         for i in idx:
                             out[i] = Outcome(error=f"{type(exc).__name__}: {exc}".splitlines()[0])
-                        continue
-                    for i, res in zip(idx, results, strict=True):
+                    del slot.running[ref]
+                    now = time.monotonic()  # the queued calls' clock starts as this one ends
+                    for r, (other, t) in slot.running.items():
+                        slot.running[r] = (other, max(t, now))
+                    for i, res in zip(idx, results, strict=False):
                         out[i] = self._judge(res, timeout_s)
             if timeout_s is not None:
                 now = time.monotonic()
                 for k, slot in enumerate(self._slots):
-                    if any(hung(idx, t, now) for idx, t in slot.running.values()):
+                    if hung(slot, now):
                         why = f"hung past {timeout_s:g} s + {self.params.grace_s:g} s grace"
                         lose(self._replace(k, why), lost_msg.format(k, why))
         return [o if o is not None else Outcome(error="no result") for o in out]

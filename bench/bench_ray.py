@@ -1,8 +1,9 @@
 """The Ray backend, in one run on a private local Ray:
 
 1. Coq proof checks per second through the ``ray`` executor with 1 vs 2 verifier actors
-   (each actor owns a one-worker ``coqidetop`` pool; proofs are the bundled theorems'
-   reference proofs, every other one corrupted). Target: 2 actors ≥ 1.7× one actor.
+   (each actor owns a one-worker ``coqidetop`` pool; proofs are reference proofs of the
+   bundled theorems and of generated implication chains, half of them corrupted; see
+   ``--workload``). Target: 2 actors ≥ 1.7× one actor.
    The two pools' timed passes alternate, as do the two backends' steps below.
 2. The default job's training step (SmolLM2-135M, fp32/auto, 8 prompts × 6 samples) on the
    local backend vs ``run.backend=ray`` (1 verifier actor, 1 ``hf`` replica, 1 learner rank;
@@ -32,14 +33,31 @@ from verirl.rewards.executors import EXECUTORS, RayPoolParams
 from verirl.rewards.verification import verify_proof_one
 from verirl.types import Problem
 
+# (environment, difficulties) per workload: the bundled theorems ("bundled": cheap once
+# loaded, so a pass is dominated by the checker's messages and Ray's latency), generated
+# implication chains ("chains": Coq does real work that grows with the chain, 20-50 ms a
+# check at these levels here) and both interleaved ("mixed", the default: a worker switches
+# statements between checks, as in a training batch over several environments)
+BUNDLED = ("coq_proofs", (0, 1, 2, 3))
+CHAINS = ("coq_implication_chains", (4, 8, 12))
+WORKLOADS = {"bundled": (BUNDLED,), "chains": (CHAINS,), "mixed": (BUNDLED, CHAINS)}
 
-def proof_workload(n: int, seed: int = 0) -> list[tuple[Problem, str]]:
-    env = get_env("coq_proofs")
+
+def proof_workload(n: int, seed: int = 0, workload: str = "mixed") -> list[tuple[Problem, str]]:
+    """``n`` proofs, alternating over the workload's environments; every other pair of
+    proofs corrupted."""
     rng = random.Random(seed)
+    kinds = WORKLOADS[workload]
     items = []
     for i in range(n):
-        problem = env.generate(i % 4, seed + i)
-        text = problem.answer if i % 2 == 0 else env.corrupt(problem, problem.answer, rng)
+        name, levels = kinds[i % len(kinds)]
+        env = get_env(name)
+        problem = env.generate(levels[(i // len(kinds)) % len(levels)], seed + i)
+        text = (
+            problem.answer
+            if (i // len(kinds)) % 2 == 0
+            else env.corrupt(problem, problem.answer, rng)
+        )
         items.append((problem, text))
     return items
 
@@ -102,6 +120,7 @@ def step_times(model: str, steps: int, threads: int) -> tuple[list[float], list[
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--proofs", type=int, default=64, help="proofs per timed pass")
+    ap.add_argument("--workload", choices=sorted(WORKLOADS), default="mixed")
     ap.add_argument("--repeats", type=int, default=3, help="timed passes (median kept)")
     ap.add_argument("--steps", type=int, default=3, help="training steps per backend")
     ap.add_argument("--model", default="smollm2-135m-instruct", help="model.name")
@@ -117,9 +136,12 @@ def main() -> None:
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     print(f"ray.init: {time.perf_counter() - t0:.1f} s")
     try:
-        items = proof_workload(args.proofs)
+        items = proof_workload(args.proofs, workload=args.workload)
         one, two, passed = coq_rates(items, args.repeats)
-        print(f"coq proofs: {len(items)} per pass ({passed} pass), {args.repeats} timed passes")
+        print(
+            f"coq proofs ({args.workload}): {len(items)} per pass ({passed} pass), "
+            f"{args.repeats} timed passes"
+        )
         print(f"1 verifier actor : {one:7.1f} proofs/s")
         print(f"2 verifier actors: {two:7.1f} proofs/s")
         print(f"ratio 2/1        : {two / one:7.2f}x  (target >= 1.7x)")

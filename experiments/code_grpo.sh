@@ -2,10 +2,11 @@
 # GRPO on two program-synthesis environments with the real model (SmolLM2-135M-Instruct),
 # >= 15 steps: held-out pass rate (all hidden tests pass) before and after training, and
 # HumanEval pass@1 (164 problems, sandboxed) of the base model and of the trained checkpoint.
-# HE_LIMIT=N evaluates HumanEval on its first N problems only (all 164 by default).
+# HE_LIMIT=N evaluates HumanEval on its first N problems only (all 164 by default); OUT sets
+# the output directory (runs/code_grpo); THREADS the torch threads (2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=runs/code_grpo
+out=${OUT:-runs/code_grpo}
 mkdir -p runs
 envs="[code_list_pipeline, code_number_pipeline]"
 common=(run.dir=$out run.threads=${THREADS:-2} "curriculum.environments=$envs"

@@ -126,6 +126,7 @@ def main() -> None:
     ap.add_argument("--model", default="smollm2-135m-instruct", help="model.name")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (run.threads)")
     ap.add_argument("--skip-step", action="store_true", help="only the Coq part")
+    ap.add_argument("--skip-coq", action="store_true", help="only the training-step part")
     args = ap.parse_args()
 
     import ray
@@ -136,16 +137,17 @@ def main() -> None:
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     print(f"ray.init: {time.perf_counter() - t0:.1f} s")
     try:
-        items = proof_workload(args.proofs, workload=args.workload)
-        one, two, passed = coq_rates(items, args.repeats)
-        print(
-            f"coq proofs ({args.workload}): {len(items)} per pass ({passed} pass), "
-            f"{args.repeats} timed passes"
-        )
-        print(f"1 verifier actor : {one:7.1f} proofs/s")
-        print(f"2 verifier actors: {two:7.1f} proofs/s")
-        print(f"ratio 2/1        : {two / one:7.2f}x  (target >= 1.7x)")
-        print(f"load average: {os.getloadavg()[0]:.2f}")
+        if not args.skip_coq:
+            items = proof_workload(args.proofs, workload=args.workload)
+            one, two, passed = coq_rates(items, args.repeats)
+            print(
+                f"coq proofs ({args.workload}): {len(items)} per pass ({passed} pass), "
+                f"{args.repeats} timed passes"
+            )
+            print(f"1 verifier actor : {one:7.1f} proofs/s")
+            print(f"2 verifier actors: {two:7.1f} proofs/s")
+            print(f"ratio 2/1        : {two / one:7.2f}x  (target >= 1.7x)")
+            print(f"load average: {os.getloadavg()[0]:.2f}")
         if not args.skip_step:
             local, on_ray = step_times(args.model, args.steps, args.threads)
             fmt = ", ".join

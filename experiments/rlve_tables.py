@@ -70,18 +70,26 @@ def _spread(values: list[float]) -> str:
 
 def summary(directory: Path) -> str:
     lines = [
-        "| arm | seeds | held-out accuracy before | after | plain-prompt after | "
+        "| arm | seeds | held-out accuracy before | after | plain prompt before | after | "
         "effective prompt ratio |",
-        "|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
-    for arm, runs in _runs(directory).items():
+    arms = _runs(directory)
+
+    def order(arm: str) -> tuple[str, int]:  # c1, c4, c16, c64; then by name
+        digits = "".join(ch for ch in arm if ch.isdigit())
+        return (arm.rstrip("0123456789"), int(digits) if arm[1:].isdigit() else 0)
+
+    for arm in sorted(arms, key=order):
+        runs = arms[arm]
 
         def col(key: str, runs: list[dict[str, float]] = runs) -> str:
             return _spread([r[key] for r in runs if key in r and r[key] == r[key]])  # no NaN
 
         lines.append(
             f"| {arm} | {len(runs)} | {col('eval_before/accuracy')} | "
-            f"{col('eval_after/accuracy')} | {col('eval_after_plain/accuracy')} | "
+            f"{col('eval_after/accuracy')} | {col('eval_before_plain/accuracy')} | "
+            f"{col('eval_after_plain/accuracy')} | "
             f"{col('mean_effective_prompt_ratio')} |"
         )
     return "\n".join(lines)

@@ -29,23 +29,14 @@ import time
 from verirl.envs.code_synthesis import run_tests, score_tests
 from verirl.sandbox import Sandbox
 
-PROGRAM = """
-def fib(n):
-    a, b = 0, 1
-    for _ in range(n):
-        a, b = b, a + b
-    return a
-assert fib({k}) == {expected}, "wrong"
-print("ok")
-"""
-
-
 FIB = """def fib(n):
     a, b = 0, 1
     for _ in range(n):
         a, b = b, a + b
     return a
 """
+# one test execution: the function and an assertion on it (a HumanEval-shaped test)
+PROGRAM = FIB + 'assert fib({k}) == {expected}, "wrong"\nprint("ok")\n'
 
 
 def _fib(k: int) -> int:
@@ -59,10 +50,7 @@ def _programs(n: int) -> list[str]:
     out = []
     for i in range(n):
         k = 10 + i % 20
-        a, b = 0, 1
-        for _ in range(k):
-            a, b = b, a + b
-        out.append(PROGRAM.format(k=k, expected=a))
+        out.append(PROGRAM.format(k=k, expected=_fib(k)))
     return out
 
 

@@ -171,6 +171,15 @@ class SamplingParams:
     stop: tuple[str, ...] = ()
     seed: int | None = None
 
+    def check(self) -> None:
+        """Raise ``ValueError`` naming the first out-of-range field (every engine calls it)."""
+        if self.n < 1:
+            raise ValueError(f"sampling.n must be >= 1, got {self.n}")
+        if self.temperature < 0:
+            raise ValueError(f"sampling.temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"sampling.top_p must be in (0, 1], got {self.top_p}")
+
 
 @dataclass(frozen=True)
 class Batch:

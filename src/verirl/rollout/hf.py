@@ -72,12 +72,7 @@ class HFEngine:
     def generate(
         self, prompts: Sequence[Sequence[int]], sampling: SamplingParams
     ) -> list[list[Generation]]:
-        if sampling.n < 1:
-            raise ValueError(f"sampling.n must be >= 1, got {sampling.n}")
-        if sampling.temperature < 0:
-            raise ValueError(f"sampling.temperature must be >= 0, got {sampling.temperature}")
-        if not 0 < sampling.top_p <= 1:
-            raise ValueError(f"sampling.top_p must be in (0, 1], got {sampling.top_p}")
+        sampling.check()
         if sampling.seed is not None:
             self.generator.manual_seed(sampling.seed)
         per_chunk = max(1, self.max_batch_sequences // sampling.n)

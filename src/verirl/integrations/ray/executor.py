@@ -246,22 +246,24 @@ class RayExecutor(Executor):
             for k, slot in enumerate(self._slots):
                 for ref in [r for r in ready if r in slot.running]:
                     idx, _ = slot.running[ref]
+                    results: list[Outcome[Any]] | None
                     try:
-                        results: list[Outcome[Any]] = ray.get(ref, timeout=0)
+                        results = ray.get(ref, timeout=0)
                     except RayActorError as exc:  # every call it had is lost or requeued
                         why = f"died: {type(exc).__name__}"
                         lose(self._replace(k, why), lost_msg.format(k, why))
                         break
                     except (GetTimeoutError, RayError) as exc:
-                        results = []
+                        results = None
                         for i in idx:
                             out[i] = Outcome(error=f"{type(exc).__name__}: {exc}".splitlines()[0])
                     del slot.running[ref]
                     now = time.monotonic()  # the queued calls' clock starts as this one ends
                     for r, (other, t) in slot.running.items():
                         slot.running[r] = (other, max(t, now))
-                    for i, res in zip(idx, results, strict=False):
-                        out[i] = self._judge(res, timeout_s)
+                    if results is not None:
+                        for i, res in zip(idx, results, strict=True):
+                            out[i] = self._judge(res, timeout_s)
             if timeout_s is not None:
                 now = time.monotonic()
                 for k, slot in enumerate(self._slots):

@@ -16,15 +16,17 @@ that keeps its own copy). Its cost — seconds and megabytes — is reported by
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import torch
 
 from verirl.config import TrainConfig
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup
 from verirl.integrations.ray.learner import (
+    as_tensor,
     build_policy,
     get_or_lost,
     load_trainable,
@@ -38,7 +40,7 @@ class RolloutReplica:
     """One engine replica (run as a Ray actor)."""
 
     def __init__(
-        self, env: ActorEnv, cfg_json: str, weights: dict[str, torch.Tensor], rank: int
+        self, env: ActorEnv, cfg_json: str, weights: Mapping[str, np.ndarray], rank: int
     ) -> None:
         actor_setup(env)
         cfg = TrainConfig.model_validate_json(cfg_json)
@@ -55,7 +57,7 @@ class RolloutReplica:
     ) -> list[list[Generation]]:
         return self.engine.generate(prompts, sampling)
 
-    def load_weights(self, weights: dict[str, torch.Tensor]) -> None:
+    def load_weights(self, weights: Mapping[str, np.ndarray]) -> None:
         load_trainable(self.model, weights)
         self.engine.sync_weights()
 
@@ -65,7 +67,7 @@ class RolloutReplica:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.engine.load_state_dict(state)
 
-    def weights(self) -> dict[str, torch.Tensor]:
+    def weights(self) -> dict[str, np.ndarray]:
         return trainable_state(self.model)
 
     def pid(self) -> int:
@@ -171,8 +173,12 @@ class RayRolloutEngine:
         return [int(p) for p in self._get([r.pid.remote() for r in self.replicas], "a query")]
 
     def replica_weights(self) -> list[dict[str, torch.Tensor]]:
-        """Each replica's trainable weights (for checks)."""
-        return list(self._get([r.weights.remote() for r in self.replicas], "a query"))
+        """Each replica's trainable weights (for checks), as tensors of the driver's dtypes."""
+        dtypes = {n: p.dtype for n, p in self.model.named_parameters()}
+        return [
+            {n: as_tensor(a, dtypes[n]) for n, a in w.items()}
+            for w in self._get([r.weights.remote() for r in self.replicas], "a query")
+        ]
 
     def close(self) -> None:
         import ray

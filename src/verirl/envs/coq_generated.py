@@ -29,8 +29,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from verirl.envs.base import Instance, register_env
-from verirl.envs.coq_proofs import CoqProofs, _fence
+from verirl.envs.coq_proofs import CoqProofs, _fence, coq_prompt
 from verirl.types import Problem
+
+
+def generated_instance(
+    theorem: str, statement: str, prelude: str, proof: str, difficulty: int, **extra: int
+) -> Instance:
+    """A generated theorem as an instance: the proving prompt, the reference proof as the
+    answer, and what the checker and :meth:`CoqImplicationChains.solve` read in ``data``."""
+    data = {
+        "system": "coq",
+        "theorem": theorem,
+        "statement": statement,
+        "prelude": prelude,
+        "proof": proof,
+        "grade": difficulty,
+        **extra,
+    }
+    return Instance(prompt=coq_prompt(statement, prelude), answer=_fence(proof), data=data)
 
 
 def _path_proof(path: list[int], hyp_of: dict[tuple[int, int], str], start: str) -> list[str]:
@@ -94,16 +111,7 @@ class CoqImplicationChains(CoqProofs):
         else:
             body = _path_proof(paths[0], hyp_of, "h0")
         proof = "Proof.\n  " + "\n  ".join([intros, *body]) + "\nQed."
-        prompt = f"Prove the following theorem in Coq 8.16.\n\nTheorem:\n```coq\n{statement}\n```"
-        data = {
-            "system": "coq",
-            "theorem": "chain",
-            "statement": statement,
-            "prelude": "",
-            "proof": proof,
-            "grade": difficulty,
-        }
-        return Instance(prompt=prompt, answer=_fence(proof), data=data)
+        return generated_instance("chain", statement, "", proof, difficulty)
 
     def solve(self, problem: Problem) -> str:
         """The constructed proof (the paths are known to the generator)."""
@@ -191,21 +199,9 @@ class CoqListLengths(CoqImplicationChains):
         statement = (
             f"Theorem lengths : forall {names} : list nat, length ({expr}) = {' + '.join(terms)}."
         )
-        prompt = (
-            "Prove the following theorem in Coq 8.16.\n\n"
-            f"Context (already loaded):\n```coq\n{LIST_PRELUDE}\n```\n\n"
-            f"Theorem:\n```coq\n{statement}\n```"
+        return generated_instance(
+            "lengths", statement, LIST_PRELUDE, LIST_PROOF, difficulty, operations=2 + difficulty
         )
-        data = {
-            "system": "coq",
-            "theorem": "lengths",
-            "statement": statement,
-            "prelude": LIST_PRELUDE,
-            "proof": LIST_PROOF,
-            "grade": difficulty,
-            "operations": 2 + difficulty,
-        }
-        return Instance(prompt=prompt, answer=_fence(LIST_PROOF), data=data)
 
     def size(self, problem: Problem) -> float:
         """The number of list operations in the statement's expression."""
@@ -281,21 +277,9 @@ class CoqRingIdentities(CoqImplicationChains):
             f"Theorem expand : forall {' '.join(used)} : Z, {' * '.join(texts)} = "
             f"{' + '.join(monomials)}."
         )
-        prompt = (
-            "Prove the following theorem in Coq 8.16.\n\n"
-            f"Context (already loaded):\n```coq\n{RING_PRELUDE}\n```\n\n"
-            f"Theorem:\n```coq\n{statement}\n```"
+        return generated_instance(
+            "expand", statement, RING_PRELUDE, RING_PROOF, difficulty, monomials=len(monomials)
         )
-        data = {
-            "system": "coq",
-            "theorem": "expand",
-            "statement": statement,
-            "prelude": RING_PRELUDE,
-            "proof": RING_PROOF,
-            "grade": difficulty,
-            "monomials": len(monomials),
-        }
-        return Instance(prompt=prompt, answer=_fence(RING_PROOF), data=data)
 
     def size(self, problem: Problem) -> float:
         """The number of monomials on the expanded side."""

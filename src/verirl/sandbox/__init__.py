@@ -26,6 +26,13 @@ left in the worker's namespace (or of its user). The :class:`Execution` verdict 
 ended (``ok``, ``error``, ``timeout``, ``cpu_time``, ``memory``, ``output_limit``,
 ``file_size``, ``killed``, ``sandbox_error``); :meth:`Sandbox.run` never raises for anything a
 program does.
+
+A *checked run* (:meth:`Sandbox.run_checked`) makes a verdict the program cannot forge: the
+program runs in one process and answers calls to its function; trusted checking code runs in
+another, receives the answers as plain data, and reports that it ran to its end, with a
+per-run nonce, on a channel only it holds. Exiting early, killing itself, patching builtins,
+printing or writing forged lines anywhere does not pass. HumanEval and the program-synthesis
+environments use it; the threat model is in ``_runner.py`` and ``docs/security.md``.
 """
 
 from __future__ import annotations

@@ -29,6 +29,31 @@ work to every fork.
 The verdict names why a run ended: ok, error (non-zero exit or an exception), timeout (wall
 time), cpu_time (SIGXCPU), memory (MemoryError or allocation failure), output_limit,
 file_size (SIGXFSZ), killed (another signal).
+
+Requests arrive on a socket (fd 0 and 1, never pipes: a socket cannot be opened through
+``/proc/PID/fd``) as a 32-byte header ``"<len(json)> <len(checker)>\n"``, the JSON and, for a
+*checked run*, the checker's text. A checked run (:func:`run_checked`; protocol in
+``_checked.py``) is how a verdict is made unforgeable. Threat model: the program is hostile,
+knows this source, and can do anything in its process (patch builtins, walk frames and gc,
+read its own memory and ``/proc/self/fd``, write to, close or duplicate any descriptor, fork
+children that outlive it, signal itself or every process it may, exit by any route, return
+objects equal to everything). What holds against that:
+
+- the program runs in the *candidate* process and the trusted checking code in a separate
+  *checker* process; only plain data crosses between them (``_checked.encode``/``decode``);
+- only the checker holds the report pipe, made after the candidate was forked; the verdict
+  counts a line only with the run's nonce, drawn with ``os.urandom`` after the candidate was
+  forked (so never in its memory), and ``checked`` needs ``<nonce> done``, which the checker
+  writes only after the checking code returned;
+- the runner and the checker are not dumpable: a program without CAP_SYS_PTRACE cannot attach
+  to them, read their memory, open their ``/proc/PID/fd`` or ``pidfd_getfd`` their
+  descriptors, even as the same user;
+- the checker's text reaches the checker process through one scratch buffer that is zeroed
+  after each chunk, after the candidate exists: no candidate, now or later, has it in memory;
+- when the checker ends, the candidate and everything it left running is killed.
+
+``docs/security.md`` has the full argument, the attack table and what this does not cover
+(callers that are not root, answers that are simply right).
 """
 
 # A standalone script that imports as little as it can; the style rules below would add imports.

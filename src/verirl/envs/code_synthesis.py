@@ -43,24 +43,23 @@ from verirl.types import Problem, Verdict
 MAX_CODE_CHARS = 50_000
 
 # The trusted half of a checked run (see verirl.sandbox.Sandbox.run_checked): it calls the
-# candidate's function on each test's arguments in the checker process and reports what came
-# back, as plain data, on the channel only the checker holds.
+# candidate's function on each test's arguments in the checker process (all calls sent at
+# once, answers read as they come) and reports what came back, as plain data, on the channel
+# only the checker holds.
 HARNESS = r"""
-for _i, _args in enumerate(data["tests"]):
-    try:
-        _got = candidate(*_args)
-    except CandidateLoadError as _e:
-        report({"load": str(_e)[:300]})
-        break
-    except CandidateGone:
-        break
-    except CandidateError as _e:
-        report({"i": _i, "error": str(_e)[:300]})
-        continue
-    try:
-        report({"i": _i, "got": _got})
-    except (TypeError, ValueError) as _e:
-        report({"i": _i, "error": ("%s: %s" % (type(_e).__name__, _e))[:300]})
+try:
+    for _i, (_ok, _got) in enumerate(candidate.map(data["tests"])):
+        if not _ok:
+            report({"i": _i, "error": _got[:300]})
+            continue
+        try:
+            report({"i": _i, "got": _got})
+        except (TypeError, ValueError) as _e:
+            report({"i": _i, "error": ("%s: %s" % (type(_e).__name__, _e))[:300]})
+except CandidateLoadError as _e:
+    report({"load": str(_e)[:300]})
+except CandidateGone:
+    pass
 """
 
 

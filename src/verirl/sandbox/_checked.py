@@ -27,6 +27,7 @@ imported through ``sys.path``, which a program could write to).
 
 import json
 import os
+import select
 import sys
 
 
@@ -172,42 +173,58 @@ def serve_candidate(compiled, entry, fd):
 
 # ---- the checker's side ------------------------------------------------------------------------
 class _Candidate:
-    """The proxy named ``candidate`` in the checking code."""
+    """The proxy named ``candidate`` in the checking code: ``candidate(*args, **kwargs)``
+    makes one call; ``candidate.map(arg_lists)`` sends all calls at once (pipelined) and
+    yields ``(True, value)`` or ``(False, "Type: message")`` per call as the answers come."""
 
     def __init__(self, fd, reply_bound):
-        import io
-
         self._fd = fd
         self._bound = reply_bound
-        self._reader = io.BufferedReader(io.FileIO(fd, "rb", closefd=False), 1 << 16)
+        self._buf = bytearray()
         self._state = None  # None: hello not read yet; True: ready; else the load error
         self._gone = None
 
-    def _line(self):
+    def _fail(self, why):
+        if self._gone is None:
+            self._gone = why
+        raise CandidateGone(self._gone)
+
+    def _take_line(self):
+        """The next complete line of the answers read so far, or None."""
+        i = self._buf.find(b"\n")
+        if i < 0:
+            if len(self._buf) > self._bound:
+                self._fail("the program's answer was larger than %d bytes" % self._bound)
+            return None
+        if i > self._bound:
+            self._fail("the program's answer was larger than %d bytes" % self._bound)
+        line = bytes(self._buf[:i])
+        del self._buf[: i + 1]
+        return line
+
+    def _read_more(self):
+        try:
+            chunk = os.read(self._fd, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self._fail("the program's channel failed: %s" % exc)
+        if not chunk:
+            self._fail("the program ended before answering")
+        self._buf += chunk
+
+    def _message(self):
         if self._gone is not None:
             raise CandidateGone(self._gone)
-        try:
-            line = self._reader.readline(self._bound + 1)
-        except OSError as exc:
-            line = b""
-            self._gone = "the program's channel failed: %s" % exc
-        if not line or not line.endswith(b"\n"):
-            if line and len(line) > self._bound:
-                self._gone = "the program's answer was larger than %d bytes" % self._bound
-            elif self._gone is None:
-                self._gone = "the program ended before answering"
-            raise CandidateGone(self._gone)
-        try:
-            msg = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            raise CandidateError("malformed answer from the program") from exc
-        if type(msg) is not dict or len(msg) != 1:
-            raise CandidateError("malformed answer from the program")
-        return msg
+        line = self._take_line()
+        while line is None:
+            self._read_more()
+            line = self._take_line()
+        return _parse(line)
 
     def _hello(self):
         if self._state is None:
-            msg = self._line()
+            msg = self._message()
             if msg.get("ready") is True:
                 self._state = True
             elif type(msg.get("load")) is str:
@@ -216,26 +233,79 @@ class _Candidate:
                 raise CandidateError("malformed answer from the program")
         if self._state is not True:
             raise CandidateLoadError(self._state)
+        if self._gone is not None:
+            raise CandidateGone(self._gone)
 
     def __call__(self, *args, **kwargs):
         self._hello()
-        if self._gone is not None:
-            raise CandidateGone(self._gone)
         try:
-            _send(self._fd, {"a": encode(list(args)), "k": encode(dict(kwargs))})
+            _send(self._fd, _call(args, kwargs))
         except OSError:
-            self._gone = "the program ended before answering"
-            raise CandidateGone(self._gone) from None
-        msg = self._line()
-        if "e" in msg:
-            raise CandidateError(str(msg["e"])[:300])
-        if "r" not in msg:
-            raise CandidateError("malformed answer from the program")
+            self._fail("the program ended before answering")
+        return _answer(self._message())
+
+    def map(self, arg_lists):
+        if self._state is not None:
+            self._hello()  # raises for a program that did not load or is gone
+        out = bytearray()
+        for args in arg_lists:
+            out += (json.dumps(_call(args, {})) + "\n").encode("utf-8")
+        todo = len(arg_lists)
+        fd = self._fd
+        os.set_blocking(fd, False)
         try:
-            return decode(msg["r"])
-        except (ValueError, TypeError, RecursionError) as exc:
-            # TypeError: an unhashable value as a set member or dict key
-            raise CandidateError("malformed answer from the program: %s" % exc) from None
+            while todo:
+                line = self._take_line()
+                if line is not None and self._state is None:
+                    # the program's hello, read here so the calls need not wait for it
+                    self._buf[:0] = line + b"\n"
+                    self._hello()
+                    continue
+                if line is not None:
+                    todo -= 1
+                    try:
+                        yield True, _answer(_parse(line))
+                    except CandidateError as exc:
+                        yield False, str(exc)
+                    continue
+                ready, writable, _ = select.select([fd], [fd] if out else [], [])
+                if writable:
+                    try:
+                        del out[: os.write(fd, out)]
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        out = bytearray()  # it stopped reading: take what it answered
+                if ready:
+                    self._read_more()
+        finally:
+            os.set_blocking(fd, True)
+
+
+def _call(args, kwargs):
+    return {"a": encode(list(args)), "k": encode(dict(kwargs))}
+
+
+def _parse(line):
+    try:
+        msg = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise CandidateError("malformed answer from the program") from exc
+    if type(msg) is not dict or len(msg) != 1:
+        raise CandidateError("malformed answer from the program")
+    return msg
+
+
+def _answer(msg):
+    if "e" in msg:
+        raise CandidateError(str(msg["e"])[:300])
+    if "r" not in msg:
+        raise CandidateError("malformed answer from the program")
+    try:
+        return decode(msg["r"])
+    except (ValueError, TypeError, RecursionError) as exc:
+        # TypeError: an unhashable value as a set member or dict key
+        raise CandidateError("malformed answer from the program: %s" % exc) from None
 
 
 def run_checker(compiled, data, fd, report_fd, nonce, reply_bound):

@@ -250,3 +250,22 @@ def test_code_harness_kill_everything_does_not_pass(box: Sandbox, inversions: tu
     for name, code in kill_everything("solve", "xs").items():
         verdict = _harness(box, code, tests)
         assert not verdict.correct and verdict.reward == 0.0, (name, verdict)
+
+
+def test_the_runners_stream_cannot_be_opened_through_proc(box: Sandbox) -> None:
+    """The caller and the runner talk over a socket: even a process allowed to see the
+    holder's descriptors (here the test itself, as the caller's user) cannot open it through
+    /proc to write a forged reply, as it could a pipe."""
+    box.run("pass")
+    worker = box._workers[0]
+    assert worker is not None
+    opened = []
+    for fd in (0, 1):
+        path = f"/proc/{worker.proc.pid}/fd/{fd}"
+        assert os.readlink(path).startswith("socket:")
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            opened.append(fd)
+        except OSError:
+            pass
+    assert opened == []

@@ -407,7 +407,9 @@ class Sandbox:
         The program runs in the *candidate* process (standard output discarded, stderr
         captured), which then answers calls to its function ``entry``. The checker runs in the
         *checker* process, where ``candidate(*args, **kwargs)`` calls that function and returns
-        its answer as plain data (``CandidateError`` when it raised or answered garbage,
+        its answer as plain data (``candidate.map(arg_lists)`` sends many calls at once and
+        yields ``(True, value)`` or ``(False, error)`` per call; ``CandidateError`` when it
+        raised or answered garbage,
         ``CandidateLoadError`` when the program did not load, ``CandidateGone`` when the
         process ended); ``data`` (any JSON value) is there as ``data``, and
         ``report(value)`` sends a JSON value back (``Execution.reports``).

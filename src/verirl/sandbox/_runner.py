@@ -29,11 +29,37 @@ work to every fork.
 The verdict names why a run ended: ok, error (non-zero exit or an exception), timeout (wall
 time), cpu_time (SIGXCPU), memory (MemoryError or allocation failure), output_limit,
 file_size (SIGXFSZ), killed (another signal).
+
+Requests arrive on a socket (fd 0 and 1, never pipes: a socket cannot be opened through
+``/proc/PID/fd``) as a 32-byte header ``"<len(json)> <len(checker)>\n"``, the JSON and, for a
+*checked run*, the checker's text. A checked run (:func:`run_checked`; protocol in
+``_checked.py``) is how a verdict is made unforgeable. Threat model: the program is hostile,
+knows this source, and can do anything in its process (patch builtins, walk frames and gc,
+read its own memory and ``/proc/self/fd``, write to, close or duplicate any descriptor, fork
+children that outlive it, signal itself or every process it may, exit by any route, return
+objects equal to everything). What holds against that:
+
+- the program runs in the *candidate* process and the trusted checking code in a separate
+  *checker* process; only plain data crosses between them (``_checked.encode``/``decode``);
+- only the checker holds the report pipe, made after the candidate was forked; the verdict
+  counts a line only with the run's nonce, drawn with ``os.urandom`` after the candidate was
+  forked (so never in its memory), and ``checked`` needs ``<nonce> done``, which the checker
+  writes only after the checking code returned;
+- the runner and the checker are not dumpable: a program without CAP_SYS_PTRACE cannot attach
+  to them, read their memory, open their ``/proc/PID/fd`` or ``pidfd_getfd`` their
+  descriptors, even as the same user;
+- the checker's text reaches the checker process through one scratch buffer that is zeroed
+  after each chunk, after the candidate exists: no candidate, now or later, has it in memory;
+- when the checker ends, the candidate and everything it left running is killed.
+
+``docs/security.md`` has the full argument, the attack table and what this does not cover
+(callers that are not root, answers that are simply right).
 """
 
 # A standalone script that imports as little as it can; the style rules below would add imports.
 # ruff: noqa: SIM105, UP031, I001, RUF059
 
+import fcntl
 import json
 import os
 import resource
@@ -131,6 +157,14 @@ except Exception:  # no ctypes: no_new_privs is skipped (setuid already drops pr
     _LIBC = None  # type: ignore[assignment]
 
 
+def _set_dumpable(flag):
+    if _LIBC is not None:
+        try:
+            _LIBC.prctl(4, flag, 0, 0, 0)  # PR_SET_DUMPABLE
+        except Exception:
+            pass
+
+
 def _no_new_privs():
     if _LIBC is not None:
         try:
@@ -186,16 +220,15 @@ def _compile(req):
         return exc  # raised in the child, so the program's error reads as if it ran
 
 
-def _child(req, compiled, uid, workdir, out_w, err_w, in_r):
-    lim = req["limits"]
+def _enter(lim, uid, workdir, fds):
+    """In a freshly forked child: a new session, the descriptors ``fds`` (target -> source)
+    and nothing else, the resource limits, the execution user, the directory."""
     os.setsid()
-    os.dup2(in_r, 0)
-    os.dup2(out_w, 1)
-    os.dup2(err_w, 2)
-    for fd in (in_r, out_w, err_w):
-        if fd > 2:
-            os.close(fd)
-    os.closerange(3, 65536)
+    # move every source out of the way first, so no dup2 overwrites a source still needed
+    moved = {target: fcntl.fcntl(source, fcntl.F_DUPFD, 256) for target, source in fds.items()}
+    for target, source in moved.items():
+        os.dup2(source, target)
+    os.closerange(max(fds) + 1, 65536)
     cpu = max(1, int(lim["cpu_s"] + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     _limit(resource.RLIMIT_AS, int(lim["memory_mb"] * MB))
@@ -207,6 +240,10 @@ def _child(req, compiled, uid, workdir, out_w, err_w, in_r):
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
+    elif workdir is not None:
+        # the runner is not dumpable (see main()); a program that shares its user gets its
+        # own /proc entries back, so the process count below sees its processes as before
+        _set_dumpable(1)
     # the process budget counts every process of the (now unprivileged) user; a runner that
     # is not root shares its user with the caller, so the budget starts from what runs now
     # (a root runner's execution user has nothing running: every run ends with a reap)
@@ -214,10 +251,15 @@ def _child(req, compiled, uid, workdir, out_w, err_w, in_r):
     if not runner_is_root:
         base = _processes_of(os.getuid())
     _limit(resource.RLIMIT_NPROC, base + int(lim["processes"]))
-    os.chdir(workdir)
-    # the environment is the runner's minimal one (set once in main()) plus the directory
-    env = os.environ
-    env["HOME"] = env["TMPDIR"] = workdir
+    if workdir is not None:
+        os.chdir(workdir)
+        # the environment is the runner's minimal one (set once in main()) plus the directory
+        env = os.environ
+        env["HOME"] = env["TMPDIR"] = workdir
+
+
+def _child(req, compiled, uid, workdir, out_w, err_w, in_r):
+    _enter(req["limits"], uid, workdir, {0: in_r, 1: out_w, 2: err_w})
     sys.stdin, sys.stdout, sys.stderr = _streams()
     sys.argv = ["main.py", *req.get("argv", [])]
     code = 0
@@ -437,6 +479,21 @@ def run_one(req, uid, root, counter, wipe_shared, pidns):
     wall = time.monotonic() - t0
     for fd in open_fds:
         os.close(fd)
+    _clean_up(uid, workdir, wipe_shared, pidns)
+    stdout = bytes(bufs[out_r]).decode("utf-8", "replace")
+    stderr = bytes(bufs[err_r]).decode("utf-8", "replace")
+    exit_code, sig, why = _ended(status, ru, lim, stderr)
+    return {
+        "status": reason or why,
+        "exit_code": exit_code,
+        "signal": sig,
+        "stdout": stdout,
+        "stderr": stderr,
+        "wall_s": wall,
+    }
+
+
+def _clean_up(uid, workdir, wipe_shared, pidns):
     if pidns:
         _reap_namespace()
     else:
@@ -449,33 +506,273 @@ def run_one(req, uid, root, counter, wipe_shared, pidns):
     if wipe_shared:
         _wipe("/tmp")
         _wipe("/dev/shm")
-    stdout = bytes(bufs[out_r]).decode("utf-8", "replace")
-    stderr = bytes(bufs[err_r]).decode("utf-8", "replace")
+
+
+def _ended(status, ru, lim, stderr):
+    """(exit code, signal, why it ended) of a wait status."""
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    tail = stderr.rstrip().splitlines()[-1:] if stderr.strip() else []
+    if sig == signal.SIGXCPU or (
+        sig == signal.SIGKILL and ru.ru_utime + ru.ru_stime >= lim["cpu_s"]
+    ):
+        why = "cpu_time"
+    elif sig == signal.SIGXFSZ:
+        why = "file_size"
+    elif tail and ("MemoryError" in tail[0] or "Cannot allocate memory" in tail[0]):
+        why = "memory"
+    elif sig is not None:
+        why = "killed"
+    elif exit_code == 0:
+        why = "ok"
+    else:
+        why = "error"
+    return exit_code, sig, why
+
+
+# ---- checked runs (see _checked.py and the module docstring) --------------------------------
+def _load_checked():
+    """``_checked.py`` beside this file, executed once at start-up as a module object (never
+    through ``sys.path``: a program may be able to write files where a path entry points)."""
+    import types
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_checked.py")
+    mod = types.ModuleType("verirl_sandbox_checked")
+    mod.__file__ = path
+    with open(path, encoding="utf-8") as fh:
+        code = compile(fh.read(), path, "exec", dont_inherit=True)
+    exec(code, mod.__dict__)
+    return mod
+
+
+_CHECKED = None
+# bytes of the current request's checker not yet read from the caller (see _forward)
+_UNREAD = [0]
+# the one buffer a checker's bytes pass through on their way to the checker process; zeroed
+# after each chunk, so no program forked later finds them in the runner's memory
+_SCRATCH = bytearray(1 << 16)
+
+
+def _read_exact(fd, n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = os.read(fd, min(n - len(buf), 1 << 20))
+        if not chunk:
+            return None
+        buf += chunk
+    return bytes(buf)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _forward(sock, deadline):
+    """Pass the request's checker bytes from the caller (fd 0) to ``sock`` (the checker
+    process's end) through the zeroed scratch buffer; if the checker is gone, read and drop
+    them (the caller's stream stays in step)."""
+    import socket
+
+    view = memoryview(_SCRATCH)
+    while _UNREAD[0] > 0:
+        got = os.readv(0, [view[: min(_UNREAD[0], len(view))]])
+        if got == 0:
+            raise EOFError("the caller closed the connection mid-request")
+        _UNREAD[0] -= got
+        if sock is not None:
+            try:
+                sock.settimeout(max(0.01, deadline - time.monotonic()))
+                sock.sendall(view[:got], socket.MSG_NOSIGNAL)
+            except OSError:
+                sock = None
+        view[:got] = bytes(got)
+
+
+def _candidate_child(req, compiled, uid, workdir, chan, err_w):
+    null = os.open(os.devnull, os.O_RDWR)
+    _enter(req["limits"], uid, workdir, {0: null, 1: null, 2: err_w, 3: chan})
+    sys.stdin, sys.stdout, sys.stderr = _streams()
+    sys.argv = ["main.py"]
+    if compiled is None:
+        try:
+            compiled = compile(req["code"], "main.py", "exec", dont_inherit=True)
+        except Exception as exc:
+            compiled = exc
+    try:
+        _CHECKED.serve_candidate(compiled, req["entry"], 3)
+    finally:
+        try:
+            sys.stderr.flush()
+        except Exception:
+            pass
+        os._exit(0)
+
+
+def _checker_child(req, uid, chan, rep_w, err_w, src, nonce):
+    null = os.open(os.devnull, os.O_RDWR)
+    _enter(req["limits"], uid, None, {0: null, 1: null, 2: err_w, 3: chan, 4: rep_w, 5: src})
+    _set_dumpable(0)  # explicit: a change of user keeps it dumpable where suid_dumpable=1
+    os.chdir("/")
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a vanished candidate is an error, not death
+    sys.stdin, sys.stdout, sys.stderr = _streams()
+    code = 1
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(5, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(5)
+        source = b"".join(chunks).decode("utf-8")
+        del chunks
+        compiled = compile(source, "checker.py", "exec", dont_inherit=True)
+        del source
+        bound = int(req["limits"]["output_bytes"])
+        code = _CHECKED.run_checker(compiled, req.get("data"), 3, 4, nonce, bound)
+    except BaseException as exc:
+        try:
+            os.write(2, ("checker: %s: %s\n" % (type(exc).__name__, exc)).encode()[:1000])
+        except Exception:
+            pass
+    finally:
+        os._exit(code)
+
+
+def run_checked(req, uid, root, counter, wipe_shared, pidns):
+    """One checked run: the candidate process (the program, then serving calls to
+    ``req["entry"]``) and the checker process (the request's checker, which follows the
+    request on the caller's stream and is passed to the checker process only, after the
+    candidate process exists). ``checked`` is true only when the checker wrote the per-run
+    nonce and ``done`` on its report channel, which no other process holds."""
+    import socket
+
+    lim = req["limits"]
+    workdir = os.path.join(root, "run%d" % counter)
+    os.mkdir(workdir, 0o700)
+    if os.getuid() == 0 and uid != 0:
+        os.chown(workdir, uid, uid)
+    compiled = _compile(req)
+    chan_c, chan_u = socket.socketpair()
+    uerr_r, uerr_w = os.pipe()
+    t0 = time.monotonic()
+    deadline = t0 + float(lim["wall_s"])
+    upid = os.fork()
+    if upid == 0:
+        try:
+            _candidate_child(req, compiled, uid, workdir, chan_u.fileno(), uerr_w)
+        finally:
+            os._exit(120)
+    chan_u.close()
+    os.close(uerr_w)
+    # made only now, after the candidate process exists: none of it was ever in its memory
+    nonce = os.urandom(16).hex()
+    rep_r, rep_w = os.pipe()
+    terr_r, terr_w = os.pipe()
+    src_r, src_w = socket.socketpair()
+    tpid = os.fork()
+    if tpid == 0:
+        try:
+            _checker_child(req, uid, chan_c.fileno(), rep_w, terr_w, src_r.fileno(), nonce)
+        finally:
+            os._exit(120)
+    chan_c.close()
+    src_r.close()
+    os.close(rep_w)
+    os.close(terr_w)
+    _forward(src_w, deadline)
+    src_w.close()
+
+    bound = int(lim["output_bytes"])
+    bufs = {rep_r: bytearray(), terr_r: bytearray(), uerr_r: bytearray()}
+    open_fds = [rep_r, terr_r, uerr_r]
+    reason = None
+    # the run is over when the checker's channels close (the checker ended); the candidate
+    # and whatever it left running are killed then
+    while rep_r in open_fds or terr_r in open_fds:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            reason = "timeout"
+            break
+        r, _, _ = select.select(open_fds, [], [], min(left, 0.5))
+        for fd in r:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                open_fds.remove(fd)
+                continue
+            buf = bufs[fd]
+            room = bound - len(buf)
+            buf += chunk[: max(0, room)]
+            if len(chunk) > room:
+                reason = "output_limit"
+        if reason:
+            break
+    # did the candidate end on its own (before we kill it)?
+    try:
+        own = os.waitid(os.P_PID, upid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        own = False
+    _kill_group(tpid)
+    _kill_group(upid)
+    _, tstatus, tru = os.wait4(tpid, 0)
+    _, ustatus, uru = os.wait4(upid, 0)
+    wall = time.monotonic() - t0
+    _clean_up(uid, workdir, wipe_shared, pidns)
+    # what is left in the candidate's stderr (its leftovers are dead now: no writer remains)
+    for fd in list(open_fds):
+        while len(bufs[fd]) <= bound:
+            r, _, _ = select.select([fd], [], [], 0)
+            chunk = os.read(fd, 65536) if r else b""
+            if not chunk:
+                break
+            bufs[fd] += chunk[: max(0, bound - len(bufs[fd]))]
+    for fd in (rep_r, terr_r, uerr_r):
+        os.close(fd)
+
+    uerr = bytes(bufs[uerr_r]).decode("utf-8", "replace")
+    terr = bytes(bufs[terr_r]).decode("utf-8", "replace")
+    reports, checked, forged = [], False, False
+    prefix = nonce + " "
+    for line in bytes(bufs[rep_r]).decode("utf-8", "replace").splitlines():
+        if not line.startswith(prefix) or checked:
+            forged = True  # cannot happen: only the checker holds this channel
+            continue
+        body = line[len(prefix) :]
+        if body == "done":
+            checked = True
+        else:
+            try:
+                reports.append(json.loads(body))
+            except ValueError:
+                forged = True
+    if forged:
+        checked = False
+        reason = reason or "sandbox_error"
+    u_exit, u_sig, u_why = _ended(ustatus, uru, lim, uerr)
+    if not own and u_why not in ("cpu_time", "file_size"):
+        u_exit = u_sig = None  # still running at the end: we killed it
+        u_why = "ok"
+    _, _, t_why = _ended(tstatus, tru, lim, terr)
     if reason is None:
-        tail = stderr.rstrip().splitlines()[-1:] if stderr.strip() else []
-        if sig == signal.SIGXCPU or (
-            sig == signal.SIGKILL and ru.ru_utime + ru.ru_stime >= lim["cpu_s"]
-        ):
-            reason = "cpu_time"
-        elif sig == signal.SIGXFSZ:
-            reason = "file_size"
-        elif tail and ("MemoryError" in tail[0] or "Cannot allocate memory" in tail[0]):
-            reason = "memory"
-        elif sig is not None:
-            reason = "killed"
-        elif exit_code == 0:
+        if u_why in ("cpu_time", "file_size", "memory", "killed"):
+            reason = u_why  # the program died of its limits or a signal
+        elif checked:
             reason = "ok"
+        elif t_why in ("cpu_time", "file_size", "memory", "killed"):
+            reason = t_why
         else:
             reason = "error"
     return {
         "status": reason,
-        "exit_code": exit_code,
-        "signal": sig,
-        "stdout": stdout,
-        "stderr": stderr,
+        "exit_code": u_exit,
+        "signal": u_sig,
+        "stdout": "",
+        "stderr": uerr + terr,
         "wall_s": wall,
+        "checked": checked,
+        "reports": reports,
     }
 
 
@@ -512,20 +809,34 @@ def main():
             except OSError:
                 pass
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    out = sys.stdout
-    out.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
-    out.flush()
+    global _CHECKED
+    _CHECKED = _load_checked()
+    # Not dumpable: a program running as the runner's own user (a caller that is not root)
+    # can neither attach to the runner nor open or take its descriptors (/proc/PID/fd,
+    # pidfd_getfd) - the caller's stream, a checker's report channel. Forks inherit it.
+    _set_dumpable(0)
+    _write_all(1, (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode())
     counter = 0
-    for line in sys.stdin:
-        if not line.strip():
-            continue
+    while True:
+        # a request: a 32-byte header "<len(json)> <len(checker)>\n", the JSON, the checker
+        head = _read_exact(0, 32)
+        body = _read_exact(0, int(head[:15])) if head else None
+        if body is None:
+            return
+        _UNREAD[0] = int(head[16:31])
         counter += 1
         try:
-            reply = run_one(json.loads(line), uid, root, counter, wipe_shared, pidns)
+            req = json.loads(body)
+            del body
+            if "entry" in req:
+                reply = run_checked(req, uid, root, counter, wipe_shared, pidns)
+            else:
+                reply = run_one(req, uid, root, counter, wipe_shared, pidns)
         except Exception as exc:
             reply = {"status": "sandbox_error", "stderr": "%s: %s" % (type(exc).__name__, exc)}
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
+        if _UNREAD[0]:
+            _forward(None, 0.0)
+        _write_all(1, (json.dumps(reply) + "\n").encode())
 
 
 if __name__ == "__main__":

@@ -150,8 +150,10 @@ def _train(args: Sequence[str], resume: str | None) -> int:
         resolve_device(cfg.model.device)
         run_dir = new_run_dir(cfg)
     console.print(f"run directory: [bold]{run_dir}[/bold]")
+    from verirl.train.health import RunUnhealthy
+
     try:
-        with Trainer(cfg, run_dir) as trainer:
+        with _health_to_console(), Trainer(cfg, run_dir) as trainer:
             console.print(f"device {trainer.placement.device}; {trainer.placement.reason}")
             if resume:
                 resumed = trainer.resume()
@@ -164,11 +166,34 @@ def _train(args: Sequence[str], resume: str | None) -> int:
                 summary = trainer.fit(progress=update)
     except UserInputError:
         raise
+    except RunUnhealthy as exc:
+        console.print(f"[red]stopped:[/red] {exc}", highlight=False, soft_wrap=True)
+        return 3
     except Exception as exc:
         _keep_traceback(exc, run_dir)
         raise
     _print_summary(cfg, summary)
     return 0
+
+
+class _health_to_console:
+    """Print the run-health warnings (logger ``verirl.health``) on the console while training;
+    run.log gets them through the run directory's own handler."""
+
+    def __enter__(self) -> None:
+        import logging
+
+        class _Console(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                console.print(f"[yellow]{record.getMessage()}[/yellow]", highlight=False)
+
+        self.handler = _Console(logging.WARNING)
+        logging.getLogger("verirl.health").addHandler(self.handler)
+
+    def __exit__(self, *exc: object) -> None:
+        import logging
+
+        logging.getLogger("verirl.health").removeHandler(self.handler)
 
 
 class _progress:

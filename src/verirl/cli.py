@@ -1,7 +1,8 @@
-"""``verirl train | eval | envs`` — the command line.
+"""``verirl train | eval | preflight | report | envs`` — the command line.
 
 Bad input (a config value, a path, a name) prints one line naming what is wrong and exits
-with status 2, no traceback. Anything else is an internal error: its traceback is printed (and
+with status 2, no traceback. A training run stopped by ``run.health.stop_on`` exits with
+status 3. Anything else is an internal error: its traceback is printed (and
 written to ``<run_dir>/error.txt`` for a training run) and the exit status is 1.
 """
 
@@ -61,6 +62,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--humaneval-limit", type=int, default=None, metavar="N", help="first N problems only"
     )
 
+    p_pre = sub.add_parser(
+        "preflight",
+        help="sample the base policy on a few problems per environment: format rate, "
+        "accuracy, learning signal, suggested settings",
+    )
+    p_pre.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
+    p_pre.add_argument(
+        "--problems",
+        type=int,
+        default=3,
+        metavar="N",
+        help="problems per (environment, difficulty), each sampled rollout.group_size times",
+    )
+
     p_report = sub.add_parser("report", help="plots and an HTML report of a run directory")
     p_report.add_argument("run_dir")
     p_report.add_argument("--compare", nargs="+", metavar="RUN_DIR", help="overlay other runs")
@@ -86,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _eval(ns.args, ns.checkpoint, ns.humaneval, ns.pass_k, ns.humaneval_limit)
         if ns.command == "report":
             return _report(ns.run_dir, ns.compare)
+        if ns.command == "preflight":
+            return _preflight(ns.args, ns.problems)
         return _envs(ns)
     except ConfigError as exc:
         console.print(f"[red]config error:[/red] {exc}", highlight=False, soft_wrap=True)
@@ -334,6 +351,44 @@ def _humaneval(trainer: Any, cfg: TrainConfig, ks: Sequence[int], limit: int | N
         table.add_column(f"pass@{k}", justify="right")
     table.add_row(*[f"{out[f'pass@{k}']:.3f}" for k in ks])
     Console().print(table)
+
+
+# ---- preflight ----------------------------------------------------------------------------
+def _preflight(args: Sequence[str], problems: int) -> int:
+    from verirl.preflight import preflight
+
+    if problems < 1:
+        raise UserInputError(f"--problems must be at least 1 (got {problems})")
+    path, overrides = _split_args(args)
+    cfg = load_config(path, overrides)
+    report = preflight(cfg, problems)
+    out = Console()
+    table = Table(
+        title=f"base policy, {cfg.rollout.group_size} samples per problem, training prompt "
+        f"(max_new_tokens {cfg.rollout.max_new_tokens})"
+    )
+    for col in ("environment", "difficulty", "format", "accuracy", "truncated", "tokens"):
+        table.add_column(col, justify="left" if col == "environment" else "right")
+    table.add_column("groups with signal", justify="right")
+    for r in report.rows:
+        table.add_row(
+            r.env,
+            str(r.difficulty),
+            f"{r.format_rate:.2f}",
+            f"{r.accuracy:.2f}",
+            f"{r.truncated:.2f}",
+            f"{r.mean_tokens:.0f}",
+            f"{round(r.effective_ratio * r.groups)}/{r.groups}",
+        )
+    out.print(table)
+    for w in report.warnings:
+        out.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+    for s in report.suggestions:
+        out.print(f"suggestion: {s}", highlight=False)
+    if not report.warnings and not report.suggestions:
+        out.print("every environment gives a learning signal at its starting difficulties")
+    out.print(f"preflight took {report.seconds:.1f} s")
+    return 0
 
 
 # ---- report -------------------------------------------------------------------------------

@@ -41,12 +41,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-import torch
 from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.registry import Registry
 
 if TYPE_CHECKING:
+    import torch
+
     from verirl.config import TrainConfig
 
 logger = logging.getLogger("verirl.health")
@@ -576,7 +577,6 @@ def run_detectors(
 
 
 # ---- the weight checksum -----------------------------------------------------------------------
-@torch.no_grad()
 def weights_checksum(tensors: Iterable[torch.Tensor], stride: int = 61) -> float:
     """A fingerprint of a set of weights: Σ_t Σ_i (|w_ti| + w_ti) over every ``stride``-th
     element of each tensor (a prime stride: ~1/61 of the work of reading them all), in float64.
@@ -584,10 +584,13 @@ def weights_checksum(tensors: Iterable[torch.Tensor], stride: int = 61) -> float
     Equal weights give equal fingerprints in every process (same tensors, same order); an
     optimizer step changes it (Adam moves every weight). Compare two with
     :func:`checksum_mismatch`."""
+    import torch
+
     total = 0.0
-    for t in tensors:
-        flat = t.detach().reshape(-1)[::stride].to(torch.float64)
-        total += float(flat.abs().sum() + flat.sum())
+    with torch.no_grad():
+        for t in tensors:
+            flat = t.detach().reshape(-1)[::stride].to(torch.float64)
+            total += float(flat.abs().sum() + flat.sum())
     return total
 
 

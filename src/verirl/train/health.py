@@ -511,7 +511,10 @@ class HealthMonitor:
                 self.detectors.append(cls(cls.Params.model_validate(params.get(name, {})), cfg))
         self.stop_on = set(stop_on)
         self.path = run_dir / HEALTH_FILE if run_dir is not None else None
-        self.fired: set[str] = set()
+        # a resumed run warns once per run: what an earlier process warned about stays quiet
+        # (a detector in stop_on is checked again, so a fault that persists stops it again)
+        earlier = read_events(run_dir) if run_dir is not None else []
+        self.fired: set[str] = {e.detector for e in earlier} - self.stop_on
         self.events: list[HealthEvent] = []
 
     @classmethod

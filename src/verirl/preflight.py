@@ -26,7 +26,7 @@ from verirl.curriculum import effective_prompt_ratio
 from verirl.envs import get_env
 from verirl.rewards import RewardContext
 from verirl.rewards.stage import env_reward_stage
-from verirl.types import Problem, Rollout, SamplingParams
+from verirl.types import Problem, Rollout, SamplingParams, Verdict
 
 if TYPE_CHECKING:
     from verirl.config import TrainConfig
@@ -106,6 +106,8 @@ def run_preflight(trainer: Any, problems: int = 3, seed: int = 0) -> PreflightRe
         seed=seed,
     )
     collector = trainer.collector.for_evaluation()
+    verifier = trainer.reward.ctx.verifier
+    verifier.metrics(reset=True)
     rollouts = collector.collect(
         batch, trainer.engine, trainer.formatter, sampling, score=trainer.reward
     )
@@ -116,6 +118,16 @@ def run_preflight(trainer: Any, problems: int = 3, seed: int = 0) -> PreflightRe
         checked = stage(rollouts)
     rows = _rows(rollouts, checked)
     report = PreflightReport(rows)
+    counts = verifier.metrics(reset=True)
+    failed = counts.get("verifier_timeouts", 0.0) + counts.get("verifier_errors", 0.0)
+    if failed:
+        report.warnings.append(
+            f"{failed:.0f} of {counts.get('verified', 0.0):.0f} verifications timed out or "
+            "raised (run.log names each): those answers are left out of format and accuracy, "
+            "and their groups' rewards are not the policy's; on a loaded machine raise "
+            f"verification.timeout_s ({cfg.verification.timeout_s:g} s) or use "
+            "verification.executor.name=threads"
+        )
     _advise(cfg, report)
     report.seconds = time.perf_counter() - start
     return report
@@ -130,7 +142,7 @@ def _rows(rollouts: Sequence[Rollout], checked: Sequence[Rollout]) -> list[Prefl
         groups: dict[int, list[float]] = {}
         for r, _ in pairs:
             groups.setdefault(r.group, []).append(r.verdict.reward if r.verdict else math.nan)
-        verdicts = [c.verdict for _, c in pairs if c.verdict is not None]
+        verdicts = [c.verdict for _, c in pairs if c.verdict is not None and _verified(c.verdict)]
         rows.append(
             PreflightRow(
                 env=env,
@@ -145,6 +157,11 @@ def _rows(rollouts: Sequence[Rollout], checked: Sequence[Rollout]) -> list[Prefl
             )
         )
     return rows
+
+
+def _verified(v: Verdict) -> bool:
+    """False for a verdict that stands for a timeout or a verifier error, not an answer."""
+    return "verifier_error" not in v.extra and v.extra.get("status") != "timeout"
 
 
 def _advise(cfg: TrainConfig, report: PreflightReport) -> None:

@@ -365,11 +365,13 @@ def _preflight(args: Sequence[str], problems: int) -> int:
     out = Console()
     table = Table(
         title=f"base policy, {cfg.rollout.group_size} samples per problem, training prompt "
-        f"(max_new_tokens {cfg.rollout.max_new_tokens})"
+        f"(max_new_tokens {cfg.rollout.max_new_tokens})",
+        caption="format: answers the verifier could read; cut: hit max_new_tokens; "
+        "signal: groups whose rewards are not all equal",
     )
-    for col in ("environment", "difficulty", "format", "accuracy", "truncated", "tokens"):
-        table.add_column(col, justify="left" if col == "environment" else "right")
-    table.add_column("groups with signal", justify="right")
+    table.add_column("environment", no_wrap=True)
+    for col in ("difficulty", "format", "accuracy", "cut", "tokens", "signal"):
+        table.add_column(col, justify="right", no_wrap=True)
     for r in report.rows:
         table.add_row(
             r.env,

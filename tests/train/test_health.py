@@ -346,27 +346,25 @@ def test_example_configs_run_without_a_false_alarm(
         except UserInputError as exc:
             pytest.skip(f"no Lean here: {str(exc)[:80]}")
     run_dir = tmp_path / "run"
-    cfg = load_config(
-        path,
-        [
-            f"model.name={tiny_model_dir}",
-            f"run.dir={tmp_path}",
-            "run.name=run",
-            "run.steps=2",
-            "run.save_every=0",
-            "run.threads=1",
-            "run.backend=local",
-            "rollout.prompts_per_step=2",
-            "rollout.group_size=2",
-            "rollout.max_new_tokens=8",
-            "dynamic_sampling.max_rounds=1",
-            "eval.before_and_after=false",
-            "run.health.disable=[truncation,no_signal]",
-            # in-process verification: a loaded test machine starves worker processes past
-            # their deadline, which verifier_failures rightly reports (not a false alarm)
-            "verification.executor.name=inline",
-        ],
-    )
+    overrides = [
+        f"model.name={tiny_model_dir}",
+        f"run.dir={tmp_path}",
+        "run.name=run",
+        "run.steps=2",
+        "run.save_every=0",
+        "run.threads=1",
+        "run.backend=local",
+        "rollout.prompts_per_step=2",
+        "rollout.group_size=2",
+        "dynamic_sampling.max_rounds=1",
+        "eval.before_and_after=false",
+        "run.health.disable=[truncation,no_signal]",
+        # in-process verification: a loaded test machine starves worker processes past
+        # their deadline, which verifier_failures rightly reports (not a false alarm)
+        "verification.executor.name=inline",
+    ]
+    buffer = load_config(path).reward.overlong.buffer  # DAPO's shaping needs room
+    cfg = load_config(path, [*overrides, f"rollout.max_new_tokens={8 + buffer}"])
     run_dir.mkdir()
     with Trainer(cfg, run_dir) as trainer:
         trainer.fit()

@@ -313,6 +313,9 @@ def test_eval_files_with_intervals_are_read_tolerantly_and_shown(tmp_path: Path)
         ("gsm8k", "accuracy", "final", 0.05, 0.04, 0.063, 1319),
         ("math500", "value", "step 25", 0.1, None, None, None),
     ]
+    from verirl.report import _policy_order
+
+    assert [r.policy for r in sorted(records, key=_policy_order)] == ["before", "step 25", "final"]
     assert len(warnings) == 2
     assert "c_list.json: skipped 1 entry" in warnings[0] and "d_broken.json" in warnings[1]
     text = write_report(run_dir).read_text()

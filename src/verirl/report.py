@@ -363,13 +363,23 @@ def _mark_events(ax: Axes, events: Sequence[HealthEvent]) -> None:
         )
 
 
+def _policy_order(r: EvalRecord) -> tuple[int, float]:
+    """Base policies first, then by training step, final ones last (else file order)."""
+    label = (r.label or "").lower()
+    if label in ("before", "base", "initial"):
+        return (0, 0.0)
+    if label in ("after", "final"):
+        return (2, 0.0)
+    return (1, math.inf if r.step is None else float(r.step))
+
+
 def _evals_figure(records: Sequence[EvalRecord]) -> Figure:
     """One panel per (benchmark, metric): each evaluated policy's value with its interval."""
     keys = list(dict.fromkeys((r.benchmark, r.metric) for r in records))
     fig, axes = _figure(len(keys), cols=min(3, len(keys)), height=3.2, width=4.4)
     for ax, (bench, metric) in zip(axes, keys, strict=True):
         rs = [r for r in records if (r.benchmark, r.metric) == (bench, metric)]
-        labels = list(dict.fromkeys(r.policy for r in rs))
+        labels = list(dict.fromkeys(r.policy for r in sorted(rs, key=_policy_order)))
         for r in rs:
             x = labels.index(r.policy)
             if r.low is not None and r.high is not None:

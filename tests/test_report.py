@@ -218,3 +218,108 @@ def test_compare_runs_overlays(tmp_path: Path) -> None:
     assert compare_runs([a], tmp_path / "one.html") == tmp_path / "one.html"
     with pytest.raises(RunDirError):
         compare_runs([a, tmp_path / "missing"], tmp_path / "x.html")
+
+
+# ---- health events and evaluations with intervals -----------------------------------------------
+def _events(run_dir: Path) -> None:
+    rows = [
+        {"step": 2, "detector": "truncation", "message": "90% cut <b>", "setting": "raise it"},
+        {"step": 3, "detector": "no_signal", "message": "ratio 0.00", "setting": "few-shot"},
+    ]
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    (run_dir / "health.jsonl").write_text(text + "not json\n")
+
+
+def _marker_lines(fig: Any) -> list[tuple[float, str]]:
+    """(step, detector) of every labelled dashed marker on the figure's axes."""
+    out = []
+    for ax in fig.axes:
+        for text in ax.texts:
+            out.append((float(text.xy[0]), text.get_text()))
+    return out
+
+
+def test_health_events_are_marked_on_every_curve_and_listed(tmp_path: Path) -> None:
+    from verirl.report import run_figures
+
+    run_dir = make_run(tmp_path)
+    _events(run_dir)
+    run = load_run(run_dir)
+    assert [(e.step, e.detector) for e in run.health] == [(2, "truncation"), (3, "no_signal")]
+    figs = run_figures(run)
+    for stem in ("reward_accuracy", "curriculum", "optimization", "timing"):
+        marks = _marker_lines(figs[stem])
+        assert (2.0, "truncation") in marks and (3.0, "no_signal") in marks, stem
+    eval_texts = {t for _, t in _marker_lines(figs["eval"])}  # bars per env: no step axis
+    assert not eval_texts & {"truncation", "no_signal"}
+    text = write_report(run_dir).read_text()
+    assert "<h2>Run health</h2>" in text and "90% cut &lt;b&gt;" in text  # escaped
+    assert "truncation (step 2), no_signal (step 3)" in text  # the summary row
+    quiet = make_run(tmp_path, name="quiet")
+    assert "no health warnings" in write_report(quiet).read_text()
+
+
+def test_eval_files_with_intervals_are_read_tolerantly_and_shown(tmp_path: Path) -> None:
+    from verirl.evals.records import read_eval_records
+
+    run_dir = make_run(tmp_path)
+    evals = run_dir / "evals"
+    evals.mkdir()
+    # the flat schema: one record, with its interval and the policy it evaluated
+    (evals / "a_before.json").write_text(
+        json.dumps(
+            {
+                "benchmark": "gsm8k",
+                "metric": "accuracy",
+                "value": 0.02,
+                "low": 0.012,
+                "high": 0.031,
+                "method": "wilson",
+                "n": 1319,
+                "label": "before",
+            }
+        )
+    )
+    # what `verirl eval --benchmark ... --out` writes: ci95 pairs under benchmarks.<name>.metrics
+    (evals / "b_after.json").write_text(
+        json.dumps(
+            {
+                "model": "m",
+                "checkpoint": "final",
+                "benchmarks": {
+                    "gsm8k": {
+                        "metrics": {
+                            "accuracy": {
+                                "value": 0.05,
+                                "ci95": [0.04, 0.063],
+                                "method": "wilson",
+                                "problems": 1319,
+                            }
+                        }
+                    }
+                },
+            }
+        )
+    )
+    # a list with one unreadable entry (no value), and a file that is not JSON
+    (evals / "c_list.json").write_text(
+        json.dumps([{"benchmark": "math500", "value": 0.1, "step": 25}, {"benchmark": "x"}])
+    )
+    (evals / "d_broken.json").write_text("{")
+    records, warnings = read_eval_records(run_dir)
+    got = [(r.benchmark, r.metric, r.policy, r.value, r.low, r.high, r.n) for r in records]
+    assert got == [
+        ("gsm8k", "accuracy", "before", 0.02, 0.012, 0.031, 1319),
+        ("gsm8k", "accuracy", "final", 0.05, 0.04, 0.063, 1319),
+        ("math500", "value", "step 25", 0.1, None, None, None),
+    ]
+    from verirl.report import _policy_order
+
+    assert [r.policy for r in sorted(records, key=_policy_order)] == ["before", "step 25", "final"]
+    assert len(warnings) == 2
+    assert "c_list.json: skipped 1 entry" in warnings[0] and "d_broken.json" in warnings[1]
+    text = write_report(run_dir).read_text()
+    assert "<h2>Evaluations</h2>" in text
+    assert "[0.012, 0.031]" in text and "[0.04, 0.063]" in text and "wilson" in text
+    assert "evals/d_broken.json: not readable JSON" in text
+    assert (run_dir / "plots" / "evals.png").read_bytes().startswith(PNG_MAGIC)

@@ -1,7 +1,8 @@
-"""``verirl train | eval | envs | report | doctor`` — the command line.
+"""``verirl train | eval | preflight | report | envs | doctor`` — the command line.
 
 Bad input (a config value, a path, a name) prints one line naming what is wrong and exits
-with status 2, no traceback. Anything else is an internal error: its traceback is printed (and
+with status 2, no traceback. A training run stopped by ``run.health.stop_on`` exits with
+status 3. Anything else is an internal error: its traceback is printed (and
 written to ``<run_dir>/error.txt`` for a training run) and the exit status is 1.
 """
 
@@ -61,6 +62,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--humaneval-limit", type=int, default=None, metavar="N", help="first N problems only"
     )
 
+    p_pre = sub.add_parser(
+        "preflight",
+        help="sample the base policy on a few problems per environment: format rate, "
+        "accuracy, learning signal, suggested settings",
+    )
+    p_pre.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
+    p_pre.add_argument(
+        "--problems",
+        type=int,
+        default=3,
+        metavar="N",
+        help="problems per (environment, difficulty), each sampled rollout.group_size times",
+    )
+
     p_report = sub.add_parser("report", help="plots and an HTML report of a run directory")
     p_report.add_argument("run_dir")
     p_report.add_argument("--compare", nargs="+", metavar="RUN_DIR", help="overlay other runs")
@@ -96,6 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _eval(ns.args, ns.checkpoint, ns.humaneval, ns.pass_k, ns.humaneval_limit)
         if ns.command == "report":
             return _report(ns.run_dir, ns.compare)
+        if ns.command == "preflight":
+            return _preflight(ns.args, ns.problems)
         return _envs(ns)
     except ConfigError as exc:
         console.print(f"[red]config error:[/red] {exc}", highlight=False, soft_wrap=True)
@@ -160,8 +177,10 @@ def _train(args: Sequence[str], resume: str | None) -> int:
         resolve_device(cfg.model.device)
         run_dir = new_run_dir(cfg)
     console.print(f"run directory: [bold]{run_dir}[/bold]")
+    from verirl.train.health import RunUnhealthy
+
     try:
-        with Trainer(cfg, run_dir) as trainer:
+        with _health_to_console(), Trainer(cfg, run_dir) as trainer:
             console.print(f"device {trainer.placement.device}; {trainer.placement.reason}")
             if resume:
                 resumed = trainer.resume()
@@ -174,11 +193,34 @@ def _train(args: Sequence[str], resume: str | None) -> int:
                 summary = trainer.fit(progress=update)
     except UserInputError:
         raise
+    except RunUnhealthy as exc:
+        console.print(f"[red]stopped:[/red] {exc}", highlight=False, soft_wrap=True)
+        return 3
     except Exception as exc:
         _keep_traceback(exc, run_dir)
         raise
     _print_summary(cfg, summary)
     return 0
+
+
+class _health_to_console:
+    """Print the run-health warnings (logger ``verirl.health``) on the console while training;
+    run.log gets them through the run directory's own handler."""
+
+    def __enter__(self) -> None:
+        import logging
+
+        class _Console(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                console.print(f"[yellow]{record.getMessage()}[/yellow]", highlight=False)
+
+        self.handler = _Console(logging.WARNING)
+        logging.getLogger("verirl.health").addHandler(self.handler)
+
+    def __exit__(self, *exc: object) -> None:
+        import logging
+
+        logging.getLogger("verirl.health").removeHandler(self.handler)
 
 
 class _progress:
@@ -319,6 +361,46 @@ def _humaneval(trainer: Any, cfg: TrainConfig, ks: Sequence[int], limit: int | N
         table.add_column(f"pass@{k}", justify="right")
     table.add_row(*[f"{out[f'pass@{k}']:.3f}" for k in ks])
     Console().print(table)
+
+
+# ---- preflight ----------------------------------------------------------------------------
+def _preflight(args: Sequence[str], problems: int) -> int:
+    from verirl.preflight import preflight
+
+    if problems < 1:
+        raise UserInputError(f"--problems must be at least 1 (got {problems})")
+    path, overrides = _split_args(args)
+    cfg = load_config(path, overrides)
+    report = preflight(cfg, problems)
+    out = Console()
+    table = Table(
+        title=f"base policy, {cfg.rollout.group_size} samples per problem, training prompt "
+        f"(max_new_tokens {cfg.rollout.max_new_tokens})",
+        caption="format: answers the verifier could read; cut: hit max_new_tokens; "
+        "signal: groups whose rewards are not all equal",
+    )
+    table.add_column("environment", no_wrap=True)
+    for col in ("difficulty", "format", "accuracy", "cut", "tokens", "signal"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for r in report.rows:
+        table.add_row(
+            r.env,
+            str(r.difficulty),
+            f"{r.format_rate:.2f}",
+            f"{r.accuracy:.2f}",
+            f"{r.truncated:.2f}",
+            f"{r.mean_tokens:.0f}",
+            f"{round(r.effective_ratio * r.groups)}/{r.groups}",
+        )
+    out.print(table)
+    for w in report.warnings:
+        out.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+    for s in report.suggestions:
+        out.print(f"suggestion: {s}", highlight=False)
+    if not report.warnings and not report.suggestions:
+        out.print("every environment gives a learning signal at its starting difficulties")
+    out.print(f"preflight took {report.seconds:.1f} s")
+    return 0
 
 
 # ---- report -------------------------------------------------------------------------------

@@ -40,6 +40,49 @@ class Plugin(_Section):
             raise ValueError(_format_nested(exc, f"{where}.params")) from None
 
 
+class HealthConfig(_Section):
+    """Run health (:mod:`verirl.train.health`, docs/run-health.md): detectors that watch
+    every step's metrics and warn once — console, run.log, health.jsonl, the report."""
+
+    enabled: bool = Field(True, description="Run the health detectors after every step.")
+    stop_on: list[str] = Field(
+        default_factory=list,
+        description="Detectors whose warning stops the run instead (after the step is logged; "
+        "exit status 3), e.g. [non_finite, weight_mismatch]; 'all' for every detector. "
+        "Names: truncation, no_signal, weight_mismatch, logprob_drift, reward_hacking, "
+        "verifier_failures, non_finite, curriculum_stall.",
+    )
+    disable: list[str] = Field(
+        default_factory=list, description="Detectors not to run (names as in stop_on)."
+    )
+    params: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Threshold overrides per detector, e.g. {truncation: {max_rate: 0.8}} "
+        "(each detector's fields and defaults: docs/run-health.md).",
+    )
+
+    @model_validator(mode="after")
+    def _known_detectors(self) -> HealthConfig:
+        from verirl.train.health import DETECTORS
+
+        if "all" in self.stop_on:
+            self.__dict__["stop_on"] = DETECTORS.names()
+        for where, names in (("stop_on", self.stop_on), ("disable", self.disable)):
+            for name in names:
+                if name not in DETECTORS:
+                    known = ", ".join(DETECTORS.names())
+                    raise ValueError(f"{where}: unknown detector {name!r}; known: {known}")
+        for name, params in self.params.items():
+            if name not in DETECTORS:
+                known = ", ".join(DETECTORS.names())
+                raise ValueError(f"params: unknown detector {name!r}; known: {known}")
+            try:
+                DETECTORS.get(name).Params.model_validate(params)
+            except ValidationError as exc:
+                raise ValueError(_format_nested(exc, f"params.{name}")) from None
+        return self
+
+
 class RunConfig(_Section):
     name: str | None = Field(
         None, description="Run name; the run directory is <dir>/<name> (None: a timestamp)."
@@ -67,6 +110,10 @@ class RunConfig(_Section):
         default_factory=list,
         description="Python modules imported before the config is checked, so that your own "
         "environments, reward sources, credit estimators or collectors register themselves.",
+    )
+    health: HealthConfig = Field(
+        default_factory=HealthConfig,
+        description="Run-health detectors: what they watch, their thresholds, which stop the run.",
     )
     backend: Literal["local", "ray"] = Field(
         "local",

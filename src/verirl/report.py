@@ -1,8 +1,11 @@
 """Run reports: plots and a self-contained HTML page from a run directory.
 
 A run directory (:mod:`verirl.train.loop`) holds ``config.yaml``, ``metrics.jsonl`` (one
-``{"step": s, "time": t, ...}`` object per line, ``null`` for non-finite values) and
-``checkpoint-*`` directories. :func:`load_run` reads it, :func:`plot_run` draws PNGs (matplotlib
+``{"step": s, "time": t, ...}`` object per line, ``null`` for non-finite values),
+``checkpoint-*`` directories, ``health.jsonl`` (the run-health warnings,
+:mod:`verirl.train.health`: marked on every curve and listed) and, when something evaluated the
+run's policies, ``evals/*.json`` (numbers with intervals, :mod:`verirl.evals.records`: plotted
+with error bars and listed). :func:`load_run` reads it, :func:`plot_run` draws PNGs (matplotlib
 Figures rendered by Agg directly: no pyplot, no display), :func:`write_report` writes
 ``report.html`` with them embedded as base64 and :func:`compare_runs` overlays several runs.
 The HTML is plain HTML with inline CSS: no JavaScript, nothing fetched from the network.
@@ -27,6 +30,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from verirl.evals.records import EvalRecord, read_eval_records
+from verirl.train.health import HealthEvent, read_events
+
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
 _EVAL = ("eval_before", "eval_after")
 _PANELS_PER_FIGURE = 12
@@ -46,6 +52,8 @@ class RunData:
     checkpoints: list[Path] = field(default_factory=list)
     config_text: str = ""
     warnings: list[str] = field(default_factory=list)
+    health: list[HealthEvent] = field(default_factory=list)
+    evals: list[EvalRecord] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -133,7 +141,9 @@ def load_run(run_dir: str | Path) -> RunData:
     config = loaded if isinstance(loaded, dict) else {}
     ckpts = [p for p in run_dir.iterdir() if p.is_dir() and _CHECKPOINT.match(p.name)]
     ckpts.sort(key=lambda p: int(p.name[len("checkpoint-") :]))
-    return RunData(run_dir, config, rows, ckpts, config_text, warnings)
+    evals, eval_warnings = read_eval_records(run_dir)
+    warnings += eval_warnings
+    return RunData(run_dir, config, rows, ckpts, config_text, warnings, read_events(run_dir), evals)
 
 
 def _parse(line: str) -> dict[str, Any] | None:
@@ -194,6 +204,7 @@ def summarize(run: RunData) -> dict[str, Any]:
         "mean_accuracy": _mean(accs),
         "tokens_per_s": _mean(run.finite("throughput/tokens_per_s")),
         "checkpoints": [p.name for p in run.checkpoints],
+        "health": [f"{e.detector} (step {e.step})" for e in run.health],
         "eval": {},
         "curriculum": {},
     }
@@ -327,7 +338,62 @@ def run_figures(run: RunData) -> dict[str, Figure]:
         for i in range(0, len(keys), _PANELS_PER_FIGURE):
             stem = prefix if i == 0 else f"{prefix}_{i // _PANELS_PER_FIGURE + 1}"
             figs[stem] = _panels(run, keys[i : i + _PANELS_PER_FIGURE], f"{prefix}/*", cols=3)
+    for fig in figs.values():  # health warnings on every curve over steps
+        for ax in fig.axes:
+            if ax.get_xlabel() == "step":
+                _mark_events(ax, run.health)
+    if run.evals:
+        figs["evals"] = _evals_figure(run.evals)
     return figs
+
+
+def _mark_events(ax: Axes, events: Sequence[HealthEvent]) -> None:
+    """A dashed red line at each health event's step, labelled with the detector."""
+    for e in events:
+        ax.axvline(e.step, color="#b42318", ls="--", lw=1, alpha=0.8)
+        ax.annotate(
+            e.detector,
+            xy=(e.step, 0.98),
+            xycoords=("data", "axes fraction"),
+            rotation=90,
+            fontsize=7,
+            color="#b42318",
+            ha="right",
+            va="top",
+        )
+
+
+def _policy_order(r: EvalRecord) -> tuple[int, float]:
+    """Base policies first, then by training step, final ones last (else file order)."""
+    label = (r.label or "").lower()
+    if label in ("before", "base", "initial"):
+        return (0, 0.0)
+    if label in ("after", "final"):
+        return (2, 0.0)
+    return (1, math.inf if r.step is None else float(r.step))
+
+
+def _evals_figure(records: Sequence[EvalRecord]) -> Figure:
+    """One panel per (benchmark, metric): each evaluated policy's value with its interval."""
+    keys = list(dict.fromkeys((r.benchmark, r.metric) for r in records))
+    fig, axes = _figure(len(keys), cols=min(3, len(keys)), height=3.2, width=4.4)
+    for ax, (bench, metric) in zip(axes, keys, strict=True):
+        rs = [r for r in records if (r.benchmark, r.metric) == (bench, metric)]
+        labels = list(dict.fromkeys(r.policy for r in sorted(rs, key=_policy_order)))
+        for r in rs:
+            x = labels.index(r.policy)
+            if r.low is not None and r.high is not None:
+                err = [[max(0.0, r.value - r.low)], [max(0.0, r.high - r.value)]]
+                ax.errorbar([x], [r.value], yerr=err, fmt="o", capsize=4, color="C0")
+            else:
+                ax.plot([x], [r.value], "o", color="C0")
+            ax.annotate(f"{r.value:.3g}", (x, r.value), xytext=(6, 0), textcoords="offset points")
+        ax.set_xticks(range(len(labels)), labels, rotation=20, ha="right", fontsize=8)
+        ax.set_xlim(-0.5, len(labels) - 0.5)
+        ax.set_title(f"{bench} {metric}", fontsize=10)
+        ax.grid(alpha=0.3, axis="y")
+    fig.suptitle("evaluations (bars: the interval each file reports)")
+    return fig
 
 
 def plot_run(run: RunData, out_dir: str | Path) -> list[Path]:
@@ -398,6 +464,7 @@ def _summary_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
         ("mean train accuracy", _pct(s["mean_accuracy"])),
         ("mean tokens/s", _fmt(s["tokens_per_s"], ".1f")),
         ("checkpoints", _e(", ".join(s["checkpoints"]) or "none")),
+        ("health warnings", _e(", ".join(s["health"]) or "none")),
     ]
     for env, ev in s["eval"].items():
         rows.append((f"held-out accuracy {_e(env)} (before → after)", _change(ev)))
@@ -407,6 +474,34 @@ def _summary_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
         acc = f", accuracy at h {_pct(c['acc_at_h'])}" if c["acc_at_h"] is not None else ""
         rows.append((f"final h {_e(env)}", f"{high}{window}{acc}"))
     return rows
+
+
+def _health_section(run: RunData) -> list[str]:
+    head = ["<h2>Run health</h2>"]
+    if not run.health:
+        return [*head, "<p>no health warnings (health.jsonl holds none)</p>"]
+    rows = [
+        [str(e.step), _e(e.detector), _e(e.message), _e(e.setting)]
+        for e in sorted(run.health, key=lambda e: e.step)
+    ]
+    note = "<p>each warning is also a dashed red line, labelled, on the curves below</p>"
+    return [*head, _table(rows, ["step", "detector", "what was seen", "what to change"]), note]
+
+
+def _evals_section(run: RunData) -> list[str]:
+    if not run.evals:
+        return []
+    rows = []
+    for r in run.evals:
+        interval = "—"
+        if r.low is not None and r.high is not None:
+            interval = f"[{r.low:.4g}, {r.high:.4g}]"
+        n = "—" if r.n is None else str(r.n)
+        method = _e(r.method or "—")
+        rows.append([_e(r.benchmark), _e(r.metric), _e(r.policy), f"{r.value:.4g}", interval])
+        rows[-1] += [method, n, _e(r.source)]
+    head = ["benchmark", "metric", "policy", "value", "interval", "method", "n", "file"]
+    return ["<h2>Evaluations</h2>", _table(rows, head)]
 
 
 def _img(data: bytes, alt: str) -> str:
@@ -438,7 +533,8 @@ def write_report(run_dir: str | Path, plots_dir: str | Path | None = None) -> Pa
     pngs = plot_run(run, Path(plots_dir) if plots_dir is not None else run.run_dir / "plots")
     parts = [f"<p>run directory: <code>{_e(run.run_dir.resolve())}</code></p>"]
     parts += [f'<p class="warn">warning: {_e(w)}</p>' for w in run.warnings]
-    parts += ["<h2>Summary</h2>", _table(_summary_rows(summarize(run))), "<h2>Plots</h2>"]
+    parts += ["<h2>Summary</h2>", _table(_summary_rows(summarize(run)))]
+    parts += _health_section(run) + _evals_section(run) + ["<h2>Plots</h2>"]
     parts += [_img(p.read_bytes(), p.stem) for p in pngs] or ["<p>no plottable metrics</p>"]
     parts += ["<h2>Config</h2>", f"<pre>{_e(run.config_text or '(config.yaml missing)')}</pre>"]
     out = run.run_dir / "report.html"

@@ -48,6 +48,7 @@ from verirl.train.checkpoint import (
 )
 from verirl.train.distributed import backend_for, from_environment
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
+from verirl.train.health import HealthMonitor
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner, collate
 from verirl.train.metrics import MetricsLog
 from verirl.types import Rollout, SamplingParams
@@ -166,6 +167,7 @@ class Trainer:
         self.step = 0
         self.next_group = 0
         self.last_rollouts: list[Rollout] = []
+        self.health = HealthMonitor.from_config(cfg, run_dir if run_dir.is_dir() else None)
 
     def _start_provers(self, environments: Sequence[str]) -> None:
         """Start the checker of every proof system the curriculum needs now, so a missing or
@@ -227,6 +229,7 @@ class Trainer:
             log.write_samples(self.step, self.last_rollouts)
             if progress is not None:
                 progress(self.step, metrics)
+            self.health.observe(self.step, metrics)  # warns once; raises on run.health.stop_on
             if cfg.run.save_every and self.step % cfg.run.save_every == 0:
                 self.save()
         summary["train_seconds"] = time.perf_counter() - start

@@ -33,6 +33,7 @@ from verirl.integrations.ray.learner import (
     trainable_state,
 )
 from verirl.rollout.base import Generation, get_engine
+from verirl.train.health import checksum_mismatch, weights_checksum
 from verirl.types import SamplingParams
 
 
@@ -57,9 +58,16 @@ class RolloutReplica:
     ) -> list[list[Generation]]:
         return self.engine.generate(prompts, sampling)
 
-    def load_weights(self, weights: Mapping[str, np.ndarray]) -> None:
+    def load_weights(self, weights: Mapping[str, np.ndarray]) -> float:
+        """Load the learner's weights and sync the engine; return ``sync/mismatch``: the
+        relative difference between the checksums of the weights sent and of the weights
+        this replica's policy now holds (0.0 when they landed)."""
         load_trainable(self.model, weights)
         self.engine.sync_weights()
+        params = dict(self.model.named_parameters())
+        sent = weights_checksum(as_tensor(v, params[n].dtype) for n, v in weights.items())
+        held = weights_checksum(params[n] for n in weights)
+        return checksum_mismatch(held, sent)
 
     def state_dict(self) -> dict[str, Any]:
         return dict(self.engine.state_dict())
@@ -114,6 +122,7 @@ class RayRolloutEngine:
             for rank in range(res.workers)
         ]
         self._cost = {"weight_sync_s": 0.0, "weight_sync_mb": 0.0, "generate_s": 0.0}
+        self._mismatch: float | None = None  # after the last sync: max over the replicas
 
     def _get(self, refs: Any, what: str) -> Any:
         return get_or_lost(refs, f"a rollout replica was lost during {what}")
@@ -137,7 +146,8 @@ class RayRolloutEngine:
         ref = self._weights_ref() if self._weights_ref is not None else None
         if ref is None:
             ref = ray.put(trainable_state(self.model))
-        self._get([r.load_weights.remote(ref) for r in self.replicas], "a weight sync")
+        gaps = self._get([r.load_weights.remote(ref) for r in self.replicas], "a weight sync")
+        self._mismatch = max(gaps, default=0.0)
         self._cost["weight_sync_s"] += time.perf_counter() - t0
         self._cost["weight_sync_mb"] += sum(
             p.numel() * p.element_size() for p in self.model.parameters() if p.requires_grad
@@ -147,6 +157,8 @@ class RayRolloutEngine:
         """Seconds generating and syncing weights, and megabytes sent, since the last reset."""
         out = {f"ray/{k}": v for k, v in self._cost.items()}
         out["ray/weight_sync_mb"] /= 1e6
+        if self._mismatch is not None:  # read by the weight_mismatch health detector
+            out["sync/mismatch"] = self._mismatch
         if reset:
             self._cost = dict.fromkeys(self._cost, 0.0)
         return out

@@ -1,0 +1,373 @@
+"""Run health: each injected fault is detected within 3 steps, once, naming the setting to
+change; healthy streams (a recorded real default job, noisy synthetic runs) raise nothing."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verirl.config import ConfigError, load_config
+from verirl.train.health import (
+    DETECTORS,
+    HealthMonitor,
+    RunUnhealthy,
+    checksum_mismatch,
+    read_events,
+    run_detectors,
+    weights_checksum,
+)
+from verirl.train.loop import Trainer
+
+FAULT_AT = 8  # the first step of every injected fault in the stream tests
+
+
+def _healthy(step: int, rng: random.Random) -> dict[str, Any]:
+    """One step of a run that learns: values and noise of the default job's real metrics."""
+    acc = min(0.9, 0.2 + 0.02 * step + rng.gauss(0, 0.06))
+    fmt_fail = max(0.0, 0.45 - 0.02 * step + rng.gauss(0, 0.05))
+    return {
+        "step": step,
+        "rollout/reward": acc - fmt_fail,
+        "rollout/accuracy": acc,
+        "rollout/truncated": max(0.0, 0.1 + rng.gauss(0, 0.05)),
+        "rollout/effective_prompt_ratio": min(1.0, max(0.0, 0.6 + rng.gauss(0, 0.15))),
+        "train/loss": rng.gauss(0, 0.05),
+        "train/grad_norm": abs(rng.gauss(1.0, 0.3)),
+        "train/engine_logp_diff_mean": abs(rng.gauss(0.005, 0.002)),
+        "sync/mismatch": 0.0,
+        "reward/verified": 48.0,
+        "reward/verifier_timeouts": float(rng.random() < 0.05),
+        "reward/verifier_errors": 0.0,
+        "curriculum/addition/h": float(step // 6),
+        "curriculum/addition/checks": float(step // 2),
+        "curriculum/chain_sum/h": 0.0,
+        "curriculum/chain_sum/checks": float(step // 3),
+    }
+
+
+def _set(**values: float) -> Callable[[dict[str, Any], int], None]:
+    def fault(row: dict[str, Any], step: int) -> None:
+        row.update(values)
+
+    return fault
+
+
+def _hacking(row: dict[str, Any], step: int) -> None:  # format reward up, correctness flat
+    row["rollout/reward"], row["rollout/accuracy"] = 0.6, 0.3
+
+
+def _before_hacking(row: dict[str, Any], step: int) -> None:
+    row["rollout/reward"], row["rollout/accuracy"] = 0.1, 0.3
+
+
+def _stall(row: dict[str, Any], step: int) -> None:  # many environments, none ever moves
+    for e in range(12):
+        row[f"curriculum/env{e}/h"] = 0.0
+        row[f"curriculum/env{e}/checks"] = float(step)
+    for e in ("addition", "chain_sum"):
+        row[f"curriculum/{e}/h"] = 1.0
+
+
+FAULTS: dict[str, tuple[Callable[[dict[str, Any], int], None], str]] = {
+    "truncation": (_set(**{"rollout/truncated": 0.9}), "rollout.max_new_tokens"),
+    "no_signal": (
+        _set(
+            **{
+                "rollout/effective_prompt_ratio": 0.0,
+                "rollout/reward": -1.0,
+                "rollout/accuracy": 0.0,
+            }
+        ),
+        "rollout.few_shot",
+    ),
+    "weight_mismatch": (_set(**{"sync/mismatch": 0.02}), "rollout.engine"),
+    "logprob_drift": (_set(**{"train/engine_logp_diff_mean": 0.4}), "loss.tis_cap"),
+    "reward_hacking": (_hacking, "reward.name"),
+    "verifier_failures": (
+        _set(**{"reward/verifier_timeouts": 6.0, "reward/verifier_errors": 2.0}),
+        "verification.timeout_s",
+    ),
+    "non_finite": (_set(**{"train/loss": math.nan}), "optim.lr"),
+    "curriculum_stall": (_stall, "curriculum.tau_acc"),
+}
+
+
+def test_every_detector_has_an_injected_fault() -> None:
+    assert sorted(FAULTS) == DETECTORS.names()
+
+
+@pytest.mark.parametrize("name", sorted(FAULTS))
+def test_an_injected_fault_is_detected_within_3_steps_once(name: str) -> None:
+    fault, setting = FAULTS[name]
+    rng = random.Random(0)
+    rows = []
+    for step in range(1, 30):
+        row = _healthy(step, rng)
+        if name == "reward_hacking" and step < FAULT_AT:
+            _before_hacking(row, step)
+        if step >= FAULT_AT:
+            fault(row, step)
+        rows.append(row)
+    events = run_detectors(rows)
+    assert [e.detector for e in events if e.detector == name] == [name], events
+    (event,) = [e for e in events if e.detector == name]
+    assert FAULT_AT <= event.step <= FAULT_AT + 2
+    assert setting in event.setting
+    assert event.message and event.setting
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_noisy_healthy_runs_raise_nothing(seed: int) -> None:
+    rng = random.Random(seed)
+    assert run_detectors([_healthy(s, rng) for s in range(1, 60)]) == []
+
+
+# The default job's published curve (README, "The curve, in 5-step means": one real run of
+# 25 steps of 8 prompts x 6 samples): reward, train accuracy, and h per environment per block.
+DEFAULT_JOB_BLOCKS = [
+    (-0.22, 0.22, (0, 0, 0)),
+    (0.16, 0.42, (1, 0, 0)),
+    (0.10, 0.36, (1, 0, 0)),
+    (0.18, 0.39, (1, 0, 0)),
+    (0.67, 0.68, (1, 1, 0)),
+]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_default_job_curve_raises_nothing(seed: int) -> None:
+    """Steps drawn around the published block means with the sampling noise of 48 rollouts
+    (accuracy binomial, format failures binomial), windows moving when the README says,
+    a check per environment every ~3 steps (τ_num 48 of 16 rollouts per env and step), 8 %
+    truncated (what step 1 of a real default-job run measured here)."""
+    rng = random.Random(seed)
+    rows = []
+    for step in range(1, 26):
+        reward, acc, highs = DEFAULT_JOB_BLOCKS[(step - 1) // 5]
+        fail = max(0.0, acc - reward)  # reward = accuracy - share of format failures
+        a = sum(rng.random() < acc for _ in range(48)) / 48
+        f = sum(rng.random() < fail for _ in range(48)) / 48
+        row: dict[str, Any] = {
+            "step": step,
+            "rollout/reward": a - f,
+            "rollout/accuracy": a,
+            "rollout/truncated": sum(rng.random() < 0.08 for _ in range(48)) / 48,
+            "rollout/effective_prompt_ratio": sum(rng.random() < 0.6 for _ in range(8)) / 8,
+            "train/loss": rng.gauss(0, 0.05),
+            "train/grad_norm": abs(rng.gauss(1.0, 0.4)),
+            "reward/verified": 48.0,
+            "reward/verifier_timeouts": 0.0,
+            "reward/verifier_errors": 0.0,
+        }
+        for env, h in zip(("addition", "multiplication", "chain_sum"), highs, strict=True):
+            row[f"curriculum/{env}/h"] = float(h)
+            row[f"curriculum/{env}/checks"] = float(step // 3)
+        rows.append(row)
+    assert run_detectors(rows) == []
+
+
+def test_missing_metrics_never_fire() -> None:
+    assert run_detectors([{"step": s} for s in range(1, 50)]) == []
+
+
+def test_thresholds_and_disable_come_from_the_config() -> None:
+    rows = [{"step": s, "rollout/truncated": 0.7} for s in range(1, 6)]
+    assert [e.detector for e in run_detectors(rows)] == ["truncation"]
+    assert run_detectors(rows, params={"truncation": {"max_rate": 0.8}}) == []
+    assert run_detectors(rows, disable=["truncation"]) == []
+    cfg = load_config(None, ["run.health.stop_on=[all]"])
+    assert cfg.run.health.stop_on == DETECTORS.names()
+    for bad, words in [
+        ("run.health.stop_on=[nan]", "unknown detector 'nan'"),
+        ("run.health.params={truncation: {max_rat: 1}}", "params.truncation.max_rat"),
+        ("run.health.params={no_signal: {steps: 0}}", "params.no_signal.steps"),
+    ]:
+        with pytest.raises(ConfigError, match=words):
+            load_config(None, [bad])
+
+
+def test_stop_on_raises_after_writing_the_event(tmp_path: Path) -> None:
+    monitor = HealthMonitor(stop_on=["non_finite"], run_dir=tmp_path)
+    assert monitor.observe(1, {"train/loss": 0.1}) == []
+    with pytest.raises(RunUnhealthy, match="non_finite"):
+        monitor.observe(2, {"train/loss": math.inf})
+    (event,) = read_events(tmp_path)
+    assert (event.step, event.detector) == (2, "non_finite")
+
+
+def test_a_resumed_run_does_not_warn_twice(tmp_path: Path) -> None:
+    HealthMonitor(run_dir=tmp_path).observe(3, {"train/loss": math.nan})
+    again = HealthMonitor(run_dir=tmp_path)
+    assert again.observe(4, {"train/loss": math.nan}) == []
+    stopping = HealthMonitor(stop_on=["non_finite"], run_dir=tmp_path)
+    with pytest.raises(RunUnhealthy):
+        stopping.observe(4, {"train/loss": math.nan})
+
+
+def test_weights_checksum_tells_synced_from_stale_weights() -> None:
+    import torch
+
+    torch.manual_seed(0)
+    a = [torch.randn(300, 70), torch.randn(1000)]
+    b = [t.clone() for t in a]
+    assert checksum_mismatch(weights_checksum(a), weights_checksum(b)) == 0.0
+    b[0].add_(1e-5 * torch.randn_like(b[0]))  # one small optimizer step
+    assert checksum_mismatch(weights_checksum(b), weights_checksum(a)) > 1e-7
+    c = [t.clone() for t in a]
+    c[1].neg_()  # a sign error on load
+    assert checksum_mismatch(weights_checksum(c), weights_checksum(a)) > 1e-3
+
+
+# ---- real training runs on a tiny random model ---------------------------------------------------
+def _overrides(model_dir: Path, run_dir: Path, steps: int, *extra: str) -> list[str]:
+    return [
+        f"model.name={model_dir}",
+        "run.plugins=[tests.train.plugin_health,tests.train.plugin_rewards]",
+        f"run.dir={run_dir.parent}",
+        f"run.name={run_dir.name}",
+        f"run.steps={steps}",
+        "run.save_every=0",
+        "run.threads=1",
+        "run.log_samples=0",
+        "rollout.prompts_per_step=3",
+        "rollout.group_size=3",
+        "rollout.max_new_tokens=6",
+        "optim.micro_batch_tokens=400",
+        "eval.before_and_after=false",
+        "verification.executor.name=inline",
+        *extra,
+    ]
+
+
+def _train(model_dir: Path, run_dir: Path, steps: int, *extra: str) -> list[Any]:
+    cfg = load_config(None, _overrides(model_dir, run_dir, steps, *extra))
+    run_dir.mkdir(parents=True)
+    with Trainer(cfg, run_dir) as trainer:
+        try:
+            trainer.fit()
+        finally:
+            events = list(trainer.health.events)
+    assert events == read_events(run_dir)
+    return events
+
+
+def test_a_real_run_detects_truncation_and_no_signal(
+    tiny_model_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """max_new_tokens=2: every answer is cut, the random model never boxes one, every group
+    scores −1."""
+    run_dir = tmp_path / "run"
+    with caplog.at_level(logging.WARNING, logger="verirl.health"):
+        events = _train(tiny_model_dir, run_dir, 3, "rollout.max_new_tokens=2")
+    found = {e.detector: e.step for e in events}
+    assert found == {"truncation": 2, "no_signal": 3}
+    log = (run_dir / "run.log").read_text()
+    assert "truncation" in log and "no_signal" in log and "rollout.max_new_tokens (2)" in log
+    assert sum("run health" in r.getMessage() for r in caplog.records) == 2
+
+
+@pytest.mark.slow
+def test_a_real_run_detects_weight_mismatch_and_logprob_drift(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    events = _train(
+        tiny_model_dir,
+        tmp_path / "stale",
+        3,
+        "rollout.engine.name=test_stale_copy",
+        "reward.name=test_even_tokens",  # varied rewards: the update moves the weights
+        "optim.lr=1e-3",
+        "run.health.disable=[truncation,no_signal]",
+    )
+    assert [(e.detector, e.step) for e in events][:1] == [("weight_mismatch", 1)]
+    events = _train(
+        tiny_model_dir,
+        tmp_path / "drift",
+        2,
+        "rollout.engine.name=test_drifting_hf",
+        "reward.name=test_even_tokens",
+        "run.health.disable=[truncation,no_signal]",
+    )
+    assert [(e.detector, e.step) for e in events] == [("logprob_drift", 2)]
+    assert "0.5 nats" in events[0].message
+
+
+def test_a_nan_loss_stops_the_run_from_the_command_line(
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from verirl.cli import main
+
+    run_dir = tmp_path / "nan"
+    args = _overrides(tiny_model_dir, run_dir, 3, "reward.name=test_nan_reward")
+    code = main(["train", *args, "run.health.stop_on=[non_finite]"])
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "non_finite" in err and "optim.lr" in err
+    rows = [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1]  # stopped after the first step was logged
+    assert [e.detector for e in read_events(run_dir)][-1] == "non_finite"
+
+
+# ---- the example configs: a real short run each, no false alarm --------------------------------
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.yaml"))
+_NEEDS = {"vllm.yaml": "vllm", "ray.yaml": "ray"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_example_configs_run_without_a_false_alarm(
+    path: Path, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """Two steps of each example on the tiny random model. Truncation and the missing
+    learning signal are real on a random model (it never ends an answer nor boxes one), so
+    those two detectors are off here; the default job's curve covers them above."""
+    import importlib.util
+
+    if path.name in _NEEDS and importlib.util.find_spec(_NEEDS[path.name]) is None:
+        pytest.skip(f"{path.name} needs {_NEEDS[path.name]}, not installed here")
+    if path.name == "vllm.yaml":
+        pytest.skip("vllm.yaml needs a GPU engine; its drift is covered by tests/train/test_tis.py")
+    if path.name == "ray.yaml":
+        pytest.skip("ray.yaml starts a Ray cluster; its sync/mismatch is checked in ray tests")
+    if path.name == "lean_process.yaml":
+        from verirl.envs import get_env
+        from verirl.errors import UserInputError
+
+        env = get_env("lean_proofs")
+        problem = env.generate(0, 0)
+        try:
+            env.verify(problem, env.answer_format.render(env.solve(problem)))
+        except UserInputError as exc:
+            pytest.skip(f"no Lean here: {str(exc)[:80]}")
+    run_dir = tmp_path / "run"
+    overrides = [
+        f"model.name={tiny_model_dir}",
+        f"run.dir={tmp_path}",
+        "run.name=run",
+        "run.steps=2",
+        "run.save_every=0",
+        "run.threads=1",
+        "run.backend=local",
+        "rollout.prompts_per_step=2",
+        "rollout.group_size=2",
+        "dynamic_sampling.max_rounds=1",
+        "eval.before_and_after=false",
+        "run.health.disable=[truncation,no_signal]",
+        # in-process verification: a loaded test machine starves worker processes past
+        # their deadline, which verifier_failures rightly reports (not a false alarm)
+        "verification.executor.name=inline",
+    ]
+    buffer = load_config(path).reward.overlong.buffer  # DAPO's shaping needs room
+    cfg = load_config(path, [*overrides, f"rollout.max_new_tokens={8 + buffer}"])
+    run_dir.mkdir()
+    with Trainer(cfg, run_dir) as trainer:
+        trainer.fit()
+        assert trainer.step == 2
+        assert trainer.health.events == []
+    assert read_events(run_dir) == []

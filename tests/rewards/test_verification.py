@@ -48,6 +48,22 @@ def test_processes_enforce_the_deadline_and_replace_the_worker() -> None:
         assert ex.map(_double, [5])[0].value == 10  # the pool still serves calls
 
 
+def _registered_environments(_: int) -> int:
+    """How many environments the worker has registered, without loading any itself."""
+    from verirl.envs.base import ENVIRONMENTS
+
+    return len(ENVIRONMENTS.names())
+
+
+def test_process_workers_load_every_environment_before_their_first_call() -> None:
+    """Loading the families costs seconds; inside a call it counted against the deadline."""
+    from verirl.envs import env_names
+
+    expected = len(env_names())
+    with ProcessExecutor() as ex:
+        assert [o.value for o in ex.map(_registered_environments, [0, 1])] == [expected] * 2
+
+
 def test_a_worker_that_dies_costs_its_item_only() -> None:
     with ProcessExecutor() as ex:
         out = ex.map(_die, [1])

@@ -46,6 +46,7 @@ from verirl.train.checkpoint import (
     resumable_checkpoint,
     save_checkpoint,
 )
+from verirl.sandbox import configure_sandbox
 from verirl.train.distributed import backend_for, from_environment
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner, collate
@@ -120,6 +121,7 @@ class Trainer:
         )
         # the verification stage: environment verifiers on the executor, proofs on the provers
         v = cfg.verification
+        configure_sandbox(cfg.sandbox)  # code verifiers' sandbox, here and in the workers
         self.executor: Executor
         if self.backend is not None:
             self.executor = self.backend.executor(cfg.run.plugins)

@@ -291,4 +291,3 @@ class CurriculumStore:
             "windows": {env: list(cur.window(env)) for env in cur.environments},
             "counters": {env: list(cur.counters(env)) for env in cur.environments},
         }
-

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("openenv.core", reason="needs openenv-core (the 'serve' extra)")
 
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from verirl.curriculum import CurriculumConfig
 from verirl.envs import get_env
@@ -212,9 +213,11 @@ def test_token_guards_every_route_but_health(tmp_path: Path) -> None:
             assert c.get(path, headers={"Authorization": "Bearer wrong"}).status_code == 401
             assert c.get(path, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
         assert c.post("/reset", json={}).status_code == 401
-        with pytest.raises(Exception):  # noqa: B017 - the socket is closed before accept
-            with c.websocket_connect("/ws") as ws:
-                ws.receive_text()
+        with (
+            pytest.raises(WebSocketDisconnect),  # closed before accept: no session
+            c.websocket_connect("/ws") as ws,
+        ):
+            ws.receive_text()
         with c.websocket_connect(f"/ws?token={TOKEN}") as ws:
             ws.send_text(json.dumps({"type": "reset", "data": {"env": "addition"}}))
             assert json.loads(ws.receive_text())["type"] == "observation"

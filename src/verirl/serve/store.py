@@ -158,7 +158,9 @@ class CurriculumStore:
         try:
             cur.load_state_dict(data["state"])
         except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise UserInputError(f"curriculum import: state does not fit the config: {exc}")
+            raise UserInputError(
+                f"curriculum import: state does not fit the config: {exc}"
+            ) from None
         verdicts = data.get("verdicts", 0)
         verdicts = verdicts if isinstance(verdicts, int) and verdicts >= 0 else 0
         with self._lock:

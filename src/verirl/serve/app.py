@@ -83,7 +83,9 @@ def one_line(detail: object) -> str:
         text = "; ".join(parts) + more
     else:
         text = str(detail)
-    return " ".join(text.split())[:500] or "bad request"
+    text = " ".join(text.split())[:500] or "bad request"
+    # echoed input may hold lone surrogates, which UTF-8 JSON cannot carry
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _error(status: int, detail: object) -> JSONResponse:

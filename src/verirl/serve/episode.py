@@ -126,12 +126,16 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         unknown = sorted(set(kwargs) - set(_RESET_FIELDS))
         if unknown:
             raise UserInputError(
-                f"unknown reset field(s) {', '.join(map(repr, unknown))[:200]}; known: seed, "
+                f"unknown reset field(s) {ascii(unknown)[:200]}; known: seed, "
                 f"episode_id, {', '.join(_RESET_FIELDS)}"
             )
+        if episode_id is not None and not (
+            isinstance(episode_id, str) and len(episode_id) <= 255 and _is_text(episode_id)
+        ):
+            raise UserInputError("episode_id must be a string of at most 255 characters")
         turns = kwargs.get("turns", self.gym.settings.default_turns)
         if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
-            raise UserInputError(f"turns must be an integer >= 1, got {str(turns)[:40]}")
+            raise UserInputError(f"turns must be an integer >= 1, got {ascii(turns)[:40]}")
         if turns > self.gym.settings.max_turns:
             raise UserInputError(
                 f"turns {turns} is above serve.max_turns ({self.gym.settings.max_turns})"
@@ -159,7 +163,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             raise UserInputError("curriculum must be a string")
         self._problem, self._task, self._turns = problem, task, []
         self._state = VerirlState(
-            episode_id=None if episode_id is None else str(episode_id)[:255],
+            episode_id=episode_id,
             env=task.env,
             difficulty=task.difficulty,
             seed=task.seed,
@@ -268,3 +272,11 @@ def _format(env: str) -> str:
     from verirl.envs import get_env
 
     return get_env(env).answer_format.style
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -140,13 +140,13 @@ class Gym:
         with one line naming what is wrong."""
         if not isinstance(env, str) or env not in ENVIRONMENTS:
             raise UnknownEnvironment(
-                f"unknown environment {str(env)[:80]!r} (GET /envs lists the {len(self._envs)}"
+                f"unknown environment {ascii(env)[:80]} (GET /envs lists the {len(self._envs)}"
                 " environments)"
             )
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise UserInputError(f"seed must be an integer in [0, 2^63), got {str(seed)[:40]}")
+            raise UserInputError(f"seed must be an integer in [0, 2^63), got {ascii(seed)[:40]}")
         if isinstance(difficulty, bool) or not isinstance(difficulty, int):
-            raise UserInputError(f"difficulty must be an integer, got {str(difficulty)[:40]}")
+            raise UserInputError(f"difficulty must be an integer, got {ascii(difficulty)[:40]}")
         key = (env, difficulty, seed)
         with self._cache_lock:
             hit = self._cache.get(key)

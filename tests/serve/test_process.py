@@ -67,6 +67,7 @@ def test_non_loopback_address_needs_a_token(tmp_path: Path) -> None:
     assert "without a token" in run.stderr
 
 
+@pytest.mark.slow
 def test_kill_9_mid_load_keeps_every_received_verdict(tmp_path: Path) -> None:
     state = tmp_path / "k9.sqlite"
     first = ServerProcess(state, "verification.executor.name=threads").start()

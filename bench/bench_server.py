@@ -248,16 +248,14 @@ def soak(args: argparse.Namespace) -> None:
         f"RSS bound {bound:.0f} MiB (1.5 × {warm:.0f} + 64); peak {peak:.0f} MiB: "
         f"{'within' if peak <= bound else 'ABOVE'}"
     )
-    with httpx.Client(base_url=server.url, timeout=60) as c:
-        if args.kill9:
-            server.kill()  # SIGKILL mid-load
-        stop.set()
-        for t in threads:
-            t.join(timeout=120)
-        if args.kill9:
-            server = ServerProcess(state, f"verification.executor.name={args.executor}").start()
-            c.base_url = httpx.URL(server.url)
-        summary = c.get("/curricula/soak").json()
+    if args.kill9:
+        server.kill()  # SIGKILL mid-load
+    stop.set()
+    for t in threads:
+        t.join(timeout=120)
+    if args.kill9:
+        server = ServerProcess(state, f"verification.executor.name={args.executor}").start()
+    summary = httpx.get(server.url + "/curricula/soak", timeout=60).json()
     lost = max(0, stats["received"] - summary["verdicts"])
     print(
         f"received {stats['received']} verdicts, curriculum counted {summary['verdicts']}: "

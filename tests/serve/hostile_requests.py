@@ -70,7 +70,9 @@ def _json_body(rng: random.Random, path: str) -> Any:
             ["env", "difficulty", "seed", "turns", "curriculum", "zz"], rng.randrange(4)
         ):
             body[key] = (
-                _item(rng).get(key, _value(rng)) if key != "curriculum" else rng.choice(NAMES)
+                _item(rng).get(key, _value(rng))
+                if key != "curriculum"
+                else rng.choice([*NAMES, _value(rng)])
             )
         return body
     if path == "/step":

@@ -144,6 +144,8 @@ def test_tool_world_takes_one_tool_call_per_step(client: TestClient) -> None:
         ("post", "/reset", {"env": "addition", "turns": 0}, 400, "turns"),
         ("post", "/reset", {"bogus": 1}, 400, "unknown reset field"),
         ("post", "/reset", {"seed": 3}, 400, "need env"),
+        ("post", "/reset", {"env": "addition", "curriculum": ["x"]}, 400, "curriculum name"),
+        ("post", "/reset", {"curriculum": {"a": 1}}, 400, "curriculum name"),
         ("post", "/step", {"action": {"answer": 5}}, 422, "answer"),
         ("post", "/step", {"action": {"answer": "x"}}, 400, "no episode"),
         (

@@ -32,6 +32,7 @@ from pydantic import Field, field_validator
 from verirl.curriculum import Task
 from verirl.errors import UserInputError
 from verirl.serve.gym import Gym, verdict_json
+from verirl.serve.store import check_name
 from verirl.types import Problem
 
 HARD_ANSWER_LIMIT = 4_000_000
@@ -141,13 +142,15 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
                 f"turns {turns} is above serve.max_turns ({self.gym.settings.max_turns})"
             )
         curriculum = kwargs.get("curriculum")
+        if curriculum is not None:
+            check_name(curriculum)
         env = kwargs.get("env")
         if env is not None:
             difficulty = kwargs.get("difficulty", 0)
             problem = self.gym.problem(env, difficulty, 0 if seed is None else seed)
             task = Task(problem.env, problem.difficulty, problem.seed)
             if curriculum is not None:
-                self.gym.store.summary(curriculum)  # must exist to count towards it
+                self.gym.store.require(curriculum)  # must exist to count towards it
         else:
             if seed is not None or "difficulty" in kwargs:
                 raise UserInputError(
@@ -155,12 +158,8 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
                     "from the curriculum (name env to ask for one problem)"
                 )
             curriculum = "default" if curriculum is None else curriculum
-            if not isinstance(curriculum, str):
-                raise UserInputError("curriculum must be a string")
             task = self.gym.store.issue(curriculum, 1)[0]
             problem = self.gym.problem(task.env, task.difficulty, task.seed)
-        if curriculum is not None and not isinstance(curriculum, str):
-            raise UserInputError("curriculum must be a string")
         self._problem, self._task, self._turns = problem, task, []
         self._state = VerirlState(
             episode_id=episode_id,

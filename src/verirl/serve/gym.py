@@ -186,7 +186,7 @@ class Gym:
         problem that curriculum issued (and, with ``count``, marked True) updates it,
         committed before this returns; ``counted`` says which did."""
         if curriculum is not None:
-            self.store.summary(curriculum)  # 404 before any work when it does not exist
+            self.store.require(curriculum)  # 404 before any work when it does not exist
         problems = [self.problem(t.env, t.difficulty, t.seed) for t, _ in items]
         texts = [self.check_answer(o) for _, o in items]
         verdicts = self.verifier.verify(problems, texts)

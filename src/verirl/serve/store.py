@@ -168,6 +168,11 @@ class CurriculumStore:
             self._insert(name, cfg, seed, cur, verdicts, replace=replacing)
             return self._summary(name)
 
+    def require(self, name: str) -> None:
+        """Raise :class:`CurriculumNotFound` unless ``name`` exists (cheap)."""
+        with self._lock:
+            self._get(name)
+
     def summary(self, name: str) -> dict[str, Any]:
         with self._lock:
             return self._summary(name)

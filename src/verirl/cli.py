@@ -1,4 +1,4 @@
-"""``verirl train | eval | preflight | report | envs | doctor`` — the command line.
+"""``verirl train | eval | preflight | report | envs | serve | doctor`` — the command line.
 
 Bad input (a config value, a path, a name) prints one line naming what is wrong and exits
 with status 2, no traceback. A training run stopped by ``run.health.stop_on`` exits with
@@ -9,6 +9,7 @@ written to ``<run_dir>/error.txt`` for a training run) and the exit status is 1.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import traceback
 from collections.abc import Sequence
@@ -95,9 +96,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     p_doctor = sub.add_parser(
         "doctor",
-        help="what this machine offers verirl and what is missing (exit 1: default job can't run)",
+        help="what this machine offers verirl, what is missing and how to install it",
     )
     p_doctor.add_argument("config", nargs="?", help="a config whose provers to check (Lean)")
+
+    p_serve = sub.add_parser(
+        "serve", help="serve the environments over OpenEnv's protocol (curricula server-side)"
+    )
+    p_serve.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
+    p_serve.add_argument("--host", help="address to bind (default serve.host: 127.0.0.1)")
+    p_serve.add_argument("--port", type=int, help="port (default serve.port: 8000; 0: any)")
+    p_serve.add_argument(
+        "--state", metavar="FILE", help="SQLite file of the curricula (serve.state_path)"
+    )
+    p_serve.add_argument(
+        "--token",
+        help="access token required on every route but /health (or $VERIRL_SERVE_TOKEN); "
+        "needed to bind a non-loopback address",
+    )
 
     ns = parser.parse_args(argv)
     try:
@@ -113,6 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(ns.run_dir, ns.compare)
         if ns.command == "preflight":
             return _preflight(ns.args, ns.problems)
+        if ns.command == "serve":
+            return _serve(ns.args, ns.host, ns.port, ns.state, ns.token)
         return _envs(ns)
     except ConfigError as exc:
         console.print(f"[red]config error:[/red] {exc}", highlight=False, soft_wrap=True)
@@ -153,6 +171,21 @@ def _split_args(args: Sequence[str]) -> tuple[str | None, list[str]]:
     if overrides and "=" not in overrides[0]:
         path = overrides.pop(0)
     return path, overrides
+
+
+# ---- serve --------------------------------------------------------------------------------
+def _serve(
+    args: Sequence[str], host: str | None, port: int | None, state: str | None, token: str | None
+) -> int:
+    from verirl.config import load_config
+    from verirl.serve.server import serve
+
+    path, overrides = _split_args(args)
+    for key, value in (("host", host), ("port", port), ("state_path", state)):
+        if value is not None:
+            overrides.append(f"serve.{key}={json.dumps(value)}")
+    serve(load_config(path, overrides), token)
+    return 0
 
 
 # ---- train --------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ from verirl.curriculum import CurriculumConfig
 from verirl.errors import UserInputError
 from verirl.provers.settings import ProversConfig
 from verirl.rewards.executors import RayPoolParams
+from verirl.sandbox import SandboxConfig
+from verirl.serve.settings import ServeConfig
 
 
 class _Section(BaseModel):
@@ -463,6 +465,15 @@ class TrainConfig(_Section):
     provers: ProversConfig = Field(
         default_factory=ProversConfig,
         description="Proof checkers (Coq, Lean) for proof environments, built from here.",
+    )
+    sandbox: SandboxConfig = Field(
+        default_factory=SandboxConfig,
+        description="The sandbox model-written code runs in (code environments): workers, "
+        "isolation mode, limits. VERIRL_SANDBOX_WORKERS / VERIRL_SANDBOX_MODE override.",
+    )
+    serve: ServeConfig = Field(
+        default_factory=ServeConfig,
+        description="`verirl serve`: address, bounds on requests, where curricula are kept.",
     )
     dynamic_sampling: DynamicSamplingConfig = Field(default_factory=DynamicSamplingConfig)
     loss: LossConfig = Field(default_factory=LossConfig)

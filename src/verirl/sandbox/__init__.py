@@ -56,6 +56,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from verirl.errors import UserInputError
 
 log = logging.getLogger("verirl.sandbox")
@@ -470,23 +472,125 @@ class Sandbox:
         self.close()
 
 
+class SandboxConfig(BaseModel):
+    """The ``sandbox:`` section of a config: the warm pool a training run or ``verirl serve``
+    runs model-written code in. ``VERIRL_SANDBOX_WORKERS`` and ``VERIRL_SANDBOX_MODE``, when
+    set, override ``workers`` and ``mode`` (documented operator overrides)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workers: int = Field(
+        2, ge=1, le=256, description="Programs run at once (warm sandboxed interpreters)."
+    )
+    mode: Literal["auto", "bwrap", "unshare", "rlimits"] = Field(
+        "auto",
+        description="Isolation: 'auto' (the strongest the machine allows), 'bwrap', 'unshare' "
+        "or 'rlimits' (limits only; no network or file-system isolation).",
+    )
+    cpu_s: float = Field(2.0, gt=0, description="Default CPU-time limit of one program.")
+    wall_s: float = Field(5.0, gt=0, description="Default wall-time limit of one program.")
+    memory_mb: int = Field(512, ge=16, description="Address-space limit of one program.")
+    file_size_mb: int = Field(16, ge=1, description="Largest file a program may write.")
+    open_files: int = Field(64, ge=8, description="Open file descriptors per program.")
+    processes: int = Field(16, ge=1, description="Processes/threads a program may have.")
+    output_bytes: int = Field(
+        1_000_000, ge=1024, description="stdout and stderr are each captured up to this."
+    )
+
+    def resolved(self) -> SandboxConfig:
+        """This config with the ``VERIRL_SANDBOX_*`` overrides applied."""
+        update: dict[str, object] = {}
+        workers = os.environ.get("VERIRL_SANDBOX_WORKERS")
+        if workers:
+            try:
+                update["workers"] = int(workers)
+            except ValueError:
+                raise UserInputError(
+                    f"VERIRL_SANDBOX_WORKERS must be an integer, got {workers!r}"
+                ) from None
+        mode = os.environ.get("VERIRL_SANDBOX_MODE")
+        if mode:
+            update["mode"] = mode
+        if not update:
+            return self
+        try:
+            return SandboxConfig.model_validate({**self.model_dump(), **update})
+        except ValidationError as exc:
+            raise UserInputError(f"VERIRL_SANDBOX_*: {exc.errors()[0]['msg']}") from None
+
+    def limits(self) -> Limits:
+        return Limits(
+            cpu_s=self.cpu_s,
+            wall_s=self.wall_s,
+            memory_mb=self.memory_mb,
+            file_size_mb=self.file_size_mb,
+            open_files=self.open_files,
+            processes=self.processes,
+            output_bytes=self.output_bytes,
+        )
+
+    def build(self) -> Sandbox:
+        """A new sandbox pool from this config (overrides applied)."""
+        cfg = self.resolved()
+        return Sandbox(cfg.workers, cfg.mode, cfg.limits())
+
+
+# The config this process's sandbox is built from. configure_sandbox() sets it (and passes it
+# to worker processes started afterwards through VERIRL_SANDBOX_CONFIG, a JSON copy).
+_CONFIG_ENV = "VERIRL_SANDBOX_CONFIG"
 _DEFAULT: dict[int, Sandbox] = {}
 _DEFAULT_LOCK = threading.Lock()
 
 
+def configure_sandbox(config: SandboxConfig) -> None:
+    """Make ``config`` the sandbox configuration of this process and of the verifier worker
+    processes it starts from now on (the training loop and ``verirl serve`` call this with
+    their config's ``sandbox:`` section before building their executors). A sandbox already
+    built under another configuration is closed; the next use builds the new one."""
+    text = config.model_dump_json()
+    with _DEFAULT_LOCK:
+        if os.environ.get(_CONFIG_ENV) == text and _DEFAULT:
+            return
+        os.environ[_CONFIG_ENV] = text
+        old = list(_DEFAULT.values())
+        _DEFAULT.clear()
+    for box in old:
+        box.close()
+
+
+def current_sandbox_config() -> SandboxConfig:
+    """The configuration :func:`default_sandbox` builds from (defaults when nothing was
+    configured), before the ``VERIRL_SANDBOX_*`` overrides."""
+    text = os.environ.get(_CONFIG_ENV)
+    if not text:
+        return SandboxConfig()
+    try:
+        return SandboxConfig.model_validate_json(text)
+    except ValidationError as exc:
+        raise UserInputError(f"{_CONFIG_ENV} is not a valid sandbox config: {exc}") from None
+
+
 def default_sandbox() -> Sandbox:
-    """This process's shared sandbox (started on first use; ``VERIRL_SANDBOX_WORKERS`` and
-    ``VERIRL_SANDBOX_MODE`` set its size and mode), closed at exit."""
+    """This process's sandbox, built on first use from the configured :class:`SandboxConfig`
+    (:func:`configure_sandbox`; the ``VERIRL_SANDBOX_*`` overrides apply), closed at exit."""
     pid = os.getpid()
     with _DEFAULT_LOCK:
         box = _DEFAULT.get(pid)
         if box is None:
-            workers = int(os.environ.get("VERIRL_SANDBOX_WORKERS", "2"))
-            box = Sandbox(workers, os.environ.get("VERIRL_SANDBOX_MODE", "auto"))
+            box = current_sandbox_config().build()
             _DEFAULT.clear()  # a forked child must not reuse its parent's workers
             _DEFAULT[pid] = box
             atexit.register(box.close)
         return box
 
 
-__all__ = ["Execution", "Limits", "Sandbox", "default_sandbox", "isolation_mode"]
+__all__ = [
+    "Execution",
+    "Limits",
+    "Sandbox",
+    "SandboxConfig",
+    "configure_sandbox",
+    "current_sandbox_config",
+    "default_sandbox",
+    "isolation_mode",
+]

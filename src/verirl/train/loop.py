@@ -40,6 +40,7 @@ from verirl.rewards.verification import BatchVerifier
 from verirl.rollout.base import ReportsCost, RolloutEngine, get_engine
 from verirl.rollout.collect import get_collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
+from verirl.sandbox import configure_sandbox
 from verirl.train.checkpoint import (
     latest_checkpoint,
     load_checkpoint,
@@ -121,6 +122,7 @@ class Trainer:
         )
         # the verification stage: environment verifiers on the executor, proofs on the provers
         v = cfg.verification
+        configure_sandbox(cfg.sandbox)  # code verifiers' sandbox, here and in the workers
         self.executor: Executor
         if self.backend is not None:
             self.executor = self.backend.executor(cfg.run.plugins)

@@ -1,0 +1,71 @@
+"""Hostile requests against a real ``verirl serve`` on loopback (the on-demand run of
+``tests/serve/test_fuzz.py``): every route, ``--requests`` of them (CI: 10,000; on demand:
+1,000,000), then hostile WebSocket messages. Prints the count, the status histogram, every
+5xx (there must be none) and whether the server is still up.
+
+    python bench/fuzz_server.py --requests 1000000 --workers 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "src")]
+
+from tests.serve.helpers import ServerProcess  # noqa: E402
+from tests.serve.hostile_requests import fuzz, fuzz_websocket  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--requests", type=int, default=10_000)
+    ap.add_argument("--ws-messages", type=int, default=1_000)
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--time-limit", type=float, default=6 * 3600, help="seconds, at most")
+    ap.add_argument("--executor", default="threads", choices=["inline", "threads", "processes"])
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        server = ServerProcess(
+            Path(tmp) / "fuzz.sqlite", f"verification.executor.name={args.executor}"
+        ).start()
+        try:
+            t0 = time.monotonic()
+            result = fuzz(
+                server.url,
+                args.requests,
+                seed=args.seed,
+                workers=args.workers,
+                time_limit_s=args.time_limit,
+                progress=lambda n: print(
+                    f"{n:,} requests, {time.monotonic() - t0:.0f} s", flush=True
+                ),
+            )
+            sent, closed = fuzz_websocket(server.url, args.ws_messages, seed=args.seed)
+            alive = server.alive()
+        finally:
+            server.kill()
+    fives = sum(c for s, c in result.statuses.items() if s >= 500)
+    print(
+        f"HTTP requests: {result.requests:,} in {result.seconds:.0f} s "
+        f"({result.requests / max(result.seconds, 1e-9):,.0f}/s)"
+    )
+    print(f"status codes: {dict(sorted(result.statuses.items()))}")
+    print(
+        f"5xx: {fives}; 4xx without a one-line detail: {len(result.bad_detail)}; "
+        f"transport errors: {result.transport_errors}"
+    )
+    for line in result.server_errors[:20]:
+        print("  5xx:", line)
+    print(f"WebSocket messages: {sent:,} (sessions ended by the server: {closed})")
+    print(f"server alive at the end: {alive}")
+    return 0 if fives == 0 and alive and not result.bad_detail else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

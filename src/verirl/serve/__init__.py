@@ -1,0 +1,1 @@
+"""The environment server: ``verirl serve`` (OpenEnv protocol) with server-side curricula."""

@@ -1,0 +1,220 @@
+"""What the server does, without the web layer: problems, verdicts, curricula.
+
+A :class:`Gym` owns the verifier resources built from the config (the verification
+executor with its deadline, the proof checkers, the code sandbox) and the
+:class:`~verirl.serve.store.CurriculumStore`. Problems are named by ``(env, difficulty,
+seed)`` and regenerated on demand (environments are pure), so a verdict needs no session:
+the same answer gets the same verdict here as in the training loop, because both go through
+:class:`~verirl.rewards.verification.BatchVerifier`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from verirl.curriculum import CurriculumConfig, Task
+from verirl.envs import ENVIRONMENTS, get_env, load_all
+from verirl.errors import UnknownNameError, UserInputError
+from verirl.provers.settings import Provers, ProversConfig
+from verirl.rewards.executors import EXECUTORS, Executor
+from verirl.rewards.verification import BatchVerifier
+from verirl.sandbox import SandboxConfig, configure_sandbox
+from verirl.serve.settings import ServeConfig
+from verirl.serve.store import CurriculumStore
+from verirl.types import Problem, Verdict
+
+MAX_SEED = 2**63 - 1
+
+
+class UnknownEnvironment(UnknownNameError):
+    """An environment name the server does not have (the HTTP layer answers 404)."""
+
+
+def env_info(name: str) -> dict[str, Any]:
+    """What a client needs to know about an environment before asking for problems."""
+    env = get_env(name)
+    return {
+        "name": name,
+        "family": env.family,
+        "difficulty_scales": env.difficulty_scales,
+        "max_difficulty": int(env.max_difficulty),
+        "answer_format": env.answer_format.style,
+        "answer_language": env.answer_format.language or None,
+        "answer_instruction": env.answer_instruction,
+        "tags": list(env.tags),
+        "prover": env.prover,
+        "stateful": bool(env.stateful),
+    }
+
+
+def verdict_json(v: Verdict) -> dict[str, Any]:
+    """A verdict as the wire carries it (``status``: ``timeout`` when the verifier ran past
+    its deadline, ``verifier_error`` when it failed, else ``ok``)."""
+    extra = dict(v.extra)
+    status = (
+        "verifier_error"
+        if "verifier_error" in extra
+        else str(extra.get("status", "ok"))
+        if extra.get("status") == "timeout"
+        else "ok"
+    )
+    return {
+        "reward": float(v.reward),
+        "correct": bool(v.correct),
+        "detail": v.detail,
+        "status": status,
+        "first_failed_step": v.first_failed_step,
+        "extra": extra,
+    }
+
+
+class Gym:
+    """The server's state and verifier resources (thread-safe)."""
+
+    def __init__(
+        self,
+        serve: ServeConfig,
+        curriculum: CurriculumConfig,
+        *,
+        executor: Executor,
+        provers: Provers,
+        timeout_s: float,
+        state_path: str | None = None,
+    ) -> None:
+        load_all()
+        self.settings = serve
+        self.executor = executor
+        self.provers = provers
+        self.verifier = BatchVerifier(executor, provers, timeout_s)
+        self.store = CurriculumStore(
+            state_path or serve.state_path,
+            curriculum,
+            durability=serve.durability,
+            max_curricula=serve.max_curricula,
+        )
+        self._cache: OrderedDict[tuple[str, int, int], Problem] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._envs = [env_info(n) for n in sorted(ENVIRONMENTS.names())]
+
+    @classmethod
+    def from_config(
+        cls,
+        serve: ServeConfig,
+        curriculum: CurriculumConfig,
+        *,
+        executor_name: str = "processes",
+        executor_params: dict[str, Any] | None = None,
+        timeout_s: float = 10.0,
+        provers: ProversConfig | None = None,
+        sandbox: SandboxConfig | None = None,
+        plugins: Sequence[str] = (),
+        state_path: str | None = None,
+    ) -> Gym:
+        """Build the verifier resources a config names (the sandbox first, so the executor's
+        worker processes inherit its configuration)."""
+        configure_sandbox(sandbox or SandboxConfig())
+        executor = EXECUTORS.get(executor_name).build(executor_params or {}, plugins)
+        return cls(
+            serve,
+            curriculum,
+            executor=executor,
+            provers=Provers(provers),
+            timeout_s=timeout_s,
+            state_path=state_path,
+        )
+
+    def close(self) -> None:
+        self.store.close()
+        self.executor.close()
+        self.provers.close()
+
+    # ---- environments and problems -----------------------------------------------------
+    def environments(self) -> list[dict[str, Any]]:
+        return self._envs
+
+    def problem(self, env: object, difficulty: object, seed: object) -> Problem:
+        """The problem ``(env, difficulty, seed)`` names; bad names and values are refused
+        with one line naming what is wrong."""
+        if not isinstance(env, str) or env not in ENVIRONMENTS:
+            raise UnknownEnvironment(
+                f"unknown environment {ascii(env)[:80]} (GET /envs lists the {len(self._envs)}"
+                " environments)"
+            )
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise UserInputError(f"seed must be an integer in [0, 2^63), got {ascii(seed)[:40]}")
+        if isinstance(difficulty, bool) or not isinstance(difficulty, int):
+            raise UserInputError(f"difficulty must be an integer, got {ascii(difficulty)[:40]}")
+        key = (env, difficulty, seed)
+        with self._cache_lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        problem = get_env(env).generate(difficulty, seed)  # UserInputError past max_difficulty
+        if self.settings.problem_cache:
+            with self._cache_lock:
+                self._cache[key] = problem
+                while len(self._cache) > self.settings.problem_cache:
+                    self._cache.popitem(last=False)
+        return problem
+
+    def check_answer(self, output: object) -> str:
+        if not isinstance(output, str):
+            raise UserInputError(f"the answer must be a string, got {type(output).__name__}")
+        if len(output) > self.settings.max_answer_chars:
+            raise UserInputError(
+                f"answer is {len(output)} characters; the limit is "
+                f"{self.settings.max_answer_chars} (serve.max_answer_chars)"
+            )
+        try:
+            output.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UserInputError("answer is not valid Unicode text (a lone surrogate)") from None
+        return output
+
+    # ---- verdicts ----------------------------------------------------------------------
+    def verify(
+        self,
+        items: Sequence[tuple[Task, str]],
+        curriculum: str | None = None,
+        count: Sequence[bool] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Verdicts for ``(task, output)`` pairs. With ``curriculum``, each verdict on a
+        problem that curriculum issued (and, with ``count``, marked True) updates it,
+        committed before this returns; ``counted`` says which did."""
+        if curriculum is not None:
+            self.store.require(curriculum)  # 404 before any work when it does not exist
+        problems = [self.problem(t.env, t.difficulty, t.seed) for t, _ in items]
+        texts = [self.check_answer(o) for _, o in items]
+        verdicts = self.verifier.verify(problems, texts)
+        out = []
+        for v in verdicts:
+            assert v is not None  # every problem is from a registered environment
+            out.append(verdict_json(v))
+        counted = [False] * len(items)
+        if curriculum is not None:
+            idx = [i for i in range(len(items)) if count is None or count[i]]
+            if idx:
+                flags = self.store.record(
+                    curriculum, [(items[i][0], bool(out[i]["correct"])) for i in idx]
+                )
+                for i, c in zip(idx, flags, strict=True):
+                    counted[i] = c
+        for o, c in zip(out, counted, strict=True):
+            o["counted"] = c
+        return out
+
+    def verdict(self, problem: Problem, text: str) -> Verdict:
+        """One verdict, uncounted (multi-turn episodes count their last turn themselves)."""
+        v = self.verifier.verify([problem], [self.check_answer(text)])[0]
+        assert v is not None
+        return v
+
+    def feedback(self, problem: Problem, text: str, verdict: Verdict) -> str:
+        try:
+            return get_env(problem.env).feedback(problem, text, verdict)
+        except Exception:  # feedback is a courtesy; the verdict stands
+            return verdict.detail

@@ -1,0 +1,55 @@
+"""The ``serve:`` section of a config: how ``verirl serve`` listens, bounds requests and keeps
+its curricula (pure settings; importing this needs no web framework)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TOKEN_ENV = "VERIRL_SERVE_TOKEN"
+"""Environment variable holding the access token (the ``--token`` option overrides it)."""
+
+
+class ServeConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = Field(
+        "127.0.0.1",
+        description="Address to bind. Loopback by default; any other address requires a token "
+        f"(--token or ${TOKEN_ENV}), checked on every route but /health.",
+    )
+    port: int = Field(8000, ge=0, le=65535, description="TCP port (0: any free port).")
+    state_path: str = Field(
+        "verirl-serve.sqlite",
+        description="SQLite file holding the named curricula (WAL mode, one transaction per "
+        "verdict); a restart, even after kill -9, resumes from it.",
+    )
+    durability: Literal["process", "power"] = Field(
+        "process",
+        description="'process': a committed verdict survives the server process being killed "
+        "(SQLite WAL, synchronous=NORMAL); 'power': also an OS crash or power loss "
+        "(synchronous=FULL, an fsync per verdict: slower).",
+    )
+    default_turns: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Turns per episode when reset does not say (K of multi-turn refinement; "
+        "tool_world takes one tool call per turn and usually needs more).",
+    )
+    max_turns: int = Field(64, ge=1, le=1024, description="The most turns reset may ask for.")
+    max_body_bytes: int = Field(
+        1_048_576, ge=1024, description="Largest request body (HTTP) or message (WebSocket)."
+    )
+    max_answer_chars: int = Field(
+        65_536, ge=16, description="Longest model output accepted in one step or verify item."
+    )
+    max_batch: int = Field(512, ge=1, description="Most items in one POST /verify.")
+    max_sessions: int = Field(
+        256, ge=1, description="Most concurrent /ws sessions (OpenEnv max_concurrent_envs)."
+    )
+    max_curricula: int = Field(1024, ge=1, description="Most named curricula the server keeps.")
+    problem_cache: int = Field(
+        4096, ge=0, description="Generated problems kept in memory (LRU) for verification."
+    )

@@ -1,0 +1,237 @@
+"""The server's routes in-process (FastAPI's TestClient): OpenEnv episodes, verirl's JSON
+routes, the guards, and one-line 4xx errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openenv.core", reason="needs openenv-core (the 'serve' extra)")
+
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from verirl.curriculum import CurriculumConfig
+from verirl.envs import get_env
+from verirl.serve.app import build_app
+from verirl.serve.gym import Gym
+from verirl.serve.settings import ServeConfig
+
+CFG = CurriculumConfig(environments=["addition", "multiplication"], tau_num=2, tau_acc=0.5)
+TOKEN = "t" * 24
+
+
+def _gym(tmp_path: Path, timeout_s: float = 10.0, **serve: Any) -> Gym:
+    return Gym.from_config(
+        ServeConfig(**serve),
+        CFG,
+        executor_name="inline",
+        timeout_s=timeout_s,
+        state_path=str(tmp_path / "state.sqlite"),
+    )
+
+
+@pytest.fixture()
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    gym = _gym(tmp_path, max_body_bytes=16384, max_answer_chars=200, max_batch=8)
+    with TestClient(build_app(gym)) as c:
+        yield c
+    gym.close()
+
+
+def _solve(env: str, difficulty: int, seed: int) -> str:
+    e = get_env(env)
+    return e.answer_format.render(e.solve(e.generate(difficulty, seed)))
+
+
+def test_http_reset_and_one_turn_step_give_the_environments_verdicts(client: TestClient) -> None:
+    r = client.post("/reset", json={"env": "addition", "difficulty": 2, "seed": 5})
+    assert r.status_code == 200
+    obs = r.json()["observation"]
+    assert obs["prompt"] == get_env("addition").generate(2, 5).prompt
+    good = _solve("addition", 2, 5)
+    action = {"answer": good, "env": "addition", "difficulty": 2, "seed": 5}
+    r = client.post("/step", json={"action": action})
+    body = r.json()
+    assert body["done"] is True and body["reward"] == 1.0
+    assert body["observation"]["verdict"]["correct"] is True
+    wrong = get_env("addition").verify(get_env("addition").generate(2, 5), "\\boxed{-1}")
+    r = client.post("/step", json={"action": {**action, "answer": "\\boxed{-1}"}})
+    assert r.json()["reward"] == pytest.approx(wrong.reward)
+    assert r.json()["observation"]["verdict"]["correct"] is False
+
+
+def test_verify_batch_and_curriculum_counting(client: TestClient) -> None:
+    drawn = client.post("/curricula/run/tasks", json={"n": 4})
+    assert drawn.status_code == 200, drawn.text
+    problems = drawn.json()["problems"]
+    assert [p["seed"] for p in problems] == [0, 1, 2, 3]
+    items = [
+        {k: p[k] for k in ("env", "difficulty", "seed")}
+        | {"output": _solve(p["env"], p["difficulty"], p["seed"])}
+        for p in problems
+    ]
+    items.append({"env": "addition", "difficulty": 0, "seed": 77, "output": "\\boxed{1}"})
+    r = client.post("/verify", json={"items": items, "curriculum": "run"})
+    verdicts = r.json()["verdicts"]
+    assert [v["correct"] for v in verdicts[:4]] == [True] * 4
+    assert [v["counted"] for v in verdicts] == [True] * 4 + [False]  # seed 77: not issued
+    state = client.get("/curricula/run").json()
+    assert state["verdicts"] == 4 and state["seed_counter"] == 4
+    # every env at h=0 saw >= tau_num correct verdicts or still counts them
+    assert sum(state["windows"][e][1] for e in state["windows"]) >= 1
+    exported = client.get("/curricula/run/export").json()
+    assert client.put("/curricula/copy", json=exported).status_code == 200
+    assert client.get("/curricula/copy").json()["windows"] == state["windows"]
+    assert client.get("/curricula").json()["curricula"] == ["copy", "run"]
+
+
+def test_ws_multi_turn_refinement_feeds_back_and_counts_the_last_turn(
+    client: TestClient,
+) -> None:
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"type": "reset", "data": {"curriculum": "mt", "turns": 3}}))
+        obs = json.loads(ws.receive_text())["data"]["observation"]
+        env, difficulty, seed = obs["env"], obs["difficulty"], obs["seed"]
+        assert obs["max_turns"] == 3 and obs["turn"] == 0
+        for turn in (1, 2):
+            ws.send_text(json.dumps({"type": "step", "data": {"answer": "\\boxed{-5}"}}))
+            data = json.loads(ws.receive_text())["data"]
+            assert data["done"] is False and data["observation"]["turn"] == turn
+            assert data["observation"]["feedback"]  # the environment's feedback, shown next
+            assert data["observation"]["counted"] is None
+        good = _solve(env, difficulty, seed)
+        ws.send_text(json.dumps({"type": "step", "data": {"answer": good}}))
+        data = json.loads(ws.receive_text())["data"]
+        assert data["done"] is True and data["reward"] == 1.0
+        assert data["observation"]["counted"] is True
+        ws.send_text(json.dumps({"type": "step", "data": {"answer": good}}))
+        err = json.loads(ws.receive_text())
+        assert err["type"] == "error" and "episode is over" in err["data"]["message"]
+        ws.send_text(json.dumps({"type": "state"}))
+        state = json.loads(ws.receive_text())["data"]
+        assert state["turn"] == 3 and state["done"] is True and len(state["rewards"]) == 3
+    summary = client.get("/curricula/mt").json()
+    assert summary["verdicts"] == 1  # one episode, one verdict for the curriculum
+
+
+def test_tool_world_takes_one_tool_call_per_step(client: TestClient) -> None:
+    from verirl.envs.tool_world import TURN_SEPARATOR
+
+    tw = get_env("tool_world")
+    calls = tw.solve(tw.generate(0, 3)).split(TURN_SEPARATOR)
+    with client.websocket_connect("/ws") as ws:
+        reset = {"env": "tool_world", "difficulty": 0, "seed": 3, "turns": len(calls) + 2}
+        ws.send_text(json.dumps({"type": "reset", "data": reset}))
+        json.loads(ws.receive_text())
+        for i, call in enumerate(calls):
+            ws.send_text(json.dumps({"type": "step", "data": {"answer": call}}))
+            data = json.loads(ws.receive_text())["data"]
+            assert data["observation"]["verdict"]["detail"].startswith("Observation:")
+            assert data["done"] is (i == len(calls) - 1)
+        assert data["observation"]["verdict"]["correct"] is True
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "words"),
+    [
+        ("post", "/reset", {"env": "nope"}, 404, "unknown environment"),
+        ("post", "/reset", {"env": "addition", "difficulty": 101}, 400, "max_difficulty"),
+        ("post", "/reset", {"env": "addition", "turns": 0}, 400, "turns"),
+        ("post", "/reset", {"bogus": 1}, 400, "unknown reset field"),
+        ("post", "/reset", {"seed": 3}, 400, "need env"),
+        ("post", "/reset", {"env": "addition", "curriculum": ["x"]}, 400, "curriculum name"),
+        ("post", "/reset", {"curriculum": {"a": 1}}, 400, "curriculum name"),
+        ("post", "/step", {"action": {"answer": 5}}, 422, "answer"),
+        ("post", "/step", {"action": {"answer": "x"}}, 400, "no episode"),
+        (
+            "post",
+            "/step",
+            {"action": {"answer": "x" * 201, "env": "addition", "difficulty": 0, "seed": 0}},
+            400,
+            "max_answer_chars",
+        ),
+        ("post", "/verify", {"items": []}, 422, "items"),
+        (
+            "post",
+            "/verify",
+            {"items": [{"env": "addition", "difficulty": 0, "seed": 0, "output": "x"}] * 9},
+            400,
+            "max_batch",
+        ),
+        (
+            "post",
+            "/verify",
+            {"items": [{"env": "addition", "difficulty": "hard", "seed": 0, "output": "x"}]},
+            422,
+            "difficulty",
+        ),
+        (
+            "post",
+            "/verify",
+            {
+                "items": [{"env": "addition", "difficulty": 0, "seed": 0, "output": "x"}],
+                "curriculum": "ghost",
+            },
+            404,
+            "ghost",
+        ),
+        ("get", "/curricula/ghost", None, 404, "no curriculum"),
+        ("post", "/curricula", {"name": "a b"}, 400, "curriculum name"),
+        ("put", "/curricula/x", {"state": 1}, 400, "config"),
+    ],
+)
+def test_bad_input_is_a_one_line_4xx(
+    client: TestClient, method: str, path: str, body: Any, status: int, words: str
+) -> None:
+    r = getattr(client, method)(path, json=body) if body is not None else client.get(path)
+    assert r.status_code == status, r.text
+    detail = r.json()["detail"]
+    assert isinstance(detail, str) and "\n" not in detail and words in detail
+
+
+def test_malformed_bodies_and_size_limit(client: TestClient) -> None:
+    for raw in (b"{", b"\xff\xfe\x00garbage", b"[" * 3000 + b"]" * 1000, b'{"action": nul}'):
+        r = client.post("/step", content=raw, headers={"content-type": "application/json"})
+        assert 400 <= r.status_code < 500, (raw[:20], r.status_code)
+        assert isinstance(r.json()["detail"], str)
+    r = client.post("/verify", content=b"x" * 20000, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "max_body_bytes" in r.json()["detail"]
+    lone = '{"action": {"answer": "\\ud800", "env": "addition", "difficulty": 0, "seed": 0}}'
+    r = client.post("/step", content=lone.encode(), headers={"content-type": "application/json"})
+    assert r.status_code == 422 and "unicode" in r.json()["detail"].lower()
+
+
+def test_token_guards_every_route_but_health(tmp_path: Path) -> None:
+    gym = _gym(tmp_path)
+    with TestClient(build_app(gym, token=TOKEN)) as c:
+        assert c.get("/health").status_code == 200
+        for path in ("/envs", "/schema", "/state", "/metadata", "/curricula"):
+            assert c.get(path).status_code == 401
+            assert c.get(path, headers={"Authorization": "Bearer wrong"}).status_code == 401
+            assert c.get(path, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+        assert c.post("/reset", json={}).status_code == 401
+        with (
+            pytest.raises(WebSocketDisconnect),  # closed before accept: no session
+            c.websocket_connect("/ws") as ws,
+        ):
+            ws.receive_text()
+        with c.websocket_connect(f"/ws?token={TOKEN}") as ws:
+            ws.send_text(json.dumps({"type": "reset", "data": {"env": "addition"}}))
+            assert json.loads(ws.receive_text())["type"] == "observation"
+    gym.close()
+
+
+def test_verifier_past_its_deadline_is_a_timeout_verdict(tmp_path: Path) -> None:
+    gym = _gym(tmp_path, timeout_s=1e-9)  # every call overruns this deadline
+    with TestClient(build_app(gym)) as c:
+        item = {"env": "addition", "difficulty": 0, "seed": 0, "output": _solve("addition", 0, 0)}
+        r = c.post("/verify", json={"items": [item]})
+        assert r.status_code == 200
+        v = r.json()["verdicts"][0]
+        assert v["status"] == "timeout" and v["correct"] is False and v["reward"] == -0.5
+    gym.close()

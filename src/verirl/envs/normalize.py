@@ -340,6 +340,10 @@ def parse_integers(
     ``3 1 2``. Items may be named (``i = 0, j = 2``) when ``names`` lists the names — then
     every item must be named, and the values come back in the order of ``names``."""
     items = split_items(text, plus=plus, whitespace=whitespace)
+    if all(len(item) <= 4000 and _PLAIN_INT.fullmatch(item) for item in items):
+        # fast path, same result: what parse_integer returns for each plain integer (and no
+        # plain integer is a named assignment)
+        return [int(item) for item in items]
     if names:
         named = assignments(items, names)
         if named is not None:

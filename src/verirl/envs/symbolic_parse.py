@@ -524,7 +524,7 @@ def _integer_polynomial_text(expr: sympy.Expr) -> str | None:
     ordered = sorted(terms, reverse=True)
     if len(ordered) == 2 and ordered[1][0] == 0 and ordered[1][1] > 0 and ordered[0][1] < 0:
         ordered.reverse()  # as_ordered_terms' special case: ``1 - x``, not ``-x + 1``
-    out = []
+    out: list[str] = []
     for degree, coeff in ordered:
         if degree == 0:
             text = str(coeff)

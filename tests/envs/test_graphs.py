@@ -166,3 +166,17 @@ def test_shortest_path_is_never_just_the_direct_edge() -> None:
                 g = to_graph(p.data)
                 path = nx.dijkstra_path(g, p.data["source"], p.data["target"])
                 assert len(path) >= 3, (name, d, seed)
+
+
+def test_two_of_draws_what_sample_draws() -> None:
+    """graph_coloring's generator replaced ``rng.sample(range(n), 2)`` by ``_two_of``: the
+    same pair from the same random state, below and above sample's pool/set threshold."""
+    import random
+
+    from verirl.envs.graphs_structure import _two_of
+
+    for n in (2, 3, 5, 20, 21, 22, 40, 200):
+        a, b = random.Random(f"two/{n}"), random.Random(f"two/{n}")
+        for _ in range(300):
+            assert _two_of(a, n) == tuple(b.sample(range(n), 2))
+        assert a.random() == b.random()  # and left the generator in the same state

@@ -71,3 +71,23 @@ def test_jug_puzzle() -> None:
 def test_self_check(name: str) -> None:
     report = self_check(get_env(name))
     assert not report.failures, report.failures
+
+
+def test_grid_component_flood_fill_agrees_with_union_find_on_random_grids() -> None:
+    """The verifier's flood fill (flat indices, a 0 column after each row) and ``solve_int``'s
+    union-find give the same largest component on random grids, square or not, where a
+    component touching the right edge must not wrap into the next row."""
+    import random
+
+    from verirl.envs.grid_search import GridComponent
+    from verirl.types import Problem
+
+    env = get_env("grid_component")
+    rng = random.Random(11)
+    for _ in range(400):
+        n, m = rng.randint(1, 9), rng.randint(1, 9)
+        p = rng.random()
+        cells = ["".join("1" if rng.random() < p else "0" for _ in range(m)) for _ in range(n)]
+        problem = Problem("grid_component", 0, 0, "", "0", {"cells": cells})
+        assert GridComponent._fast(cells) == env.solve_int(problem), cells
+    assert GridComponent._fast(["01", "10"]) == 1  # the right edge does not touch the next row

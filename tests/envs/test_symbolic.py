@@ -207,3 +207,35 @@ def test_limit_levels_mix_both_kinds() -> None:
         at_infinity = [p for p in problems if p.data["point"] == "oo"]
         assert 10 <= len(at_infinity) <= 60, d
         assert sum(p.answer != "0" for p in at_infinity) > len(at_infinity) / 2, d
+
+
+def test_plain_writes_integer_polynomials_exactly_as_sympy_prints_them() -> None:
+    """``plain`` skips sympy's printer for integer polynomials in one symbol; the text must be
+    the printer's, character for character (prompts and answers stay byte-identical)."""
+    import random
+
+    from verirl.envs.symbolic_parse import _integer_polynomial_text, plain
+
+    x, y = sympy.symbols("x y")
+    rng = random.Random(7)
+    fast = 0
+    for _ in range(3000):
+        symbol = x if rng.random() < 0.9 else y
+        terms = [
+            rng.choice([rng.randint(-12, 12), rng.choice([1, -1]), rng.randint(-(10**6), 10**6)])
+            * symbol ** rng.randint(0, 9)
+            for _ in range(rng.randint(1, 6))
+        ]
+        if rng.random() < 0.1:
+            terms.append(sympy.Rational(1, rng.randint(2, 5)) * x)  # not integer: sympy prints
+        if rng.random() < 0.05:
+            terms.append(y)  # two symbols: sympy prints
+        expr = sympy.Add(*terms)
+        if rng.random() < 0.3:
+            expr = sympy.expand(expr * (x + rng.randint(-5, 5)))
+        expected = sympy.sstr(expr).replace("**", "^")
+        assert plain(expr) == expected
+        fast += _integer_polynomial_text(expr) is not None
+    assert fast > 1000  # the fast path was taken, and agreed
+    assert plain(1 - 3 * x**2) == "1 - 3*x^2"  # sympy's special order for c - a*x^k
+    assert plain(-3 * x**2 + x + 1) == "-3*x^2 + x + 1"

@@ -18,6 +18,7 @@ _OPEN_TAG = "<answer>"
 _CLOSE_TAG = "</answer>"
 # An escaped brace (skipped as a unit) or a brace, as :func:`matching_brace` reads them.
 _BRACE_TOKEN = re.compile(r"\\[{}]|[{}]")
+_TEXT_WRAPPER = re.compile(r"\\(?:text|mathrm|textbf)\{(.*)\}", re.DOTALL)
 
 
 def split_boxed(text: str, marker: str = BOXED) -> tuple[str, str | None]:
@@ -45,6 +46,17 @@ def last_boxed(text: str) -> str | None:
     so the cost is linear in ``len(text)`` however many markers are left unclosed."""
     first = text.find(BOXED)
     if first < 0:
+        return None
+    if text.find(BOXED, first + 1) < 0:  # one marker: its own brace is the bottom of the stack
+        depth = 0
+        for m in _BRACE_TOKEN.finditer(text, first + len(BOXED) - 1):
+            c = m.group()
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    return text[first + len(BOXED) : m.start()]
         return None
     markers: set[int] = set()
     pos = first
@@ -110,7 +122,7 @@ def strip_answer(answer: str) -> str:
     a = answer.strip()
     while len(a) >= 2 and a[0] == "$" and a[-1] == "$":
         a = a[1:-1].strip()
-    m = re.fullmatch(r"\\(?:text|mathrm|textbf)\{(.*)\}", a, re.DOTALL)
+    m = _TEXT_WRAPPER.fullmatch(a) if a.startswith("\\") else None
     if m and matching_brace(a, a.index("{") + 1) == len(a) - 1:
         a = m.group(1).strip()
     return a

@@ -115,6 +115,9 @@ def to_graph(data: Mapping[str, Any], directed: bool = False) -> nx.Graph:
 # ---- answer parsing helpers --------------------------------------------------------------
 _LIST_ALLOWED = re.compile(r"[\d\s,;()\[\]{}\-]*")
 _ARROWS = re.compile(r"->|→|—|–|\\to|\\rightarrow")
+_AND = re.compile(r"(?<![A-Za-z])and(?![A-Za-z])")
+_DASH = re.compile(r"(?<=\d)\s*-\s*(?=\d)")
+_SIGNED_INT = re.compile(r"-?\d+")
 
 
 def parse_vertices(text: str) -> list[int]:
@@ -124,12 +127,13 @@ def parse_vertices(text: str) -> list[int]:
     """
     t = strip_delimiters(text.strip())  # \{0, 2, 4\}, \langle ... \rangle
     t = _ARROWS.sub(",", t.replace("\\{", "{").replace("\\}", "}"))
-    t = re.sub(r"(?<![A-Za-z])and(?![A-Za-z])", ",", t)
+    t = _AND.sub(",", t)
     if len(t) > 50_000 or not _LIST_ALLOWED.fullmatch(t):
         raise ValueError("expected a list of vertex numbers")
-    t = re.sub(r"(?<=\d)\s*-\s*(?=\d)", ",", t)  # "0-3" means the pair/step 0, 3
-    nums = re.findall(r"-?\d+", t)
-    return [parse_int(x) for x in nums]
+    t = _DASH.sub(",", t)  # "0-3" means the pair/step 0, 3
+    nums = _SIGNED_INT.findall(t)
+    # int(x) is what parse_int returns for such a digit run up to its 4000-character limit
+    return [int(x) if len(x) <= 4000 else parse_int(x) for x in nums]
 
 
 def parse_pairs(text: str) -> list[tuple[int, int]]:

@@ -195,6 +195,23 @@ class TwoColouring(_ColouringEnv):
         return ", ".join(str(colour[v]) for v in range(problem.data["n"]))
 
 
+def _two_of(rng: random.Random, n: int) -> tuple[int, int]:
+    """``tuple(rng.sample(range(n), 2))`` for ``n >= 2``, drawing the same numbers from ``rng``
+    without ``sample``'s overhead (its type check and list building were a third of
+    :class:`GraphColouring`'s generation). ``sample`` takes ``k = 2`` from a pool when
+    ``n <= 21`` (the second draw below ``n - 1``, the last item moved into the first one's
+    place) and otherwise redraws below ``n`` until the two differ; ``randrange(m)`` is
+    ``_randbelow(m)``. ``tests/envs/test_graphs.py`` checks it against ``sample``."""
+    u = rng.randrange(n)
+    if n <= 21:
+        v = rng.randrange(n - 1)
+        return u, (n - 1 if v == u else v)
+    v = rng.randrange(n)
+    while v == u:
+        v = rng.randrange(n)
+    return u, v
+
+
 @register_env
 class GraphColouring(_ColouringEnv):
     """A proper k-colouring of a graph with a planted one; (proper edges/all)^5 credit."""
@@ -215,10 +232,12 @@ class GraphColouring(_ColouringEnv):
         for _ in range(20 * target):
             if len(pairs) >= target:
                 break
-            u, v = rng.sample(range(n), 2)
-            if colour[u] != colour[v] and (min(u, v), max(u, v)) not in seen:
-                seen.add((min(u, v), max(u, v)))
-                pairs.append((u, v))
+            u, v = _two_of(rng, n)
+            if colour[u] != colour[v]:
+                key = (u, v) if u < v else (v, u)
+                if key not in seen:
+                    seen.add(key)
+                    pairs.append((u, v))
         if not pairs:  # every vertex drew the same colour: recolour one endpoint
             colour[1] = (colour[0] + 1) % k
             pairs.append((0, 1))

@@ -163,21 +163,23 @@ class GridComponent(IntegerAnswer):
 
     @staticmethod
     def _fast(cells: list[str]) -> int:
-        n, m = len(cells), len(cells[0])
-        seen, best = set(), 0
-        for r, c in itertools.product(range(n), range(m)):
-            if cells[r][c] != "1" or (r, c) in seen:
-                continue
-            seen.add((r, c))
-            queue, size = deque([(r, c)]), 0
-            while queue:
-                a, b = queue.popleft()
+        """Flood fill over the row-major cell indices, each row followed by one 0 column so
+        that a step left or right never wraps into the next row: the 1-cells still to visit
+        are a set of ints, and a component is popped from it."""
+        m = len(cells[0])
+        width = m + 1
+        flat = "".join(row[:m] + "0" for row in cells)
+        ones = {i for i, ch in enumerate(flat) if ch == "1"}
+        best = 0
+        while ones:
+            stack, size = [ones.pop()], 0
+            while stack:
+                i = stack.pop()
                 size += 1
-                for dr, dc in STEPS:
-                    x, y = a + dr, b + dc
-                    if 0 <= x < n and 0 <= y < m and cells[x][y] == "1" and (x, y) not in seen:
-                        seen.add((x, y))
-                        queue.append((x, y))
+                for j in (i - 1, i + 1, i - width, i + width):
+                    if j in ones:
+                        ones.remove(j)
+                        stack.append(j)
             best = max(best, size)
         return best
 

@@ -77,6 +77,8 @@ _WRAPPERS = re.compile(r"\\(?:text|textrm|textnormal|mathrm|textbf|mathbf|mbox|o
 _INLINE_TEXT = re.compile(
     r"\\(?:text|textrm|textnormal|mathrm|textbf|mathbf|mbox)\s*\{([^{}\\]*)\}"
 )
+_BOXED_OPEN = re.compile(r"\\boxed\s*\{")
+_SIZING = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![A-Za-z])")
 _MATH_DELIMS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 
 
@@ -125,6 +127,13 @@ def clean(text: str) -> str:
         raise ValueError("the answer is not text")
     if len(text) > MAX_ANSWER_CHARS:
         raise ValueError("the answer is too long")
+    if text.isascii() and "\\" not in text and "$" not in text:
+        # Fast path, same result: with no backslash, no dollar and no non-ASCII character
+        # nothing below can match (every wrapper, delimiter, ``\left`` or ``\dfrac`` starts
+        # with one of them) except the trailing full stop.
+        t = text.strip()
+        if not t.endswith("."):
+            return t
     t = ascii_digits(text).strip()
     for _ in range(8):  # peel nested wrappers: $\text{16}$, \boxed{$16$}, ...
         before = t
@@ -132,7 +141,7 @@ def clean(text: str) -> str:
             if len(t) >= len(left) + len(right) and t.startswith(left) and t.endswith(right):
                 t = t[len(left) : len(t) - len(right)].strip()
                 break
-        m = _WRAPPERS.match(t) or (re.match(r"\\boxed\s*\{", t))
+        m = _WRAPPERS.match(t) or _BOXED_OPEN.match(t)
         if m:
             close = _matching(t, m.end() - 1)
             if close == len(t) - 1:
@@ -144,7 +153,7 @@ def clean(text: str) -> str:
         if t == before:
             break
     t = _INLINE_TEXT.sub(lambda m: f" {m.group(1).strip()} ", t)
-    t = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![A-Za-z])", "", t)
+    t = _SIZING.sub("", t)
     t = t.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\!", "")
     return t.strip()
 
@@ -201,6 +210,8 @@ def parse_integer(text: str, names: Sequence[str] = (), modulus: int | None = No
     t = clean(text)
     if len(t) > 4000:
         raise ValueError("the number is too long")
+    if _PLAIN_INT.fullmatch(t):  # fast path, same result: no name, congruence or separator
+        return int(t)
     t, congruence = _strip_name(t, names)
     m = _MOD.match(t)
     if m:
@@ -256,9 +267,18 @@ def _balanced(t: str) -> bool:
     return not stack
 
 
+_NESTING = re.compile(r"[\\()\[\]{}]")
+_SEPARATOR_SETS: dict[str, re.Pattern[str]] = {}
+
+
 def _top_level_split(t: str, separators: str) -> list[str]:
     """Split ``t`` at the characters in ``separators`` outside brackets; ``\\,`` (LaTeX
     spacing) and ``{,}`` (a grouped comma) never split."""
+    if not _NESTING.search(t):  # fast path, same result: no bracket or backslash, depth 0
+        pattern = _SEPARATOR_SETS.get(separators)
+        if pattern is None:
+            pattern = _SEPARATOR_SETS[separators] = re.compile(f"[{re.escape(separators)}]")
+        return pattern.split(t)
     parts: list[str] = []
     depth, start, i = 0, 0, 0
     while i < len(t):
@@ -278,6 +298,9 @@ def _top_level_split(t: str, separators: str) -> list[str]:
     return parts
 
 
+_CONJUNCTIONS = re.compile(r"(?<![A-Za-z])(?:and|or|&)(?![A-Za-z])")
+
+
 def split_items(
     text: str, *, plus: bool = False, whitespace: bool = True, max_items: int = 100_000
 ) -> list[str]:
@@ -289,7 +312,7 @@ def split_items(
     t = strip_delimiters(clean(text))
     if not t:
         return []
-    t = re.sub(r"(?<![A-Za-z])(?:and|or|&)(?![A-Za-z])", ",", t)
+    t = _CONJUNCTIONS.sub(",", t)
     parts = [p.strip() for p in _top_level_split(t, ",;" + ("+" if plus else ""))]
     if len(parts) > max_items:
         raise InvalidAnswer("the list is far too long")
@@ -317,6 +340,10 @@ def parse_integers(
     ``3 1 2``. Items may be named (``i = 0, j = 2``) when ``names`` lists the names — then
     every item must be named, and the values come back in the order of ``names``."""
     items = split_items(text, plus=plus, whitespace=whitespace)
+    if all(len(item) <= 4000 and _PLAIN_INT.fullmatch(item) for item in items):
+        # fast path, same result: what parse_integer returns for each plain integer (and no
+        # plain integer is a named assignment)
+        return [int(item) for item in items]
     if names:
         named = assignments(items, names)
         if named is not None:

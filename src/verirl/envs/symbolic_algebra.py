@@ -311,9 +311,8 @@ class PolynomialExpand(Environment):
         gold = sympy.Poly(trusted(problem.data["product"]), X)
         mine = sympy.Poly(value, X)
         top = max(gold.degree(), mine.degree())
-        good = sum(
-            1 for k in range(top + 1) if gold.coeff_monomial(X**k) == mine.coeff_monomial(X**k)
-        )
+        # nth(k) is coeff_monomial(X**k) for a Poly in X alone, without building a Monomial
+        good = sum(1 for k in range(top + 1) if gold.nth(k) == mine.nth(k))
         score = satisfied_reward(good, top + 1, 5.0)
         if good == top + 1 and sympy.expand(value) != value:
             return graded(0.5 * score, False, "equal, but not fully expanded")

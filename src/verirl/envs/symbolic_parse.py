@@ -17,6 +17,7 @@ overflow caught; neither can hang on a parsed (bounded) expression.
 from __future__ import annotations
 
 import cmath
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -282,6 +283,20 @@ class _Parser:
 
 
 def _parse_node(text: str, variables: Sequence[str], limits: Limits) -> _Node:
+    if limits is TRUSTED and isinstance(text, str):
+        return _trusted_node(text, tuple(variables))
+    return _parse_node_uncached(text, variables, limits)
+
+
+@functools.lru_cache(maxsize=512)
+def _trusted_node(text: str, variables: tuple[str, ...]) -> _Node:
+    """The parse of text we generated (a reference answer or a problem's expression), kept:
+    a verifier reads the same reference for :func:`limits_for` and for the comparison, and
+    parsing is pure (the node and its sympy expression are immutable)."""
+    return _parse_node_uncached(text, variables, TRUSTED)
+
+
+def _parse_node_uncached(text: str, variables: Sequence[str], limits: Limits) -> _Node:
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     if len(text) > limits.max_length:
@@ -464,4 +479,62 @@ def _rational_coefficients(expr: sympy.Expr) -> bool:
 
 def plain(expr: sympy.Expr) -> str:
     """A sympy expression as plain text with ``^`` for powers (for prompts and answers)."""
+    fast = _integer_polynomial_text(expr)
+    if fast is not None:
+        return fast
     return sympy.sstr(expr).replace("**", "^")
+
+
+def _integer_polynomial_text(expr: sympy.Expr) -> str | None:
+    """``sympy.sstr(expr)`` with ``^`` for a sum of integer multiples of powers of one symbol
+    (``3*x^2 - x + 5``), written without sympy's printer; ``None`` for anything else.
+
+    The printer orders an ``Add``'s terms by ``as_ordered_terms`` (which evaluates each term
+    numerically to sort it) and was most of the generation time of the polynomial
+    environments. For one symbol and integer coefficients its order is by descending degree,
+    the constant last, and each term prints as ``c*x**k`` with ``c = ±1`` dropped; the sign of
+    every term after the first becomes the ``+``/``-`` between terms, except that a positive
+    constant plus one negative term prints constant first (``1 - x``). Checked equal to
+    ``sympy.sstr`` on random polynomials in ``tests/envs/test_symbolic.py``."""
+    if not isinstance(expr, sympy.Add):
+        return None
+    symbol: sympy.Symbol | None = None
+    terms: list[tuple[int, int]] = []
+    for term in expr.args:
+        coeff, rest = term.as_coeff_Mul()
+        if not coeff.is_Integer:
+            return None
+        if rest is sympy.S.One:
+            degree = 0
+        elif rest.is_Symbol:
+            degree, base = 1, rest
+        elif rest.is_Pow and rest.base.is_Symbol and rest.exp.is_Integer and rest.exp > 1:
+            degree, base = int(rest.exp), rest.base
+        else:
+            return None
+        if degree:
+            if symbol is None:
+                symbol = base
+            elif base != symbol:
+                return None
+        terms.append((degree, int(coeff)))
+    if symbol is None or len({d for d, _ in terms}) != len(terms):
+        return None
+    name = symbol.name
+    ordered = sorted(terms, reverse=True)
+    if len(ordered) == 2 and ordered[1][0] == 0 and ordered[1][1] > 0 and ordered[0][1] < 0:
+        ordered.reverse()  # as_ordered_terms' special case: ``1 - x``, not ``-x + 1``
+    out: list[str] = []
+    for degree, coeff in ordered:
+        if degree == 0:
+            text = str(coeff)
+        else:
+            power = name if degree == 1 else f"{name}^{degree}"
+            text = power if coeff == 1 else f"-{power}" if coeff == -1 else f"{coeff}*{power}"
+        if not out:
+            out.append(text)
+        elif text.startswith("-"):
+            out.append(f"- {text[1:]}")
+        else:
+            out.append(f"+ {text}")
+    return " ".join(out)

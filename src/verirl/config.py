@@ -57,8 +57,11 @@ class AsyncConfig(_Section):
         description="torch CPU threads of the producer process (None: half of run.threads, or "
         "of the cores, at least 1); the learner keeps the rest.",
     )
-    start_timeout_s: float = Field(
-        600.0, gt=0, description="Seconds to wait for the producer process to start."
+    producer: Literal["process", "thread"] = Field(
+        "process",
+        description="Where the producer runs: 'process' (its own process and engine copy, "
+        "weights through shared memory) or 'thread' (same schedule in a thread of this "
+        "process, sharing the GIL: for tests and debugging).",
     )
 
 
@@ -506,6 +509,11 @@ class TrainConfig(_Section):
                 "to 'auto' or 'recompute' (with 'rollout' the importance ratio is always 1)"
             )
         self._check_off_policy()
+        if self.run.async_.max_staleness is not None and self.run.backend != "local":
+            raise ValueError(
+                f"run.async.max_staleness with run.backend={self.run.backend!r} is not "
+                "supported yet (the asynchronous producer runs on run.backend=local only)"
+            )
         from verirl.requirements import check_compatible
 
         check_compatible(self)

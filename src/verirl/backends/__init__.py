@@ -8,6 +8,7 @@ import os
 from verirl.backends.base import BACKENDS, Backend, BackendSpec, register_backend
 from verirl.config import TrainConfig
 from verirl.device import Placement
+from verirl.errors import UserInputError
 
 
 def backend_name(cfg: TrainConfig, environ: dict[str, str] | None = None) -> str:
@@ -26,10 +27,17 @@ def backend_name(cfg: TrainConfig, environ: dict[str, str] | None = None) -> str
 def select(cfg: TrainConfig, placement: Placement) -> Backend:
     """Build the backend :func:`backend_name` names."""
 
+    import verirl.backends.async_local
     import verirl.backends.ray
     import verirl.backends.torchrun  # noqa: F401  (they register themselves)
 
-    return BACKENDS.get(backend_name(cfg)).factory(cfg, placement)
+    name = backend_name(cfg)
+    if name not in BACKENDS:
+        raise UserInputError(
+            f"no backend {name!r}: run.async runs on run.backend=local without torchrun "
+            f"(known: {', '.join(BACKENDS.names())})"
+        )
+    return BACKENDS.get(name).factory(cfg, placement)
 
 
 __all__ = ["BACKENDS", "Backend", "BackendSpec", "backend_name", "register_backend", "select"]

@@ -52,7 +52,8 @@ class Produced:
       apart so the loop logs them in the same order as ever;
     - ``moved``: environments whose difficulty window moved on these verdicts;
     - ``rollout_s``: seconds spent producing; ``state``: the producer's state right after
-      this batch (what a checkpoint taken after training on it must hold), when it travels.
+      this batch (what a checkpoint taken after training on it must hold), when it travels;
+      ``sync``: how the producer's weight sync went (asynchronous backends).
     """
 
     out: StepOutput
@@ -62,6 +63,7 @@ class Produced:
     moved: int = 0
     rollout_s: float = 0.0
     state: dict[str, Any] | None = None
+    sync: dict[str, float] | None = None  # the producer's weight sync: idle s, checksum check
 
 
 class RolloutProducer:

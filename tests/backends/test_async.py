@@ -192,3 +192,64 @@ def test_staleness_never_exceeds_k_under_random_timings(k: int, start: int, seed
             model.weight.add_(1.0)  # an "update": version step + 1
         ring.publish(model, step + 1)
     worker.join(timeout=30)
+
+
+@pytest.mark.slow
+def test_a_producer_killed_mid_run_resumes_from_its_checkpoint(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """kill -9 of the producer process: the learner stops the step (the run exits non-zero),
+    the newest checkpoint holds the learner's and the producer's state of one step (nothing
+    half-applied), and the resumed run ends where an uninterrupted one does."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    from tests.train.test_e2e import _wait_for_step
+
+    root = Path(__file__).resolve().parents[2]
+
+    def _cli(args: list[str]) -> subprocess.Popen[str]:
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(root), str(root / "src")]),
+            "PYTHONWARNINGS": "ignore",
+        }
+        return subprocess.Popen(
+            [sys.executable, "-m", "verirl.cli", "train", *args],
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    extra = ["run.steps=4", "run.save_every=1", "run.keep_checkpoints=5"]
+    straight = tmp_path / "straight"
+    _run(tiny_model_dir, straight, *extra)  # the synchronous loop (= k 0, tested above)
+
+    killed = tmp_path / "killed"
+    proc = _cli([*_overrides(tiny_model_dir, killed), *extra, "run.async.max_staleness=0"])
+    _wait_for_step(killed, 2, proc, limit=600)
+    pid = int(
+        re.findall(
+            r"async producer started \(process, pid (\d+)\)", (killed / "run.log").read_text()
+        )[0]
+    )
+    os.kill(pid, signal.SIGKILL)
+    assert proc.wait(timeout=300) != 0
+    assert "producer" in proc.stderr.read()
+    done = [r["step"] for r in read_metrics(killed)]
+    assert done[-1] < 4
+
+    proc = _cli(["--resume", str(killed)])
+    assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
+    assert [r["step"] for r in read_metrics(killed)] == [1, 2, 3, 4]
+    a, b = _weights(straight), _weights(killed)
+    assert all(torch.equal(a[n], b[n]) for n in a)
+    sa = torch.load(straight / "checkpoint-000004" / "state.pt", weights_only=False)
+    sb = torch.load(killed / "checkpoint-000004" / "state.pt", weights_only=False)
+    assert sa["curriculum"] == sb["curriculum"]
+    assert sa["next_group"] == sb["next_group"] == 4 * 2

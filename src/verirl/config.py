@@ -88,7 +88,36 @@ class HealthConfig(_Section):
         return self
 
 
+class AsyncConfig(_Section):
+    max_staleness: int | None = Field(
+        None,
+        ge=0,
+        description="Asynchronous training with bounded staleness: a rollout producer (its own "
+        "process and engine copy) samples and verifies batch i with the policy of exactly "
+        "max(0, i − k) learner updates while the learner trains, so the learner trains on "
+        "rollouts at most k versions old. 0 runs the producer in lock-step (the synchronous "
+        "loop's weights and metrics, bit for bit); None: the synchronous loop in one process. "
+        "AReaL's η (8 math, 4 code); verl's one-step-off and TRL's default: 1. See "
+        "docs/async.md.",
+    )
+    producer_threads: int | None = Field(
+        None,
+        ge=1,
+        description="torch CPU threads of the producer process (None: half of run.threads, or "
+        "of the cores, at least 1); the learner keeps the rest.",
+    )
+    producer: Literal["process", "thread"] = Field(
+        "process",
+        description="Where the producer runs: 'process' (its own process and engine copy, "
+        "weights through shared memory) or 'thread' (same schedule in a thread of this "
+        "process, sharing the GIL: for tests and debugging).",
+    )
+
+
 class RunConfig(_Section):
+    model_config = ConfigDict(
+        extra="forbid", validate_assignment=True, validate_by_name=True, serialize_by_alias=True
+    )
     name: str | None = Field(
         None, description="Run name; the run directory is <dir>/<name> (None: a timestamp)."
     )
@@ -125,6 +154,11 @@ class RunConfig(_Section):
         description="Where the loop's parts run: 'local' (this process; Ray is never "
         "imported) or 'ray' (verifier actors, rollout-engine replicas and a data-parallel "
         "learner group on the Ray cluster named by ray.address; see the ray: section).",
+    )
+    async_: AsyncConfig = Field(
+        default_factory=AsyncConfig,
+        alias="async",
+        description="Asynchronous training with bounded staleness (max_staleness: k).",
     )
 
 
@@ -301,12 +335,27 @@ class LossConfig(_Section):
     tis_cap: float | None = Field(
         None,
         gt=0,
-        description="Truncated importance sampling of the engine/learner mismatch (Yao et al. "
-        "2025, 'Your Efficient RL Framework Secretly Brings You Off-Policy RL Training'): each "
-        "token's loss is weighted by min(π_learner/π_engine, tis_cap) at θ_old. Their C: 2. "
-        "Needs learner-recomputed old log-probs (optim.old_logprobs auto or recompute). "
-        "None: off.",
+        description="Shorthand kept for older configs: the same as off_policy {name: "
+        "truncated_is, params: {cap: tis_cap}} (Yao et al. 2025, 'Your Efficient RL Framework "
+        "Secretly Brings You Off-Policy RL Training'; their C: 2). None: off.",
     )
+    off_policy: Plugin | list[Plugin] = Field(
+        default_factory=lambda: Plugin(name="none"),
+        description="Off-policy correction(s) of tokens sampled by another policy than the "
+        "surrogate's anchor (an engine with its own numerics, or one running run.async."
+        "max_staleness versions behind): 'none', 'truncated_is' {cap} (TIS), 'masked_is' "
+        "{cap, level: token|sequence} (MIS), 'icepop' {low, high} (Ring-1T), 'gspo' (sequence-"
+        "level ratio, arXiv 2507.18071), 'decoupled_ppo' {cap} (AReaL, arXiv 2505.24298). A list "
+        "applies several in order (weights multiply). See docs/async.md for which to choose.",
+    )
+
+    def corrections(self) -> list[Plugin]:
+        """The corrections to apply, in order (``tis_cap`` resolved)."""
+        listed = self.off_policy if isinstance(self.off_policy, list) else [self.off_policy]
+        listed = [p for p in listed if p.name != "none"]
+        if self.tis_cap is not None:
+            listed.insert(0, Plugin(name="truncated_is", params={"cap": self.tis_cap}))
+        return listed
 
     @model_validator(mode="before")
     @classmethod
@@ -521,10 +570,39 @@ class TrainConfig(_Section):
                 "loss.tis_cap needs the learner's own old log-probs: set optim.old_logprobs "
                 "to 'auto' or 'recompute' (with 'rollout' the importance ratio is always 1)"
             )
+        self._check_off_policy()
+        if self.run.async_.max_staleness is not None and self.run.backend != "local":
+            raise ValueError(
+                f"run.async.max_staleness with run.backend={self.run.backend!r} is not "
+                "supported yet (the asynchronous producer runs on run.backend=local only)"
+            )
         from verirl.requirements import check_compatible
 
         check_compatible(self)
         return self
+
+    def _check_off_policy(self) -> None:
+        from verirl.train.off_policy import OFF_POLICY
+
+        names = []
+        for plugin in self.loss.corrections():
+            try:
+                spec = OFF_POLICY.get(plugin.name)
+            except KeyError as exc:
+                raise ValueError(f"loss.off_policy.name: {exc.args[0]}") from None
+            plugin._validate_with(spec.params, "loss.off_policy")
+            if spec.needs_proximal and self.optim.old_logprobs == "rollout":
+                raise ValueError(
+                    f"loss.off_policy {plugin.name!r} needs the learner's own old log-probs "
+                    "(π_prox): set optim.old_logprobs to 'auto' or 'recompute' (with "
+                    "'rollout' its importance ratio is always 1)"
+                )
+            names.append(plugin.name)
+        if len(set(names)) != len(names):
+            raise ValueError(
+                f"loss.off_policy names a correction twice ({names}); loss.tis_cap is "
+                "truncated_is, so set only one of them"
+            )
 
 
 class ConfigError(UserInputError):

@@ -132,6 +132,42 @@ class LoraSettings:
     )
 
 
+@dataclass(frozen=True)
+class PolicySpec:
+    """What building the policy needs (``model:`` and ``run.seed``), and nothing else: the
+    loop, the Ray learner and rollout actors and the asynchronous producer all build theirs
+    from one of these."""
+
+    name: str = DEFAULT_MODEL
+    lora: LoraSettings | None = None
+    device: str = "auto"
+    dtype: str = "auto"
+    seed: int = 0
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> PolicySpec:
+        """From a :class:`~verirl.config.TrainConfig`."""
+        lora = None
+        if cfg.model.lora is not None:
+            d = cfg.model.lora.model_dump()
+            lora = LoraSettings(**{**d, "target_modules": tuple(d["target_modules"])})
+        return cls(cfg.model.name, lora, cfg.model.device, cfg.model.dtype, cfg.run.seed)
+
+
+def build_policy(
+    spec: PolicySpec, policy: tuple[torch.nn.Module, Any] | None = None
+) -> tuple[torch.nn.Module, Any, Any]:
+    """``(model, tokenizer, placement)``: ``policy`` (a ready ``(model, tokenizer)``) or the
+    one ``spec`` names, seeded with ``spec.seed`` first and moved to its device."""
+    from verirl.device import resolve_placement
+
+    torch.manual_seed(spec.seed)
+    placement = resolve_placement(spec.device, spec.dtype)
+    model, tokenizer = policy or load_policy(spec.name, lora=spec.lora)
+    model.to(placement.device)
+    return model, tokenizer, placement
+
+
 def load_tokenizer(name_or_path: str) -> Any:
     from transformers import AutoTokenizer
 

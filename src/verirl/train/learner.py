@@ -30,8 +30,8 @@ from verirl.train.loss import (
     kl_penalty,
     logprob_mismatch,
     token_logprobs,
-    truncated_is_weights,
 )
+from verirl.train.off_policy import Corrections
 from verirl.types import Batch, Rollout
 
 
@@ -121,8 +121,12 @@ class LearnerSettings:
         log-probs (``optim.old_logprobs``, with 'auto' resolved)."""
         mode = self.optim.old_logprobs
         if mode == "auto":
-            return not self.engine_logprobs_exact or self.loss.tis_cap is not None
+            return not self.engine_logprobs_exact or self.corrections().needs_proximal
         return mode == "recompute"
+
+    def corrections(self) -> Corrections:
+        """The off-policy corrections of ``loss.off_policy`` (and ``loss.tis_cap``)."""
+        return Corrections.build([(p.name, p.params) for p in self.loss.corrections()])
 
 
 class PolicyLearner(Protocol):
@@ -169,6 +173,7 @@ class Learner:
         self.policy_loss = spec.fn
         self.loss_params = spec.params.model_validate(loss.policy.params)
         self.aggregate = AGGREGATIONS.get(loss.aggregation)
+        self.corrections = settings.corrections()
         self.temperature = settings.temperature if settings.temperature > 0 else 1.0
         self.device = settings.placement.device
         self.generator = torch.Generator().manual_seed(settings.seed + 1)
@@ -215,21 +220,17 @@ class Learner:
         o, loss_cfg = self.settings.optim, self.settings.loss
         self.model.train()
         sums: dict[str, float] = {}
-        tis: torch.Tensor | None = None
         drift: dict[str, float] = {}
+        proximal = batch.old_logprobs  # π_behav, unless the learner recomputes π_prox
         if self.settings.recompute_old_logprobs:
-            learner_old = self._logprobs_no_grad(batch)
-            drift = logprob_mismatch(learner_old, batch.old_logprobs, batch.response_mask)
-            if loss_cfg.tis_cap is not None:
-                tis = truncated_is_weights(
-                    learner_old, batch.old_logprobs, batch.response_mask, loss_cfg.tis_cap
-                )
-                m = batch.response_mask
-                drift["tis_weight_mean"] = float((tis * m).sum() / m.sum().clamp(min=1))
-                drift["tis_truncated_frac"] = float(
-                    ((tis >= loss_cfg.tis_cap).float() * m).sum() / m.sum().clamp(min=1)
-                )
-            batch = _replace_old(batch, learner_old)
+            proximal = self._logprobs_no_grad(batch)
+            drift = logprob_mismatch(proximal, batch.old_logprobs, batch.response_mask)
+        # the off-policy corrections' detached weights π_prox/π_behav (1 when they coincide)
+        weights, is_stats = self.corrections.weights(
+            proximal, batch.old_logprobs, batch.response_mask
+        )
+        drift.update(is_stats)
+        batch = _replace_old(batch, proximal)
         ref_lp = self._logprobs_no_grad(batch, reference=True) if loss_cfg.kl_coef else None
         n = len(batch)
         updates = 0
@@ -249,11 +250,11 @@ class Learner:
                     sub = batch.select(rows).to(self.device)
                     mask = sub.response_mask
                     logp = self.logprobs(sub)
+                    ratio_logp = self.corrections.logprobs(logp, sub.old_logprobs, mask)
                     loss_mat, stats = self.policy_loss(
-                        logp, sub.old_logprobs, sub.advantages, mask, self.loss_params
+                        ratio_logp, sub.old_logprobs, sub.advantages, mask, self.loss_params
                     )
-                    if tis is not None:
-                        loss_mat = loss_mat * tis[rows, : mask.shape[1]].to(self.device)
+                    loss_mat = loss_mat * weights[rows, : mask.shape[1]].to(self.device)
                     if ref_lp is not None:
                         ref = ref_lp[rows, : mask.shape[1]].to(self.device)
                         kl = kl_penalty(logp, ref, loss_cfg.kl_estimator)

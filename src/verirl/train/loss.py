@@ -22,6 +22,9 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.registry import Registry
+from verirl.train.off_policy import truncated_is_weights
+
+__all__ = ["truncated_is_weights"]  # moved to verirl.train.off_policy; kept importable here
 
 Stats = dict[str, torch.Tensor]
 
@@ -196,35 +199,6 @@ def token_logprobs(
 
 
 # ---- engine/learner mismatch -----------------------------------------------------------------
-def truncated_is_weights(
-    learner_logprobs: torch.Tensor,
-    engine_logprobs: torch.Tensor,
-    mask: torch.Tensor,
-    cap: float,
-) -> torch.Tensor:
-    """Truncated importance sampling (TIS) weights for a rollout engine whose numerics differ
-    from the learner's (Yao, Liu, Zhang, Shen, Gao, "Your Efficient RL Framework Secretly
-    Brings You Off-Policy RL Training", Aug 2025, the TIS correction; the same correction as
-    verl's ``tis_imp_ratio_cap`` and TRL's ``vllm_importance_sampling_cap``).
-
-    The tokens were sampled by the engine π_engine(·; θ_old) (e.g. vLLM, another kernel or
-    precision), while the surrogate is built on the learner's π_learner(·; θ_old). The policy
-    gradient is corrected per token by the detached, truncated ratio
-
-        w_t = min( π_learner(y_t | x, y_<t; θ_old) / π_engine(y_t | x, y_<t; θ_old), C )
-            = min( exp(log π_learner − log π_engine), C )
-
-    and the per-token policy loss becomes ``w_t · L_t(θ)``. Truncating at C (the blog's
-    C = 2) bounds the variance that rare tokens with π_engine ≫ π_learner would otherwise
-    add. Shapes: all inputs [N, R]; returns [N, R] (1.0 where ``mask`` is 0), no gradient.
-    """
-    if cap <= 0:
-        raise ValueError(f"the TIS cap must be > 0, got {cap}")
-    with torch.no_grad():
-        log_ratio = (learner_logprobs - engine_logprobs) * mask
-        return torch.exp(log_ratio).clamp(max=cap)
-
-
 def logprob_mismatch(
     learner_logprobs: torch.Tensor, engine_logprobs: torch.Tensor, mask: torch.Tensor
 ) -> dict[str, float]:

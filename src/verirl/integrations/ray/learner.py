@@ -1,6 +1,6 @@
 """The data-parallel learner on Ray: K actors, one ``torch.distributed`` group.
 
-Each :class:`LearnerActor` loads the policy named in the run config, takes the driver's
+Each :class:`LearnerActor` builds the policy its :class:`LearnerSpec` names, takes the driver's
 current weights, and joins a group through a TCP rendezvous at rank 0's address (gloo on CPU,
 NCCL on CUDA). Every update sends the whole collated batch to every rank through the object
 store; each rank computes its share of every minibatch and the gradients are summed
@@ -20,14 +20,18 @@ import contextlib
 import socket
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
 from verirl.config import TrainConfig
+from verirl.device import Placement, resolve_placement
 from verirl.errors import WorkerLostError
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup
+from verirl.models import PolicySpec, build_policy
+from verirl.train.learner import LearnerSettings
 from verirl.types import Batch
 
 
@@ -77,22 +81,6 @@ def load_trainable(
             params[name].copy_(as_tensor(value, params[name].dtype))
 
 
-def build_policy(cfg: TrainConfig) -> tuple[torch.nn.Module, Any, Any]:
-    """``(model, tokenizer, placement)`` from the run config, on its device."""
-    from dataclasses import replace
-
-    from verirl.device import resolve_placement
-    from verirl.models import LoraSettings, load_policy
-
-    lora = LoraSettings(**cfg.model.lora.model_dump()) if cfg.model.lora else None
-    if lora is not None:
-        lora = replace(lora, target_modules=tuple(lora.target_modules))
-    placement = resolve_placement(cfg.model.device, cfg.model.dtype)
-    model, tokenizer = load_policy(cfg.model.name, lora=lora)
-    model.to(placement.device)
-    return model, tokenizer, placement
-
-
 def get_or_lost(refs: Any, what: str) -> Any:
     """``ray.get(refs)``, but a dead actor among them raises
     :class:`~verirl.errors.WorkerLostError` at once (its peers may be blocked in a collective
@@ -116,16 +104,40 @@ def get_or_lost(refs: Any, what: str) -> Any:
     return values[0] if single else values
 
 
+@dataclass(frozen=True)
+class LearnerSpec:
+    """What a learner rank needs: the policy to build, the learner's settings (their
+    placement is replaced by the actor's own), the run's step count (the schedule) and
+    whether to shard with FSDP2."""
+
+    policy: PolicySpec
+    settings: LearnerSettings
+    total_steps: int
+    fsdp: bool = False
+
+    @classmethod
+    def from_config(cls, cfg: TrainConfig, placement: Placement) -> LearnerSpec:
+        return cls(
+            PolicySpec.from_config(cfg),
+            LearnerSettings.from_config(cfg, placement),
+            cfg.run.steps,
+            cfg.ray.learner.fsdp,
+        )
+
+
 class LearnerActor:
     """One rank of the learner group (run as a Ray actor)."""
 
     def __init__(
-        self, env: ActorEnv, cfg_json: str, weights: Mapping[str, np.ndarray], rank: int
+        self,
+        env: ActorEnv,
+        spec: LearnerSpec,
+        weights: Mapping[str, np.ndarray],
+        rank: int,
     ) -> None:
         actor_setup(env)
-        self.cfg = TrainConfig.model_validate_json(cfg_json)
-        torch.manual_seed(self.cfg.run.seed)
-        self.model, _, self.placement = build_policy(self.cfg)
+        self.spec = spec
+        self.model, _, self.placement = build_policy(spec.policy)
         load_trainable(self.model, weights)
         self.rank = rank
         self.learner: Any = None
@@ -141,19 +153,19 @@ class LearnerActor:
         return f"{host}:{port}"
 
     def join(self, master: str, world_size: int) -> int:
+        from dataclasses import replace
+
         from verirl.train.distributed import backend_for, init_group
-        from verirl.train.learner import Learner, LearnerSettings
+        from verirl.train.learner import Learner
 
         dp = init_group(self.rank, world_size, master, backend_for(self.placement.device))
-        if self.cfg.ray.learner.fsdp:  # pragma: no cover - CUDA only, untested here
-            from dataclasses import replace
-
+        if self.spec.fsdp:  # pragma: no cover - CUDA only, untested here
             from verirl.train.distributed import shard_fsdp2
 
             self.model = shard_fsdp2(self.model)
             dp = replace(dp, sharded_parameters=True)
-        settings = LearnerSettings.from_config(self.cfg, self.placement)
-        self.learner = Learner(self.model, settings, self.cfg.run.steps, dp)
+        settings = replace(self.spec.settings, placement=self.placement)
+        self.learner = Learner(self.model, settings, self.spec.total_steps, dp)
         return self.rank
 
     def update(self, batch: Batch) -> dict[str, float]:
@@ -192,10 +204,10 @@ class RayLearnerGroup:
         env = ActorEnv.here(cfg.run.plugins, cfg.run.threads)
         cls: Any = ray.remote(LearnerActor)
         weights = ray.put(trainable_state(model))
-        cfg_json = cfg.model_dump_json()
+        spec = LearnerSpec.from_config(cfg, resolve_placement(cfg.model.device, cfg.model.dtype))
         self.actors: list[Any] = [
             cls.options(num_cpus=res.num_cpus, num_gpus=res.num_gpus, max_restarts=0).remote(
-                env, cfg_json, weights, rank
+                env, spec, weights, rank
             )
             for rank in range(res.workers)
         ]

@@ -1,7 +1,7 @@
 """Rollout workers: N replicas of any registered engine (``rollout.engine``: ``hf``, ``vllm``,
 a plugin's) as Ray actors, behind the :class:`~verirl.rollout.base.RolloutEngine` interface.
 
-Each :class:`RolloutReplica` loads the policy named in the run config, takes the driver's
+Each :class:`RolloutReplica` builds the policy its :class:`ReplicaSpec` names, takes the driver's
 weights, and builds ``rollout.engine`` over it with seed ``run.seed + rank`` (so one replica
 samples exactly what the local engine samples). ``generate`` shards the prompts into
 contiguous slices, one per replica, and concatenates the answers in order. ``sync_weights``
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -27,30 +27,45 @@ from verirl.config import TrainConfig
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup
 from verirl.integrations.ray.learner import (
     as_tensor,
-    build_policy,
     get_or_lost,
     load_trainable,
     trainable_state,
 )
+from verirl.models import PolicySpec, build_policy
 from verirl.rollout.base import Generation, get_engine
 from verirl.train.health import checksum_mismatch, weights_checksum
 from verirl.types import SamplingParams
+
+
+@dataclass(frozen=True)
+class ReplicaSpec:
+    """What an engine replica needs: the policy to build and the engine (``rollout.engine``)."""
+
+    policy: PolicySpec
+    engine: str
+    engine_params: dict[str, Any]
+
+    @classmethod
+    def from_config(cls, cfg: TrainConfig) -> ReplicaSpec:
+        e = cfg.rollout.engine
+        return cls(PolicySpec.from_config(cfg), e.name, dict(e.params))
 
 
 class RolloutReplica:
     """One engine replica (run as a Ray actor)."""
 
     def __init__(
-        self, env: ActorEnv, cfg_json: str, weights: Mapping[str, np.ndarray], rank: int
+        self,
+        env: ActorEnv,
+        spec: ReplicaSpec,
+        weights: Mapping[str, np.ndarray],
+        rank: int,
     ) -> None:
         actor_setup(env)
-        cfg = TrainConfig.model_validate_json(cfg_json)
-        torch.manual_seed(cfg.run.seed)
-        self.model, tokenizer, placement = build_policy(cfg)
+        self.model, tokenizer, placement = build_policy(spec.policy)
         load_trainable(self.model, weights)
-        e = cfg.rollout.engine
-        self.engine = get_engine(e.name).build(
-            e.params, self.model, tokenizer, placement, cfg.run.seed + rank
+        self.engine = get_engine(spec.engine).build(
+            spec.engine_params, self.model, tokenizer, placement, spec.policy.seed + rank
         )
 
     def generate(
@@ -114,10 +129,10 @@ class RayRolloutEngine:
         env = ActorEnv.here(cfg.run.plugins, cfg.run.threads)
         cls: Any = ray.remote(RolloutReplica)
         weights = ray.put(trainable_state(model))
-        cfg_json = cfg.model_dump_json()
+        spec = ReplicaSpec.from_config(cfg)
         self.replicas: list[Any] = [
             cls.options(num_cpus=res.num_cpus, num_gpus=res.num_gpus, max_restarts=0).remote(
-                env, cfg_json, weights, rank
+                env, spec, weights, rank
             )
             for rank in range(res.workers)
         ]

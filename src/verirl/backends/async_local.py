@@ -1,0 +1,307 @@
+"""``run.async.max_staleness: k`` on one machine: a rollout producer in its own process.
+
+The producer process holds its own copy of the policy and its own engine, verifier executor,
+proof checkers, curriculum and reward stage (:class:`~verirl.train.producer.RolloutProducer`).
+For batch i it waits for policy version ``max(s, i − k)`` (:mod:`verirl.backends.staleness`),
+loads it from shared memory, checks the loaded weights' checksum against the learner's,
+samples, verifies (so slow verifiers — the Coq pool, the sandbox — run while the learner
+trains), updates its curriculum from the verdicts in generation order, and puts the batch,
+tagged with its policy version and the producer's state after it, on a queue. The learner
+takes batch i at version i, trains, and publishes version i + 1.
+
+Checks, each counted in the step's metrics:
+
+- ``sync/mismatch``: the engine's weights after a sync differ from the learner's (checksum
+  over every parameter, LoRA adapters and base weights included); the run stops
+  (:class:`WeightSyncError`): training on samples from weights that never arrived looks like
+  staleness and is not;
+- ``async/dropped``: a batch that arrives out of order or staler than k is dropped, counted
+  and logged (never silently); the schedule makes this impossible unless something is wrong;
+- a producer that dies stops the step with :class:`~verirl.errors.WorkerLostError`; the
+  run resumes from its last checkpoint, which holds the learner's state and the producer's
+  state right after the last batch trained on (nothing half-applied).
+
+Metrics every step: ``async/staleness_mean``, ``async/staleness_max``, ``async/queue_depth``
+(batches produced and not yet trained on), ``async/learner_idle_s`` (waiting for rollouts),
+``async/producer_idle_s`` (waiting for weights), ``async/dropped``, ``sync/mismatch``,
+``sync/checksum_s``.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import logging
+import os
+import pickle
+import queue
+import threading
+import time
+import traceback
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from verirl.backends.base import Backend, register_backend
+from verirl.backends.staleness import WeightRing, model_checksum, version_for
+from verirl.config import TrainConfig
+from verirl.device import Placement
+from verirl.errors import WorkerLostError
+from verirl.rollout.base import RolloutEngine
+
+if TYPE_CHECKING:
+    from verirl.train.producer import Produced, RolloutProducer
+
+logger = logging.getLogger("verirl.train")
+
+
+class WeightSyncError(RuntimeError):
+    """The engine's weights after a sync are not the learner's: the run stops."""
+
+
+def load_weights(ring: WeightRing, model: torch.nn.Module, version: int) -> int:
+    """The producer's weight sync (a seam the tests replace to simulate a stale engine)."""
+    return ring.load(model, version)
+
+
+def split_threads(total: int | None, producer: int | None) -> tuple[int, int]:
+    """(learner, producer) torch threads out of ``total`` (None: the cores)."""
+    total = total or os.cpu_count() or 1
+    producer = producer or max(1, total // 2)
+    return max(1, total - producer), producer
+
+
+def run_producer(
+    cfg: TrainConfig,
+    model: torch.nn.Module,
+    tokenizer: Any,
+    state: dict[str, Any],
+    start: int,
+    ring: WeightRing,
+    out: Any,
+    threads: int,
+    in_process: bool = False,
+) -> None:
+    """The producer's main loop (a process of its own, or a thread in tests): batches
+    ``start`` … ``run.steps − 1``, each put on ``out`` as ``("batch", i, produced)``; an error
+    as ``("error", i, text)``."""
+    i = start
+    try:
+        if not in_process:
+            torch.set_num_threads(threads)
+            for name in cfg.run.plugins:
+                importlib.import_module(name)
+        from verirl.device import resolve_placement
+        from verirl.provers.settings import Provers
+        from verirl.train.producer import build_producer
+
+        model = copy.deepcopy(model)  # this process's own engine copy
+        placement = resolve_placement(cfg.model.device, cfg.model.dtype)
+        model.to(placement.device)
+        local = Backend(cfg, placement)
+        engine = local.engine(model, tokenizer)
+        executor, provers = local.executor(), Provers(cfg.provers)
+        try:
+            producer = build_producer(cfg, model, tokenizer, placement, engine, executor, provers)
+            producer.load_state_dict(state)
+            k = cfg.run.async_.max_staleness or 0
+            for i in range(start, cfg.run.steps):
+                version = version_for(i, k, start)
+                idle = ring.wait_for(version)
+                t0 = time.perf_counter()
+                expected = load_weights(ring, model, version)
+                engine.sync_weights()
+                loaded = model_checksum(model)
+                checksum_s = time.perf_counter() - t0
+                produced = producer.produce(version)
+                produced.state = producer.state_dict()
+                produced.sync = {
+                    "producer_idle_s": idle,
+                    "checksum_s": checksum_s,
+                    "mismatch": float(loaded != expected),
+                }
+                # plain pickle: tensors travel as bytes, not as shared-memory handles that
+                # would tie the learner to this process's lifetime
+                out.put(("batch", i, pickle.dumps(produced)))
+        finally:
+            executor.close()
+            provers.close()
+    except BaseException:  # reported to the learner, which stops the run
+        out.put(("error", i, traceback.format_exc()))
+
+
+@register_backend("local-async", "one machine; a producer process runs ≤ k versions ahead")
+class AsyncLocalBackend(Backend):
+    name = "local-async"
+
+    def __init__(self, cfg: TrainConfig, placement: Placement) -> None:
+        super().__init__(cfg, placement)
+        self.k = cfg.run.async_.max_staleness or 0
+        self.in_process = cfg.run.async_.producer == "thread"
+        self._worker: Any = None
+        self._queue: Any = None
+        self._ring: WeightRing | None = None
+        self._model: torch.nn.Module | None = None
+        self._state: dict[str, Any] | None = None
+        self._pending: dict[int, Produced] = {}
+        self._produced = 0
+        self._consumed = 0
+        self._step_metrics: dict[str, float] = {}
+        self.dropped = 0
+
+    # ---- start and stop ------------------------------------------------------------------------
+    def engine(self, model: torch.nn.Module, tokenizer: Any) -> RolloutEngine:
+        self._model, self._tokenizer = model, tokenizer
+        return super().engine(model, tokenizer)  # the learner side's engine: evaluation only
+
+    def _start(self, producer: RolloutProducer, step: int) -> None:
+        import torch.multiprocessing as tmp
+
+        assert self._model is not None
+        a = self.cfg.run.async_
+        learner_threads, producer_threads = split_threads(self.cfg.run.threads, a.producer_threads)
+        ctx = tmp.get_context("spawn")
+        self._ring = WeightRing(self._model, self.k, ctx)
+        self._ring.publish(self._model, step)
+        self._state = producer.state_dict()
+        self._start_step = step
+        # a copy travels: pickling for a spawned process moves a tensor's storage into shared
+        # memory in place, and the learner's own parameters must stay where they are (their
+        # numerics may depend on their alignment: k = 0 must equal the synchronous loop)
+        model = copy.deepcopy(self._model)
+        args = (self.cfg, model, self._tokenizer, self._state, step, self._ring)
+        if self.in_process:
+            self._queue = queue.Queue()
+            self._worker = threading.Thread(
+                target=run_producer,
+                args=(*args, self._queue, producer_threads, True),
+                daemon=True,
+            )
+        else:
+            torch.set_num_threads(learner_threads)
+            self._queue = ctx.Queue()
+            self._worker = ctx.Process(
+                target=run_producer,
+                args=(*args, self._queue, producer_threads, False),
+                daemon=True,
+            )
+        self._worker.start()
+        logger.info(
+            "async producer started (%s, pid %s), max_staleness %d, threads %d learner / %d "
+            "producer",
+            "thread" if self.in_process else "process",
+            getattr(self._worker, "pid", os.getpid()),
+            self.k,
+            learner_threads,
+            producer_threads,
+        )
+
+    @property
+    def producer_pid(self) -> int | None:
+        return getattr(self._worker, "pid", None)
+
+    def close(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        left = self._drain()
+        if left:
+            self._drop(left, "the run stopped")
+        if isinstance(worker, threading.Thread):
+            return  # a daemon thread ends with its batches
+        if worker.is_alive():
+            worker.kill()
+        worker.join(timeout=10)
+
+    # ---- one step ------------------------------------------------------------------------------
+    def next_rollouts(self, producer: RolloutProducer, version: int) -> Produced:
+        if self._worker is None:
+            self._start(producer, version)
+        t0 = time.perf_counter()
+        produced = self._pending.pop(version, None)
+        while produced is None:
+            kind, index, payload = self._get()
+            if kind == "error":
+                raise WorkerLostError(f"the rollout producer failed at batch {index}:\n{payload}")
+            self._produced += 1
+            accepted = self._accept(index, pickle.loads(payload), version)
+            if accepted is not None and index == version:
+                produced = accepted
+            elif accepted is not None:
+                self._pending[index] = accepted
+        idle = time.perf_counter() - t0
+        self._consumed += 1
+        sync = produced.sync or {}
+        mismatch = sync.get("mismatch", 0.0)
+        if mismatch:
+            raise WeightSyncError(
+                f"sync/mismatch: the producer's engine did not hold policy version "
+                f"{produced.version} after loading it (checksum differs from the learner's); "
+                "stopping: its samples would not come from the policy the learner believes"
+            )
+        staleness = float(version - produced.version)
+        self._state = produced.state
+        self._step_metrics = {
+            "async/staleness_mean": staleness,
+            "async/staleness_max": staleness,
+            "async/queue_depth": float(self._produced - self._consumed),
+            "async/learner_idle_s": idle,
+            "async/producer_idle_s": float(sync.get("producer_idle_s", 0.0)),
+            "async/dropped": float(self.dropped),
+            "sync/mismatch": mismatch,
+            "sync/checksum_s": float(sync.get("checksum_s", 0.0)),
+        }
+        return produced
+
+    def _get(self) -> tuple[str, int, Any]:
+        while True:
+            try:
+                item: tuple[str, int, Any] = self._queue.get(timeout=1.0)
+                return item
+            except queue.Empty:
+                if not self._worker.is_alive():
+                    raise WorkerLostError(
+                        "the rollout producer process died (exit code "
+                        f"{getattr(self._worker, 'exitcode', None)}); the step did not happen — "
+                        "resume the run from its last checkpoint (verirl train --resume RUN_DIR)"
+                    ) from None
+
+    def _accept(self, index: int, produced: Produced, version: int) -> Produced | None:
+        """The batch, or None when it cannot be trained on (out of order, or staler than k):
+        then it is dropped, counted in ``async/dropped`` and logged."""
+        if index < version or version - produced.version > self.k:
+            self._drop([produced], f"batch {index} arrived at learner version {version}")
+            return None
+        return produced
+
+    def _drop(self, batches: list[Produced], why: str) -> None:
+        groups = sum(len({r.group for r in b.out.rollouts}) for b in batches)
+        self.dropped += groups
+        logger.warning(
+            "async: dropped %d produced batch(es), %d group(s): %s", len(batches), groups, why
+        )
+
+    def _drain(self) -> list[Produced]:
+        left = list(self._pending.values())
+        self._pending = {}
+        while True:
+            try:
+                kind, _, payload = self._queue.get_nowait()
+            except (queue.Empty, OSError, ValueError):
+                return left
+            if kind == "batch":
+                left.append(pickle.loads(payload))
+
+    def publish_weights(self, engine: RolloutEngine, version: int) -> dict[str, float]:
+        cost = super().publish_weights(engine, version)  # the learner side's engine
+        assert self._ring is not None and self._model is not None
+        if version < self.cfg.run.steps:  # the producer needs no weights after the last batch
+            self._ring.publish(self._model, version)
+        return {**cost, **self._step_metrics}
+
+    def before_update(self, engine: RolloutEngine) -> None:
+        """Nothing to free: the producer's engine lives in another process."""
+
+    def producer_state(self, producer: RolloutProducer) -> dict[str, Any]:
+        """The producer's state right after the last batch the learner trained on."""
+        return self._state if self._state is not None else producer.state_dict()

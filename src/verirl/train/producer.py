@@ -1,0 +1,221 @@
+"""The rollout producer: the sampling half of a training step.
+
+    problems  = curriculum.sample(B)                       # RLVE windows (or static)
+    rollouts  = collector.collect(problems, engine, ..., score=reward_stage)  # G samples each
+    (DAPO: drop groups with equal rewards, refill, up to max_rounds)
+    curriculum.update(every rollout generated)             # verdicts → difficulty windows
+
+It runs in the trainer's process (synchronous backends) or in a process of its own with its
+own engine copy (``run.async``); either way it hands the learner a :class:`Produced` that
+carries the policy version that sampled it and the producer-side metrics of the step.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from verirl.config import TrainConfig
+from verirl.curriculum import Curriculum, build_curriculum, effective_prompt_ratio
+from verirl.envs import get_env
+from verirl.provers.settings import Provers
+from verirl.rewards import RewardContext
+from verirl.rewards.executors import Executor
+from verirl.rewards.stage import RewardStage, build_reward_source
+from verirl.rewards.verification import BatchVerifier
+from verirl.rollout.base import RolloutEngine
+from verirl.rollout.collect import Collector, get_collector
+from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
+from verirl.types import Rollout, SamplingParams
+
+logger = logging.getLogger("verirl.train")
+
+
+@dataclass
+class StepOutput:
+    rollouts: list[Rollout]
+    generated: list[Rollout]  # everything sampled this step, incl. dropped groups
+    rounds: int
+    stats: dict[str, float] = field(default_factory=dict)
+    reward_metrics: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Produced:
+    """One step's rollouts as the learner receives them.
+
+    - ``version``: the policy version (learner updates applied) whose weights sampled them;
+    - ``stats``, ``curriculum``, ``collector``, ``reward``: the producer-side metrics, kept
+      apart so the loop logs them in the same order as ever;
+    - ``moved``: environments whose difficulty window moved on these verdicts;
+    - ``rollout_s``: seconds spent producing; ``state``: the producer's state right after
+      this batch (what a checkpoint taken after training on it must hold), when it travels;
+      ``sync``: how the producer's weight sync went (asynchronous backends).
+    """
+
+    out: StepOutput
+    version: int = 0
+    curriculum: dict[str, float] = field(default_factory=dict)
+    collector: dict[str, float] = field(default_factory=dict)
+    moved: int = 0
+    rollout_s: float = 0.0
+    state: dict[str, Any] | None = None
+    sync: dict[str, float] | None = None  # the producer's weight sync: idle s, checksum check
+
+
+class RolloutProducer:
+    """Curriculum → prompts → engine → verification → curriculum update."""
+
+    def __init__(
+        self,
+        cfg: TrainConfig,
+        curriculum: Curriculum,
+        collector: Collector,
+        formatter: PromptFormatter,
+        reward: RewardStage,
+        engine: RolloutEngine,
+        sampling: SamplingParams,
+    ) -> None:
+        self.cfg = cfg
+        self.curriculum = curriculum
+        self.collector = collector
+        self.formatter = formatter
+        self.reward = reward
+        self.engine = engine
+        self.sampling = sampling
+        self.next_group = 0
+
+    def produce(self, version: int = 0) -> Produced:
+        """Sample one step's groups, score them, and update the curriculum from the verdicts
+        (in the order the groups were generated)."""
+        self.reward.ctx.verifier.metrics(reset=True)  # count this step's verifications only
+        t0 = time.perf_counter()
+        out = self.sample_step()
+        moved = self.curriculum.update(out.generated)
+        return Produced(
+            out,
+            version=version,
+            curriculum=self.curriculum.metrics(),
+            collector={f"collector/{k}": v for k, v in self.collector.metrics().items()},
+            moved=len(moved),
+            rollout_s=time.perf_counter() - t0,
+        )
+
+    def sample_step(self) -> StepOutput:
+        """Sample a step's groups; with DAPO dynamic sampling, drop groups whose rewards are
+        all equal and refill from new prompts for up to ``max_rounds`` generation rounds."""
+        ds = self.cfg.dynamic_sampling
+        want = self.cfg.rollout.prompts_per_step
+        kept: list[list[Rollout]] = []
+        generated: list[Rollout] = []
+        groups_seen: list[list[float]] = []
+        rounds = 0
+        while len(kept) < want and rounds < (ds.max_rounds if ds.enabled else 1):
+            problems = self.curriculum.sample(want - len(kept))
+            rollouts = self.collector.collect(
+                problems,
+                self.engine,
+                self.formatter,
+                self.sampling,
+                self.next_group,
+                score=self.reward,
+            )
+            self.next_group += len(problems)
+            generated.extend(rollouts)
+            for group in groups_of(rollouts):
+                rewards = [r.reward for r in group]
+                groups_seen.append(rewards)
+                if not ds.enabled or len(set(rewards)) > 1:
+                    kept.append(group)
+            rounds += 1
+        kept = kept[:want]
+        if not kept:  # every group was uninformative: train on nothing but keep the step
+            kept = groups_of(generated)[:want]
+        rollouts = [r for g in kept for r in g]
+        rewards = [r.verdict.reward for r in generated if r.verdict]
+        lengths = [sum(r.mask) for r in generated]
+        stats = {
+            "rollout/reward": _mean(rewards),
+            "rollout/accuracy": _mean([float(r.verdict.correct) for r in generated if r.verdict]),
+            "rollout/response_tokens": _mean(lengths),
+            "rollout/truncated": _mean([float(r.finish_reason == "length") for r in generated]),
+            "rollout/effective_prompt_ratio": effective_prompt_ratio(groups_seen),
+            "rollout/rounds": float(rounds),
+            "rollout/groups_trained": float(len(kept)),
+        }
+        return StepOutput(rollouts, generated, rounds, stats, self.reward.metrics())
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine.state_dict(),
+            "curriculum": self.curriculum.state_dict(),
+            "next_group": self.next_group,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.engine.load_state_dict(state["engine"])
+        self.curriculum.load_state_dict(state["curriculum"])
+        self.next_group = int(state["next_group"])
+
+
+def start_provers(provers: Provers, environments: Sequence[str]) -> None:
+    """Start the checker of every proof system the curriculum needs now, so a missing or
+    misconfigured prover stops the run before any work (not as a verifier error later)."""
+    for system in sorted({s for e in environments if (s := get_env(e).prover)}):
+        provers.checker(system)
+        logger.info("%s checker ready (%s)", system, provers.checker(system).name)
+
+
+def build_producer(
+    cfg: TrainConfig,
+    model: Any,
+    tokenizer: Any,
+    placement: Any,
+    engine: RolloutEngine,
+    executor: Executor,
+    provers: Provers,
+) -> RolloutProducer:
+    """The producer of ``cfg`` over ``engine``, verifying on ``executor`` and ``provers``."""
+    formatter = PromptFormatter(
+        tokenizer,
+        cfg.rollout.system_prompt,
+        tuple(cfg.rollout.few_shot),
+        SYSTEM_VARIANTS if cfg.rollout.prompt_variants else (),
+        cfg.rollout.zero_shot_rate,
+    )
+    curriculum = build_curriculum(cfg.curriculum, seed=cfg.run.seed)
+    collector = get_collector(cfg.rollout.collector.name).build(cfg.rollout.collector.params)
+    start_provers(provers, cfg.curriculum.resolved_environments())
+    source = build_reward_source(
+        cfg.reward.name, cfg.reward.params, cfg.reward.overlong.buffer, cfg.rollout.max_new_tokens
+    )
+    ctx = RewardContext(
+        tokenizer=tokenizer,
+        model=model,
+        device=str(placement.device),
+        engine=engine,
+        verifier=BatchVerifier(executor, provers, cfg.verification.timeout_s),
+    )
+    sampling = SamplingParams(
+        n=cfg.rollout.group_size,
+        temperature=cfg.rollout.temperature,
+        top_p=cfg.rollout.top_p,
+        max_new_tokens=cfg.rollout.max_new_tokens,
+        stop=tuple(cfg.rollout.stop),
+    )
+    reward = RewardStage(source, ctx)
+    return RolloutProducer(cfg, curriculum, collector, formatter, reward, engine, sampling)
+
+
+def groups_of(rollouts: Sequence[Rollout]) -> list[list[Rollout]]:
+    by_id: dict[int, list[Rollout]] = {}
+    for r in rollouts:
+        by_id.setdefault(r.group, []).append(r)
+    return list(by_id.values())
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0

@@ -1,0 +1,258 @@
+"""Asynchronous training with bounded staleness: k = 0 is the synchronous loop bit for bit;
+staleness never exceeds k; a stale engine stops the run; nothing is dropped uncounted."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from safetensors.torch import load_file
+
+from verirl.backends import async_local, backend_name
+from verirl.backends.staleness import WeightRing, model_checksum, version_for
+from verirl.config import ConfigError, dump_config, load_config
+from verirl.train.loop import Trainer
+from verirl.train.metrics import read_metrics
+from verirl.train.producer import Produced, StepOutput
+
+VOLATILE = ("time/", "async/", "sync/", "throughput/tokens_per_s")
+
+
+def _overrides(model_dir: Path, run_dir: Path, steps: int = 3) -> list[str]:
+    return [
+        f"model.name={model_dir}",
+        "run.plugins=[tests.train.plugin_rewards]",
+        "reward.name=test_even_tokens",
+        "optim.weight_decay=0.0",
+        f"run.dir={run_dir.parent}",
+        f"run.name={run_dir.name}",
+        f"run.steps={steps}",
+        "run.save_every=0",
+        "run.threads=1",
+        "rollout.prompts_per_step=2",
+        "rollout.group_size=3",
+        "rollout.max_new_tokens=8",
+        "optim.lr=3e-3",
+        "optim.micro_batch_tokens=200",
+        "eval.before_and_after=false",
+    ]
+
+
+def _run(model_dir: Path, run_dir: Path, *extra: str) -> list[dict[str, float]]:
+    cfg = load_config(None, [*_overrides(model_dir, run_dir), *extra])
+    with Trainer(cfg, run_dir) as t:
+        t.fit()
+    return read_metrics(run_dir)
+
+
+def _stable(rows: list[dict[str, float]]) -> list[dict[str, float]]:
+    return [
+        {k: v for k, v in r.items() if k != "time" and not k.startswith(VOLATILE)} for r in rows
+    ]
+
+
+def _weights(run_dir: Path) -> dict[str, torch.Tensor]:
+    ckpt = sorted(run_dir.glob("checkpoint-*"))[-1]
+    return load_file(str(ckpt / "trainable.safetensors"))
+
+
+def test_backend_names() -> None:
+    assert backend_name(load_config(None, [])) == "local"
+    assert backend_name(load_config(None, []), {"WORLD_SIZE": "2"}) == "torchrun"
+    assert backend_name(load_config(None, ["run.async.max_staleness=1"])) == "local-async"
+    with pytest.raises(ConfigError, match="not supported yet"):
+        load_config(None, ["run.backend=ray", "run.async.max_staleness=1"])
+    assert "async" in dump_config(load_config(None, ["run.async.max_staleness=2"]))
+
+
+@pytest.mark.slow
+def test_k0_in_a_producer_process_equals_the_synchronous_loop_bit_for_bit(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    sync = _run(tiny_model_dir, tmp_path / "sync")
+    k0 = _run(tiny_model_dir, tmp_path / "k0", "run.async.max_staleness=0")
+    a_rows, b_rows = _stable(k0), _stable(sync)
+    diff = [
+        (i, key, a.get(key), b.get(key))
+        for i, (a, b) in enumerate(zip(a_rows, b_rows, strict=True))
+        for key in sorted(a.keys() | b.keys())
+        if a.get(key) != b.get(key)
+    ]
+    assert diff == []
+    assert [r["async/staleness_max"] for r in k0] == [0.0, 0.0, 0.0]
+    a, b = _weights(tmp_path / "sync"), _weights(tmp_path / "k0")
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[n], b[n]) for n in a)
+    # and the loop really trained (a run that changed nothing would also be "equal")
+    assert any(r["train/grad_norm"] > 0 for r in sync)
+
+
+def test_k1_is_one_version_stale_and_nothing_is_dropped(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    rows = _run(
+        tiny_model_dir,
+        tmp_path / "k1",
+        "run.async.max_staleness=1",
+        "run.async.producer=thread",
+    )
+    assert [r["async/staleness_max"] for r in rows] == [0.0, 1.0, 1.0]
+    assert all(r["async/dropped"] == 0 and r["sync/mismatch"] == 0 for r in rows)
+    assert all(r["async/queue_depth"] >= 0 for r in rows)
+    assert all(r["async/learner_idle_s"] >= 0 for r in rows)
+
+
+def test_a_stale_engine_is_detected_and_the_run_stops(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine 'loads' version ≥ 1 without copying the weights (the weights never reached
+    it): the checksum of what it holds differs from the learner's, the run stops."""
+    real = async_local.load_weights
+
+    def stale(ring: WeightRing, model: torch.nn.Module, version: int) -> int:
+        expected = real(ring, model, 0)  # keeps sampling from the initial policy
+        return expected if version == 0 else int(ring.checksums[version % ring.size])
+
+    monkeypatch.setattr(async_local, "load_weights", stale)
+    cfg = load_config(
+        None,
+        [
+            *_overrides(tiny_model_dir, tmp_path / "stale"),
+            "run.async.max_staleness=1",
+            "run.async.producer=thread",
+        ],
+    )
+    with Trainer(cfg, tmp_path / "stale") as t, pytest.raises(async_local.WeightSyncError):
+        t.fit()
+    rows = read_metrics(tmp_path / "stale")
+    assert rows == [] or rows[-1]["step"] < 3
+
+
+def test_a_batch_staler_than_k_is_dropped_counted_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    cfg = load_config(None, ["run.async.max_staleness=1"])
+    backend = async_local.AsyncLocalBackend(cfg, None)  # type: ignore[arg-type]
+    out = StepOutput([], [], 1)
+    fresh = Produced(out, version=4)
+    assert backend._accept(5, fresh, 5) is fresh
+    from verirl.types import Problem, Rollout
+
+    problem = Problem("addition", 0, 0, "x", "1")
+    rollouts = [Rollout(problem, g, (1,), (2,), (0.0,), "t", "stop") for g in (7, 7, 8)]
+    old = Produced(StepOutput(rollouts, rollouts, 1), version=3)
+    with caplog.at_level(logging.WARNING, logger="verirl.train"):
+        assert backend._accept(5, old, 5) is None
+    assert backend.dropped == 2  # two groups
+    assert "dropped 1 produced batch(es), 2 group(s)" in caplog.text
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    k=st.integers(min_value=0, max_value=3),
+    start=st.integers(min_value=0, max_value=2),
+    seed=st.integers(min_value=0, max_value=10_000),
+)
+def test_staleness_never_exceeds_k_under_random_timings(k: int, start: int, seed: int) -> None:
+    """A producer thread and a learner with random durations through the real weight ring:
+    every batch is sampled with version max(start, i − k), loaded intact, and trained at
+    version i, so its staleness is min(k, i − start) ≤ k — whatever the timings."""
+    rng = random.Random(seed)
+    delays_p = [rng.uniform(0, 0.004) for _ in range(12)]
+    delays_l = [rng.uniform(0, 0.004) for _ in range(12)]
+    model = torch.nn.Linear(3, 2)
+    ring = WeightRing(model, k)
+    ring.publish(model, start)
+    steps = start + 8
+    out: queue.Queue[tuple[int, int, bool]] = queue.Queue()
+
+    def producer() -> None:
+        mine = torch.nn.Linear(3, 2)
+        for i in range(start, steps):
+            v = version_for(i, k, start)
+            ring.wait_for(v)
+            expected = ring.load(mine, v)
+            time.sleep(delays_p[i - start])
+            out.put((i, v, model_checksum(mine) == expected))
+
+    worker = threading.Thread(target=producer, daemon=True)
+    worker.start()
+    for step in range(start, steps):
+        i, v, intact = out.get(timeout=30)
+        assert i == step and intact
+        assert 0 <= step - v <= k
+        assert step - v == min(k, step - start)
+        time.sleep(delays_l[step - start])
+        with torch.no_grad():
+            model.weight.add_(1.0)  # an "update": version step + 1
+        ring.publish(model, step + 1)
+    worker.join(timeout=30)
+
+
+@pytest.mark.slow
+def test_a_producer_killed_mid_run_resumes_from_its_checkpoint(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """kill -9 of the producer process: the learner stops the step (the run exits non-zero),
+    the newest checkpoint holds the learner's and the producer's state of one step (nothing
+    half-applied), and the resumed run ends where an uninterrupted one does."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    from tests.train.test_e2e import _wait_for_step
+
+    root = Path(__file__).resolve().parents[2]
+
+    def _cli(args: list[str]) -> subprocess.Popen[str]:
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(root), str(root / "src")]),
+            "PYTHONWARNINGS": "ignore",
+        }
+        return subprocess.Popen(
+            [sys.executable, "-m", "verirl.cli", "train", *args],
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    extra = ["run.steps=4", "run.save_every=1", "run.keep_checkpoints=5"]
+    straight = tmp_path / "straight"
+    _run(tiny_model_dir, straight, *extra)  # the synchronous loop (= k 0, tested above)
+
+    killed = tmp_path / "killed"
+    proc = _cli([*_overrides(tiny_model_dir, killed), *extra, "run.async.max_staleness=0"])
+    _wait_for_step(killed, 2, proc, limit=600)
+    pid = int(
+        re.findall(
+            r"async producer started \(process, pid (\d+)\)", (killed / "run.log").read_text()
+        )[0]
+    )
+    os.kill(pid, signal.SIGKILL)
+    assert proc.wait(timeout=300) != 0
+    assert "producer" in proc.stderr.read()
+    done = [r["step"] for r in read_metrics(killed)]
+    assert done[-1] < 4
+
+    proc = _cli(["--resume", str(killed)])
+    assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
+    assert [r["step"] for r in read_metrics(killed)] == [1, 2, 3, 4]
+    a, b = _weights(straight), _weights(killed)
+    assert all(torch.equal(a[n], b[n]) for n in a)
+    sa = torch.load(straight / "checkpoint-000004" / "state.pt", weights_only=False)
+    sb = torch.load(killed / "checkpoint-000004" / "state.pt", weights_only=False)
+    assert sa["curriculum"] == sb["curriculum"]
+    assert sa["next_group"] == sb["next_group"] == 4 * 2

@@ -104,7 +104,7 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
             import pyarrow.parquet as pq
         except ModuleNotFoundError:
             raise UserInputError(
-                "reading parquet needs pyarrow: pip install 'verirl[benchmarks]'"
+                "reading parquet needs pyarrow: pip install 'verirl[bench]'"
             ) from None
         try:
             return list(pq.read_table(path).to_pylist())
@@ -131,7 +131,7 @@ def hub_rows(source: HubSource) -> list[dict[str, Any]]:
         import datasets
     except ModuleNotFoundError:
         raise UserInputError(
-            "--hub needs the datasets package: pip install 'verirl[benchmarks]'"
+            "--hub needs the datasets package: pip install 'verirl[bench]'"
         ) from None
     try:
         data = datasets.load_dataset(source.repo, source.config, split=source.split)

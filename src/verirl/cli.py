@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -387,9 +388,19 @@ def _benchmarks(ns: argparse.Namespace) -> int:
             console=console,
         ) as bar:
             task = bar.add_task(spec.name, total=len(problems))
+            started = time.monotonic()
 
-            def advance(done: int, bar: Progress = bar, task: TaskID = task) -> None:
+            def advance(
+                done: int, bar: Progress = bar, task: TaskID = task, started: float = started
+            ) -> None:
                 bar.advance(task, done)
+                if not console.is_terminal:  # a log file: one line per chunk instead of a bar
+                    finished = int(bar.tasks[0].completed)
+                    console.print(
+                        f"{bar.tasks[0].description}: {finished}/{bar.tasks[0].total} problems, "
+                        f"{time.monotonic() - started:.0f} s",
+                        highlight=False,
+                    )
 
             if spec.kind == "code":
                 res = bm.run_humaneval(problems, engine, tokenizer, settings, where, advance)

@@ -187,6 +187,7 @@ def test_cli_benchmark_with_a_tiny_model(
         (["--benchmark", "aime"], "unknown benchmark 'aime'"),
         (["--benchmark", "gsm8k", "--data", "missing.jsonl"], "does not exist"),
         (["--benchmark", "humaneval", "--hub"], "not the Hub"),
+        (["--benchmark", "gsm_symbolic", "--hub"], "no Hub copy"),
     ],
 )
 def test_cli_errors_before_loading_a_model(

@@ -244,6 +244,8 @@ def load_math_items(
 ) -> tuple[list[MathItem], str]:
     """The problems of a math benchmark (the first ``limit``) and a description of where they
     came from. See :mod:`verirl.evals.benchmark_data` for the search order."""
+    if hub and bench.hub is None:
+        raise UserInputError(f"{bench.name} has no Hub copy: it is generated (drop --hub)")
     if bench.name == "gsm_symbolic" and path is None:
         size = limit or bench.size
         return data.gsm_symbolic_items(size, seed), f"reasoning-gym gsm_symbolic (seed {seed})"
@@ -251,7 +253,7 @@ def load_math_items(
     if path is not None:
         rows, where = data.read_rows(path), str(path)
     elif hub:
-        assert bench.hub is not None
+        assert bench.hub is not None  # checked above
         rows, where = data.hub_rows(bench.hub), f"hub:{bench.hub.repo}"
     else:
         found = data.find_local(bench.filename or "") if bench.filename else None

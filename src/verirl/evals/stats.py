@@ -58,10 +58,6 @@ class Estimate:
             "problems": self.problems,
         }
 
-    def render(self, digits: int = 3) -> str:
-        """``0.412 [0.345, 0.482]``."""
-        return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
-
 
 def pass_at_k(n: int, c: int, k: int) -> float:
     """The unbiased pass@k of one problem with ``n`` samples, ``c`` correct (Chen et al.

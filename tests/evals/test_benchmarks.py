@@ -67,7 +67,8 @@ def tokenizer() -> Any:
 
 def test_run_math_grades_and_summarizes(tokenizer: Any, tmp_path: Path) -> None:
     engine = ScriptedEngine(tokenizer)
-    settings = BenchmarkSettings(samples=2, temperature=1.0, ks=(1, 2), seed=5)
+    # a generous grading timeout: math-verify's is wall-clock, and CI machines get busy
+    settings = BenchmarkSettings(samples=2, temperature=1.0, ks=(1, 2), seed=5, grade_timeout_s=60)
     import verirl.evals.benchmarks as bm
 
     res = run_math(BENCHMARKS.get("gsm8k"), ITEMS, engine, tokenizer, settings, "scripted")

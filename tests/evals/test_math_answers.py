@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from verirl.evals.math_answers import grade, gsm8k_gold, parse_gold
+from verirl.evals.math_answers import Grade, gsm8k_gold, parse_gold
+from verirl.evals.math_answers import grade as grade_5s
+
+SLACK_S = 60  # math-verify's timeouts are wall-clock; a busy CI machine must not fail a gold
+
+
+def grade(response: str, gold: str) -> Grade:
+    return grade_5s(response, gold, SLACK_S)
+
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,7 +94,7 @@ def test_grade_reports_the_answer_and_the_box() -> None:
     ],
 )
 def test_hostile_responses_never_raise(hostile: str) -> None:
-    g = grade(hostile, "18")
+    g = grade_5s(hostile, "18")  # a timeout is a wrong answer too
     assert g.correct is False
 
 

@@ -139,6 +139,7 @@ class BenchmarkSettings:
     seed: int = 0
     ks: tuple[int, ...] = (1,)
     limit: int | None = None
+    grade_timeout_s: int = 5  # math-verify's per-call wall-clock timeout (its default)
 
     def check(self) -> None:
         """Raise :class:`UserInputError` naming the first bad setting."""
@@ -337,7 +338,7 @@ def run_math(
     )
     records = []
     for item, group in zip(items, groups, strict=True):
-        grades = [grade(g.text, item.gold) for g in group]
+        grades = [grade(g.text, item.gold, settings.grade_timeout_s) for g in group]
         records.append(
             ProblemRecord(
                 item.id,

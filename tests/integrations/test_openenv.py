@@ -112,7 +112,11 @@ def test_generic_client_runs_an_episode(server_url: str) -> None:
         async with GenericEnvClient(base_url=server_url) as client:
             start = await client.reset(env="addition", difficulty=1, seed=9)
             result = await client.step({"output": _right("addition", 1, 9)})
-            return start.observation, {"reward": result.reward, "done": result.done, **result.observation}
+            return start.observation, {
+                "reward": result.reward,
+                "done": result.done,
+                **result.observation,
+            }
 
     start, result = asyncio.run(episode())
     assert start["prompt"] == get_env("addition").generate(1, 9).prompt

@@ -45,7 +45,9 @@ def test_group_resets_share_a_problem_and_rewards_are_the_verdicts() -> None:
     for i, e in enumerate(envs):
         env, d, s = ids[i]
         right = _solution(env, d, s)
-        answer = right if i % 2 == 0 else get_env(env).corrupt(get_env(env).generate(d, s), right, rng)
+        answer = (
+            right if i % 2 == 0 else get_env(env).corrupt(get_env(env).generate(d, s), right, rng)
+        )
         reply = e.submit_answer(answer)
         assert reply == "Correct." if i % 2 == 0 else reply != "Correct."
         want = get_env(env).verify(get_env(env).generate(d, s), f"\\boxed{{{answer}}}")

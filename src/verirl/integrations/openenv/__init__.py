@@ -67,7 +67,7 @@ class VerirlAction(Action):
         default="",
         max_length=MAX_OUTPUT_CHARS,
         description="The model's output: an answer in the environment's answer format, or for "
-        "tool_world one tool call as a ```json block {\"tool\": NAME, \"args\": {...}}.",
+        'tool_world one tool call as a ```json block {"tool": NAME, "args": {...}}.',
     )
     finish: bool = Field(
         default=False,

@@ -66,7 +66,7 @@ def task_names() -> list[str]:
     return sorted(n for n in DATASETS if n in CURRICULA)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _levels(task: str) -> int:
     """The task's highest curriculum level (over its attributes)."""
     cur = create_curriculum(task)

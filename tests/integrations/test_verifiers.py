@@ -6,7 +6,12 @@ assistant turns come from a stub policy."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +94,26 @@ def test_rewards_are_the_verdicts_and_feed_the_curriculum() -> None:
         trace = _trace(task, reply)
         asyncio.run(task.score(trace))
         assert trace.rewards["verirl"] is not None and trace.rewards["verirl"].score == -1.0
+
+
+@pytest.mark.slow
+def test_the_verifiers_cli_resolves_the_taskset_by_id(tmp_path: Path) -> None:
+    """``vf-eval verirl-gym ...`` (dry run: resolve and validate the config, no model)."""
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    code = "import sys; from verifiers.v1.cli.eval.main import main; sys.exit(main())"
+    args = ["verirl-gym", "--env.taskset.environments", '["addition","sort_list"]']
+    args += ["--env.taskset.num-tasks", "3", "--dry-run", "True"]
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    (resolved,) = tmp_path.glob("outputs/*/configs/resolved/eval.json")
+    taskset = json.loads(resolved.read_text())["env"]["taskset"]
+    assert taskset["id"] == "verirl-gym" and taskset["environments"] == ["addition", "sort_list"]
+    assert taskset["num_tasks"] == 3 and taskset["tau_num"] == 128

@@ -73,6 +73,20 @@ def test_refinement_gives_feedback_until_max_turns_and_finish_ends_it() -> None:
         env.step(VerirlAction(output="x"))
 
 
+def test_an_episode_without_a_verdict_is_not_counted() -> None:
+    source = build_source(["addition"], tau_num=1000)
+    env = VerirlEnvironment(source)
+    env.reset()
+    env.close()  # openenv's HTTP /reset: a fresh environment, closed without a step
+    env.reset()
+    env.reset()  # left without a verdict again
+    assert source.episodes_finished == 0
+    env.step(VerirlAction(output="no answer"))  # max_turns 1: a verdict ends it
+    env.reset()
+    assert source.episodes_finished == 1
+    assert source.curriculum is not None and source.curriculum.counters("addition") == (0, 1)
+
+
 def test_bad_resets_name_what_is_wrong() -> None:
     env = VerirlEnvironment(build_source(["addition"]))
     with pytest.raises(UserInputError, match="missing: seed"):
@@ -94,6 +108,7 @@ def server_url() -> str:
         yield url
 
 
+@pytest.mark.slow
 def test_http_routes_of_openenv_core(server_url: str) -> None:
     assert requests.get(f"{server_url}/health", timeout=10).json()["status"] == "healthy"
     schema = requests.get(f"{server_url}/schema", timeout=10).json()
@@ -107,6 +122,7 @@ def test_http_routes_of_openenv_core(server_url: str) -> None:
     assert reset["done"] is False
 
 
+@pytest.mark.slow
 def test_generic_client_runs_an_episode(server_url: str) -> None:
     async def episode() -> tuple[dict, dict]:
         async with GenericEnvClient(base_url=server_url) as client:
@@ -123,6 +139,7 @@ def test_generic_client_runs_an_episode(server_url: str) -> None:
     assert result["reward"] == 1.0 and result["done"] and result["correct"] is True
 
 
+@pytest.mark.slow
 def test_typed_client_tool_world_one_call_per_step(server_url: str) -> None:
     from verirl.envs.tool_world import TURN_SEPARATOR
 
@@ -141,6 +158,7 @@ def test_typed_client_tool_world_one_call_per_step(server_url: str) -> None:
     assert state.step_count == len(calls) and state.env == "tool_world"
 
 
+@pytest.mark.slow
 def test_remote_source_feeds_the_server_curriculum(server_url: str) -> None:
     session = OpenEnvSource(server_url).session()
     try:

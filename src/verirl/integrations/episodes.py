@@ -25,7 +25,8 @@ Episode rules (identical on both paths, so an answer gets the same verdict every
   observation is the call's result, for up to ``max_tool_calls`` calls.
 - The episode ends when an answer is fully correct, the turns are used up, or ``finish()`` is
   called; then the final verdict (the last turn's; a wrong-format verdict when there was no
-  turn) is fed to the curriculum once: ``Verdict.correct``, as RLVE adapts on full correctness
+  turn) is fed to the curriculum once (an episode left by a new ``reset`` or ``close`` counts
+  its last verdict, or nothing when it had none): ``Verdict.correct``, as RLVE adapts on full correctness
   (Zeng et al. 2025, arXiv:2511.07317), counted for every episode of an environment the
   curriculum holds, explicit ones included.
 """
@@ -205,8 +206,7 @@ class LocalSession:
     ) -> EpisodeStart:
         from verirl.envs import ENVIRONMENTS, get_env
 
-        if not self._recorded:  # an abandoned episode still counts, as a failure
-            self.finish()
+        self._abandon()
         task = explicit_task(env, difficulty, seed)
         if task is None:
             drawn = self.source.draw()
@@ -303,8 +303,14 @@ class LocalSession:
         )
 
     def close(self) -> None:
-        if self.problem is not None and not self._recorded:
-            self.finish()
+        self._abandon()
+
+    def _abandon(self) -> None:
+        """Leave the current episode: a verdict already given counts; an episode with no
+        step and no :meth:`finish` (e.g. openenv's stateless HTTP ``/reset``) gave none and
+        is not counted."""
+        if self.problem is not None and not self._recorded and self.last is not None:
+            self._end()
 
     def _end(self) -> None:
         assert self.problem is not None and self.last is not None

@@ -25,10 +25,10 @@ Episode rules (identical on both paths, so an answer gets the same verdict every
   observation is the call's result, for up to ``max_tool_calls`` calls.
 - The episode ends when an answer is fully correct, the turns are used up, or ``finish()`` is
   called; then the final verdict (the last turn's; a wrong-format verdict when there was no
-  turn) is fed to the curriculum once (an episode left by a new ``reset`` or ``close`` counts
-  its last verdict, or nothing when it had none): ``Verdict.correct``, as RLVE adapts on full correctness
-  (Zeng et al. 2025, arXiv:2511.07317), counted for every episode of an environment the
-  curriculum holds, explicit ones included.
+  turn) is fed to the curriculum once: ``Verdict.correct``, as RLVE adapts on full
+  correctness (Zeng et al. 2025, arXiv:2511.07317), counted for every episode of an
+  environment the curriculum holds, explicit ones included. An episode left by a new
+  ``reset`` or ``close`` counts its last verdict, or nothing when it had none.
 """
 
 from __future__ import annotations

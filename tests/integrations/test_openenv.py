@@ -110,13 +110,13 @@ def server_url() -> str:
 
 @pytest.mark.slow
 def test_http_routes_of_openenv_core(server_url: str) -> None:
-    assert requests.get(f"{server_url}/health", timeout=10).json()["status"] == "healthy"
-    schema = requests.get(f"{server_url}/schema", timeout=10).json()
+    assert requests.get(f"{server_url}/health", timeout=120).json()["status"] == "healthy"
+    schema = requests.get(f"{server_url}/schema", timeout=120).json()
     assert "output" in schema["action"]["properties"]
     assert {"prompt", "correct", "detail", "tools"} <= set(schema["observation"]["properties"])
     # openenv-core 0.3.0's HTTP /reset builds a fresh environment per request
     reset = requests.post(
-        f"{server_url}/reset", json={"env": "addition", "difficulty": 2, "seed": 4}, timeout=10
+        f"{server_url}/reset", json={"env": "addition", "difficulty": 2, "seed": 4}, timeout=120
     ).json()
     assert reset["observation"]["prompt"] == get_env("addition").generate(2, 4).prompt
     assert reset["done"] is False

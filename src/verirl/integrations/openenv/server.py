@@ -59,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         initial_difficulty=args.initial_difficulty,
         max_turns=args.max_turns,
     )
+    from verirl.envs import load_all
+
+    load_all()  # import every environment family before the first request, not during it
     uvicorn.run(create_app(source), host=args.host, port=args.port, log_level="warning")
 
 

@@ -6,7 +6,8 @@
   task's curriculum (every size attribute at level ``min(d, its last level)``), then
   ``generate_configuration()``; ``max_difficulty`` is the task's highest level, so RLVE's
   window stops there (:class:`~verirl.curriculum.AdaptiveDifficulty` caps ``h`` at it).
-- generation is pure: the dataset's seed comes from verirl's seeded RNG for
+- generation is pure: one reasoning-gym dataset per level (a fixed dataset seed, a virtual
+  size of 2^62), and the entry's index drawn from verirl's seeded RNG for
   ``(name, difficulty, seed)``; the entry (``question``, ``answer``, ``metadata``) is stored
   JSON-normalised in ``Problem.data`` so it travels between processes.
 - the verifier is reasoning-gym's scorer, ``score_answer(answer, entry)`` on the answer in
@@ -73,17 +74,24 @@ def _levels(task: str) -> int:
     return max((len(a.levels) - 1 for a in cur.attributes.values()), default=0)
 
 
-def _config(task: str, level: int, seed: int) -> Any:
+DATASET_SEED = 20250101
+"""The seed of every level's dataset; a problem's own seed picks the entry (its index)."""
+VIRTUAL_SIZE = 2**62
+"""The datasets' virtual size, so that every verirl seed (training and held-out) is an index."""
+
+
+def _config(task: str, level: int) -> Any:
     cur: BaseCurriculum = create_curriculum(task)
     cur.set_global_level(level)
-    config = cur.generate_configuration({"seed": seed, "size": 1})
-    return config
+    return cur.generate_configuration({"seed": DATASET_SEED, "size": VIRTUAL_SIZE})
 
 
-@functools.lru_cache(maxsize=256)
-def _dataset(task: str, level: int, seed: int) -> ProceduralDataset:
+@functools.lru_cache(maxsize=512)
+def _dataset(task: str, level: int) -> ProceduralDataset:
+    """One dataset per (task, level), built once per process: entry ``i`` is reasoning-gym's
+    item ``i`` (its generators seed ``Random(dataset_seed + i)`` per item)."""
     dataset_cls, _ = DATASETS[task]
-    return dataset_cls(config=_config(task, level, seed))
+    return dataset_cls(config=_config(task, level))
 
 
 def _plain(value: Any) -> Any:
@@ -105,17 +113,17 @@ class ReasoningGymTask(Environment):
     size_measure = "prompt length (reasoning-gym's size parameters grow with the level)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        config_seed = rng.randrange(2**31)
-        entry = _plain(_dataset(self.task, difficulty, config_seed)[0])
+        index = rng.randrange(2**61)  # from verirl's seeded RNG for (name, difficulty, seed)
+        entry = _plain(_dataset(self.task, difficulty)[index])
         return Instance(
             prompt=str(entry["question"]),
             answer=str(entry["answer"]),
-            data={"entry": entry, "config_seed": config_seed},
+            data={"entry": entry, "index": index},
         )
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         entry = problem.data["entry"]
-        dataset = _dataset(self.task, problem.difficulty, int(problem.data["config_seed"]))
+        dataset = _dataset(self.task, problem.difficulty)
         score = dataset.score_answer(answer.strip(), dict(entry))
         if not isinstance(score, int | float) or score != score:
             return Verdict(WRONG_FORMAT, False, "the scorer gave no number")

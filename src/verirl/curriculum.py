@@ -557,8 +557,10 @@ class CurriculumConfig(BaseModel):
         dupes = sorted({e for e in value if value.count(e) > 1})
         if dupes:
             raise ValueError(f"curriculum.environments lists {', '.join(dupes)} more than once")
+        from verirl.envs import is_env
+
         known = _registered_envs()
-        unknown = [n for n in value if n not in known]
+        unknown = [n for n in value if n not in known and not is_env(n)]
         if unknown:
             raise ValueError(
                 f"unknown environment(s) {', '.join(map(repr, unknown))} in curriculum."
@@ -617,9 +619,8 @@ def build_curriculum(cfg: CurriculumConfig, seed: int = 0) -> Curriculum:
 def _max_difficulty(env: str) -> int:
     """The largest difficulty environment ``env`` generates (unbounded when it is not a
     registered environment)."""
-    from verirl.envs import ENVIRONMENTS, get_env, load_all
+    from verirl.envs import get_env, is_env
 
-    load_all()
-    if env not in ENVIRONMENTS:
+    if not is_env(env):
         return 2**62
     return int(get_env(env).max_difficulty)

@@ -70,10 +70,9 @@ class ProblemStore:
             hit = self._items.get(key)
         if hit is not None:
             return hit
-        from verirl.envs import ENVIRONMENTS, get_env, load_all
+        from verirl.envs import get_env, is_env
 
-        load_all()
-        if env not in ENVIRONMENTS:
+        if not is_env(env):
             raise UserInputError(
                 f"dataset row names environment {env!r} ({ENV_KEY}), which is not registered"
             )

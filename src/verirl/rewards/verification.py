@@ -28,7 +28,7 @@ import logging
 import time
 from collections.abc import Sequence
 
-from verirl.envs import ENVIRONMENTS, get_env, load_all
+from verirl.envs import get_env, is_env, load_all
 from verirl.envs.base import INVALID, WRONG_FORMAT
 from verirl.provers.settings import Provers
 from verirl.rewards.executors import Executor, InlineExecutor
@@ -85,7 +85,7 @@ class BatchVerifier:
         plain: list[int] = []
         by_prover: dict[str, list[int]] = {}
         for i, problem in enumerate(problems):
-            if problem.env not in ENVIRONMENTS:
+            if not is_env(problem.env):
                 continue
             env = get_env(problem.env)
             if env.prover is not None:

@@ -36,10 +36,9 @@ SYSTEM_VARIANTS: tuple[str, ...] = (
 def answer_format_of(problem: Problem) -> AnswerFormat:
     """The answer format the problem's environment declares (``\\boxed{}`` when the env is
     not a registered environment, e.g. a dataset row)."""
-    from verirl.envs import ENVIRONMENTS, load_all
+    from verirl.envs import ENVIRONMENTS, is_env
 
-    load_all()
-    if problem.env in ENVIRONMENTS:
+    if is_env(problem.env):
         return ENVIRONMENTS.get(problem.env).answer_format
     return BOXED
 

@@ -17,12 +17,20 @@ The pieces, each a documented TRL extension point::
 - :class:`PolicyReward`: CER or Rule+CER scored by the policy being trained (handed over by
   :class:`VerirlCallback`).
 - :class:`MultiTurnRollout`: a ``rollout_func`` running verirl's refinement episodes.
+- :class:`EnvironmentFactory`: TRL's ``environment_factory`` — episodes from a local or remote
+  curriculum, ``submit_answer`` (or ``tool_world``'s tools) as the model's tools, and
+  ``get_reward`` returning the verdict (:mod:`verirl.integrations.trl.environment`).
 """
 
 from __future__ import annotations
 
 from verirl.integrations.trl.callback import VerirlCallback
 from verirl.integrations.trl.data import CurriculumDataset
+from verirl.integrations.trl.environment import (
+    AnswerEnvironment,
+    EnvironmentFactory,
+    ToolWorldEnvironment,
+)
 from verirl.integrations.trl.multiturn import MultiTurnRollout
 from verirl.integrations.trl.rewards import EnvReward, PolicyReward, completion_texts
 
@@ -30,10 +38,13 @@ TESTED_TRL_VERSION = "1.16.0"
 
 __all__ = [
     "TESTED_TRL_VERSION",
+    "AnswerEnvironment",
     "CurriculumDataset",
     "EnvReward",
+    "EnvironmentFactory",
     "MultiTurnRollout",
     "PolicyReward",
+    "ToolWorldEnvironment",
     "VerirlCallback",
     "completion_texts",
 ]

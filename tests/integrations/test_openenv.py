@@ -1,0 +1,181 @@
+"""verirl's gym over OpenEnv: served by openenv-core's own app in a real uvicorn process on
+loopback, driven by openenv-core's own client classes (GenericEnvClient, EnvClient)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+pytest.importorskip("openenv.core", reason="needs openenv-core==0.3.0 (extra 'openenv')")
+
+import requests
+from openenv.core import GenericEnvClient
+
+from tests.integrations.gym_server import openenv_server
+from verirl.envs import get_env
+from verirl.errors import UserInputError
+from verirl.integrations.episodes import LocalSource
+from verirl.integrations.openenv import (
+    OpenEnvSource,
+    VerirlAction,
+    VerirlEnvClient,
+    VerirlEnvironment,
+)
+from verirl.integrations.openenv.server import build_source
+
+
+def _right(env: str, difficulty: int, seed: int) -> str:
+    e = get_env(env)
+    return e.answer_format.render(e.solve(e.generate(difficulty, seed)))
+
+
+def _wrong(env: str, difficulty: int, seed: int) -> str:
+    e = get_env(env)
+    p = e.generate(difficulty, seed)
+    return e.answer_format.render(e.corrupt(p, e.solve(p), random.Random(0)))
+
+
+# ---- in-process: the openenv Environment subclass -------------------------------------------
+def test_environment_verdicts_match_the_environment_and_feed_the_curriculum() -> None:
+    source = build_source(["addition"], tau_num=2, tau_acc=0.5)
+    env = VerirlEnvironment(source)
+    for _ in range(2):
+        obs = env.reset()
+        assert obs.env == "addition" and obs.difficulty == 0 and not obs.done
+        assert obs.prompt == get_env("addition").generate(0, obs.seed).prompt
+        step = env.step(VerirlAction(output=_right("addition", 0, obs.seed)))
+        assert step.done and step.correct and step.reward == 1.0
+    # two fully correct episodes at h = 0 with tau_num = 2: the window moved to [0, 1]
+    assert env.state.window == [0, 1]
+    obs = env.reset(env="addition", difficulty=3, seed=5)
+    bad = env.step(VerirlAction(output=_wrong("addition", 3, 5)))
+    want = get_env("addition").verify(get_env("addition").generate(3, 5), _wrong("addition", 3, 5))
+    assert (bad.reward, bad.correct, bad.done) == (want.reward, False, True)
+
+
+def test_refinement_gives_feedback_until_max_turns_and_finish_ends_it() -> None:
+    from verirl.curriculum import AdaptiveDifficulty
+
+    source = LocalSource(AdaptiveDifficulty(["addition"], tau_num=1000), max_turns=3)
+    env = VerirlEnvironment(source)
+    env.reset(env="addition", difficulty=2, seed=1)
+    first = env.step(VerirlAction(output="no answer here"))
+    assert not first.done and first.reward == -1.0 and first.prompt  # feedback, next turn
+    second = env.step(VerirlAction(output=_wrong("addition", 2, 1)))
+    assert not second.done and second.turn == 2 and not second.correct
+    ended = env.step(VerirlAction(finish=True))
+    assert ended.done and ended.reward == second.reward
+    assert source.curriculum is not None and source.curriculum.counters("addition") == (0, 0)
+    assert source.episodes_finished == 1  # recorded once, at difficulty 2 (not at h = 0)
+    with pytest.raises(UserInputError, match="after the episode ended"):
+        env.step(VerirlAction(output="x"))
+
+
+def test_an_episode_without_a_verdict_is_not_counted() -> None:
+    source = build_source(["addition"], tau_num=1000)
+    env = VerirlEnvironment(source)
+    env.reset()
+    env.close()  # openenv's HTTP /reset: a fresh environment, closed without a step
+    env.reset()
+    env.reset()  # left without a verdict again
+    assert source.episodes_finished == 0
+    env.step(VerirlAction(output="no answer"))  # max_turns 1: a verdict ends it
+    env.reset()
+    assert source.episodes_finished == 1
+    assert source.curriculum is not None and source.curriculum.counters("addition") == (0, 1)
+
+
+def test_bad_resets_name_what_is_wrong() -> None:
+    env = VerirlEnvironment(build_source(["addition"]))
+    with pytest.raises(UserInputError, match="missing: seed"):
+        env.reset(env="addition", difficulty=1)
+    with pytest.raises(UserInputError, match="unknown environment 'nope'"):
+        env.reset(env="nope", difficulty=1, seed=0)
+    with pytest.raises(UserInputError, match="max_difficulty"):
+        env.reset(env="addition", difficulty=10**6, seed=0)
+    with pytest.raises(UserInputError, match="unknown field"):
+        env.reset(colour="red")
+    with pytest.raises(UserInputError, match="step before reset"):
+        VerirlEnvironment(build_source(["addition"])).step(VerirlAction(output="1"))
+
+
+# ---- over the wire: openenv-core's server and clients ----------------------------------------
+@pytest.fixture(scope="module")
+def server_url() -> str:
+    with openenv_server(["addition", "tool_world"], tau_num=2, tau_acc=0.5) as url:
+        yield url
+
+
+@pytest.mark.slow
+def test_http_routes_of_openenv_core(server_url: str) -> None:
+    assert requests.get(f"{server_url}/health", timeout=120).json()["status"] == "healthy"
+    schema = requests.get(f"{server_url}/schema", timeout=120).json()
+    assert "output" in schema["action"]["properties"]
+    assert {"prompt", "correct", "detail", "tools"} <= set(schema["observation"]["properties"])
+    # openenv-core 0.3.0's HTTP /reset builds a fresh environment per request
+    reset = requests.post(
+        f"{server_url}/reset", json={"env": "addition", "difficulty": 2, "seed": 4}, timeout=120
+    ).json()
+    assert reset["observation"]["prompt"] == get_env("addition").generate(2, 4).prompt
+    assert reset["done"] is False
+
+
+@pytest.mark.slow
+def test_generic_client_runs_an_episode(server_url: str) -> None:
+    async def episode() -> tuple[dict, dict]:
+        async with GenericEnvClient(base_url=server_url) as client:
+            start = await client.reset(env="addition", difficulty=1, seed=9)
+            result = await client.step({"output": _right("addition", 1, 9)})
+            return start.observation, {
+                "reward": result.reward,
+                "done": result.done,
+                **result.observation,
+            }
+
+    start, result = asyncio.run(episode())
+    assert start["prompt"] == get_env("addition").generate(1, 9).prompt
+    assert result["reward"] == 1.0 and result["done"] and result["correct"] is True
+
+
+@pytest.mark.slow
+def test_typed_client_tool_world_one_call_per_step(server_url: str) -> None:
+    from verirl.envs.tool_world import TURN_SEPARATOR
+
+    env = get_env("tool_world")
+    calls = env.solve(env.generate(2, 3)).split(TURN_SEPARATOR)
+    assert len(calls) >= 2
+    with VerirlEnvClient(base_url=server_url).sync() as client:
+        start = client.reset(env="tool_world", difficulty=2, seed=3).observation
+        assert "files.list" in start.tools
+        results = [client.step(VerirlAction(output=c)) for c in calls]
+        state = client.state()
+    assert [r.done for r in results] == [False] * (len(calls) - 1) + [True]
+    assert results[-1].observation.correct and results[-1].reward == 1.0
+    assert results[0].observation.prompt.startswith("Observation:")  # the call's result
+    assert results[0].reward is not None and results[0].reward < 1.0
+    assert state.step_count == len(calls) and state.env == "tool_world"
+
+
+@pytest.mark.slow
+def test_remote_source_feeds_the_server_curriculum(server_url: str) -> None:
+    session = OpenEnvSource(server_url).session()
+    try:
+        seen: list[tuple[str, int]] = []
+        raised = False
+        for _ in range(40):
+            start = session.reset()  # drawn by the server's curriculum
+            seen.append((start.env, start.difficulty))
+            if start.env != "addition":
+                session.finish()  # a failed tool_world episode (no call)
+                continue
+            out = session.step(_right(start.env, start.difficulty, start.seed))
+            assert out.correct and out.done
+            if start.difficulty == 1:
+                raised = True
+                break
+        # the server's addition window rose after 2 correct episodes at h = 0 (tau_num = 2)
+        assert raised, seen
+    finally:
+        session.close()

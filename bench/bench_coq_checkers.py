@@ -23,9 +23,9 @@ import time
 
 from verirl.envs.coq_proofs import CoqProofs
 from verirl.provers.base import FormalProblem
-from verirl.provers.coq_idetop import CoqIdeChecker
-from verirl.provers.coq_theorems import bundled_theorems
-from verirl.provers.coqc import CoqcChecker
+from verirl.provers.coq.coqc import CoqcChecker
+from verirl.provers.coq.idetop import CoqIdeChecker
+from verirl.provers.coq.theorems import bundled_theorems
 from verirl.types import Problem
 
 

@@ -13,11 +13,11 @@ import pytest
 
 from tests.provers.coq_marks import needs_coq
 from verirl.provers.base import FormalProblem
-from verirl.provers.coq_attempt import CoqProblemError, prepare_attempt
-from verirl.provers.coq_idetop import CoqIdeChecker
-from verirl.provers.coq_safety import check_proof
-from verirl.provers.coq_sentences import Sentence, scan
-from verirl.provers.coqc import CoqcChecker
+from verirl.provers.coq.attempt import CoqProblemError, prepare_attempt
+from verirl.provers.coq.coqc import CoqcChecker
+from verirl.provers.coq.idetop import CoqIdeChecker
+from verirl.provers.coq.safety import check_proof
+from verirl.provers.coq.sentences import Sentence, scan
 
 STDLIB = Path("/usr/lib/ocaml/coq/theories")
 pytestmark = [

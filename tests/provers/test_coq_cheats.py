@@ -13,8 +13,8 @@ import pytest
 
 from tests.provers.coq_marks import needs_coq
 from verirl.provers.base import FormalProblem, ProofChecker
-from verirl.provers.coq_idetop import CoqIdeChecker
-from verirl.provers.coqc import CoqcChecker
+from verirl.provers.coq.coqc import CoqcChecker
+from verirl.provers.coq.idetop import CoqIdeChecker
 
 pytestmark = [
     pytest.mark.coq,

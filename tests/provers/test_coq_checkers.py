@@ -14,10 +14,10 @@ import pytest
 
 from tests.provers.coq_marks import needs_coq
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
-from verirl.provers.coq_attempt import CoqNotFoundError, CoqProblemError
-from verirl.provers.coq_idetop import CoqIdeChecker
-from verirl.provers.coq_sentences import split_sentences
-from verirl.provers.coqc import CoqcChecker
+from verirl.provers.coq.attempt import CoqNotFoundError, CoqProblemError
+from verirl.provers.coq.coqc import CoqcChecker
+from verirl.provers.coq.idetop import CoqIdeChecker
+from verirl.provers.coq.sentences import split_sentences
 
 pytestmark = [
     pytest.mark.coq,

@@ -12,7 +12,7 @@ from verirl.envs import get_env
 from verirl.envs.coq_proofs import CoqProofs, extract_coq_proof
 from verirl.errors import UserInputError
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
-from verirl.provers.coq_theorems import theorems_by_grade
+from verirl.provers.coq.theorems import theorems_by_grade
 from verirl.provers.settings import CoqSettings, Provers, ProversConfig
 
 STATEMENT = "Theorem t : forall n : nat, n + 0 = n."

@@ -10,14 +10,14 @@ import pytest
 
 from tests.provers.coq_marks import needs_coq
 from verirl.provers.base import FormalProblem
-from verirl.provers.coq_attempt import (
+from verirl.provers.coq.attempt import (
     prelude_assumptions,
     statement_name,
     untrusted_assumptions,
 )
-from verirl.provers.coq_idetop import CoqIdeChecker, XmlReplies, xml_safe
-from verirl.provers.coq_safety import check_proof
-from verirl.provers.coqc import CoqcChecker
+from verirl.provers.coq.coqc import CoqcChecker
+from verirl.provers.coq.idetop import CoqIdeChecker, XmlReplies, xml_safe
+from verirl.provers.coq.safety import check_proof
 
 ONE = FormalProblem("coq", "one", "Theorem one : 1 = 1.")
 CLASSIC = FormalProblem(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verirl.provers.coq_safety import (
+from verirl.provers.coq.safety import (
     check_prelude,
     check_proof,
     check_statement,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from verirl.provers.coq_sentences import ByteOffsets, line_start_bytes, scan, split_sentences
+from verirl.provers.coq.sentences import ByteOffsets, line_start_bytes, scan, split_sentences
 
 HAVE_COQC = shutil.which("coqc") is not None
 needs_coq = pytest.mark.skipif(not HAVE_COQC, reason="coqc not installed (apt-get install coq)")

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 
 from tests.provers.coq_marks import needs_coq
-from verirl.provers.coq_attempt import prepare_attempt
-from verirl.provers.coq_idetop import CoqIdeChecker
-from verirl.provers.coq_theorems import (
+from verirl.provers.coq.attempt import prepare_attempt
+from verirl.provers.coq.coqc import CoqcChecker
+from verirl.provers.coq.idetop import CoqIdeChecker
+from verirl.provers.coq.theorems import (
     bundled_theorem,
     bundled_theorems,
     load_coq_file,
     parse_theorems,
     theorems_by_grade,
 )
-from verirl.provers.coqc import CoqcChecker
 
 
 def test_bundle_has_graded_theorems_with_reference_proofs() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from verirl.provers.coq_idetop import XmlReplies, richpp_text, xml_add, xml_edit_at
+from verirl.provers.coq.idetop import XmlReplies, richpp_text, xml_add, xml_edit_at
 
 FIXTURES = Path(
     os.environ.get(

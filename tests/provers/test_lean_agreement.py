@@ -30,8 +30,8 @@ from tests.provers.lean_fixtures import REPL_DIR, VERSIONS, fake_command, requir
 from tests.provers.test_lean_hostile import HOSTILE
 from tests.provers.test_lean_kimina import FakeKimina, answer_by_id
 from verirl.provers.base import FormalProblem, ProofCheck
-from verirl.provers.kimina import KiminaChecker
-from verirl.provers.lean_repl import LeanReplChecker
+from verirl.provers.lean.kimina import KiminaChecker
+from verirl.provers.lean.repl import LeanReplChecker
 
 STATEMENT = "theorem t : 2 + 2 = 4 := by"
 # beyond the hostile-output list: cheats from the safety tests and the axiom issue

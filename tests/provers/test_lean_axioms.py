@@ -1,4 +1,4 @@
-"""``#print axioms`` after a passing Lean proof (verirl.provers.lean_axioms), through both
+"""``#print axioms`` after a passing Lean proof (verirl.provers.lean.axioms), through both
 backends, and the statement that is closed being the statement that was asked.
 
 No public transcript holds a REPL or Kimina reply to ``#print axioms``, so every such reply
@@ -21,8 +21,7 @@ import pytest
 from tests.provers.lean_fixtures import fake_command
 from tests.provers.test_lean_kimina import FakeKimina, answer_by_id, print_axioms_message
 from verirl.provers.base import FormalProblem
-from verirl.provers.kimina import KiminaChecker
-from verirl.provers.lean_axioms import (
+from verirl.provers.lean.axioms import (
     DEFAULT_ALLOWED_AXIOMS,
     allowed_axioms_for,
     axioms_rejection,
@@ -32,9 +31,10 @@ from verirl.provers.lean_axioms import (
     theorem_constant,
     validate_allowed_axioms,
 )
-from verirl.provers.lean_repl import LeanReplChecker
-from verirl.provers.lean_reply import LeanMessage, LeanPos
-from verirl.provers.lean_safety import lean_proof_violation, locate_lean_proof
+from verirl.provers.lean.kimina import KiminaChecker
+from verirl.provers.lean.repl import LeanReplChecker
+from verirl.provers.lean.reply import LeanMessage, LeanPos
+from verirl.provers.lean.safety import lean_proof_violation, locate_lean_proof
 from verirl.provers.settings import LeanSettings
 
 WRITE = '#eval IO.FS.writeFile "pwned" "x"'

@@ -29,12 +29,12 @@ from verirl.envs import get_env
 from verirl.envs.lean_proofs import LeanProofs, extract_lean_proof
 from verirl.errors import UserInputError
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
-from verirl.provers.kimina import URL_ENV_VAR
-from verirl.provers.lean_repl import REPL_ENV_VAR
-from verirl.provers.lean_reply import LeanBackend, unchecked_result
-from verirl.provers.lean_safety import lean_proof_violation
-from verirl.provers.lean_text import split_lean_proof
-from verirl.provers.lean_theorems import (
+from verirl.provers.lean.kimina import URL_ENV_VAR
+from verirl.provers.lean.repl import REPL_ENV_VAR
+from verirl.provers.lean.reply import LeanBackend, unchecked_result
+from verirl.provers.lean.safety import lean_proof_violation
+from verirl.provers.lean.text import split_lean_proof
+from verirl.provers.lean.theorems import (
     LeanTheorem,
     LeanTheoremFileError,
     bundled_lean_theorem,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from verirl.provers.lean_safety import lean_proof_violation, locate_lean_proof
-from verirl.provers.lean_text import mask_comments_and_strings
+from verirl.provers.lean.safety import lean_proof_violation, locate_lean_proof
+from verirl.provers.lean.text import mask_comments_and_strings
 
 WRITE = '#eval IO.FS.writeFile "pwned" "x"'
 

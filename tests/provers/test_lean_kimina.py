@@ -16,7 +16,7 @@ import pytest
 
 from tests.provers.lean_fixtures import KIMINA_DIR, require, transcript
 from verirl.provers.base import FormalProblem
-from verirl.provers.kimina import (
+from verirl.provers.lean.kimina import (
     KiminaChecker,
     KiminaError,
     kimina_fix_header_offset,

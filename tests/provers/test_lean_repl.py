@@ -12,7 +12,7 @@ import pytest
 
 from tests.provers.lean_fixtures import REPL_DIR, VERSIONS, fake_command, require
 from verirl.provers.base import FormalProblem, ProofChecker
-from verirl.provers.lean_repl import REPL_ENV_VAR, LeanReplChecker, LeanReplError
+from verirl.provers.lean.repl import REPL_ENV_VAR, LeanReplChecker, LeanReplError
 
 MATHLIB = "import Mathlib"
 

@@ -7,7 +7,7 @@ import pytest
 
 from tests.provers.lean_fixtures import REPL_DIR, VERSIONS, require, transcript, transcript_names
 from verirl.provers.base import FormalProblem, ProofCheck
-from verirl.provers.lean_reply import (
+from verirl.provers.lean.reply import (
     build_lean_check,
     classify_reply,
     is_sorry_warning,

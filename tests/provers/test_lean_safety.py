@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verirl.provers.lean_safety import lean_proof_violation, locate_lean_proof
+from verirl.provers.lean.safety import lean_proof_violation, locate_lean_proof
 
 STATEMENT = "theorem add_zero' (n : ℕ) : n + 0 = n := by"
 PRELUDE = "import Mathlib\nimport Aesop\nset_option maxHeartbeats 400000\nopen BigOperators Real"

@@ -6,8 +6,8 @@ import pytest
 
 from tests.provers.lean_fixtures import VERSIONS, transcript
 from verirl.provers.base import TacticSpan
-from verirl.provers.lean_reply import parse_repl_reply, repl_tactic_ranges
-from verirl.provers.lean_text import (
+from verirl.provers.lean.reply import parse_repl_reply, repl_tactic_ranges
+from verirl.provers.lean.text import (
     lean_position_to_offset,
     line_starts,
     mask_comments_and_strings,

@@ -1,7 +1,7 @@
 """Coq theorem proving: whole-proof generation checked by Coq, with tactic spans for credit.
 
 ``generate(difficulty, seed)`` picks one of the bundled theorems
-(:func:`verirl.provers.coq_theorems.bundled_theorems`) whose grade is ``difficulty``; grades
+(:func:`verirl.provers.coq.theorems.bundled_theorems`) whose grade is ``difficulty``; grades
 above the hardest bundled one use the hardest (difficulty is unbounded). The prompt shows the
 prelude (imports and definitions) and the statement and asks for the proof only (a non-CoT
 prompt, as in the process-verified proving paper).
@@ -49,9 +49,9 @@ from verirl.envs.base import Instance, register_env
 from verirl.envs.formats import code_block
 from verirl.envs.proof_env import ProofEnvironment
 from verirl.provers.base import FormalProblem
-from verirl.provers.coq_attempt import prepare_attempt
-from verirl.provers.coq_sentences import scan
-from verirl.provers.coq_theorems import bundled_theorem, theorems_by_grade
+from verirl.provers.coq.attempt import prepare_attempt
+from verirl.provers.coq.sentences import scan
+from verirl.provers.coq.theorems import bundled_theorem, theorems_by_grade
 from verirl.types import Problem, Span, Verdict
 
 FORMAT_INSTRUCTION = (

@@ -6,7 +6,7 @@ whole tactic proof; Lean checks it; each tactic before the first error gets d1 a
 error and everything after it d2 (credit ``process``), on each tactic's first token.
 
 ``generate(difficulty, seed)`` picks one of the bundled core-Lean theorems
-(:func:`verirl.provers.lean_theorems.bundled_lean_theorems`) whose grade is ``difficulty``;
+(:func:`verirl.provers.lean.theorems.bundled_lean_theorems`) whose grade is ``difficulty``;
 grades above the hardest bundled one use the hardest (difficulty is unbounded). The prompt
 shows the prelude (definitions) and the statement, ending in ``:= by``, and asks for the
 tactic proof only (a non-CoT prompt, as in the paper).
@@ -58,11 +58,11 @@ from verirl.envs.formats import AnswerFormat, code_block
 from verirl.envs.proof_env import ProofEnvironment
 from verirl.errors import UserInputError
 from verirl.provers.base import FormalProblem, ProofChecker
-from verirl.provers.kimina import KiminaError
-from verirl.provers.lean_repl import LeanReplError
-from verirl.provers.lean_reply import plan_lean_check
-from verirl.provers.lean_text import is_ident_char, mask_comments_and_strings
-from verirl.provers.lean_theorems import bundled_lean_theorem, lean_theorems_by_grade
+from verirl.provers.lean.kimina import KiminaError
+from verirl.provers.lean.repl import LeanReplError
+from verirl.provers.lean.reply import plan_lean_check
+from verirl.provers.lean.text import is_ident_char, mask_comments_and_strings
+from verirl.provers.lean.theorems import bundled_lean_theorem, lean_theorems_by_grade
 from verirl.provers.settings import Provers
 from verirl.types import Problem, Span, Verdict
 

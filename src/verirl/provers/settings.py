@@ -140,17 +140,17 @@ class Provers:
         s = self._settings(system)
         if isinstance(s, CoqSettings):
             if s.backend == "coqc":
-                from verirl.provers.coqc import CoqcChecker
+                from verirl.provers.coq.coqc import CoqcChecker
 
                 return CoqcChecker(memory_mb=s.memory_mb, workers=s.workers)
-            from verirl.provers.coq_idetop import CoqIdeChecker
+            from verirl.provers.coq.idetop import CoqIdeChecker
 
             return CoqIdeChecker(s.workers, memory_mb=s.memory_mb)
         if s.backend == "kimina":
-            from verirl.provers.kimina import KiminaChecker
+            from verirl.provers.lean.kimina import KiminaChecker
 
             return KiminaChecker(s.url, allowed_axioms=s.allowed_axioms)
-        from verirl.provers.lean_repl import LeanReplChecker
+        from verirl.provers.lean.repl import LeanReplChecker
 
         return LeanReplChecker(
             s.command, memory_limit_mb=s.memory_mb, allowed_axioms=s.allowed_axioms

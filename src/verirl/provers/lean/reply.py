@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage, Status, TacticSpan
-from verirl.provers.lean_axioms import (
+from verirl.provers.lean.axioms import (
     allowed_axioms_for,
     axioms_rejection,
     rejected_for_axioms,
     theorem_constant,
 )
-from verirl.provers.lean_safety import locate_lean_proof
-from verirl.provers.lean_text import (
+from verirl.provers.lean.safety import locate_lean_proof
+from verirl.provers.lean.text import (
     is_ident_char,
     lean_position_to_offset,
     line_starts,
@@ -545,7 +545,7 @@ class LeanBackend:
         self, problem: FormalProblem, check: ProofCheck, messages: Sequence[LeanMessage]
     ) -> ProofCheck:
         """``check`` (a pass) kept, or turned into ``rejected``, given the messages of the
-        ``#print axioms`` command for the problem's theorem (:mod:`verirl.provers.lean_axioms`)."""
+        ``#print axioms`` command for the problem's theorem (:mod:`verirl.provers.lean.axioms`)."""
         allowed = allowed_axioms_for(problem, self.allowed_axioms)
         reason = axioms_rejection(messages, self._axioms_target(problem), allowed)
         raw = {"axioms_messages": [m.data for m in messages]}

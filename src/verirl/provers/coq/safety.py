@@ -4,7 +4,7 @@ The model's text may only *prove the given statement*: an optional opening ``Pro
 (``Proof using ...`` / ``Proof with ...`` are allowed too), tactics, bullets and braces, and an
 optional closing ``Qed.``/``Defined.`` as the very last sentence. Everything else is refused with
 a reason naming the construct. The rules work on the comment- and string-stripped sentences
-from :mod:`verirl.provers.coq_sentences`, so ``(* admit *)`` and ``idtac "Admitted"`` are fine
+from :mod:`verirl.provers.coq.sentences`, so ``(* admit *)`` and ``idtac "Admitted"`` are fine
 while ``admit.`` is not.
 
 Rules for a proof (first match wins):
@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from verirl.provers.coq_sentences import THEOREM_KEYWORDS, Scan, Sentence, scan
+from verirl.provers.coq.sentences import THEOREM_KEYWORDS, Scan, Sentence, scan
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_']*"
 _WORD = re.compile(_IDENT)

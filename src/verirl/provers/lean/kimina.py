@@ -34,13 +34,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from verirl.provers.base import FormalProblem, ProofCheck, Status
-from verirl.provers.lean_axioms import (
+from verirl.provers.lean.axioms import (
     DEFAULT_ALLOWED_AXIOMS,
     print_axioms_command,
     split_axioms_messages,
     validate_allowed_axioms,
 )
-from verirl.provers.lean_reply import (
+from verirl.provers.lean.reply import (
     LeanBackend,
     LeanCheckPlan,
     TacticSource,
@@ -150,7 +150,7 @@ class KiminaChecker(LeanBackend):
             Kimina); ``False`` for older servers that shift nothing.
         tactic_source, unsolved_goals, split_semicolons, split_bullets, reject_unsafe,
             check_axioms, allowed_axioms: as for
-            :class:`~verirl.provers.lean_repl.LeanReplChecker`. The server runs one snippet
+            :class:`~verirl.provers.lean.repl.LeanReplChecker`. The server runs one snippet
             per proof with no way to send a second command into its environment, so
             ``#print axioms <theorem>`` is appended to the snippet on lines of its own, and
             only the messages on its line are read as its answer.

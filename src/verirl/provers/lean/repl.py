@@ -10,13 +10,13 @@ pretty-printed JSON followed by a blank line. This client:
   environment id it returns, and then sends ``{"cmd": statement + proof, "env": N,
   "allTactics": true}`` per proof, and, when that passes, ``{"cmd": "#print axioms
   <theorem>", "env": <the proof's env>}`` to reject proofs resting on axioms outside an
-  allow-list (``sorryAx``, ``Lean.ofReduceBool``; :mod:`verirl.provers.lean_axioms`);
+  allow-list (``sorryAx``, ``Lean.ofReduceBool``; :mod:`verirl.provers.lean.axioms`);
 - enforces a wall-clock deadline per request (the REPL has none): past it the whole process
   group is killed, and the next request starts a fresh REPL and re-sends the header; the
   same happens after a crash, unparsable output, or every ``max_uses`` proofs;
-- runs the safety filter (:mod:`verirl.provers.lean_safety`) before anything reaches Lean;
+- runs the safety filter (:mod:`verirl.provers.lean.safety`) before anything reaches Lean;
 - turns each reply, in the v4.9.0-rc1 or the HEAD format, into a
-  :class:`~verirl.provers.base.ProofCheck` (:mod:`verirl.provers.lean_reply`).
+  :class:`~verirl.provers.base.ProofCheck` (:mod:`verirl.provers.lean.reply`).
 
 The paper (Kim & Yun 2026, arXiv:2606.20068) used Lean 4.9.0-rc1 with a 15 s limit per
 proof and counted a timeout as a failure; those are the defaults here.
@@ -42,14 +42,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from verirl.provers.base import FormalProblem, ProofCheck
-from verirl.provers.lean_axioms import (
+from verirl.provers.lean.axioms import (
     DEFAULT_ALLOWED_AXIOMS,
     failed_axioms_check,
     print_axioms_command,
     rejected_for_axioms,
     validate_allowed_axioms,
 )
-from verirl.provers.lean_reply import (
+from verirl.provers.lean.reply import (
     LeanBackend,
     LeanCheckPlan,
     ReplReply,
@@ -174,17 +174,17 @@ class LeanReplChecker(LeanBackend):
         all_tactics: ask the REPL for ``allTactics`` ranges.
         tactic_source: where the credited tactics come from: ``auto`` (Lean's top-level
             ranges when no tactic failed, else the layout split), ``repl`` or ``layout``;
-            see :func:`verirl.provers.lean_reply.choose_spans`.
+            see :func:`verirl.provers.lean.reply.choose_spans`.
         unsolved_goals: ``"skip_at_by"`` (default) or ``"skip_all"``: which ``unsolved
             goals`` errors may name the failing tactic (see
-            :func:`verirl.provers.lean_reply.first_error_offset`).
+            :func:`verirl.provers.lean.reply.first_error_offset`).
         split_semicolons, split_bullets: layout splitter options
-            (:func:`verirl.provers.lean_text.split_lean_proof`).
+            (:func:`verirl.provers.lean.text.split_lean_proof`).
         reject_unsafe: run the safety filter (``sorry``, ``axiom``, ``#eval``...) and answer
             ``rejected`` without running Lean. Turn off only to replay recorded transcripts.
         check_axioms: after a proof passes, send ``#print axioms <theorem>`` in the proof's
             environment and reject the proof when it depends on an axiom outside
-            ``allowed_axioms`` and the prelude's own (:mod:`verirl.provers.lean_axioms`);
+            ``allowed_axioms`` and the prelude's own (:mod:`verirl.provers.lean.axioms`);
             a statement without a name (``example``) then fails closed.
         allowed_axioms: the axioms a proof may rest on (default ``propext``,
             ``Classical.choice``, ``Quot.sound``); ``sorryAx``, ``Lean.ofReduceBool``,

@@ -1,7 +1,7 @@
 """Lean 4 theorems to prove: the bundled graded set and a loader for a user's ``.lean`` files.
 
 A ``.lean`` file is read by layout, without Lean (comments and string contents are masked
-first, :func:`verirl.provers.lean_text.mask_comments_and_strings`):
+first, :func:`verirl.provers.lean.text.mask_comments_and_strings`):
 
 - A **declaration** starts on a line whose first character (column 0) begins a command:
   ``theorem``, ``def``, ``namespace``, ``@[...]``, ``#eval``, ... It runs to the next such
@@ -40,7 +40,7 @@ from typing import Literal
 
 from verirl.errors import UserInputError
 from verirl.provers.base import FormalProblem
-from verirl.provers.lean_text import line_starts, mask_comments_and_strings
+from verirl.provers.lean.text import line_starts, mask_comments_and_strings
 
 PreludeMode = Literal["header", "preceding"]
 

@@ -1,6 +1,6 @@
 """Coq theorems to prove: the bundled graded set and a loader for a user's ``.v`` files.
 
-A ``.v`` file is read sentence by sentence (:mod:`verirl.provers.coq_sentences`). A theorem is
+A ``.v`` file is read sentence by sentence (:mod:`verirl.provers.coq.sentences`). A theorem is
 a sentence starting with ``Theorem``/``Lemma``/``Fact``/``Remark``/``Corollary``/
 ``Proposition``/``Property``/``Example`` (optionally after ``Local``/``#[...]``); its proof is
 every sentence after it up to and including the first ``Qed.``/``Defined.``/``Admitted.``/
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from verirl.provers.base import FormalProblem
-from verirl.provers.coq_sentences import THEOREM_KEYWORDS, Sentence, scan
+from verirl.provers.coq.sentences import THEOREM_KEYWORDS, Sentence, scan
 
 PreludeMode = Literal["header", "preceding"]
 

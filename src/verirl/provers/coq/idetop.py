@@ -47,7 +47,7 @@ from typing import cast
 from xml.sax.saxutils import escape
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage
-from verirl.provers.coq_attempt import (
+from verirl.provers.coq.attempt import (
     Attempt,
     CoqChecker,
     CoqProblemError,
@@ -61,7 +61,7 @@ from verirl.provers.coq_attempt import (
     statement_name,
     timeout_check,
 )
-from verirl.provers.coq_sentences import ByteOffsets, scan
+from verirl.provers.coq.sentences import ByteOffsets, scan
 
 BACKEND = "coq-ide"
 _INTERRUPTED = "User interrupt."

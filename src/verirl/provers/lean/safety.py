@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from verirl.provers.lean_text import is_ident_char, mask_comments_and_strings
+from verirl.provers.lean.text import is_ident_char, mask_comments_and_strings
 
 # Whole tokens that end a check with a rejection; the value is the reason shown.
 _BANNED_WORDS: Mapping[str, str] = {
@@ -167,7 +167,7 @@ def lean_proof_violation(proof: str) -> str | None:
     cap (``maxHeartbeats 0`` disables the limit; ``debug.skipKernelTC`` skips the kernel).
     Identifiers quoted with ``«»`` are checked unquoted.
 
-    The text is lexed as Lean lexes it (:func:`~verirl.provers.lean_text.mask_comments_and_strings`:
+    The text is lexed as Lean lexes it (:func:`~verirl.provers.lean.text.mask_comments_and_strings`:
     raw strings, ``s!"{...}"`` interpolation, nested comments, char literals), and checked a
     second time with *every* string read as interpolated (``throwError "{...}"``); a
     violation in either reading rejects. Text that is not Unicode (a lone surrogate) or holds

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from typing import Self
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage, Status, TacticSpan
-from verirl.provers.coq_safety import check_prelude, check_proof, check_statement
-from verirl.provers.coq_sentences import THEOREM_KEYWORDS, Sentence, scan
+from verirl.provers.coq.safety import check_prelude, check_proof, check_statement
+from verirl.provers.coq.sentences import THEOREM_KEYWORDS, Sentence, scan
 
 INSTALL_HINT = (
     "Coq is not installed: install it with `apt-get install coq` (Debian/Ubuntu; provides "
@@ -194,7 +194,7 @@ def prelude_assumptions(prelude: str) -> frozenset[str]:
     """Names the prelude itself assumes: its ``Axiom``/``Parameter``/``Variable``... names and
     its lemmas closed with ``Admitted`` (an earlier stub of a user file). They are the
     problem's premises, so a proof may use them; the proof text itself can declare nothing
-    (:mod:`verirl.provers.coq_safety`)."""
+    (:mod:`verirl.provers.coq.safety`)."""
     names: set[str] = set()
     last_theorem = None
     for sentence in scan(prelude).sentences:

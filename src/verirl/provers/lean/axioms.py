@@ -4,7 +4,7 @@ Lean accepts a declaration whose proof uses an axiom as readily as one that uses
 REPL reports nothing about it: ``native_decide`` closes its goal through
 ``Lean.ofReduceBool`` (and, since 2025, ``Lean.trustCompiler``), a ``sorry`` hidden where no
 warning is attached still elaborates to ``sorryAx``, and a proof may use an axiom declared
-anywhere it can reach. The safety filter (:mod:`verirl.provers.lean_safety`) rejects the words
+anywhere it can reach. The safety filter (:mod:`verirl.provers.lean.safety`) rejects the words
 that lead there, but a filter reads text and Lean reads terms, so the last word belongs to
 Lean: after a proof passes, the checker runs ``#print axioms <theorem>`` and rejects the proof
 when the theorem depends on anything outside an allow-list (by default the three axioms of
@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage
-from verirl.provers.lean_text import mask_comments_and_strings
+from verirl.provers.lean.text import mask_comments_and_strings
 
 DEFAULT_ALLOWED_AXIOMS: tuple[str, ...] = ("propext", "Classical.choice", "Quot.sound")
 # Axioms that turn "Lean checked it" into "someone said so": never allowed.

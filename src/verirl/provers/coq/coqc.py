@@ -17,7 +17,7 @@ sentence and tactic that contain it. On a timeout, the ``Chars B - E`` lines of 
 per sentence Coq started) tell which sentence was running.
 
 It is slow (~50-300 ms per proof, mostly loading the prelude) but simple; the tests use it as
-the oracle for :class:`~verirl.provers.coq_idetop.CoqIdeChecker`.
+the oracle for :class:`~verirl.provers.coq.idetop.CoqIdeChecker`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import time
 from collections.abc import Sequence
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage
-from verirl.provers.coq_attempt import (
+from verirl.provers.coq.attempt import (
     Attempt,
     CoqChecker,
     CoqProblemError,
@@ -46,7 +46,7 @@ from verirl.provers.coq_attempt import (
     statement_name,
     timeout_check,
 )
-from verirl.provers.coq_sentences import ByteOffsets, line_start_bytes, scan
+from verirl.provers.coq.sentences import ByteOffsets, line_start_bytes, scan
 
 BACKEND = "coq-coqc"
 _LOCATED = re.compile(

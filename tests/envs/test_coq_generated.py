@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.provers.coq_marks import needs_coq
+from tests.provers.coq.marks import needs_coq
 from verirl.envs import get_env
 
 ENV = "coq_implication_chains"

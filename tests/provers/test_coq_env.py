@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from tests.provers.coq_marks import needs_coq
+from tests.provers.coq.marks import needs_coq
 from verirl.envs import get_env
 from verirl.envs.coq_proofs import CoqProofs, extract_coq_proof
 from verirl.errors import UserInputError

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
-from tests.provers.lean_fixtures import KIMINA_DIR, REPL_DIR, VERSIONS, fake_command, require
-from tests.provers.test_lean_kimina import FakeKimina, answer_by_id
+from tests.provers.lean.fixtures import KIMINA_DIR, REPL_DIR, VERSIONS, fake_command, require
+from tests.provers.lean.test_kimina import FakeKimina, answer_by_id
 from verirl.credit import get_credit
 from verirl.credit.base import CreditInput
 from verirl.credit.spans import step_token_starts

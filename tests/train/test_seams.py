@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.provers.coq_marks import needs_coq
+from tests.provers.coq.marks import needs_coq
 from verirl.cli import main
 from verirl.config import load_config
 from verirl.rewards.cer import CERReward

@@ -1,7 +1,7 @@
 """Split Coq source text into sentences, the unit Coq executes (and that we credit).
 
 Coq's own rules (checked against ``coqc -time`` on the stdlib sources in
-``tests/provers/test_coq_sentences.py``):
+``tests/provers/coq/test_sentences.py``):
 
 - A sentence ends at a ``.`` followed by whitespace or the end of the text. ``..`` (recursive
   notations), ``Nat.add`` (qualified names), ``1.5`` (decimals) and ``x.(f)`` (projections) do

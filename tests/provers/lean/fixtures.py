@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from tests.provers.fake_lean_repl import reply_blocks, request_blocks
+from tests.provers.lean.fake_repl import reply_blocks, request_blocks
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FIXTURES = Path(os.environ.get("VERIRL_FIXTURES", REPO.parent / "shared" / "provers-fixtures"))
 REPL_DIR = FIXTURES / "lean-repl"
 KIMINA_DIR = FIXTURES / "kimina"
 VERSIONS = ("v4.9.0-rc1", "HEAD")
-FAKE_REPL = Path(__file__).with_name("fake_lean_repl.py")
+FAKE_REPL = Path(__file__).with_name("fake_repl.py")
 
 
 def require(path: Path) -> Path:

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.provers.lean_fixtures import fake_command
-from tests.provers.test_lean_kimina import FakeKimina, answer_by_id, print_axioms_message
+from tests.provers.lean.fixtures import fake_command
+from tests.provers.lean.test_kimina import FakeKimina, answer_by_id, print_axioms_message
 from verirl.provers.base import FormalProblem
 from verirl.provers.lean.axioms import (
     DEFAULT_ALLOWED_AXIOMS,

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python fake_lean_repl.py DIR NAME [NAME ...] [--hang-on S] [--die-on S]
+    python fake_repl.py DIR NAME [NAME ...] [--hang-on S] [--die-on S]
                              [--garbage-on S] [--accept-prefix S] [--log FILE]
 
 It loads ``DIR/NAME.in`` (requests separated by blank lines) and ``DIR/NAME.expected.out``

@@ -14,7 +14,7 @@ from verirl.provers.coq.idetop import XmlReplies, richpp_text, xml_add, xml_edit
 
 FIXTURES = Path(
     os.environ.get(
-        "VERIRL_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "provers-fixtures"
+        "VERIRL_FIXTURES", Path(__file__).resolve().parents[4] / "shared" / "provers-fixtures"
     )
 )
 

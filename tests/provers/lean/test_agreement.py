@@ -14,7 +14,7 @@ index for the same proof, replaying each backend against its fake (provers.md §
 Where real Lean's answer matters and nothing is recorded, the reply is built from the
 documented format: the ``#print axioms`` message (``Lean/Elab/Print.lean``,
 ``printAxiomsOf``), which the fake REPL (``--axioms``) and the fake server
-(:func:`tests.provers.test_lean_kimina.print_axioms_message`) both emit.
+(:func:`tests.provers.lean.test_kimina.print_axioms_message`) both emit.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
-from tests.provers.lean_fixtures import REPL_DIR, VERSIONS, fake_command, require, transcript
-from tests.provers.test_lean_hostile import HOSTILE
-from tests.provers.test_lean_kimina import FakeKimina, answer_by_id
+from tests.provers.lean.fixtures import REPL_DIR, VERSIONS, fake_command, require, transcript
+from tests.provers.lean.test_hostile import HOSTILE
+from tests.provers.lean.test_kimina import FakeKimina, answer_by_id
 from verirl.provers.base import FormalProblem, ProofCheck
 from verirl.provers.lean.kimina import KiminaChecker
 from verirl.provers.lean.repl import LeanReplChecker

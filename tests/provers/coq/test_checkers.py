@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.provers.coq_marks import needs_coq
+from tests.provers.coq.marks import needs_coq
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
 from verirl.provers.coq.attempt import CoqNotFoundError, CoqProblemError
 from verirl.provers.coq.coqc import CoqcChecker
@@ -25,7 +25,7 @@ pytestmark = [
 ]
 FIXTURES = Path(
     os.environ.get(
-        "VERIRL_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "provers-fixtures"
+        "VERIRL_FIXTURES", Path(__file__).resolve().parents[4] / "shared" / "provers-fixtures"
     )
 )
 

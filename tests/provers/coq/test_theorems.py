@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.provers.coq_marks import needs_coq
+from tests.provers.coq.marks import needs_coq
 from verirl.provers.coq.attempt import prepare_attempt
 from verirl.provers.coq.coqc import CoqcChecker
 from verirl.provers.coq.idetop import CoqIdeChecker

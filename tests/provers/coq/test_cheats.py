@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.provers.coq_marks import needs_coq
+from tests.provers.coq.marks import needs_coq
 from verirl.provers.base import FormalProblem, ProofChecker
 from verirl.provers.coq.coqc import CoqcChecker
 from verirl.provers.coq.idetop import CoqIdeChecker

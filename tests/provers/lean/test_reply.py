@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.provers.lean_fixtures import REPL_DIR, VERSIONS, require, transcript, transcript_names
+from tests.provers.lean.fixtures import REPL_DIR, VERSIONS, require, transcript, transcript_names
 from verirl.provers.base import FormalProblem, ProofCheck
 from verirl.provers.lean.reply import (
     build_lean_check,

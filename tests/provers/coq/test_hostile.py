@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.provers.coq_marks import needs_coq
+from tests.provers.coq.marks import needs_coq
 from verirl.provers.base import FormalProblem
 from verirl.provers.coq.attempt import (
     prelude_assumptions,

@@ -18,7 +18,7 @@ needs_coq = pytest.mark.skipif(not HAVE_COQC, reason="coqc not installed (apt-ge
 STDLIB = Path("/usr/lib/ocaml/coq/theories")
 FIXTURES = Path(
     os.environ.get(
-        "VERIRL_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "provers-fixtures"
+        "VERIRL_FIXTURES", Path(__file__).resolve().parents[4] / "shared" / "provers-fixtures"
     )
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.provers.lean_fixtures import VERSIONS, transcript
+from tests.provers.lean.fixtures import VERSIONS, transcript
 from verirl.provers.base import TacticSpan
 from verirl.provers.lean.reply import parse_repl_reply, repl_tactic_ranges
 from verirl.provers.lean.text import (

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.provers.lean_fixtures import KIMINA_DIR, require, transcript
+from tests.provers.lean.fixtures import KIMINA_DIR, require, transcript
 from verirl.provers.base import FormalProblem
 from verirl.provers.lean.kimina import (
     KiminaChecker,

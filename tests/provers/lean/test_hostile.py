@@ -12,7 +12,7 @@ WRITE = '#eval IO.FS.writeFile "pwned" "x"'
 
 
 # Hostile proofs the filter must reject (also replayed through both Lean backends in
-# test_lean_agreement.py).
+# test_agreement.py).
 HOSTILE = [
     f"rfl\n{WRITE}",  # a command after the proof
     f'have h := r"\\"\n  rfl\n{WRITE}',  # r"\" used to throw the string blanking out of step

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.provers.lean_fixtures import REPL_DIR, VERSIONS, fake_command, require
+from tests.provers.lean.fixtures import REPL_DIR, VERSIONS, fake_command, require
 from verirl.provers.base import FormalProblem, ProofChecker
 from verirl.provers.lean.repl import REPL_ENV_VAR, LeanReplChecker, LeanReplError
 

@@ -11,8 +11,8 @@ from tests.provers.coq.marks import needs_coq
 from verirl.envs import get_env
 from verirl.envs.coq_proofs import CoqProofs, extract_coq_proof
 from verirl.errors import UserInputError
+from verirl.provers.bank import bundled_bank
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
-from verirl.provers.coq.theorems import theorems_by_grade
 from verirl.provers.settings import CoqSettings, Provers, ProversConfig
 
 STATEMENT = "Theorem t : forall n : nat, n + 0 = n."
@@ -110,7 +110,7 @@ def test_cheap_verdicts(output: str, status: str) -> None:
 
 def test_generation_is_graded_and_wraps_to_the_hardest() -> None:
     env = get_env("coq_proofs")
-    groups = theorems_by_grade()
+    groups = bundled_bank("coq").by_grade()
     top = max(groups)
     for d in (0, 1, top):
         p = env.generate(d, 3)

@@ -28,6 +28,7 @@ from verirl.credit.spans import step_token_starts
 from verirl.envs import get_env
 from verirl.envs.lean_proofs import LeanProofs, extract_lean_proof
 from verirl.errors import UserInputError
+from verirl.provers.bank import bundled_bank
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
 from verirl.provers.lean.kimina import URL_ENV_VAR
 from verirl.provers.lean.repl import REPL_ENV_VAR
@@ -37,9 +38,6 @@ from verirl.provers.lean.text import split_lean_proof
 from verirl.provers.lean.theorems import (
     LeanTheorem,
     LeanTheoremFileError,
-    bundled_lean_theorem,
-    bundled_lean_theorems,
-    lean_theorems_by_grade,
     load_lean_file,
     parse_lean_theorems,
 )
@@ -105,10 +103,10 @@ def repl_provers(version: str, *names: str, log: Path | None = None) -> Provers:
 
 # ---- the bundled bank and the loader --------------------------------------------------------
 def test_bank_loads_with_grades_and_reference_proofs() -> None:
-    theorems = bundled_lean_theorems()
+    theorems = bundled_bank("lean").theorems
     assert len(theorems) >= 40
     assert len({t.name for t in theorems}) == len(theorems)
-    groups = lean_theorems_by_grade()
+    groups = bundled_bank("lean").by_grade()
     assert list(groups) == list(range(7))  # grades 0..6, none missing
     prelude = theorems[0].prelude
     assert "def dbl" in prelude and "import" not in prelude  # core Lean only
@@ -124,7 +122,7 @@ def test_bank_loads_with_grades_and_reference_proofs() -> None:
 def test_bank_difficulty_grows_with_the_grade() -> None:
     means = [
         sum(len(split_lean_proof(t.proof or "")) for t in group) / len(group)
-        for group in lean_theorems_by_grade().values()
+        for group in bundled_bank("lean").by_grade().values()
     ]
     assert means[0] == 1.0  # grade 0: one tactic each
     assert all(a <= b for a, b in itertools.pairwise(means)), means
@@ -170,7 +168,7 @@ def test_loader_reads_a_users_file(tmp_path: Path) -> None:
     assert le.prelude.startswith("def twice") and "theorem term_mode" in le.prelude
     assert zero.prelude == "def twice (n : Nat) : Nat := n + n\n"
     assert all(t.source == str(path) for t in theorems)
-    assert le.problem() == FormalProblem("lean4", "twice_le", le.statement, le.prelude)
+    assert le.problem() == FormalProblem("lean", "twice_le", le.statement, le.prelude)
     assert [t.name for t in load_lean_file(path, only_stubs=True)] == ["twice_le", "twice_mono"]
     header = load_lean_file(path, prelude_mode="header")
     assert {t.prelude for t in header} == {zero.prelude}
@@ -204,14 +202,14 @@ def test_loader_names_an_unreadable_file(tmp_path: Path) -> None:
 
 def test_bank_text_round_trips_through_the_parser() -> None:
     # a reference proof re-parsed as a file of its own gives the same statement and proof
-    for t in bundled_lean_theorems()[::7]:
+    for t in bundled_bank("lean").theorems[::7]:
         (again,) = parse_lean_theorems(f"{t.statement}\n{t.proof}\n")
         assert (again.name, again.statement, again.proof) == (t.name, t.statement, t.proof)
 
 
 # ---- generation -------------------------------------------------------------------------
 def test_problems_are_deterministic_and_graded() -> None:
-    groups = lean_theorems_by_grade()
+    groups = bundled_bank("lean").by_grade()
     top = max(groups)
     for d in (0, 2, top):
         p = ENV.generate(d, 3)
@@ -537,14 +535,14 @@ def bundled_problem(theorem: LeanTheorem) -> Problem:
 
 def test_bundled_problem_matches_generation() -> None:
     p = ENV.generate(4, 2)
-    assert bundled_problem(bundled_lean_theorem(p.data["theorem"])).data == p.data
+    assert bundled_problem(bundled_bank("lean").get(p.data["theorem"])).data == p.data
     assert ENV.solve(p) == p.answer
 
 
 def test_live_repl_accepts_every_bundled_proof_and_locates_corruptions(
     live_provers: Provers,
 ) -> None:
-    problems = [bundled_problem(t) for t in bundled_lean_theorems()]
+    problems = [bundled_problem(t) for t in bundled_bank("lean").theorems]
     verdicts = ENV.verify_batch(problems, [ENV.solve(p) for p in problems], live_provers)
     rejected = {
         p.data["theorem"]: v.detail

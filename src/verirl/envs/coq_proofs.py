@@ -48,10 +48,10 @@ from typing import Any, ClassVar
 from verirl.envs.base import Instance, register_env
 from verirl.envs.formats import code_block
 from verirl.envs.proof_env import ProofEnvironment
+from verirl.provers.bank import bundled_bank
 from verirl.provers.base import FormalProblem
 from verirl.provers.coq.attempt import prepare_attempt
 from verirl.provers.coq.sentences import scan
-from verirl.provers.coq.theorems import bundled_theorem, theorems_by_grade
 from verirl.types import Problem, Span, Verdict
 
 FORMAT_INSTRUCTION = (
@@ -166,7 +166,7 @@ class CoqProofs(ProofEnvironment):
     prover_label = "Coq"
 
     def bank(self) -> Mapping[int, Sequence[Any]]:
-        return theorems_by_grade()
+        return bundled_bank("coq").by_grade()
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         grade, theorems = self.theorems_at(difficulty)
@@ -225,7 +225,7 @@ class CoqProofs(ProofEnvironment):
 
     def solve(self, problem: Problem) -> str:
         """The reference proof of the bundled theorem named in ``problem.data``."""
-        theorem = bundled_theorem(str(problem.data["theorem"]))
+        theorem = bundled_bank("coq").get(str(problem.data["theorem"]))
         assert theorem.proof is not None
         return _fence(theorem.proof)
 

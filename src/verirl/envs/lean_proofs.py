@@ -57,12 +57,12 @@ from verirl.envs.base import Instance, register_env
 from verirl.envs.formats import AnswerFormat, code_block
 from verirl.envs.proof_env import ProofEnvironment
 from verirl.errors import UserInputError
+from verirl.provers.bank import bundled_bank
 from verirl.provers.base import FormalProblem, ProofChecker
 from verirl.provers.lean.kimina import KiminaError
 from verirl.provers.lean.repl import LeanReplError
 from verirl.provers.lean.reply import plan_lean_check
 from verirl.provers.lean.text import is_ident_char, mask_comments_and_strings
-from verirl.provers.lean.theorems import bundled_lean_theorem, lean_theorems_by_grade
 from verirl.provers.settings import Provers
 from verirl.types import Problem, Span, Verdict
 
@@ -176,7 +176,7 @@ class LeanProofs(ProofEnvironment):
     prover_label = "Lean"
 
     def bank(self) -> Mapping[int, Sequence[Any]]:
-        return lean_theorems_by_grade()
+        return bundled_bank("lean").by_grade()
 
     def checker(self, provers: Provers) -> ProofChecker:
         """The run's Lean checker; a missing installation or server is a configuration
@@ -197,6 +197,7 @@ class LeanProofs(ProofEnvironment):
             f"{context}Theorem:\n```lean\n{theorem.statement}\n```"
         )
         data = {
+            # kept as written before the rename to "lean": problems stay byte-identical
             "system": "lean4",
             "theorem": theorem.name,
             "statement": theorem.statement,
@@ -209,7 +210,7 @@ class LeanProofs(ProofEnvironment):
     def formal_problem(problem: Problem) -> FormalProblem:
         d = problem.data
         return FormalProblem(
-            system="lean4",
+            system="lean",
             name=str(d["theorem"]),
             statement=str(d["statement"]),
             prelude=str(d.get("prelude", "")),
@@ -249,7 +250,7 @@ class LeanProofs(ProofEnvironment):
 
     def solve(self, problem: Problem) -> str:
         """The reference proof of the bundled theorem named in ``problem.data``."""
-        theorem = bundled_lean_theorem(str(problem.data["theorem"]))
+        theorem = bundled_bank("lean").get(str(problem.data["theorem"]))
         assert theorem.proof is not None
         return _fence(theorem.proof)
 

@@ -10,22 +10,17 @@ from pathlib import Path
 import pytest
 
 from tests.provers.coq.marks import needs_coq
+from verirl.provers.bank import bundled_bank
 from verirl.provers.coq.attempt import prepare_attempt
 from verirl.provers.coq.coqc import CoqcChecker
 from verirl.provers.coq.idetop import CoqIdeChecker
-from verirl.provers.coq.theorems import (
-    bundled_theorem,
-    bundled_theorems,
-    load_coq_file,
-    parse_theorems,
-    theorems_by_grade,
-)
+from verirl.provers.coq.theorems import load_coq_file, parse_theorems
 
 
 def test_bundle_has_graded_theorems_with_reference_proofs() -> None:
-    theorems = bundled_theorems()
+    theorems = bundled_bank("coq").theorems
     assert len(theorems) >= 80
-    groups = theorems_by_grade()
+    groups = bundled_bank("coq").by_grade()
     assert list(groups) == list(range(len(groups))) and len(groups) >= 4  # no gaps
     for t in theorems:
         assert t.proof is not None and t.grade is not None
@@ -39,9 +34,9 @@ def test_bundle_has_graded_theorems_with_reference_proofs() -> None:
         for g in groups.values()
     ]
     assert mean == sorted(mean) and mean[-1] >= 4 * mean[0]
-    assert bundled_theorem("add_comm_induction").grade == 4
-    with pytest.raises(KeyError, match="no bundled Coq theorem"):
-        bundled_theorem("does_not_exist")
+    assert bundled_bank("coq").get("add_comm_induction").grade == 4
+    with pytest.raises(KeyError, match="no theorem .* in the bundled coq theorems"):
+        bundled_bank("coq").get("does_not_exist")
 
 
 @pytest.mark.coq
@@ -64,7 +59,7 @@ def ide() -> Iterator[CoqIdeChecker]:
 @pytest.mark.coq
 @needs_coq
 def test_every_reference_proof_checks_on_its_own(ide: CoqIdeChecker) -> None:
-    theorems = bundled_theorems()
+    theorems = bundled_bank("coq").theorems
     results = ide.check_batch([(t.problem(), t.proof or "") for t in theorems])
     failed = [
         (t.name, r.status, r.messages[:1])
@@ -77,7 +72,7 @@ def test_every_reference_proof_checks_on_its_own(ide: CoqIdeChecker) -> None:
 @pytest.mark.coq
 @needs_coq
 def test_a_wrong_proof_of_a_bundled_theorem_fails(ide: CoqIdeChecker) -> None:
-    t = bundled_theorem("add_comm_induction")
+    t = bundled_bank("coq").get("add_comm_induction")
     res = ide.check(t.problem(), "Proof. intros n m. reflexivity. Qed.")
     assert res.status == "error" and res.first_error_index == 1
 

@@ -62,7 +62,7 @@ def server() -> Iterator[FakeKimina]:
 def test_hostile_inputs_get_the_same_rejection(
     server: FakeKimina, tmp_path: Path, proof: str
 ) -> None:
-    problem = FormalProblem(system="lean4", name="t", statement=STATEMENT)
+    problem = FormalProblem(system="lean", name="t", statement=STATEMENT)
     log = tmp_path / "requests.log"
     (tmp_path / "none.in").write_text("", encoding="utf-8")
     (tmp_path / "none.expected.out").write_text("", encoding="utf-8")
@@ -90,7 +90,7 @@ def test_when_lean_accepts_both_ask_the_same_axioms(
 ) -> None:
     # A Lean that accepts anything (``{"env": n}``, no warning): the verdict comes from the
     # #print axioms reply alone, built from the documented format for both backends.
-    problem = FormalProblem(system="lean4", name="t", statement=STATEMENT)
+    problem = FormalProblem(system="lean", name="t", statement=STATEMENT)
     (tmp_path / "none.in").write_text("", encoding="utf-8")
     (tmp_path / "none.expected.out").write_text("", encoding="utf-8")
     command = fake_command(tmp_path, "none", accept_prefix="theorem", axioms=",".join(axioms))
@@ -133,7 +133,7 @@ def test_recorded_transcripts_get_the_same_verdict(
     request, reply = transcript(version, name)[index]
     cmd = request["cmd"]
     cut = cmd.index(":= by") + len(":= by")
-    problem = FormalProblem(system="lean4", name="t", statement=cmd[:cut])
+    problem = FormalProblem(system="lean", name="t", statement=cmd[:cut])
     proof = cmd[cut:]
     command = fake_command(directory, name, axioms="")
     with LeanReplChecker(command, reject_unsafe=reject_unsafe) as repl:

@@ -41,7 +41,7 @@ WRITE = '#eval IO.FS.writeFile "pwned" "x"'
 
 
 def lean_problem(statement: str, prelude: str = "") -> FormalProblem:
-    return FormalProblem(system="lean4", name="t", statement=statement, prelude=prelude)
+    return FormalProblem(system="lean", name="t", statement=statement, prelude=prelude)
 
 
 def info(data: str, line: int = 1) -> LeanMessage:

@@ -134,7 +134,7 @@ def answer_by_id(
     return build
 
 
-ONEPP = FormalProblem(system="lean4", name="onepp", statement="theorem onepp : 1+1 = 2:= by")
+ONEPP = FormalProblem(system="lean", name="onepp", statement="theorem onepp : 1+1 = 2:= by")
 
 
 # ---- the recorded responses ------------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_header_offset_fix_for_the_infotree(server: FakeKimina) -> None:
     recorded = load("check_infotree_original.json")
     server.answer(answer_by_id(recorded["expected_response_ignoring_time_env"]["results"]))
     problem = FormalProblem(
-        system="lean4",
+        system="lean",
         name="onepp",
         statement=ONEPP.statement,
         prelude="import Mathlib\nimport Aesop",
@@ -198,7 +198,7 @@ def test_header_offset_fix_for_sorries(server: FakeKimina, with_messages: bool) 
     axioms = () if with_messages else None
     server.answer(answer_by_id([{"time": 0.1, "response": response}], axioms=axioms))
     problem = FormalProblem(
-        system="lean4",
+        system="lean",
         name="f",
         statement="def f : Nat := by",
         prelude="import Mathlib\nimport Aesop",
@@ -215,7 +215,7 @@ def test_documented_mid_proof_error_on_the_legacy_endpoint(server: FakeKimina) -
     statement = "theorem " + after.split(":= by", 1)[0] + ":= by"
     proof = after.split(":= by", 1)[1]
     problem = FormalProblem(
-        system="lean4", name="lw10009", statement=statement, prelude=head.rstrip()
+        system="lean", name="lw10009", statement=statement, prelude=head.rstrip()
     )
     # The documented reply numbers lines after the two import lines (an older server); the
     # current server numbers messages in the submitted snippet, i.e. two lines further down.
@@ -241,7 +241,7 @@ def test_documented_mid_proof_error_on_the_legacy_endpoint(server: FakeKimina) -
 def test_warnings_only_pass_on_the_legacy_endpoint(server: FakeKimina) -> None:
     recorded = load("match_output_goedel-lean_workbook_1001.warnings.json")
     server.answer(answer_by_id(recorded["results"], key="custom_id"))
-    problem = FormalProblem(system="lean4", name="t", statement="theorem t : True := by")
+    problem = FormalProblem(system="lean", name="t", statement="theorem t : True := by")
     # the recorded warnings sit on lines 18 and 20 of a longer proof: pad ours so that those
     # lines are inside it (and before the appended `#print axioms`), as they were there
     check = checker(server, endpoint="verify").check(problem, " trivial" + "\n" * 21)

@@ -18,7 +18,7 @@ MATHLIB = "import Mathlib"
 
 
 def problem(statement: str, prelude: str = "") -> FormalProblem:
-    return FormalProblem(system="lean4", name="t", statement=statement, prelude=prelude)
+    return FormalProblem(system="lean", name="t", statement=statement, prelude=prelude)
 
 
 def logged(log: Path) -> list[dict]:

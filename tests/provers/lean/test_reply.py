@@ -26,7 +26,7 @@ def check_from_transcript(
     code = request["cmd"]
     assert code.startswith(statement), "the statement must be a prefix of the recorded command"
     proof = code[len(statement) :]
-    problem = FormalProblem(system="lean4", name=name, statement=statement)
+    problem = FormalProblem(system="lean", name=name, statement=statement)
     plan = plan_lean_check(problem, proof, reject_unsafe=False)
     assert plan.code == code  # we would send exactly the recorded command
     check = build_lean_check(

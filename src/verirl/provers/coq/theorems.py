@@ -21,14 +21,13 @@ The prelude of each theorem is either
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
-from verirl.provers.base import FormalProblem
+from verirl.provers.bank import Theorem
+from verirl.provers.base import ProofSystem
 from verirl.provers.coq.sentences import THEOREM_KEYWORDS, Sentence, scan
 
 PreludeMode = Literal["header", "preceding"]
@@ -39,21 +38,10 @@ _END_WORDS = {"Qed", "Defined", "Admitted", "Abort"}
 
 
 @dataclass(frozen=True)
-class CoqTheorem:
-    """One theorem: its name, statement, prelude, reference proof (None for a stub), grade
-    (None when the file gives none) and where it came from."""
+class CoqTheorem(Theorem):
+    """A Coq theorem (:class:`~verirl.provers.bank.Theorem`)."""
 
-    name: str
-    statement: str
-    prelude: str
-    proof: str | None
-    grade: int | None = None
-    source: str = ""
-
-    def problem(self) -> FormalProblem:
-        return FormalProblem(
-            system="coq", name=self.name, statement=self.statement, prelude=self.prelude
-        )
+    system: ClassVar[ProofSystem] = "coq"
 
 
 def _head(s: Sentence) -> list[str]:
@@ -119,36 +107,3 @@ def load_coq_file(
         p.read_text(encoding="utf-8"), prelude_mode=prelude_mode, source=str(p)
     )
     return [t for t in theorems if t.proof is None] if only_stubs else theorems
-
-
-@functools.lru_cache(maxsize=1)
-def bundled_theorems() -> tuple[CoqTheorem, ...]:
-    """The graded theorems shipped with verirl (``data/coq_theorems.v``), each with a
-    reference proof."""
-    text = resources.files("verirl.provers").joinpath("data/coq_theorems.v").read_text("utf-8")
-    theorems = parse_theorems(text, prelude_mode="header", source="verirl:coq_theorems.v")
-    for t in theorems:
-        if t.grade is None or t.proof is None:
-            raise ValueError(f"bundled theorem {t.name} lacks a grade or a reference proof")
-    names = [t.name for t in theorems]
-    if len(set(names)) != len(names):
-        raise ValueError("bundled theorem names must be unique")
-    return tuple(theorems)
-
-
-def theorems_by_grade() -> dict[int, tuple[CoqTheorem, ...]]:
-    """The bundled theorems grouped by grade, grades in increasing order."""
-    groups: dict[int, list[CoqTheorem]] = {}
-    for t in bundled_theorems():
-        assert t.grade is not None
-        groups.setdefault(t.grade, []).append(t)
-    return {g: tuple(groups[g]) for g in sorted(groups)}
-
-
-def bundled_theorem(name: str) -> CoqTheorem:
-    """The bundled theorem called ``name`` (KeyError listing a few names otherwise)."""
-    for t in bundled_theorems():
-        if t.name == name:
-            return t
-    known = ", ".join(t.name for t in bundled_theorems()[:5])
-    raise KeyError(f"no bundled Coq theorem {name!r} (e.g. {known}, ...)")

@@ -35,16 +35,13 @@ from typing import Any, Literal
 
 from verirl.provers.base import FormalProblem, ProofCheck, Status
 from verirl.provers.lean.axioms import (
-    DEFAULT_ALLOWED_AXIOMS,
     print_axioms_command,
     split_axioms_messages,
-    validate_allowed_axioms,
 )
+from verirl.provers.lean.options import LeanOptions
 from verirl.provers.lean.reply import (
     LeanBackend,
     LeanCheckPlan,
-    TacticSource,
-    UnsolvedGoals,
     infotree_items,
     infotree_tactic_ranges,
     parse_repl_reply,
@@ -148,9 +145,9 @@ class KiminaChecker(LeanBackend):
         http_margin_s: added to the Lean timeout for the HTTP deadline (header imports).
         server_shifts_messages: the server applies the header offset to messages (current
             Kimina); ``False`` for older servers that shift nothing.
-        tactic_source, unsolved_goals, split_semicolons, split_bullets, reject_unsafe,
-            check_axioms, allowed_axioms: as for
-            :class:`~verirl.provers.lean.repl.LeanReplChecker`. The server runs one snippet
+        options: the :class:`~verirl.provers.lean.options.LeanOptions`, as for
+            :class:`~verirl.provers.lean.repl.LeanReplChecker`; keyword arguments named like
+            its fields override them. The server runs one snippet
             per proof with no way to send a second command into its environment, so
             ``#print axioms <theorem>`` is appended to the snippet on lines of its own, and
             only the messages on its line are read as its answer.
@@ -162,6 +159,7 @@ class KiminaChecker(LeanBackend):
         self,
         base_url: str | None = None,
         *,
+        options: LeanOptions | None = None,
         api_key: str | None = None,
         endpoint: Endpoint = "check",
         infotree: str | None = "original",
@@ -172,14 +170,7 @@ class KiminaChecker(LeanBackend):
         max_backoff_s: float = 30.0,
         http_margin_s: float = 60.0,
         server_shifts_messages: bool = True,
-        tactic_source: TacticSource = "auto",
-        unsolved_goals: UnsolvedGoals = "skip_at_by",
-        split_semicolons: bool = False,
-        split_bullets: bool = True,
-        reject_unsafe: bool = True,
-        check_axioms: bool = True,
-        allowed_axioms: Sequence[str] = DEFAULT_ALLOWED_AXIOMS,
-        backend_version: str = "",
+        **lean_options: Any,
     ) -> None:
         base_url = base_url or os.environ.get(URL_ENV_VAR, "")
         if not base_url:
@@ -202,14 +193,7 @@ class KiminaChecker(LeanBackend):
         self.max_backoff_s = max_backoff_s
         self.http_margin_s = http_margin_s
         self.server_shifts_messages = server_shifts_messages
-        self.tactic_source: TacticSource = tactic_source
-        self.unsolved_goals: UnsolvedGoals = unsolved_goals
-        self.split_semicolons = split_semicolons
-        self.split_bullets = split_bullets
-        self.reject_unsafe = reject_unsafe
-        self.check_axioms = check_axioms
-        self.allowed_axioms = validate_allowed_axioms(allowed_axioms)
-        self.backend_version = backend_version
+        self.options = LeanOptions.build(options, lean_options)
 
     # ---- HTTP --------------------------------------------------------------------------
 

@@ -43,18 +43,15 @@ from typing import IO, Any
 
 from verirl.provers.base import FormalProblem, ProofCheck
 from verirl.provers.lean.axioms import (
-    DEFAULT_ALLOWED_AXIOMS,
     failed_axioms_check,
     print_axioms_command,
     rejected_for_axioms,
-    validate_allowed_axioms,
 )
+from verirl.provers.lean.options import LeanOptions
 from verirl.provers.lean.reply import (
     LeanBackend,
     LeanCheckPlan,
     ReplReply,
-    TacticSource,
-    UnsolvedGoals,
     parse_repl_reply,
     unchecked_result,
 )
@@ -161,6 +158,8 @@ class LeanReplChecker(LeanBackend):
     """A :class:`~verirl.provers.base.ProofChecker` over one leanprover-community/repl process.
 
     Args:
+        options: the :class:`~verirl.provers.lean.options.LeanOptions` (span source, safety
+            filter, axiom audit, ...); keyword arguments named like its fields override them.
         command: the REPL command line, e.g. ``["lake", "env", "/opt/repl/.lake/build/bin/
             repl"]``; default: ``$VERIRL_LEAN_REPL`` split like a shell would.
         cwd: working directory of the process. Default: a fresh temporary directory, removed
@@ -172,26 +171,8 @@ class LeanReplChecker(LeanBackend):
         header_timeout_s: deadline for the prelude command (importing Mathlib takes
             minutes on a cold cache).
         all_tactics: ask the REPL for ``allTactics`` ranges.
-        tactic_source: where the credited tactics come from: ``auto`` (Lean's top-level
-            ranges when no tactic failed, else the layout split), ``repl`` or ``layout``;
-            see :func:`verirl.provers.lean.reply.choose_spans`.
-        unsolved_goals: ``"skip_at_by"`` (default) or ``"skip_all"``: which ``unsolved
-            goals`` errors may name the failing tactic (see
-            :func:`verirl.provers.lean.reply.first_error_offset`).
-        split_semicolons, split_bullets: layout splitter options
-            (:func:`verirl.provers.lean.text.split_lean_proof`).
-        reject_unsafe: run the safety filter (``sorry``, ``axiom``, ``#eval``...) and answer
-            ``rejected`` without running Lean. Turn off only to replay recorded transcripts.
-        check_axioms: after a proof passes, send ``#print axioms <theorem>`` in the proof's
-            environment and reject the proof when it depends on an axiom outside
-            ``allowed_axioms`` and the prelude's own (:mod:`verirl.provers.lean.axioms`);
-            a statement without a name (``example``) then fails closed.
-        allowed_axioms: the axioms a proof may rest on (default ``propext``,
-            ``Classical.choice``, ``Quot.sound``); ``sorryAx``, ``Lean.ofReduceBool``,
-            ``Lean.ofReduceNat`` and ``Lean.trustCompiler`` are refused with ``ValueError``.
         max_uses: restart the REPL after this many proofs (its memory grows); ``None``
             never.
-        backend_version: a label recorded in ``ProofCheck.raw`` (e.g. ``"v4.9.0-rc1"``).
         record_dir: append every request and reply to ``session.in`` /
             ``session.expected.out`` there, in the REPL test-suite layout, to record new
             fixtures from a real REPL.
@@ -203,21 +184,15 @@ class LeanReplChecker(LeanBackend):
         self,
         command: Sequence[str] | None = None,
         *,
+        options: LeanOptions | None = None,
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         memory_limit_mb: int | None = 8192,
         header_timeout_s: float = 600.0,
         all_tactics: bool = True,
-        tactic_source: TacticSource = "auto",
-        unsolved_goals: UnsolvedGoals = "skip_at_by",
-        split_semicolons: bool = False,
-        split_bullets: bool = True,
-        reject_unsafe: bool = True,
-        check_axioms: bool = True,
-        allowed_axioms: Sequence[str] = DEFAULT_ALLOWED_AXIOMS,
         max_uses: int | None = None,
-        backend_version: str = "",
         record_dir: str | None = None,
+        **lean_options: Any,
     ) -> None:
         if command is None:
             configured = os.environ.get(REPL_ENV_VAR, "").strip()
@@ -235,15 +210,8 @@ class LeanReplChecker(LeanBackend):
         self.memory_limit_mb = memory_limit_mb
         self.header_timeout_s = header_timeout_s
         self.all_tactics = all_tactics
-        self.tactic_source: TacticSource = tactic_source
-        self.unsolved_goals: UnsolvedGoals = unsolved_goals
-        self.split_semicolons = split_semicolons
-        self.split_bullets = split_bullets
-        self.reject_unsafe = reject_unsafe
-        self.check_axioms = check_axioms
-        self.allowed_axioms = validate_allowed_axioms(allowed_axioms)
+        self.options = LeanOptions.build(options, lean_options)
         self.max_uses = max_uses
-        self.backend_version = backend_version
         self.record_dir = Path(record_dir) if record_dir else None
         self.restarts = 0  # processes started after the first (timeouts, crashes, max_uses)
         self._started = 0

@@ -25,6 +25,7 @@ from verirl.provers.lean.axioms import (
     rejected_for_axioms,
     theorem_constant,
 )
+from verirl.provers.lean.options import LeanOptions, TacticSource, UnsolvedGoals
 from verirl.provers.lean.safety import locate_lean_proof
 from verirl.provers.lean.text import (
     is_ident_char,
@@ -35,9 +36,6 @@ from verirl.provers.lean.text import (
     split_lean_proof,
     top_level_ranges,
 )
-
-TacticSource = Literal["auto", "repl", "layout"]
-UnsolvedGoals = Literal["skip_at_by", "skip_all"]
 
 _SORRY_WARNING = re.compile(r"declaration uses ['`]sorry['`]", re.IGNORECASE)
 _UNSOLVED = re.compile(r"\s*unsolved goals", re.IGNORECASE)
@@ -529,13 +527,40 @@ class LeanBackend:
     :class:`ProofCheck` for a reply with its span options."""
 
     name: str
-    tactic_source: TacticSource
-    unsolved_goals: UnsolvedGoals
-    split_semicolons: bool
-    split_bullets: bool
-    reject_unsafe: bool
-    check_axioms: bool
-    allowed_axioms: tuple[str, ...]
+    options: LeanOptions
+
+    # the options, read where the backends use them
+    @property
+    def tactic_source(self) -> TacticSource:
+        return self.options.tactic_source
+
+    @property
+    def unsolved_goals(self) -> UnsolvedGoals:
+        return self.options.unsolved_goals
+
+    @property
+    def split_semicolons(self) -> bool:
+        return self.options.split_semicolons
+
+    @property
+    def split_bullets(self) -> bool:
+        return self.options.split_bullets
+
+    @property
+    def reject_unsafe(self) -> bool:
+        return self.options.reject_unsafe
+
+    @property
+    def check_axioms(self) -> bool:
+        return self.options.check_axioms
+
+    @property
+    def allowed_axioms(self) -> tuple[str, ...]:
+        return self.options.allowed_axioms
+
+    @property
+    def backend_version(self) -> str:
+        return self.options.backend_version
 
     def _axioms_target(self, problem: FormalProblem) -> str | None:
         """The constant ``#print axioms`` is asked about (None: the statement names none)."""

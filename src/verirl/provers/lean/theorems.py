@@ -31,15 +31,14 @@ unclosed block comment, a duplicated theorem name, or a file without any theorem
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from verirl.errors import UserInputError
-from verirl.provers.base import FormalProblem
+from verirl.provers.bank import Theorem
+from verirl.provers.base import ProofSystem
 from verirl.provers.lean.text import line_starts, mask_comments_and_strings
 
 PreludeMode = Literal["header", "preceding"]
@@ -104,23 +103,11 @@ class LeanTheoremFileError(UserInputError):
 
 
 @dataclass(frozen=True)
-class LeanTheorem:
-    """One theorem: its name, statement (ending in ``:= by``), prelude, reference proof (the
-    tactic block after ``by``; None for a ``sorry`` stub), grade (None when the file gives
-    none), and where it came from (``source`` and the 1-based ``line`` of the statement)."""
+class LeanTheorem(Theorem):
+    """A Lean theorem (:class:`~verirl.provers.bank.Theorem`); its statement ends in
+    ``:= by`` and its proof is the tactic block after ``by``."""
 
-    name: str
-    statement: str
-    prelude: str
-    proof: str | None
-    grade: int | None = None
-    source: str = ""
-    line: int = 0
-
-    def problem(self) -> FormalProblem:
-        return FormalProblem(
-            system="lean4", name=self.name, statement=self.statement, prelude=self.prelude
-        )
+    system: ClassVar[ProofSystem] = "lean"
 
 
 @dataclass(frozen=True)
@@ -328,43 +315,10 @@ def load_lean_file(
     return [t for t in theorems if t.proof is None] if only_stubs else theorems
 
 
-@functools.lru_cache(maxsize=1)
-def bundled_lean_theorems() -> tuple[LeanTheorem, ...]:
-    """The graded theorems shipped with verirl (``data/lean_theorems.lean``, core Lean 4),
-    each with a reference proof."""
-    text = resources.files("verirl.provers").joinpath("data/lean_theorems.lean").read_text("utf-8")
-    theorems = parse_lean_theorems(text, prelude_mode="header", source="verirl:lean_theorems.lean")
-    for t in theorems:
-        if t.grade is None or t.proof is None:
-            raise ValueError(f"bundled theorem {t.name} lacks a grade or a reference proof")
-    return tuple(theorems)
-
-
-def lean_theorems_by_grade() -> dict[int, tuple[LeanTheorem, ...]]:
-    """The bundled theorems grouped by grade, grades in increasing order."""
-    groups: dict[int, list[LeanTheorem]] = {}
-    for t in bundled_lean_theorems():
-        assert t.grade is not None
-        groups.setdefault(t.grade, []).append(t)
-    return {g: tuple(groups[g]) for g in sorted(groups)}
-
-
-def bundled_lean_theorem(name: str) -> LeanTheorem:
-    """The bundled theorem called ``name`` (KeyError listing a few names otherwise)."""
-    for t in bundled_lean_theorems():
-        if t.name == name:
-            return t
-    known = ", ".join(t.name for t in bundled_lean_theorems()[:5])
-    raise KeyError(f"no bundled Lean theorem {name!r} (e.g. {known}, ...)")
-
-
 __all__ = [
     "THEOREM_WORDS",
     "LeanTheorem",
     "LeanTheoremFileError",
-    "bundled_lean_theorem",
-    "bundled_lean_theorems",
-    "lean_theorems_by_grade",
     "load_lean_file",
     "parse_lean_theorems",
 ]

@@ -21,7 +21,7 @@ import random
 import statistics
 import time
 
-from verirl.envs.coq_proofs import CoqProofs
+from verirl.envs.proofs.coq import CoqProofs
 from verirl.provers.bank import bundled_bank
 from verirl.provers.base import FormalProblem
 from verirl.provers.coq.coqc import CoqcChecker

@@ -10,8 +10,8 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.arrays_construction import _greedy_extension, distinct_subsequences
-from verirl.envs.arrays_subsequences import best_k_nonadjacent
+from verirl.envs.arrays.placements import _greedy_extension, distinct_subsequences
+from verirl.envs.arrays.subsequences import best_k_nonadjacent
 from verirl.envs.selfcheck import self_check
 
 SUBSEQUENCE_NAMES = [

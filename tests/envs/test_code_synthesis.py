@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from verirl.envs import env_names, get_env
-from verirl.envs.code_synthesis import extract_code
+from verirl.envs.code.synthesis import extract_code
 
 CODE_ENVS = [n for n in env_names() if get_env(n).family.startswith("code_")]
 

@@ -9,8 +9,8 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import ENVIRONMENTS, env_names, get_env
-from verirl.envs.countdown_expressions import evaluate, pairwise_search, reachable, tokenize
-from verirl.envs.normalize import InvalidAnswer
+from verirl.envs.arithmetic.countdown import evaluate, pairwise_search, reachable, tokenize
+from verirl.envs.reading.normalize import InvalidAnswer
 from verirl.envs.selfcheck import self_check
 
 NAMES = [

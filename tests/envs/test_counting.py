@@ -10,7 +10,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.counting_constrained import (
+from verirl.envs.counting.constrained import (
     count_with_palindrome_upto,
     no_double_triple_subsets,
     range_max_total,

@@ -7,7 +7,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import ENVIRONMENTS, env_names, get_env
-from verirl.envs.counting_number_theory import mobius_table
+from verirl.envs.counting.number_theory import mobius_table
 from verirl.envs.selfcheck import self_check
 
 NAMES = [

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from verirl.envs import env_names, get_env
-from verirl.envs.freeform import FreeFormEnvironment
-from verirl.envs.freeform_algebra import expressions_equal, parse_expression, poly_string
-from verirl.envs.freeform_forms import (
+from verirl.envs.freeform.conversions import FreeFormEnvironment
+from verirl.envs.freeform.expressions import expressions_equal, parse_expression, poly_string
+from verirl.envs.reading.surface_forms import (
     FormError,
     number_to_words,
     parse_date,

@@ -9,7 +9,7 @@ import pytest
 
 from tests.envs.helpers import reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.geometry_points import gift_wrapping_area, monotone_chain, twice_area
+from verirl.envs.geometry.points import gift_wrapping_area, monotone_chain, twice_area
 from verirl.envs.selfcheck import self_check
 
 NAMES = ["largest_convex_polygon", "largest_rectangle_among_points"]

@@ -9,7 +9,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.graphs_covers_flows import count_minimum_spanning_trees
+from verirl.envs.graphs.covers_flows import count_minimum_spanning_trees
 from verirl.envs.selfcheck import self_check
 
 TREES_PATHS = [

@@ -80,7 +80,7 @@ def test_shortest_path_count_construction() -> None:
     assert reward(name, "(1, 1)", k=1) == -0.5
     assert reward(name, "(1, 2), (2, 1)", k=1) == -0.5  # the same edge twice
     assert reward(name, "(1, 3)", k=1) == 0.0  # 2 unreachable: zero paths
-    from verirl.envs.graphs_walks import _construct
+    from verirl.envs.graphs.walks import _construct
 
     for k in [*list(range(1, 300)), 10**8, 2**26 + 1]:
         assert verdict(name, _construct(k), k=k).correct, k
@@ -121,7 +121,7 @@ def test_prime_graph_colouring() -> None:
     assert reward(name, "1, 2, 3", n=3) == pytest.approx((2 / 3) ** 5)
     assert reward(name, "1, 1, 2", n=3) == -0.5
     assert verdict(name, "2, 3, 4, 1, 2, 3", n=6).correct  # v mod 4; {1, 3, 4, 6} is a K4
-    from verirl.envs.graphs_selection import _chromatic
+    from verirl.envs.graphs.selection import _chromatic
 
     for n in range(1, 12):  # brute force over all colourings with fewer colours
         best = next(

@@ -10,9 +10,9 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.grids_optimization import best_three_squares
-from verirl.envs.grids_puzzles import magic_square
-from verirl.envs.grids_selection import _grid_mis_by_cut, _grid_mis_by_profile
+from verirl.envs.grids.optimization import best_three_squares
+from verirl.envs.grids.puzzles import magic_square
+from verirl.envs.grids.selection import _grid_mis_by_cut, _grid_mis_by_profile
 from verirl.envs.selfcheck import self_check
 
 SELECTION = ["maze", "maximum_independent_set_grid", "max_no_conflicting_bombs"]

@@ -10,8 +10,8 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.intervals_addition import best_minimum
-from verirl.envs.intervals_scheduling import _king_max, _land_cost
+from verirl.envs.arrays.interval_addition import best_minimum
+from verirl.envs.arrays.interval_scheduling import _king_max, _land_cost
 from verirl.envs.selfcheck import self_check
 
 NAMES = [

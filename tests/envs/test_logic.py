@@ -7,9 +7,9 @@ import pytest
 from tests.envs.helpers import problem as _problem
 from tests.envs.helpers import scored as _reward
 from verirl.envs import get_env
-from verirl.envs.logic import _consistent
-from verirl.envs.logic_grids import box_shape, constructive_queens, queens_ok
-from verirl.envs.logic_hanoi import hanoi_distance
+from verirl.envs.logic.deduction import _consistent
+from verirl.envs.logic.hanoi import hanoi_distance
+from verirl.envs.logic.sudoku_queens import box_shape, constructive_queens, queens_ok
 
 # ---- knights and knaves ------------------------------------------------------------------
 # Alice: "Bob and I are of different kinds."  Bob: "Alice and I are of the same kind."

@@ -8,7 +8,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.matrices import parse_matrix
+from verirl.envs.algebra.matrices import parse_matrix
 from verirl.envs.selfcheck import self_check
 
 NAMES = [

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from verirl.envs import get_env
-from verirl.envs.normalize import InvalidAnswer, parse_integer, parse_integers, split_items
+from verirl.envs.reading.normalize import InvalidAnswer, parse_integer, parse_integers, split_items
 from verirl.types import Problem
 
 

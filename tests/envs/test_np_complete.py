@@ -7,7 +7,7 @@ import pytest
 from tests.envs.helpers import problem as _problem
 from tests.envs.helpers import scored as _reward
 from verirl.envs import get_env
-from verirl.envs.np_complete import dpll, subset_with_sum
+from verirl.envs.optimization.np_complete import dpll, subset_with_sum
 
 # ---- SAT -----------------------------------------------------------------------------------
 # (x1 OR x2) AND (NOT x1 OR x3) AND (NOT x2 OR NOT x3): satisfied by 1,0,1 and by 0,1,0

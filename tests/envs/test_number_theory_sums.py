@@ -114,7 +114,7 @@ def test_prefix_concatenation_and_tower() -> None:
     assert verdict("self_power_sequence_mod", "1", n=3, modulus=5).correct  # 16 mod 5
     assert verdict("self_power_sequence_mod", "536", n=4, modulus=1000).correct
     assert verdict("self_power_sequence_mod", "6", n=5, modulus=10).correct  # 2^(4k) ends in 6
-    from verirl.envs.number_theory_powers import _tower_mod
+    from verirl.envs.number_theory.powers import _tower_mod
 
     for m in range(2, 300):  # the Euler-theorem recursion against the exact tower
         a5 = 2**65536
@@ -136,7 +136,7 @@ def test_recursive_function_and_sequence_sum() -> None:
     assert verdict("recursive_function", "9", m=2, n=3).correct
     assert verdict("recursive_function", "61", m=3, n=3).correct
     assert reward("recursive_function", "60", m=3, n=3) == 0.0
-    from verirl.envs.number_theory_powers import _ackermann_table
+    from verirl.envs.number_theory.powers import _ackermann_table
 
     assert [_ackermann_table(3, n) for n in range(6)] == [5, 13, 29, 61, 125, 253]
     data = {"n": 3, "f0": 1, "a": 2, "b": 1, "target": 18}  # F = 1, 3, 7, 15

@@ -9,12 +9,12 @@ import pytest
 
 from tests.envs.helpers import reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.numbers_extremal import (
+from verirl.envs.number_theory.extremal import (
     divisor_count_if_known,
     max_gcd_in_ranges,
     smallest_with_divisors,
 )
-from verirl.envs.numbers_representation import (
+from verirl.envs.number_theory.representations import (
     fewest_fibonacci_terms,
     from_negative_base,
     next_palindrome,

@@ -11,7 +11,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import ENVIRONMENTS, env_names, get_env
-from verirl.envs.optimization_choices import _max_assignment
+from verirl.envs.optimization.choices import _max_assignment
 from verirl.envs.selfcheck import self_check
 
 NAMES = [

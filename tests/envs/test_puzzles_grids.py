@@ -7,8 +7,8 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import ENVIRONMENTS, env_names, get_env
-from verirl.envs.normalize import InvalidAnswer
-from verirl.envs.puzzles_grids import read_grid
+from verirl.envs.grids.logic_puzzles import read_grid
+from verirl.envs.reading.normalize import InvalidAnswer
 from verirl.envs.selfcheck import self_check
 
 NAMES = [

@@ -100,7 +100,7 @@ def test_pipeline_and_flowers() -> None:
     assert verdict("protecting_flowers", "0, 1", **cows).correct
     assert reward("protecting_flowers", "1, 0", **cows) == pytest.approx((2 / 12) ** 5)
     rng = random.Random(1)
-    from verirl.envs.scheduling_orders import _by_ratio, _eaten, _johnson, _makespan
+    from verirl.envs.optimization.scheduling import _by_ratio, _eaten, _johnson, _makespan
 
     for _ in range(30):
         a, b = [rng.randint(1, 9) for _ in range(6)], [rng.randint(1, 9) for _ in range(6)]
@@ -117,7 +117,7 @@ def test_slo_elephants() -> None:
     # three swaps reach the target for 11 + 15 + 11
     assert reward("slo_elephants", "(0, 2), (1, 2), (0, 2)", **data) == pytest.approx((6 / 37) ** 5)
     assert reward("slo_elephants", "(0, 2)", **data) == -0.5
-    from verirl.envs.scheduling_orders import _cycle_cost
+    from verirl.envs.optimization.scheduling import _cycle_cost
 
     heavy = {"c": [1, 50, 50, 50, 50], "start": [0, 2, 3, 4, 1], "target": [0, 1, 2, 3, 4]}
     assert _cycle_cost(heavy) == 255  # borrowing item 0: 200 + 50 + 5·1 beats 200 + 2·50
@@ -126,7 +126,7 @@ def test_slo_elephants() -> None:
 
 
 def test_slo_cycle_formula_matches_search() -> None:
-    from verirl.envs.scheduling_orders import _cycle_cost
+    from verirl.envs.optimization.scheduling import _cycle_cost
 
     rng = random.Random(9)
     for _ in range(8):  # Dijkstra over all arrangements of 5 items
@@ -162,7 +162,7 @@ def test_warehouse_and_visible_lines() -> None:
     assert verdict("visible_line", "0, 1", **lines).correct
     assert reward("visible_line", "0, 1, 2", **lines) == pytest.approx((2 / 3) ** 5)
     assert verdict("visible_line", "0, 1, 2", lines=[[1, 0], [-1, 0], [0, 1]]).correct
-    from verirl.envs.scheduling_orders import _envelope
+    from verirl.envs.optimization.scheduling import _envelope
 
     env, rng = get_env("visible_line"), random.Random(3)
     for _ in range(40):

@@ -42,7 +42,7 @@ def test_task_arrangement() -> None:
     assert reward("task_arrangement", "1, 2", **data) == pytest.approx((8 / 9) ** 3)
     assert reward("task_arrangement", "1", **data) == -0.5
     assert reward("task_arrangement", "2, 2", **data) == -0.5
-    from verirl.envs.scheduling_orders import _batch_cost, _batches
+    from verirl.envs.optimization.scheduling import _batch_cost, _batches
 
     rng = random.Random(6)
     for _ in range(20):
@@ -61,7 +61,7 @@ def test_subsequence_reversal_lnds() -> None:
     assert verdict("subsequence_reversal_lnds", "3", a=[3, 2, 1]).correct  # reverse everything
     assert reward("subsequence_reversal_lnds", "3", a=[3, 1, 2]) == 0.0
     env = get_env("subsequence_reversal_lnds")
-    from verirl.envs.arrays_scans import _reversal_dp
+    from verirl.envs.arrays.scans import _reversal_dp
 
     rng = random.Random(8)
     for _ in range(60):  # the interval DP against trying every subsequence
@@ -140,7 +140,7 @@ def test_wyc_kth_walk() -> None:
     assert reward("wyc", "4", k=4, **data) == pytest.approx(0.75**10)
     import heapq
 
-    from verirl.envs.graphs_distances import _walks_by_weight
+    from verirl.envs.graphs.distances import _walks_by_weight
 
     rng = random.Random(12)
     for _ in range(10):  # pop walks from a heap in order of weight
@@ -193,7 +193,7 @@ def test_tetris_attack() -> None:
     assert reward("tetris_attack", "3", **data) == -0.5  # not cleared
     from collections import deque
 
-    from verirl.envs.puzzles_moves import _settle, _tetris_greedy
+    from verirl.envs.games.move_puzzles import _settle, _tetris_greedy
 
     rng = random.Random(13)
     for _ in range(60):  # the greedy count against breadth-first search over arrays
@@ -223,8 +223,8 @@ def test_pol_polarization() -> None:
     star = {"n": 4, "edges": [[0, 1], [0, 2], [0, 3]]}  # 1, 2 → 0 → 3: five pairs
     assert verdict("pol_polarization", "5", **star).correct
     assert reward("pol_polarization", "6", **star) == 0.0
-    from verirl.envs.graphs import random_tree
-    from verirl.envs.trees_counting import _polarization
+    from verirl.envs.graphs.paths_spanning import random_tree
+    from verirl.envs.graphs.tree_counting import _polarization
 
     env, rng = get_env("pol_polarization"), random.Random(14)
     for _ in range(40):  # the split formula against every orientation
@@ -253,8 +253,8 @@ def test_tree_change_one_edge_diameter() -> None:
     assert reward(name, "1 2 3 4; 1 2 1 2", **star) == -0.5  # 2 is cut off: not a tree
     assert reward(name, "2 3 1 2; 1 2 1 2", **star) == -0.5  # 2 - 3 is no edge
     assert reward(name, "1 2 2 3", **star) == -0.5
-    from verirl.envs.graphs import random_tree
-    from verirl.envs.graphs_distances import _diameter_range, _moves
+    from verirl.envs.graphs.distances import _diameter_range, _moves
+    from verirl.envs.graphs.paths_spanning import random_tree
 
     rng = random.Random(15)
     for _ in range(30):  # the split formulas against every edge swap
@@ -275,7 +275,7 @@ def test_segment_tree_sorting_counting() -> None:
     # 4 3 1 2? type 1 swaps 4 and 3 → 3 4 1 2, then type 2; or type 2 first → 1 2 4 3, then 4↔3
     assert verdict(name, "2", a=[4, 3, 1, 2], n=2).correct
     assert reward(name, "1", a=[4, 3, 1, 2], n=2) == pytest.approx(0.5**10)
-    from verirl.envs.counting_operations import _level_count
+    from verirl.envs.counting.operations import _level_count
 
     env, rng = get_env(name), random.Random(16)
     for _ in range(4):  # N = 4 against the direct search over sequences

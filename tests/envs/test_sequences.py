@@ -10,7 +10,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.sequences import _lcs, _longest_increasing, _min_coins
+from verirl.envs.algebra.sequences import _lcs, _longest_increasing, _min_coins
 
 
 def test_family_is_registered() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from tests.envs.helpers import reward, verdict
 from verirl.envs import env_names
-from verirl.envs.sorting import _merge_count, ordinal
+from verirl.envs.arrays.sorting import _merge_count, ordinal
 
 
 def test_family_is_registered() -> None:

@@ -11,7 +11,7 @@ import pytest
 from tests.envs.helpers import reward, verdict
 from verirl.envs import env_names, get_env
 from verirl.envs.selfcheck import self_check
-from verirl.envs.strings_search import kth_subsequence, least_rotation, occurrences
+from verirl.envs.strings.search import kth_subsequence, least_rotation, occurrences
 
 NAMES = [
     "kth_subsequence",

@@ -10,7 +10,7 @@ import sympy
 from tests.envs.helpers import problem as _problem
 from tests.envs.helpers import scored as _reward
 from verirl.envs import get_env
-from verirl.envs.symbolic_parse import (
+from verirl.envs.reading.symbolic_parser import (
     ParseError,
     equivalent,
     latex_to_plain,

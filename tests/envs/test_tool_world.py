@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from verirl.envs import get_env
-from verirl.envs.tool_world import TURN_SEPARATOR, apply_call, read_calls
+from verirl.envs.agents.tool_world import TURN_SEPARATOR, apply_call, read_calls
 from verirl.models import load_tokenizer
 from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import Generation

@@ -10,7 +10,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.graphs import random_tree
+from verirl.envs.graphs.paths_spanning import random_tree
 from verirl.envs.selfcheck import self_check
 
 COUNTING = env_names(family="trees_counting")
@@ -53,7 +53,7 @@ def test_tree_distance_equal_triads() -> None:
     assert reward(name, "2", n=4, edges=[[1, 2], [1, 3], [1, 4]]) == pytest.approx(0.5**10)
     env = get_env(name)
     for edges in _trees(6, 12, base=1):
-        from verirl.envs.trees_counting import _adjacency, _bfs
+        from verirl.envs.graphs.tree_counting import _adjacency, _bfs
 
         adj = _adjacency(12, edges, base=1)
         dist = {v: _bfs(adj, v) for v in adj}
@@ -91,7 +91,7 @@ def test_tree_center_and_coloring() -> None:
     assert verdict("tree_coloring", "1", k=1, **path).correct
     assert reward("tree_coloring", "0", k=1, **path) == pytest.approx(0.5**2)
     assert reward("tree_coloring", "0, 1", k=1, **path) == -0.5
-    from verirl.envs.trees_choices import _best_profit, _profit
+    from verirl.envs.graphs.tree_choices import _best_profit, _profit
 
     rng = random.Random(5)
     for edges in _trees(5, 9):
@@ -119,8 +119,8 @@ def test_tree_maximum_visited_vertex() -> None:
     assert reward("tree_maximum_visited_vertex", "1, 0, 1", **star) == pytest.approx((2 / 3) ** 3)
     assert reward("tree_maximum_visited_vertex", "2, 3", **star) == -0.5
     assert reward("tree_maximum_visited_vertex", "1, 0, 2, 0", **star) == -0.5  # 4 moves
-    from verirl.envs.trees_choices import _max_visited
-    from verirl.envs.trees_counting import _adjacency
+    from verirl.envs.graphs.tree_choices import _max_visited
+    from verirl.envs.graphs.tree_counting import _adjacency
 
     for edges in _trees(8, 7):
         adj = _adjacency(7, edges)

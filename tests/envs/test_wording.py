@@ -7,7 +7,7 @@ import re
 import pytest
 
 from verirl.envs import env_names, get_env
-from verirl.envs.wording import plural
+from verirl.envs.kit.wording import plural
 
 # "1 <word>s" not inside a number ("0.1 litres", "2 1 beans" listing values, "1 × 1 squares")
 ONE_PLURAL = re.compile(r"(?<!\d )(?<!× )(?<![\d.,/^\-])\b1 ([a-z]+s)\b")

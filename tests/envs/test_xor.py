@@ -10,7 +10,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.bits_xor import max_xor
+from verirl.envs.bits.xor import max_xor
 from verirl.envs.selfcheck import self_check
 
 NAMES = ["max_xor_set", "min_xor_pair", "max_xor_path", "max_tree_xor_path"]

@@ -9,7 +9,7 @@ import pytest
 
 from tests.provers.coq.marks import needs_coq
 from verirl.envs import get_env
-from verirl.envs.coq_proofs import CoqProofs, extract_coq_proof
+from verirl.envs.proofs.coq import CoqProofs, extract_coq_proof
 from verirl.errors import UserInputError
 from verirl.provers.bank import bundled_bank
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker

@@ -26,7 +26,7 @@ from verirl.credit import get_credit
 from verirl.credit.base import CreditInput
 from verirl.credit.spans import step_token_starts
 from verirl.envs import get_env
-from verirl.envs.lean_proofs import LeanProofs, extract_lean_proof
+from verirl.envs.proofs.lean import LeanProofs, extract_lean_proof
 from verirl.errors import UserInputError
 from verirl.provers.bank import bundled_bank
 from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker

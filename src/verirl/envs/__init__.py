@@ -1,8 +1,9 @@
 """Verifiable environments: the protocol, the registry and every family of environments.
 
-Each family lives in its own module of this package and registers its environments with
-``@register_env``; the modules are discovered on first lookup, so adding an environment
-touches only its own file.
+Each family lives in a module of a category package (``graphs/``, ``counting/``, ...) and
+registers its environments with ``@register_env``; the modules are discovered on first
+lookup, so adding an environment touches only its own file. ``base`` holds the protocol and
+the registry, ``reading/`` answer extraction and normalisation, ``kit/`` what families share.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from verirl.envs.answers import extract_answer, last_boxed, split_boxed
 from verirl.envs.base import (
     ENVIRONMENTS,
     INVALID,
@@ -20,9 +20,11 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.base import get_env as _get_env
+from verirl.envs.reading.answers import extract_answer, last_boxed, split_boxed
 from verirl.errors import UserInputError
 
 __all__ = [
+    "CATEGORIES",
     "ENVIRONMENTS",
     "INVALID",
     "WRONG_FORMAT",
@@ -30,6 +32,7 @@ __all__ = [
     "Instance",
     "env_names",
     "extract_answer",
+    "family_modules",
     "get_env",
     "last_boxed",
     "load_all",
@@ -37,27 +40,49 @@ __all__ = [
     "split_boxed",
 ]
 
-_NOT_FAMILIES = {
-    "base",
-    "proof_env",
-    "answers",
-    "selfcheck",
-    "freeform_forms",
-    "symbolic_parse",
-    "normalize",
-    "formats",
-}
+CATEGORIES = (
+    "agents",
+    "algebra",
+    "arithmetic",
+    "arrays",
+    "bits",
+    "code",
+    "counting",
+    "freeform",
+    "games",
+    "geometry",
+    "graphs",
+    "grids",
+    "logic",
+    "number_theory",
+    "optimization",
+    "proofs",
+    "simulation",
+    "strings",
+)
+"""The category packages: every module in one holds a family (or sub-family) of environments.
+``reading`` (answer extraction and normalisation) and ``kit`` (shared helpers) register
+nothing and are not categories."""
 _loaded = False
 
 
+def family_modules() -> list[str]:
+    """The dotted names of every module in a category package, in order."""
+    out = []
+    for category in CATEGORIES:
+        package = importlib.import_module(f"{__name__}.{category}")
+        for mod in pkgutil.iter_modules(package.__path__):
+            out.append(f"{package.__name__}.{mod.name}")
+    return out
+
+
 def load_all() -> None:
-    """Import every module of this package so that all environments are registered."""
+    """Import every family module so that all environments are registered."""
     global _loaded
     if _loaded:
         return
-    for mod in pkgutil.iter_modules(__path__):
-        if mod.name not in _NOT_FAMILIES and not mod.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{mod.name}")
+    for name in family_modules():
+        importlib.import_module(name)
     _loaded = True
 
 

@@ -35,7 +35,7 @@ def test_bundle_has_graded_theorems_with_reference_proofs() -> None:
     ]
     assert mean == sorted(mean) and mean[-1] >= 4 * mean[0]
     assert bundled_bank("coq").get("add_comm_induction").grade == 4
-    with pytest.raises(KeyError, match="no theorem .* in the bundled coq theorems"):
+    with pytest.raises(KeyError, match=r"no theorem .* in the bundled coq theorems"):
         bundled_bank("coq").get("does_not_exist")
 
 

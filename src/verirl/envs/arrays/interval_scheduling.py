@@ -506,18 +506,22 @@ class KosDicing(_IntervalEnv):
 
     @staticmethod
     def _flow_winners(data: Mapping[str, Any], cap: int) -> str:
+        # integer nodes (source 0, sink 1, game k at 2 + k, player p after the games): string
+        # nodes made the flow, and so the reference answer, depend on PYTHONHASHSEED
+        games = data["games"]
+        first_player = 2 + len(games)
         g = nx.DiGraph()
-        for k, (a, b) in enumerate(data["games"]):
-            g.add_edge("s", ("g", k), capacity=1)
-            g.add_edge(("g", k), ("p", a), capacity=1)
-            g.add_edge(("g", k), ("p", b), capacity=1)
+        for k, (a, b) in enumerate(games):
+            g.add_edge(0, 2 + k, capacity=1)
+            g.add_edge(2 + k, first_player + a, capacity=1)
+            g.add_edge(2 + k, first_player + b, capacity=1)
         for p in range(data["n"]):
-            g.add_edge(("p", p), "t", capacity=cap)
-        value, flow = nx.maximum_flow(g, "s", "t")
-        if value < len(data["games"]):
+            g.add_edge(first_player + p, 1, capacity=cap)
+        value, flow = nx.maximum_flow(g, 0, 1)
+        if value < len(games):
             return ""
         return " ".join(
-            str(a if flow[("g", k)][("p", a)] else b) for k, (a, b) in enumerate(data["games"])
+            str(a if flow[2 + k][first_player + a] else b) for k, (a, b) in enumerate(games)
         )
 
     @classmethod

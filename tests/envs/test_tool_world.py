@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from verirl.envs import get_env
-from verirl.envs.agents.tool_world import TURN_SEPARATOR, apply_call, read_calls
+from verirl.envs.agents.tool_world import apply_call, read_calls
+from verirl.envs.base import TURN_SEPARATOR
 from verirl.models import load_tokenizer
 from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import Generation
@@ -121,3 +122,25 @@ def test_reference_plan_solves(difficulty: int) -> None:
     for seed in range(5):
         problem = ENV.generate(difficulty, seed)
         assert ENV.verify(problem, ENV.solve(problem)).correct
+
+
+def test_every_goal_kind_is_one_class_drawn_worded_planned_and_checked() -> None:
+    from verirl.envs.agents.tool_world import GOALS, Goal
+
+    assert set(GOALS) == {
+        "write", "schedule", "phone", "buy", "save_email", "cancel", "copy", "delete"
+    }  # fmt: skip
+    env = get_env("tool_world")
+    seen = set()
+    for seed in range(5):
+        problem = env.generate(14, seed)  # 8 goals: every kind once
+        world = problem.data["world"]
+        for goal in problem.data["goals"]:
+            cls = GOALS[goal["kind"]]
+            assert issubclass(cls, Goal) and cls.kind == goal["kind"]
+            seen.add(goal["kind"])
+            assert cls.describe(goal) in problem.prompt
+            assert cls.plan(goal, world)
+            # the untouched world fulfils no goal
+            assert not cls.met(goal, world, world)
+    assert seen == set(GOALS)

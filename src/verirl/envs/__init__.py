@@ -14,6 +14,7 @@ import pkgutil
 from verirl.envs.base import (
     ENVIRONMENTS,
     INVALID,
+    TURN_SEPARATOR,
     WRONG_FORMAT,
     Environment,
     Instance,
@@ -27,6 +28,7 @@ __all__ = [
     "CATEGORIES",
     "ENVIRONMENTS",
     "INVALID",
+    "TURN_SEPARATOR",
     "WRONG_FORMAT",
     "Environment",
     "Instance",

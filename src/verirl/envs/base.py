@@ -48,6 +48,10 @@ INVALID = -0.5
 
 BOXED_INSTRUCTION = BOXED.instruction
 
+TURN_SEPARATOR = "\n<|verirl-turn|>\n"
+"""Joins the model's turns in the transcript a stateful environment verifies (the multi-turn
+collector joins them; :attr:`Environment.stateful`)."""
+
 AnswerKind = Literal["integer", "integer_list", "integer_set", "text"]
 """What an answer is, for the default :meth:`Environment.surface_forms` /
 :meth:`Environment.near_misses`: one integer, an ordered list of integers, an unordered
@@ -100,7 +104,7 @@ class Environment(ABC):
     the reference solver, ... (the contract test requires one, and that it grows)."""
     stateful: ClassVar[bool] = False
     """The verifier scores a whole multi-turn transcript (the model's turns joined by
-    :data:`verirl.envs.agents.tool_world.TURN_SEPARATOR`) rather than one turn: the multi-turn
+    :data:`TURN_SEPARATOR`) rather than one turn: the multi-turn
     collector then passes it every turn so far (a tool-using world replays the calls)."""
     unique_answer: ClassVar[bool] = False
     """The prompt promises exactly one answer ("determine who is ..."): the contract test

@@ -25,14 +25,20 @@ from __future__ import annotations
 import copy
 import json
 import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from verirl.envs.base import WRONG_FORMAT, Environment, Instance, graded, register_env
+from verirl.envs.base import (
+    TURN_SEPARATOR,
+    WRONG_FORMAT,
+    Environment,
+    Instance,
+    graded,
+    register_env,
+)
 from verirl.envs.reading.formats import AnswerFormat, code_block
 from verirl.types import Problem, Verdict
-
-TURN_SEPARATOR = "\n<|verirl-turn|>\n"
-"""Joins the model's turns in the transcript a stateful environment verifies."""
 
 MAX_CALLS = 200
 
@@ -163,28 +169,299 @@ def _last_json_block(turn: str) -> str | None:
     return stripped if stripped.startswith("{") and stripped.endswith("}") else None
 
 
-def _goal_met(goal: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
-    kind = goal["kind"]
-    if kind == "write":
-        return world["files"].get(goal["path"]) == goal["content"]
-    if kind == "delete":
-        return goal["path"] not in world["files"]
-    if kind == "copy":
-        return world["files"].get(goal["dst"]) == start["files"][goal["src"]]
-    if kind == "schedule":
+# ---- goal kinds ---------------------------------------------------------------------------
+Call = tuple[str, dict[str, Any]]
+
+
+@dataclass
+class _Free:
+    """What a new goal may still use (records no earlier goal took)."""
+
+    files: list[str]
+    events: list[dict[str, Any]]
+    names: list[str]
+    items: list[str]
+    used_paths: set[str]
+    used_events: set[int]
+    used_names: set[str]
+    used_items: set[str]
+
+
+class Goal(ABC):
+    """One kind of task in the world: when it can be drawn, how it is drawn, worded, solved and
+    checked. A goal is stored in the problem data as a dict whose ``kind`` names its class in
+    :data:`GOALS`; adding a kind means adding one class here."""
+
+    kind: ClassVar[str]
+
+    @staticmethod
+    def possible(free: _Free) -> bool:
+        """Whether this kind can be drawn now (else the task becomes a ``write``)."""
+        return True
+
+    @staticmethod
+    @abstractmethod
+    def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
+        """The ``i``-th goal, recording what it uses in ``free``."""
+
+    @staticmethod
+    @abstractmethod
+    def describe(g: dict[str, Any]) -> str:
+        """The task in words, for the prompt."""
+
+    @staticmethod
+    @abstractmethod
+    def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
+        """The reference calls for the goal (lookups included)."""
+
+    @staticmethod
+    @abstractmethod
+    def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
+        """Whether ``world`` (reached from ``start``) fulfils the goal."""
+
+
+class _Write(Goal):
+    kind = "write"
+
+    @staticmethod
+    def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
+        path = f"notes/task{i}.txt"
+        goal = {
+            "kind": "write",
+            "path": path,
+            "content": f"{rng.choice(_WORDS)}-{rng.randint(0, 99)}",
+        }
+        free.used_paths.add(path)
+        return goal
+
+    @staticmethod
+    def describe(g: dict[str, Any]) -> str:
+        return f"Create the file {g['path']} containing exactly {g['content']!r}."
+
+    @staticmethod
+    def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
+        return [("files.write", {"path": g["path"], "content": g["content"]})]
+
+    @staticmethod
+    def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
+        return bool(world["files"].get(g["path"]) == g["content"])
+
+
+class _Schedule(Goal):
+    kind = "schedule"
+
+    @staticmethod
+    def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
+        return {
+            "kind": "schedule",
+            "title": f"{rng.choice(_TITLES)}-{i}",
+            "day": rng.randint(8, 28),
+            "hour": rng.randint(8, 18),
+        }
+
+    @staticmethod
+    def describe(g: dict[str, Any]) -> str:
+        return f"Schedule an event titled {g['title']!r} on day {g['day']} at hour {g['hour']}."
+
+    @staticmethod
+    def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
+        return [("calendar.add", {"title": g["title"], "day": g["day"], "hour": g["hour"]})]
+
+    @staticmethod
+    def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
         return any(
-            e["title"] == goal["title"] and e["day"] == goal["day"] and e["hour"] == goal["hour"]
+            e["title"] == g["title"] and e["day"] == g["day"] and e["hour"] == g["hour"]
             for e in world["calendar"]["events"]
         )
-    if kind == "cancel":
-        return not any(e["id"] == goal["id"] for e in world["calendar"]["events"])
-    if kind == "phone":
-        return world["contacts"].get(goal["name"], {}).get("phone") == goal["phone"]
-    if kind == "save_email":
-        return world["files"].get(goal["path"]) == start["contacts"][goal["name"]]["email"]
-    if kind == "buy":
-        return {goal["item"]: goal["qty"]} in world["shop"]["orders"]
-    return False
+
+
+class _Phone(Goal):
+    kind = "phone"
+
+    @staticmethod
+    def possible(free: _Free) -> bool:
+        return bool(free.names)
+
+    @staticmethod
+    def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
+        name = rng.choice(free.names)
+        free.used_names.add(name)
+        return {"kind": "phone", "name": name, "phone": f"555-{rng.randint(1000, 9999)}"}
+
+    @staticmethod
+    def describe(g: dict[str, Any]) -> str:
+        return f"Change {g['name']}'s phone number to {g['phone']}."
+
+    @staticmethod
+    def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
+        return [("contacts.update", {"name": g["name"], "field": "phone", "value": g["phone"]})]
+
+    @staticmethod
+    def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
+        return bool(world["contacts"].get(g["name"], {}).get("phone") == g["phone"])
+
+
+class _SaveEmail(Goal):
+    kind = "save_email"
+
+    @staticmethod
+    def possible(free: _Free) -> bool:
+        return bool(free.names)
+
+    @staticmethod
+    def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
+        name = rng.choice(free.names)
+        free.used_names.add(name)
+        path = f"notes/task{i}.txt"
+        free.used_paths.add(path)
+        return {"kind": "save_email", "name": name, "path": path}
+
+    @staticmethod
+    def describe(g: dict[str, Any]) -> str:
+        return (
+            f"Write {g['name']}'s email address (exactly, nothing else) into the file {g['path']}."
+        )
+
+    @staticmethod
+    def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
+        email = world["contacts"][g["name"]]["email"]
+        return [
+            ("contacts.find", {"name": g["name"]}),
+            ("files.write", {"path": g["path"], "content": email}),
+        ]
+
+    @staticmethod
+    def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
+        return bool(world["files"].get(g["path"]) == start["contacts"][g["name"]]["email"])
+
+
+class _Buy(Goal):
+    kind = "buy"
+
+    @staticmethod
+    def possible(free: _Free) -> bool:
+        return bool(free.items)
+
+    @staticmethod
+    def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
+        item = rng.choice(free.items)
+        free.used_items.add(item)
+        return {"kind": "buy", "item": item, "qty": rng.randint(1, 4)}
+
+    @staticmethod
+    def describe(g: dict[str, Any]) -> str:
+        return f"Buy {g['qty']} x {g['item']} in one order (add to the cart, then check out)."
+
+    @staticmethod
+    def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
+        return [("shop.add_to_cart", {"item": g["item"], "qty": g["qty"]}), ("shop.checkout", {})]
+
+    @staticmethod
+    def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
+        return {g["item"]: g["qty"]} in world["shop"]["orders"]
+
+
+class _Cancel(Goal):
+    kind = "cancel"
+
+    @staticmethod
+    def possible(free: _Free) -> bool:
+        return bool(free.events)
+
+    @staticmethod
+    def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
+        ev = rng.choice(free.events)
+        free.used_events.add(ev["id"])
+        return {
+            "kind": "cancel",
+            "id": ev["id"],
+            "title": ev["title"],
+            "day": ev["day"],
+            "hour": ev["hour"],
+        }
+
+    @staticmethod
+    def describe(g: dict[str, Any]) -> str:
+        return f"Cancel the {g['title']!r} event on day {g['day']} at hour {g['hour']}."
+
+    @staticmethod
+    def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
+        ev = next(
+            e
+            for e in world["calendar"]["events"]
+            if e["title"] == g["title"] and e["day"] == g["day"] and e["hour"] == g["hour"]
+        )
+        return [("calendar.list", {"day": g["day"]}), ("calendar.remove", {"id": ev["id"]})]
+
+    @staticmethod
+    def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
+        return not any(e["id"] == g["id"] for e in world["calendar"]["events"])
+
+
+class _Copy(Goal):
+    kind = "copy"
+
+    @staticmethod
+    def possible(free: _Free) -> bool:
+        return len(free.files) >= 2
+
+    @staticmethod
+    def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
+        src, dst = free.files[0], f"backup/{free.files[0].split('/')[-1]}"
+        free.used_paths.update({src, dst})
+        return {"kind": "copy", "src": src, "dst": dst}
+
+    @staticmethod
+    def describe(g: dict[str, Any]) -> str:
+        return f"Copy the content of {g['src']} into a new file {g['dst']}."
+
+    @staticmethod
+    def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
+        return [
+            ("files.read", {"path": g["src"]}),
+            ("files.write", {"path": g["dst"], "content": world["files"][g["src"]]}),
+        ]
+
+    @staticmethod
+    def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
+        return bool(world["files"].get(g["dst"]) == start["files"][g["src"]])
+
+
+class _Delete(Goal):
+    kind = "delete"
+
+    @staticmethod
+    def possible(free: _Free) -> bool:
+        return len(free.files) >= 2
+
+    @staticmethod
+    def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
+        path = rng.choice(free.files)
+        free.used_paths.add(path)
+        return {"kind": "delete", "path": path}
+
+    @staticmethod
+    def describe(g: dict[str, Any]) -> str:
+        return f"Delete the file {g['path']}."
+
+    @staticmethod
+    def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
+        return [("files.delete", {"path": g["path"]})]
+
+    @staticmethod
+    def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
+        return g["path"] not in world["files"]
+
+
+GOALS: dict[str, type[Goal]] = {
+    g.kind: g for g in (_Write, _Schedule, _Phone, _Buy, _SaveEmail, _Cancel, _Copy, _Delete)
+}
+"""The goal kinds, in the order the first goals of a problem cycle through them."""
+
+
+def _goal_met(goal: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
+    kind = GOALS.get(goal.get("kind", ""))
+    return kind is not None and kind.met(goal, world, start)
 
 
 def _collateral(goals: list[dict[str, Any]], world: dict[str, Any], start: dict[str, Any]) -> str:
@@ -289,149 +566,31 @@ class ToolWorld(Environment):
     def _goals(
         self, difficulty: int, rng: random.Random, world: dict[str, Any]
     ) -> list[dict[str, Any]]:
-        kinds = ["write", "schedule", "phone", "buy", "save_email", "cancel", "copy", "delete"]
+        kinds = list(GOALS)
         goals: list[dict[str, Any]] = []
-        used_paths: set[str] = set()
-        used_events: set[int] = set()
-        used_names: set[str] = set()
-        used_items: set[str] = set()
+        free = _Free([], [], [], [], set(), set(), set(), set())
         for i in range(1 + difficulty // 2):
             kind = kinds[i % len(kinds)] if i < len(kinds) else rng.choice(kinds)
-            free_files = sorted(set(world["files"]) - used_paths)
+            free.files = sorted(set(world["files"]) - free.used_paths)
             keys = [(e["title"], e["day"], e["hour"]) for e in world["calendar"]["events"]]
-            free_events = [
+            free.events = [
                 e
                 for e, key in zip(world["calendar"]["events"], keys, strict=True)
-                if e["id"] not in used_events and keys.count(key) == 1
+                if e["id"] not in free.used_events and keys.count(key) == 1
             ]
-            free_names = sorted(set(world["contacts"]) - used_names)
-            free_items = sorted(set(world["shop"]["catalog"]) - used_items)
-            if kind in ("copy", "delete") and len(free_files) < 2:
-                kind = "write"
-            if kind == "cancel" and not free_events:
-                kind = "write"
-            if kind in ("phone", "save_email") and not free_names:
-                kind = "write"
-            if kind == "buy" and not free_items:
-                kind = "write"
-            new_path = f"notes/task{i}.txt"
-            if kind == "write":
-                goals.append(
-                    {
-                        "kind": "write",
-                        "path": new_path,
-                        "content": f"{rng.choice(_WORDS)}-{rng.randint(0, 99)}",
-                    }
-                )
-                used_paths.add(new_path)
-            elif kind == "schedule":
-                goals.append(
-                    {
-                        "kind": "schedule",
-                        "title": f"{rng.choice(_TITLES)}-{i}",
-                        "day": rng.randint(8, 28),
-                        "hour": rng.randint(8, 18),
-                    }
-                )
-            elif kind == "phone":
-                name = rng.choice(free_names)
-                used_names.add(name)
-                goals.append(
-                    {"kind": "phone", "name": name, "phone": f"555-{rng.randint(1000, 9999)}"}
-                )
-            elif kind == "save_email":
-                name = rng.choice(free_names)
-                used_names.add(name)
-                goals.append({"kind": "save_email", "name": name, "path": new_path})
-                used_paths.add(new_path)
-            elif kind == "buy":
-                item = rng.choice(free_items)
-                used_items.add(item)
-                goals.append({"kind": "buy", "item": item, "qty": rng.randint(1, 4)})
-            elif kind == "cancel":
-                ev = rng.choice(free_events)
-                used_events.add(ev["id"])
-                goals.append(
-                    {
-                        "kind": "cancel",
-                        "id": ev["id"],
-                        "title": ev["title"],
-                        "day": ev["day"],
-                        "hour": ev["hour"],
-                    }
-                )
-            elif kind == "copy":
-                src, dst = free_files[0], f"backup/{free_files[0].split('/')[-1]}"
-                used_paths.update({src, dst})
-                goals.append({"kind": "copy", "src": src, "dst": dst})
-            else:
-                path = rng.choice(free_files)
-                used_paths.add(path)
-                goals.append({"kind": "delete", "path": path})
+            free.names = sorted(set(world["contacts"]) - free.used_names)
+            free.items = sorted(set(world["shop"]["catalog"]) - free.used_items)
+            goal = GOALS[kind] if GOALS[kind].possible(free) else _Write
+            goals.append(goal.draw(i, rng, free))
         return goals
 
     @staticmethod
     def _describe(g: dict[str, Any]) -> str:
-        kind = g["kind"]
-        if kind == "write":
-            return f"Create the file {g['path']} containing exactly {g['content']!r}."
-        if kind == "schedule":
-            return f"Schedule an event titled {g['title']!r} on day {g['day']} at hour {g['hour']}."
-        if kind == "phone":
-            return f"Change {g['name']}'s phone number to {g['phone']}."
-        if kind == "save_email":
-            return (
-                f"Write {g['name']}'s email address (exactly, nothing else) into the file "
-                f"{g['path']}."
-            )
-        if kind == "buy":
-            return f"Buy {g['qty']} x {g['item']} in one order (add to the cart, then check out)."
-        if kind == "cancel":
-            return f"Cancel the {g['title']!r} event on day {g['day']} at hour {g['hour']}."
-        if kind == "copy":
-            return f"Copy the content of {g['src']} into a new file {g['dst']}."
-        return f"Delete the file {g['path']}."
+        return GOALS[g["kind"]].describe(g)
 
-    def _plan(
-        self, world: dict[str, Any], goals: list[dict[str, Any]]
-    ) -> list[tuple[str, dict[str, Any]]]:
+    def _plan(self, world: dict[str, Any], goals: list[dict[str, Any]]) -> list[Call]:
         """The reference calls, built from the world (lookups included)."""
-        calls: list[tuple[str, dict[str, Any]]] = []
-        for g in goals:
-            kind = g["kind"]
-            if kind == "write":
-                calls.append(("files.write", {"path": g["path"], "content": g["content"]}))
-            elif kind == "schedule":
-                calls.append(
-                    ("calendar.add", {"title": g["title"], "day": g["day"], "hour": g["hour"]})
-                )
-            elif kind == "phone":
-                calls.append(
-                    ("contacts.update", {"name": g["name"], "field": "phone", "value": g["phone"]})
-                )
-            elif kind == "save_email":
-                calls.append(("contacts.find", {"name": g["name"]}))
-                email = world["contacts"][g["name"]]["email"]
-                calls.append(("files.write", {"path": g["path"], "content": email}))
-            elif kind == "buy":
-                calls.append(("shop.add_to_cart", {"item": g["item"], "qty": g["qty"]}))
-                calls.append(("shop.checkout", {}))
-            elif kind == "cancel":
-                calls.append(("calendar.list", {"day": g["day"]}))
-                ev = next(
-                    e
-                    for e in world["calendar"]["events"]
-                    if e["title"] == g["title"] and e["day"] == g["day"] and e["hour"] == g["hour"]
-                )
-                calls.append(("calendar.remove", {"id": ev["id"]}))
-            elif kind == "copy":
-                calls.append(("files.read", {"path": g["src"]}))
-                calls.append(
-                    ("files.write", {"path": g["dst"], "content": world["files"][g["src"]]})
-                )
-            else:
-                calls.append(("files.delete", {"path": g["path"]}))
-        return calls
+        return [call for g in goals for call in GOALS[g["kind"]].plan(g, world)]
 
     @staticmethod
     def _render(call: tuple[str, dict[str, Any]]) -> str:
@@ -523,4 +682,4 @@ class ToolWorld(Environment):
         return verdict.detail
 
 
-__all__ = ["TOOLS", "TURN_SEPARATOR", "ToolWorld", "apply_call", "read_calls"]
+__all__ = ["GOALS", "TOOLS", "TURN_SEPARATOR", "Goal", "ToolWorld", "apply_call", "read_calls"]

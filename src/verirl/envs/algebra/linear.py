@@ -26,7 +26,7 @@ from verirl.envs.base import (
     register_env,
     satisfied_verdict,
 )
-from verirl.envs.kit.size_ladder import SizedInteger
+from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 

@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable, Iterable
 
 from verirl.envs.base import Instance, register_env
-from verirl.envs.kit.size_ladder import SizedInteger
+from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 

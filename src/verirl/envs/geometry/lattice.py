@@ -20,7 +20,7 @@ from collections import Counter
 from functools import cmp_to_key
 
 from verirl.envs.base import Instance, register_env
-from verirl.envs.kit.size_ladder import SizedInteger
+from verirl.envs.kit.answers import SizedInteger
 from verirl.types import Problem
 
 FAMILY = "geometry_lattice"

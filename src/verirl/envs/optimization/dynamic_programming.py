@@ -21,7 +21,7 @@ import math
 import random
 
 from verirl.envs.base import Instance, register_env
-from verirl.envs.kit.size_ladder import SizedInteger
+from verirl.envs.kit.answers import SizedInteger
 from verirl.types import Problem
 
 FAMILY = "dp_optimization"

@@ -28,17 +28,13 @@ KNOWN = {
     ("bits.xor", "graphs.paths_spanning"),
     ("algebra.sequences", "number_theory.elementary"),
     ("counting.number_theory", "number_theory.elementary"),
-    ("geometry.points", "arrays.subsequences"),
     ("graphs.counting", "counting.number_theory"),
     ("graphs.covers_flows", "algebra.linear"),
-    ("graphs.covers_flows", "arrays.subsequences"),
     ("graphs.selection", "number_theory.elementary"),
-    ("graphs.trees_paths", "arrays.subsequences"),
     ("graphs.walks", "algebra.linear"),
     ("grids.puzzles", "algebra.matrices"),
     ("grids.selection", "graphs.paths_spanning"),
     ("number_theory.sums", "counting.number_theory"),
-    ("strings.search", "arrays.subsequences"),
 }
 
 

@@ -28,6 +28,7 @@ from verirl.envs.base import (
     register_env,
     satisfied_reward,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
@@ -109,9 +110,7 @@ class MatrixPooling(_ComputedMatrix):
     difficulty_scales = "N, M up to 4 then int(1.1·x + 1) per level (at most 30); K in 2..min(N, M)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        top = 4
-        for _ in range(difficulty):
-            top = min(30, int(top * 1.1 + 1))
+        top = grown(4, difficulty, 30)
         n, m = rng.randint(2, top), rng.randint(2, top)
         k = rng.randint(2, min(n, m, 2 + difficulty // 4))
         matrix = [[rng.randint(0, 9 + difficulty) for _ in range(m)] for _ in range(n)]

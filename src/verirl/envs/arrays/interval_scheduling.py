@@ -23,7 +23,6 @@ from typing import Any
 
 import networkx as nx
 
-from verirl.envs.arrays.subsequences import grown
 from verirl.envs.base import (
     Environment,
     Instance,
@@ -34,6 +33,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.graphs.paths_spanning import parse_pairs
+from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 

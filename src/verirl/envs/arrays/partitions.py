@@ -18,7 +18,7 @@ import itertools
 import random
 from collections import defaultdict
 
-from verirl.envs.arrays.subsequences import grown, listing
+from verirl.envs.arrays.subsequences import listing
 from verirl.envs.base import (
     Environment,
     Instance,
@@ -29,6 +29,7 @@ from verirl.envs.base import (
     register_env,
     satisfied_verdict,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
 FAMILY = "arrays"

@@ -17,7 +17,6 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from verirl.envs.arrays.subsequences import grown
 from verirl.envs.base import (
     Environment,
     Instance,
@@ -26,6 +25,7 @@ from verirl.envs.base import (
     parse_int_list,
     register_env,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
 FAMILY = "arrays"

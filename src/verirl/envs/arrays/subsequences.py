@@ -28,21 +28,12 @@ from verirl.envs.base import (
     register_env,
     sequence_reward,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "arrays"
 TAGS = ("rlve", "arrays")
-
-
-def grown(start: int, difficulty: int, cap: int = 200) -> int:
-    """RLVE's ladder N = int(1.1·N + 1), applied ``difficulty`` times to ``start``, stopping at
-    ``cap`` (200 by default: reached a little above difficulty 30, so that the quadratic
-    verifiers stay fast at any difficulty the curriculum reaches)."""
-    n = start
-    for _ in range(difficulty):
-        n = min(cap, int(n * 1.1 + 1))
-    return n
 
 
 def listing(values: list[int]) -> str:

@@ -32,6 +32,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.graphs.paths_spanning import add_random_pairs, random_tree
+from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
 FAMILY = "xor"
@@ -40,11 +41,9 @@ TAGS = ("rlve", "bitwise")
 
 def _ladder(difficulty: int, start: int, slack: int) -> tuple[int, int]:
     """RLVE's N = int(1.1·N + 1) per level with the bit length raised until 2^B - slack ≥ 2N."""
-    n, bits = start, 3
-    for _ in range(difficulty):
-        n = min(200, int(n * 1.1 + 1))
-        while 2**bits - slack < 2 * n:
-            bits += 1
+    n, bits = grown(start, difficulty, 200), 3
+    while difficulty and 2**bits - slack < 2 * n:  # n only grows: the last level decides
+        bits += 1
     return n, bits
 
 

@@ -30,6 +30,7 @@ from verirl.envs.base import (
     parse_int,
     register_env,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
 FAMILY = "counting"
@@ -189,9 +190,7 @@ class NoAdjacentGirlCounting(_Count):
     size_measure = "n + m (people besides the teachers)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        top = 2
-        for _ in range(difficulty):
-            top = min(60, int(top * 1.1 + 1))
+        top = grown(2, difficulty, 60)
         n, m = rng.randint(1, top), rng.randint(1, top)
         prompt = (
             f"Please count the number of ways to arrange {_people(n, 'boy')}, "
@@ -208,9 +207,7 @@ class NoAdjacentGirlCounting(_Count):
         return Instance(prompt, str(gold), {"boys": n, "girls": m})
 
     def problem_space(self, difficulty: int) -> int | None:
-        top = 2
-        for _ in range(difficulty):
-            top = min(60, int(top * 1.1 + 1))
+        top = grown(2, difficulty, 60)
         return top * top
 
     def solve_int(self, problem: Problem) -> int:
@@ -388,9 +385,7 @@ class PalindromePartitionCounting(_Count):
     size_key = "text"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        n = 5
-        for _ in range(difficulty):
-            n = min(60, int(n * 1.1 + 1))
+        n = grown(5, difficulty, 60)
         letters = "ab" if difficulty >= 3 and rng.random() < 0.6 else "abc"
         text = "".join(rng.choice(letters) for _ in range(n))
         prompt = (

@@ -16,7 +16,6 @@ import itertools
 import math
 import random
 
-from verirl.envs.arrays.subsequences import grown
 from verirl.envs.base import (
     Environment,
     Instance,
@@ -25,6 +24,7 @@ from verirl.envs.base import (
     parse_int_list,
     register_env,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
 FAMILY = "geometry"

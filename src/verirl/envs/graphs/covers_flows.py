@@ -24,7 +24,6 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.algebra.linear import bareiss_determinant as _determinant
-from verirl.envs.arrays.subsequences import grown
 from verirl.envs.base import (
     Instance,
     graded,
@@ -44,6 +43,7 @@ from verirl.envs.graphs.paths_spanning import (
     random_tree,
     unknown_vertex,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 

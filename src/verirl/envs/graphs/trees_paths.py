@@ -22,7 +22,6 @@ from typing import Any
 
 import networkx as nx
 
-from verirl.envs.arrays.subsequences import grown
 from verirl.envs.base import (
     Instance,
     graded,
@@ -41,6 +40,7 @@ from verirl.envs.graphs.paths_spanning import (
     random_tree,
     unknown_vertex,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 

@@ -24,6 +24,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.grids.selection import read_cells
+from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
 FAMILY = "grid_puzzles"
@@ -91,9 +92,7 @@ class MaxThreeSquareSum(_GridEnv):
     answer_kind = "integer"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        top = 4
-        for _ in range(difficulty):
-            top = min(10, int(top * 1.1 + 1))
+        top = grown(4, difficulty, 10)
         while True:
             n, m = rng.randint(2, top), rng.randint(3, top)
             k = rng.randint(1, min(3, max(1, min(n, m) // 2)))

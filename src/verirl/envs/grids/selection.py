@@ -27,6 +27,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.graphs.paths_spanning import parse_pairs
+from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
@@ -36,10 +37,7 @@ _MOVES = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
 
 def grid_side(start: int, difficulty: int, cap: int) -> int:
-    n = start
-    for _ in range(difficulty):
-        n = min(cap, int(n * 1.1 + 1))
-    return n
+    return grown(start, difficulty, cap)
 
 
 def read_cells(answer: str) -> list[tuple[int, int]]:

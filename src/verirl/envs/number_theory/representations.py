@@ -29,6 +29,7 @@ from verirl.envs.base import (
     register_env,
     sequence_reward,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
@@ -235,9 +236,7 @@ class NextPalindromic(Environment):
         return 90 if difficulty == 0 else None
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        digits = 2
-        for _ in range(difficulty):
-            digits = min(1000, int(digits * 1.1 + 1))
+        digits = grown(2, difficulty, 1000)
         kind = rng.random()
         if kind < 0.1:
             n = 10**digits - 1  # all nines

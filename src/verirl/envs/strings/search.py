@@ -17,7 +17,6 @@ import itertools
 import random
 import re
 
-from verirl.envs.arrays.subsequences import grown
 from verirl.envs.base import (
     Environment,
     Instance,
@@ -27,6 +26,7 @@ from verirl.envs.base import (
     parse_int_list,
     register_env,
 )
+from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 

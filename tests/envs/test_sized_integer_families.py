@@ -1,4 +1,4 @@
-"""Hand-computed values for the families added with the 400-environment gym: permutation
+"""Hand-computed values for the SizedInteger families (kit/answers.py): permutation
 counting, impartial games, bit counting, linear algebra, string counting, DP optimisation,
 lattice geometry, grid tilings, digits and orders."""
 

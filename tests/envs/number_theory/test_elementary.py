@@ -6,7 +6,7 @@ import pytest
 
 from tests.envs.helpers import reward, verdict
 from verirl.envs import env_names
-from verirl.envs.number_theory.elementary import factorize, first_primes, is_prime
+from verirl.envs.kit.numbers import factorize, first_primes, is_prime
 
 
 def test_family_is_registered() -> None:

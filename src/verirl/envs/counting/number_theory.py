@@ -27,7 +27,7 @@ from verirl.envs.base import (
     parse_int,
     register_env,
 )
-from verirl.envs.number_theory.elementary import factorize, is_prime
+from verirl.envs.kit.numbers import factorize, is_prime
 from verirl.types import Problem, Verdict
 
 FAMILY = "number_counting"

@@ -20,6 +20,7 @@ import random
 
 from verirl.envs.base import Instance, register_env
 from verirl.envs.kit.answers import SizedInteger
+from verirl.envs.kit.numbers import totient
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 
@@ -205,7 +206,7 @@ class NecklaceCounting(SizedInteger):
         )
         g = math.gcd(*counts)
         total = sum(
-            _totient(d) * _multinomial([c // d for c in counts])
+            totient(d) * _multinomial([c // d for c in counts])
             for d in range(1, g + 1)
             if g % d == 0
         )
@@ -251,10 +252,6 @@ def _arrangements(counts: list[int]) -> list[str]:
             out += [str(i) + rest for rest in _arrangements(counts)]
             counts[i] += 1
     return out
-
-
-def _totient(n: int) -> int:
-    return sum(1 for i in range(1, n + 1) if math.gcd(i, n) == 1)
 
 
 @register_env

@@ -12,6 +12,7 @@ import random
 
 from verirl.envs.base import Instance, graded, invalid, register_env
 from verirl.envs.freeform.conversions import FreeFormEnvironment
+from verirl.envs.kit.numbers import is_prime
 from verirl.envs.kit.wording import plural
 from verirl.envs.reading.surface_forms import (
     FormError,
@@ -111,7 +112,7 @@ class UnorderedSet(FreeFormEnvironment):
         elif kind == "primes":
             lo = rng.randint(0, 10 * reach)
             hi = lo + 10 + rng.randint(0, 4 * reach)
-            while not any(_is_prime(k) for k in range(lo, hi + 1)):
+            while not any(is_prime(k) for k in range(lo, hi + 1)):
                 hi += 5
             prompt = f"List all prime numbers between {lo} and {hi} (inclusive)."
             data = {"kind": kind, "lo": lo, "hi": hi}
@@ -138,7 +139,7 @@ class UnorderedSet(FreeFormEnvironment):
             n = int(data["n"])
             return {d for k in range(1, math.isqrt(n) + 1) if n % k == 0 for d in (k, n // k)}
         if kind == "primes":
-            return {k for k in range(int(data["lo"]), int(data["hi"]) + 1) if _is_prime(k)}
+            return {k for k in range(int(data["lo"]), int(data["hi"]) + 1) if is_prime(k)}
         if kind == "roots":
             coeffs = [int(c) for c in data["coeffs"]]
             roots = set()
@@ -203,10 +204,6 @@ class UnorderedSet(FreeFormEnvironment):
     def size(self, problem: Problem) -> float:
         gold = self._members(dict(problem.data))
         return float(len(gold) + max(len(str(v)) for v in gold))
-
-
-def _is_prime(n: int) -> bool:
-    return n >= 2 and all(n % p for p in range(2, math.isqrt(n) + 1))
 
 
 def _horner(coeffs: list[int], x: int) -> int:

@@ -31,8 +31,8 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.graphs.walks import _edge_text, _random_edges
+from verirl.envs.kit.numbers import is_prime
 from verirl.envs.kit.wording import plural
-from verirl.envs.number_theory.elementary import is_prime
 from verirl.types import Problem, Verdict
 
 FAMILY = "graphs_selection"

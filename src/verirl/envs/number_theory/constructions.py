@@ -28,7 +28,7 @@ from verirl.envs.base import (
     satisfied_verdict,
     sequence_reward,
 )
-from verirl.envs.number_theory.elementary import is_prime
+from verirl.envs.kit.numbers import is_prime
 from verirl.types import Problem, Verdict
 
 FAMILY = "constructions_sequences"

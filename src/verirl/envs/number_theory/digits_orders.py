@@ -19,6 +19,7 @@ import random
 
 from verirl.envs.base import Instance, register_env
 from verirl.envs.kit.answers import SizedInteger
+from verirl.envs.kit.numbers import totient
 from verirl.types import Problem
 
 FAMILY = "digits_orders"
@@ -216,12 +217,6 @@ def _prime_factors(n: int) -> list[int]:
     return out
 
 
-def _totient(n: int) -> int:
-    for p in _prime_factors(n):
-        n -= n // p
-    return n
-
-
 @register_env
 class MultiplicativeOrder(SizedInteger):
     """The least k ≥ 1 with a^k ≡ 1 (mod m), for gcd(a, m) = 1."""
@@ -243,7 +238,7 @@ class MultiplicativeOrder(SizedInteger):
             f"What is the smallest positive integer k such that {a}^k leaves remainder 1 when "
             f"divided by {m}?"
         )
-        order = _totient(m)  # the order divides φ(m): strip prime factors while it still works
+        order = totient(m)  # the order divides φ(m): strip prime factors while it still works
         for p in _prime_factors(order):
             while order % p == 0 and pow(a, order // p, m) == 1:
                 order //= p
@@ -257,7 +252,7 @@ class MultiplicativeOrder(SizedInteger):
             while x != 1:
                 x, k = x * a % m, k + 1
             return k
-        phi = _totient(m)
+        phi = totient(m)
         divisors = sorted(
             {d for i in range(1, math.isqrt(phi) + 1) if phi % i == 0 for d in (i, phi // i)}
         )

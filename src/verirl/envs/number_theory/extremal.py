@@ -26,7 +26,7 @@ from verirl.envs.base import (
     ratio_reward,
     register_env,
 )
-from verirl.envs.number_theory.elementary import first_primes, is_prime
+from verirl.envs.kit.numbers import first_primes, is_prime
 from verirl.types import Problem, Verdict
 
 FAMILY = "numbers"

@@ -26,7 +26,7 @@ from verirl.envs.base import (
     parse_int_list,
     register_env,
 )
-from verirl.envs.number_theory.elementary import factorize
+from verirl.envs.kit.numbers import factorize
 from verirl.types import Problem, Verdict
 
 FAMILY = "number_theory_powers"

@@ -20,7 +20,7 @@ import random
 
 from verirl.envs.base import Instance, IntegerAnswer, graded, invalid, parse_int, register_env
 from verirl.envs.counting.number_theory import mobius_table
-from verirl.envs.number_theory.elementary import factorize
+from verirl.envs.kit.numbers import factorize, totient
 from verirl.types import Problem, Verdict
 
 FAMILY = "number_theory_sums"
@@ -55,13 +55,6 @@ def divisor_summatory(n: int) -> int:
         total += q * (last - k + 1)
         k = last + 1
     return total
-
-
-def totient(n: int) -> int:
-    phi = n
-    for p in set(factorize(n)):
-        phi -= phi // p
-    return phi
 
 
 def _grow(base: int, ratio: float, difficulty: int, cap: int) -> int:

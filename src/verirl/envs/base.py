@@ -268,10 +268,17 @@ class IntegerAnswer(Environment):
 
     wrong_detail: ClassVar[str] = "the value is not right"
     answer_kind: ClassVar[AnswerKind] = "integer"
+    binary: ClassVar[bool] = False
+    """Reward 1 for the exact value and 0 otherwise, no partial credit (the RLVE rows whose
+    reward is binary)."""
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         value = parse_int(answer, self.answer_names)
-        return count_verdict(value, self.solve_int(problem), self.wrong_detail)
+        gold = self.solve_int(problem)
+        if self.binary:
+            ok = value == gold
+            return graded(0.0, ok, "correct" if ok else self.wrong_detail)
+        return count_verdict(value, gold, self.wrong_detail)
 
     def solve(self, problem: Problem) -> str:
         return str(self.solve_int(problem))

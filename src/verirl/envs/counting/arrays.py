@@ -18,9 +18,9 @@ import math
 import random
 from collections import Counter
 
-from verirl.envs.base import Instance, IntegerAnswer, graded, parse_int, register_env
+from verirl.envs.base import Instance, IntegerAnswer, register_env
 from verirl.envs.kit.wording import plural
-from verirl.types import Problem, Verdict
+from verirl.types import Problem
 
 FAMILY = "counting_arrays"
 TAGS = ("rlve", "counting")
@@ -30,14 +30,6 @@ class _SeqCount(IntegerAnswer):
     family = FAMILY
     tags = TAGS
     size_measure = "length of the sequences or strings involved"
-    binary: bool = False  # RLVE's binary rows: exact value or nothing
-
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        if not self.binary:
-            return super().check(problem, answer)
-        value = parse_int(answer, self.answer_names)
-        ok = value == self.solve_int(problem)
-        return graded(0.0, ok, "correct" if ok else self.wrong_detail)
 
 
 @register_env

@@ -25,7 +25,6 @@ from verirl.envs.base import (
     graded,
     invalid,
     optimum_verdict,
-    parse_int,
     parse_int_list,
     register_env,
 )
@@ -204,9 +203,8 @@ class WhackAMole(IntegerAnswer):
                     best = total // (r * c)
         return best
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        ok = parse_int(answer) == self.solve_int(problem)  # RLVE's row is binary
-        return graded(0.0, ok, "correct" if ok else "the number of hits is not right")
+    binary = True  # RLVE's row is binary
+    wrong_detail = "the number of hits is not right"
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["grid"]) * len(problem.data["grid"][0]))

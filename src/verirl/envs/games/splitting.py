@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, graded, parse_int, register_env
-from verirl.types import Problem, Verdict
+from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.types import Problem
 
 FAMILY = "games_splitting"
 
@@ -68,9 +68,8 @@ class SplittingGame(IntegerAnswer):
     def solve_int(self, problem: Problem) -> int:
         return self._count(problem.data["beans"])
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        ok = parse_int(answer) == self.solve_int(problem)  # RLVE's row is binary
-        return graded(0.0, ok, "correct" if ok else "the number of winning moves is not right")
+    binary = True  # RLVE's row is binary
+    wrong_detail = "the number of winning moves is not right"
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["beans"]))

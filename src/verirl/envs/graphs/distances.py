@@ -26,7 +26,6 @@ from verirl.envs.base import (
     graded,
     invalid,
     optimum_verdict,
-    parse_int,
     parse_int_list,
     ratio_reward,
     register_env,
@@ -259,9 +258,8 @@ class Patrol(IntegerAnswer):
             longest = max(longest, max(dist.values()))
         return 2 * (n - 1) + 1 - longest
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        ok = parse_int(answer) == self.solve_int(problem)  # RLVE's row is binary
-        return graded(0.0, ok, "correct" if ok else "the distance is not right")
+    binary = True  # RLVE's row is binary
+    wrong_detail = "the distance is not right"
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["n"])

@@ -25,10 +25,8 @@ from verirl.envs.base import (
     Instance,
     IntegerAnswer,
     count_verdict,
-    graded,
     invalid,
     optimum_verdict,
-    parse_int,
     parse_int_list,
     register_env,
 )
@@ -155,10 +153,8 @@ class PathNoGoingBackCounting(IntegerAnswer):
 
         return walks(d["s"], -1, d["t"])
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)  # RLVE's row is binary
-        ok = value == self.solve_int(problem)
-        return graded(0.0, ok, "correct" if ok else "the count is not right")
+    binary = True  # RLVE's row is binary
+    wrong_detail = "the count is not right"
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["t"] * len(problem.data["edges"]))
@@ -259,10 +255,8 @@ class PythagoreanGraphIndependentSetCounting(IntegerAnswer):
 
         return count(frozenset(range(n)))
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)  # RLVE's row is binary
-        ok = value == self.solve_int(problem)
-        return graded(0.0, ok, "correct" if ok else "the count is not right")
+    binary = True  # RLVE's row is binary
+    wrong_detail = "the count is not right"
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["h"]))
@@ -317,10 +311,8 @@ class SumSpanningTreeGcd(IntegerAnswer):
             exact[g] = within - sum(exact[k] for k in range(2 * g, top + 1, g))
         return sum(g * exact[g] for g in range(1, top + 1))
 
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer)  # RLVE's row is binary
-        ok = value == self.solve_int(problem)
-        return graded(0.0, ok, "correct" if ok else "the sum is not right")
+    binary = True  # RLVE's row is binary
+    wrong_detail = "the sum is not right"
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["edges"]))

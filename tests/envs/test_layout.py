@@ -23,15 +23,11 @@ TOP = {"__init__", "base", "selfcheck"}
 
 KNOWN = {
     ("arithmetic.exact_numbers", "graphs.tree_counting"),
-    ("arrays.assignments", "graphs.paths_spanning"),
-    ("arrays.interval_scheduling", "graphs.paths_spanning"),
-    ("bits.xor", "graphs.paths_spanning"),
     ("algebra.sequences", "number_theory.elementary"),
     ("graphs.counting", "counting.number_theory"),
     ("graphs.covers_flows", "algebra.linear"),
     ("graphs.walks", "algebra.linear"),
     ("grids.puzzles", "algebra.matrices"),
-    ("grids.selection", "graphs.paths_spanning"),
     ("number_theory.sums", "counting.number_theory"),
 }
 

@@ -223,8 +223,8 @@ def test_pol_polarization() -> None:
     star = {"n": 4, "edges": [[0, 1], [0, 2], [0, 3]]}  # 1, 2 → 0 → 3: five pairs
     assert verdict("pol_polarization", "5", **star).correct
     assert reward("pol_polarization", "6", **star) == 0.0
-    from verirl.envs.graphs.paths_spanning import random_tree
     from verirl.envs.graphs.tree_counting import _polarization
+    from verirl.envs.kit.graphs import random_tree
 
     env, rng = get_env("pol_polarization"), random.Random(14)
     for _ in range(40):  # the split formula against every orientation
@@ -254,7 +254,7 @@ def test_tree_change_one_edge_diameter() -> None:
     assert reward(name, "2 3 1 2; 1 2 1 2", **star) == -0.5  # 2 - 3 is no edge
     assert reward(name, "1 2 2 3", **star) == -0.5
     from verirl.envs.graphs.distances import _diameter_range, _moves
-    from verirl.envs.graphs.paths_spanning import random_tree
+    from verirl.envs.kit.graphs import random_tree
 
     rng = random.Random(15)
     for _ in range(30):  # the split formulas against every edge swap

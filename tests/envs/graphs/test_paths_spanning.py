@@ -8,7 +8,7 @@ import pytest
 from tests.envs.helpers import problem as _problem
 from tests.envs.helpers import scored
 from verirl.envs import get_env
-from verirl.envs.graphs.paths_spanning import parse_pairs, parse_vertices, to_graph
+from verirl.envs.kit.graphs import parse_pairs, parse_vertices, to_graph
 from verirl.types import Problem
 
 

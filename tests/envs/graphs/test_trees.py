@@ -10,7 +10,7 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.graphs.paths_spanning import random_tree
+from verirl.envs.kit.graphs import random_tree
 from verirl.envs.selfcheck import self_check
 
 COUNTING = env_names(family="trees_counting")

@@ -24,7 +24,7 @@ from verirl.envs.base import (
     register_env,
     satisfied_verdict,
 )
-from verirl.envs.graphs.paths_spanning import parse_pairs
+from verirl.envs.kit.graphs import parse_pairs
 from verirl.types import Problem, Verdict
 
 FAMILY = "array_construction"

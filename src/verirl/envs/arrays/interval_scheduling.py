@@ -32,7 +32,7 @@ from verirl.envs.base import (
     parse_int_list,
     register_env,
 )
-from verirl.envs.graphs.paths_spanning import parse_pairs
+from verirl.envs.kit.graphs import parse_pairs
 from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict

@@ -31,7 +31,7 @@ from verirl.envs.base import (
     ratio_reward,
     register_env,
 )
-from verirl.envs.graphs.paths_spanning import add_random_pairs, random_tree
+from verirl.envs.kit.graphs import add_random_pairs, random_tree
 from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 

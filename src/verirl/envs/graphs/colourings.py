@@ -22,7 +22,8 @@ from verirl.envs.base import (
     parse_int_list,
     register_env,
 )
-from verirl.envs.graphs.paths_spanning import GraphEnv, add_random_pairs, edge_lines, random_tree
+from verirl.envs.graphs.paths_spanning import GraphEnv
+from verirl.envs.kit.graphs import add_random_pairs, edge_lines, random_tree
 from verirl.types import Problem, Verdict
 
 FAMILY = "graph_optimization"

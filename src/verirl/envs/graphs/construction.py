@@ -29,7 +29,7 @@ from verirl.envs.base import (
     satisfied_reward,
     satisfied_verdict,
 )
-from verirl.envs.graphs.paths_spanning import add_random_pairs, parse_pairs, random_tree
+from verirl.envs.kit.graphs import add_random_pairs, parse_pairs, random_tree
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 

@@ -21,7 +21,7 @@ import networkx as nx
 
 from verirl.envs.base import Environment, Instance, graded, register_env
 from verirl.envs.counting.number_theory import FastCount
-from verirl.envs.graphs.paths_spanning import add_random_pairs, random_tree
+from verirl.envs.kit.graphs import add_random_pairs, random_tree
 from verirl.envs.kit.wording import plural
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict

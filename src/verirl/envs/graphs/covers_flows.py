@@ -35,8 +35,8 @@ from verirl.envs.base import (
     register_env,
     satisfied_reward,
 )
-from verirl.envs.graphs.paths_spanning import (
-    GraphEnv,
+from verirl.envs.graphs.paths_spanning import GraphEnv
+from verirl.envs.kit.graphs import (
     add_random_pairs,
     edge_lines,
     parse_vertices,

@@ -28,13 +28,8 @@ from verirl.envs.base import (
     ratio_reward,
     register_env,
 )
-from verirl.envs.graphs.paths_spanning import (
-    GraphEnv,
-    add_random_pairs,
-    edge_lines,
-    parse_pairs,
-    random_tree,
-)
+from verirl.envs.graphs.paths_spanning import GraphEnv
+from verirl.envs.kit.graphs import add_random_pairs, edge_lines, parse_pairs, random_tree
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 

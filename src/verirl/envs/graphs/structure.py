@@ -21,8 +21,8 @@ from verirl.envs.base import (
     register_env,
     satisfied_verdict,
 )
-from verirl.envs.graphs.paths_spanning import (
-    GraphEnv,
+from verirl.envs.graphs.paths_spanning import GraphEnv
+from verirl.envs.kit.graphs import (
     add_random_pairs,
     graph_intro,
     parse_pairs,

@@ -31,7 +31,7 @@ from verirl.envs.base import (
     register_env,
     sequence_reward,
 )
-from verirl.envs.graphs.paths_spanning import random_tree
+from verirl.envs.kit.graphs import random_tree
 from verirl.types import Problem, Verdict
 
 FAMILY = "trees_counting"

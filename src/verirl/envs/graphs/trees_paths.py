@@ -31,8 +31,8 @@ from verirl.envs.base import (
     ratio_reward,
     register_env,
 )
-from verirl.envs.graphs.paths_spanning import (
-    GraphEnv,
+from verirl.envs.graphs.paths_spanning import GraphEnv
+from verirl.envs.kit.graphs import (
     add_random_pairs,
     edge_lines,
     parse_pairs,

@@ -30,7 +30,7 @@ from verirl.envs.base import (
     parse_int_list,
     register_env,
 )
-from verirl.envs.graphs.paths_spanning import random_tree
+from verirl.envs.kit.graphs import random_tree
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 

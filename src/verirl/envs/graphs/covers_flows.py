@@ -23,7 +23,6 @@ from typing import Any
 
 import networkx as nx
 
-from verirl.envs.algebra.linear import bareiss_determinant as _determinant
 from verirl.envs.base import (
     Instance,
     graded,
@@ -43,6 +42,7 @@ from verirl.envs.kit.graphs import (
     random_tree,
     unknown_vertex,
 )
+from verirl.envs.kit.linear_algebra import bareiss_determinant as _determinant
 from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict

@@ -19,7 +19,6 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from verirl.envs.algebra.linear import laplacian_minor, rational_determinant
 from verirl.envs.base import (
     Environment,
     Instance,
@@ -31,6 +30,7 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.kit.graphs import random_tree
+from verirl.envs.kit.linear_algebra import laplacian_minor, rational_determinant
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 

@@ -21,11 +21,11 @@ import random
 import statistics
 import time
 
-from verirl.envs.coq_proofs import CoqProofs
+from verirl.envs.proofs.coq import CoqProofs
+from verirl.provers.bank import bundled_bank
 from verirl.provers.base import FormalProblem
-from verirl.provers.coq_idetop import CoqIdeChecker
-from verirl.provers.coq_theorems import bundled_theorems
-from verirl.provers.coqc import CoqcChecker
+from verirl.provers.coq.coqc import CoqcChecker
+from verirl.provers.coq.idetop import CoqIdeChecker
 from verirl.types import Problem
 
 
@@ -34,7 +34,7 @@ def workload(n: int, seed: int) -> list[tuple[FormalProblem, str]]:
     env = CoqProofs()
     rng = random.Random(seed)
     items = []
-    theorems = bundled_theorems()
+    theorems = bundled_bank("coq").theorems
     for i in range(n):
         t = theorems[i % len(theorems)]
         proof = t.proof or ""
@@ -51,7 +51,7 @@ def main() -> None:
     ap.add_argument(
         "--proofs",
         type=int,
-        default=len(bundled_theorems()),
+        default=len(bundled_bank("coq").theorems),
         help="number of proofs to check (default: one per bundled theorem)",
     )
     ap.add_argument("--workers", type=int, default=2, help="concurrent checkers per backend")

@@ -30,7 +30,6 @@ import argparse
 import importlib
 import json
 import math
-import pkgutil
 import statistics
 import time
 from collections.abc import Callable
@@ -365,13 +364,11 @@ def load_environments() -> tuple[list[str], list[str]]:
         return envs.env_names(), []
     except Exception:  # a half-written family module: import the others one by one
         broken = []
-        for mod in pkgutil.iter_modules(envs.__path__):
-            if mod.name in ("base", "answers") or mod.name.startswith("_"):
-                continue
+        for name in envs.family_modules():
             try:
-                importlib.import_module(f"verirl.envs.{mod.name}")
+                importlib.import_module(name)
             except Exception as exc:
-                broken.append(f"{mod.name} ({type(exc).__name__}: {exc})")
+                broken.append(f"{name} ({type(exc).__name__}: {exc})")
         return envs.ENVIRONMENTS.names(), broken
 
 

@@ -16,7 +16,7 @@ burst of load from other processes on a shared machine does not decide the ratio
 
 A second line measures the same test executions the way the program-synthesis environments
 run them: one sandboxed execution per program, its ``--per-program`` hidden tests run by the
-harness (:func:`verirl.envs.code_synthesis.run_tests`), against ``python -c`` per test.
+harness (:func:`verirl.envs.code.synthesis.run_tests`), against ``python -c`` per test.
 
 A third line measures them as HumanEval checks them: one *checked run* per test
 (:meth:`verirl.sandbox.Sandbox.run_checked`: the function in the candidate process, the
@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 
-from verirl.envs.code_synthesis import run_tests, score_tests
+from verirl.envs.code.synthesis import run_tests, score_tests
 from verirl.sandbox import Sandbox
 
 FIB = """def fib(n):

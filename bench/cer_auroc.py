@@ -47,7 +47,7 @@ from typing import Any
 import torch
 
 from verirl.envs import env_names, get_env
-from verirl.envs.answers import strip_answer
+from verirl.envs.reading.answers import strip_answer
 from verirl.models import load_policy, load_tokenizer, tiny_model
 from verirl.rewards.cer import cer_estimate
 from verirl.rewards.likelihood import split_answer

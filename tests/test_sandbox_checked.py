@@ -21,7 +21,7 @@ from tests.sandbox_attacks import (
     runs_as_other_user,
 )
 from verirl.envs import get_env
-from verirl.envs.code_synthesis import HARNESS, score_tests
+from verirl.envs.code.synthesis import HARNESS, score_tests
 from verirl.sandbox import Limits, Sandbox
 
 MODES = available_modes()

@@ -9,7 +9,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
 from verirl.credit.spans import step_token_starts, token_owners
-from verirl.provers.lean_text import split_lean_proof
+from verirl.provers.lean.text import split_lean_proof
 from verirl.types import Span
 
 PROOF = "theorem t (a b : ℝ) : a ≤ b := by\n  intro h\n  ⊢ nlinarith [sq_nonneg (a - b)]\n  simp"

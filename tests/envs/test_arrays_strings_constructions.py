@@ -87,7 +87,7 @@ def test_salad_bar_and_secret_cow_code() -> None:
     assert verdict("secret_cow_code", "C", s="abc", n=10).correct
     assert reward("secret_cow_code", "a", s="abc", n=10) == 0.0
     assert reward("secret_cow_code", "bc", s="abc", n=10) == -1.0
-    from verirl.envs.strings_runs import _cow_letter
+    from verirl.envs.strings.runs import _cow_letter
 
     text = "xyzw"
     while len(text) < 5000:
@@ -109,7 +109,7 @@ def test_shortest_unicolor_substring() -> None:
     assert reward("shortest_unicolor_substring", "1000", **data) == pytest.approx((2 / 3) ** 5)
     assert reward("shortest_unicolor_substring", "0110", **data) == -0.5  # two flips
     assert reward("shortest_unicolor_substring", "000", **data) == -0.5
-    from verirl.envs.strings_runs import _best_run, _longest_run
+    from verirl.envs.strings.runs import _best_run, _longest_run
 
     rng = random.Random(4)
     for _ in range(40):  # the run formula against every choice of flips

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from verirl.envs import Environment, Instance, get_env
-from verirl.envs.answers import extract_answer, last_answer_tag, last_boxed
-from verirl.envs.symbolic_parse import Limits, SizeError, check_size, parse_expression
+from verirl.envs.reading.answers import extract_answer, last_answer_tag, last_boxed
+from verirl.envs.reading.symbolic_parser import Limits, SizeError, check_size, parse_expression
 from verirl.errors import UserInputError
 from verirl.types import Problem, Verdict
 

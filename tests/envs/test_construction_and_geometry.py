@@ -12,7 +12,7 @@ from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import ENVIRONMENTS, env_names, get_env
 from verirl.envs.selfcheck import self_check
 
-MINE = ("array_construction", "geometry_convex_hull")
+MINE = ("assignments", "convex_hull")
 NAMES = [n for n in env_names() if ENVIRONMENTS.get(n).__module__.rsplit(".", 1)[1] in MINE]
 
 

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from tests.fuzz.hostile import hostile_texts
 from tests.fuzz.runner import fuzz_environments
 from verirl.envs import env_names, get_env
-from verirl.provers.coq_attempt import prepare_attempt
-from verirl.provers.lean_safety import lean_proof_violation, locate_lean_proof
+from verirl.provers.coq.attempt import prepare_attempt
+from verirl.provers.lean.safety import lean_proof_violation, locate_lean_proof
 
 COUNT = int(os.environ.get("VERIRL_FUZZ_COUNT", "10000"))
 BUDGET_S = float(os.environ.get("VERIRL_FUZZ_BUDGET_S", "1.0"))

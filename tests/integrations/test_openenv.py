@@ -141,7 +141,7 @@ def test_generic_client_runs_an_episode(server_url: str) -> None:
 
 @pytest.mark.slow
 def test_typed_client_tool_world_one_call_per_step(server_url: str) -> None:
-    from verirl.envs.tool_world import TURN_SEPARATOR
+    from verirl.envs.agents.tool_world import TURN_SEPARATOR
 
     env = get_env("tool_world")
     calls = env.solve(env.generate(2, 3)).split(TURN_SEPARATOR)

@@ -30,7 +30,7 @@ ray = pytest.importorskip(
 psutil = pytest.importorskip("psutil", reason="checking for leftover processes needs psutil")
 
 from tests.integrations.ray_helpers import fail, sleep_then_echo  # noqa: E402
-from tests.provers.coq_marks import needs_coq  # noqa: E402
+from tests.provers.coq.marks import needs_coq  # noqa: E402
 from verirl.config import load_config  # noqa: E402
 from verirl.envs import get_env  # noqa: E402
 from verirl.errors import WorkerLostError  # noqa: E402

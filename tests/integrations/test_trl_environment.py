@@ -13,7 +13,7 @@ pytest.importorskip("trl", reason="the TRL integration needs trl==1.16.0 (extra 
 
 from verirl.curriculum import AdaptiveDifficulty
 from verirl.envs import get_env
-from verirl.envs.tool_world import read_calls
+from verirl.envs.agents.tool_world import read_calls
 from verirl.errors import UserInputError
 from verirl.integrations.episodes import LocalSource
 from verirl.integrations.problems import identity_columns

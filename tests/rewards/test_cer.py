@@ -165,7 +165,7 @@ def test_cer_reward_equals_the_formula_and_ties_identical_answers(
 def test_cer_correct_flag_is_the_rule_verifier(
     ctx: RewardContext, problem: Problem, make_rollouts: Any
 ) -> None:
-    from verirl.envs.freeform_forms import number_to_words, parse_number
+    from verirl.envs.reading.surface_forms import number_to_words, parse_number
 
     words = number_to_words(int(parse_number(problem.answer)))
     texts = [f"\\boxed{{{words}}}", f"\\boxed{{{problem.answer}}}", "\\boxed{-1000}"]

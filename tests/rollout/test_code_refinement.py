@@ -12,7 +12,7 @@ import pytest
 
 from verirl.config import load_config
 from verirl.envs import get_env
-from verirl.envs.code_synthesis import perturbed
+from verirl.envs.code.synthesis import perturbed
 from verirl.models import load_tokenizer
 from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import Generation

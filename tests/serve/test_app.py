@@ -120,7 +120,7 @@ def test_ws_multi_turn_refinement_feeds_back_and_counts_the_last_turn(
 
 
 def test_tool_world_takes_one_tool_call_per_step(client: TestClient) -> None:
-    from verirl.envs.tool_world import TURN_SEPARATOR
+    from verirl.envs.agents.tool_world import TURN_SEPARATOR
 
     tw = get_env("tool_world")
     calls = tw.solve(tw.generate(0, 3)).split(TURN_SEPARATOR)

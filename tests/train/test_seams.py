@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.provers.coq_marks import needs_coq
+from tests.provers.coq.marks import needs_coq
 from verirl.cli import main
 from verirl.config import load_config
 from verirl.rewards.cer import CERReward
@@ -83,7 +83,7 @@ def test_cer_scores_every_turn_of_a_multi_turn_tcpo_run(
 def test_the_coq_pool_checks_a_steps_proofs_in_parallel(
     tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from verirl.provers.coq_idetop import CoqIdeChecker
+    from verirl.provers.coq.idetop import CoqIdeChecker
 
     active = 0
     peak = 0

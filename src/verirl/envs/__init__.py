@@ -1,8 +1,9 @@
 """Verifiable environments: the protocol, the registry and every family of environments.
 
-Each family lives in its own module of this package and registers its environments with
-``@register_env``; the modules are discovered on first lookup, so adding an environment
-touches only its own file.
+Each family lives in a module of a category package (``graphs/``, ``counting/``, ...) and
+registers its environments with ``@register_env``; the modules are discovered on first
+lookup, so adding an environment touches only its own file. ``base`` holds the protocol and
+the registry, ``reading/`` answer extraction and normalisation, ``kit/`` what families share.
 
 Environments from other libraries (reasoning-gym's tasks as ``rg/<task>``) are *on demand*:
 :data:`ON_DEMAND` maps a name prefix to the function that registers such a name, which
@@ -15,26 +16,30 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from verirl.envs.answers import extract_answer, last_boxed, split_boxed
 from verirl.envs.base import (
     ENVIRONMENTS,
     INVALID,
+    TURN_SEPARATOR,
     WRONG_FORMAT,
     Environment,
     Instance,
     register_env,
 )
 from verirl.envs.base import get_env as _get_env
+from verirl.envs.reading.answers import extract_answer, last_boxed, split_boxed
 from verirl.errors import UserInputError
 
 __all__ = [
+    "CATEGORIES",
     "ENVIRONMENTS",
     "INVALID",
+    "TURN_SEPARATOR",
     "WRONG_FORMAT",
     "Environment",
     "Instance",
     "env_names",
     "extract_answer",
+    "family_modules",
     "get_env",
     "is_env",
     "last_boxed",
@@ -43,16 +48,29 @@ __all__ = [
     "split_boxed",
 ]
 
-_NOT_FAMILIES = {
-    "base",
-    "proof_env",
-    "answers",
-    "selfcheck",
-    "freeform_forms",
-    "symbolic_parse",
-    "normalize",
-    "formats",
-}
+CATEGORIES = (
+    "agents",
+    "algebra",
+    "arithmetic",
+    "arrays",
+    "bits",
+    "code",
+    "counting",
+    "freeform",
+    "games",
+    "geometry",
+    "graphs",
+    "grids",
+    "logic",
+    "number_theory",
+    "optimization",
+    "proofs",
+    "simulation",
+    "strings",
+)
+"""The category packages: every module in one holds a family (or sub-family) of environments.
+``reading`` (answer extraction and normalisation) and ``kit`` (shared helpers) register
+nothing and are not categories."""
 _loaded = False
 
 ON_DEMAND: dict[str, str] = {"rg/": "verirl.integrations.reasoning_gym:register_task"}
@@ -60,14 +78,23 @@ ON_DEMAND: dict[str, str] = {"rg/": "verirl.integrations.reasoning_gym:register_
 (returns False for a name it does not know)."""
 
 
+def family_modules() -> list[str]:
+    """The dotted names of every module in a category package, in order."""
+    out = []
+    for category in CATEGORIES:
+        package = importlib.import_module(f"{__name__}.{category}")
+        for mod in pkgutil.iter_modules(package.__path__):
+            out.append(f"{package.__name__}.{mod.name}")
+    return out
+
+
 def load_all() -> None:
-    """Import every module of this package so that all environments are registered."""
+    """Import every family module so that all environments are registered."""
     global _loaded
     if _loaded:
         return
-    for mod in pkgutil.iter_modules(__path__):
-        if mod.name not in _NOT_FAMILIES and not mod.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{mod.name}")
+    for name in family_modules():
+        importlib.import_module(name)
     _loaded = True
 
 

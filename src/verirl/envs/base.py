@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Literal
 
-from verirl.envs import normalize
-from verirl.envs.answers import extract_answer
-from verirl.envs.formats import BOXED, AnswerFormat
-from verirl.envs.normalize import InvalidAnswer
+from verirl.envs.reading import normalize
+from verirl.envs.reading.answers import extract_answer
+from verirl.envs.reading.formats import BOXED, AnswerFormat
+from verirl.envs.reading.normalize import InvalidAnswer
 from verirl.errors import UserInputError
 from verirl.registry import Registry
 from verirl.types import Problem, Verdict
@@ -47,6 +47,10 @@ WRONG_FORMAT = -1.0
 INVALID = -0.5
 
 BOXED_INSTRUCTION = BOXED.instruction
+
+TURN_SEPARATOR = "\n<|verirl-turn|>\n"
+"""Joins the model's turns in the transcript a stateful environment verifies (the multi-turn
+collector joins them; :attr:`Environment.stateful`)."""
 
 AnswerKind = Literal["integer", "integer_list", "integer_set", "text"]
 """What an answer is, for the default :meth:`Environment.surface_forms` /
@@ -89,18 +93,18 @@ class Environment(ABC):
     """Drives the default surface forms and near misses; ``"integer_set"`` declares that order
     does not matter, ``"integer_list"`` that it does."""
     clean_answers: ClassVar[bool] = True
-    """:meth:`verify` passes the answer through :func:`verirl.envs.normalize.clean` (``$…$``,
-    ``\\text{}``, a trailing period, Unicode digits, ...) before :meth:`check`; set False
+    """:meth:`verify` passes the answer through :func:`verirl.envs.reading.normalize.clean`
+    (``$…$``, ``\\text{}``, a trailing period, Unicode digits, ...) before :meth:`check`; set False
     where such characters are part of the answer."""
     answer_names: ClassVar[tuple[str, ...]] = ()
     """Variables the prompt names, so that ``x = 16`` (or ``i = 0, j = 2``) is read as the
-    value (:func:`verirl.envs.normalize.parse_integer`)."""
+    value (:func:`verirl.envs.reading.normalize.parse_integer`)."""
     size_measure: ClassVar[str | None] = None
     """What :meth:`size` measures, in words: search-space size, solution length, steps of
     the reference solver, ... (the contract test requires one, and that it grows)."""
     stateful: ClassVar[bool] = False
     """The verifier scores a whole multi-turn transcript (the model's turns joined by
-    :data:`verirl.envs.tool_world.TURN_SEPARATOR`) rather than one turn: the multi-turn
+    :data:`TURN_SEPARATOR`) rather than one turn: the multi-turn
     collector then passes it every turn so far (a tool-using world replays the calls)."""
     unique_answer: ClassVar[bool] = False
     """The prompt promises exactly one answer ("determine who is ..."): the contract test
@@ -264,10 +268,17 @@ class IntegerAnswer(Environment):
 
     wrong_detail: ClassVar[str] = "the value is not right"
     answer_kind: ClassVar[AnswerKind] = "integer"
+    binary: ClassVar[bool] = False
+    """Reward 1 for the exact value and 0 otherwise, no partial credit (the RLVE rows whose
+    reward is binary)."""
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         value = parse_int(answer, self.answer_names)
-        return count_verdict(value, self.solve_int(problem), self.wrong_detail)
+        gold = self.solve_int(problem)
+        if self.binary:
+            ok = value == gold
+            return graded(0.0, ok, "correct" if ok else self.wrong_detail)
+        return count_verdict(value, gold, self.wrong_detail)
 
     def solve(self, problem: Problem) -> str:
         return str(self.solve_int(problem))
@@ -379,12 +390,12 @@ def _clamped(v: Verdict) -> Verdict:
 
 # ---- parsing helpers shared by environments ------------------------------------------------
 def parse_int(text: str, names: tuple[str, ...] = (), modulus: int | None = None) -> int:
-    """Parse an integer answer through :func:`verirl.envs.normalize.parse_integer`: LaTeX
+    """Parse an integer answer through :func:`verirl.envs.reading.normalize.parse_integer`: LaTeX
     spacing and thousands separators (``1\\,576``, ``1{,}576``, ``1,576``), ``$…$``,
     ``\\text{}``, a trailing period, any Unicode digits, ``x = 16`` when ``names`` has ``x``,
     ``x \\equiv 16 \\pmod{m}`` when ``modulus`` is ``m``. A separator never merges numbers.
 
-    Raises :class:`~verirl.envs.normalize.InvalidAnswer` (→ −0.5) for several numbers and
+    Raises :class:`~verirl.envs.reading.normalize.InvalidAnswer` (→ −0.5) for several numbers and
     ``ValueError`` (→ −1) when it is not a number at all.
     """
     return normalize.parse_integer(text, names, modulus)
@@ -395,7 +406,7 @@ def parse_int_list(
 ) -> list[int]:
     """Parse ``"3, 1, 2"`` / ``"[3,1,2]"`` / ``"\\{3, 1, 2\\}"`` / ``"3; 1; 2"`` / ``"3 1 2"``
     (and ``"i = 0, j = 2"`` when ``names`` lists i, j; ``"5 + 3"`` when ``plus``) into
-    integers, through :func:`verirl.envs.normalize.parse_integers`."""
+    integers, through :func:`verirl.envs.reading.normalize.parse_integers`."""
     return normalize.parse_integers(text, names, plus=plus, whitespace=whitespace)
 
 

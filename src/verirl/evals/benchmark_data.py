@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verirl.envs.answers import last_boxed
+from verirl.envs.reading.answers import last_boxed
 from verirl.errors import UserInputError
 from verirl.evals.math_answers import gsm8k_gold
 

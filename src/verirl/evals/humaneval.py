@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from verirl.envs.code_synthesis import extract_code
+from verirl.envs.code.synthesis import extract_code
 from verirl.errors import UserInputError
 from verirl.evals.stats import pass_at_k
 from verirl.sandbox import Execution, Sandbox, default_sandbox

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from verirl.envs.answers import last_boxed
+from verirl.envs.reading.answers import last_boxed
 
 MAX_RESPONSE_CHARS = 20_000
 """Longer responses are graded on their tail (the final answer comes last)."""

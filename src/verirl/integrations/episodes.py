@@ -226,7 +226,7 @@ class LocalSession:
         self._recorded = False
         tools: tuple[str, ...] = ()
         if environment.stateful:
-            from verirl.envs.tool_world import TOOLS
+            from verirl.envs.agents.tool_world import TOOLS
 
             tools = tuple(TOOLS)
         limit = self.source.max_tool_calls if environment.stateful else self.source.max_turns
@@ -258,7 +258,7 @@ class LocalSession:
         else:
             self.turns.append(output)
             if environment.stateful:
-                from verirl.envs.tool_world import TURN_SEPARATOR
+                from verirl.envs.base import TURN_SEPARATOR
 
                 verdict = self.source.verify(self.problem, TURN_SEPARATOR.join(self.turns))
             else:

@@ -9,13 +9,33 @@ configuration errors (e.g. a missing binary), naming what to install.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from verirl.types import Span, Verdict
 
-ProofSystem = Literal["coq", "lean4"]
+ProofSystem = Literal["coq", "lean"]
+DEPRECATED_SYSTEM_NAMES = {"lean4": "lean"}
+"""Old names of proof systems, still read (with a ``DeprecationWarning``) where a user or a
+stored problem wrote them."""
+
+
+def proof_system(name: str) -> str:
+    """``name`` with a deprecated spelling (``"lean4"``) replaced by the current one
+    (``"lean"``), warning once per call site."""
+    new = DEPRECATED_SYSTEM_NAMES.get(name)
+    if new is None:
+        return name
+    warnings.warn(
+        f"the proof system name {name!r} is deprecated; write {new!r}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return new
+
+
 Status = Literal["pass", "error", "incomplete", "timeout", "rejected", "crash"]
 
 
@@ -29,6 +49,9 @@ class FormalProblem:
     name: str
     statement: str
     prelude: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "system", proof_system(self.system))
 
 
 @dataclass(frozen=True)

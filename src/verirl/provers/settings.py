@@ -19,12 +19,13 @@ Lean", §4: a 15 s check timeout, a timeout is a failure):
 from __future__ import annotations
 
 import threading
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verirl.errors import UserInputError
-from verirl.provers.base import ProofChecker
+from verirl.provers.base import DEPRECATED_SYSTEM_NAMES, ProofChecker, proof_system
+from verirl.provers.lean.options import LeanOptions
 
 
 class _Section(BaseModel):
@@ -72,7 +73,7 @@ class LeanSettings(_Section):
         8192, ge=64, description="Address-space limit of the REPL process (None: no limit)."
     )
     allowed_axioms: list[str] = Field(
-        default_factory=lambda: ["propext", "Classical.choice", "Quot.sound"],
+        default_factory=lambda: list(LeanOptions().allowed_axioms),
         description="Axioms a passing proof may depend on (`#print axioms` runs after the "
         "theorem checks; the prelude's own axioms are allowed too). sorryAx, "
         "Lean.ofReduceBool (native_decide), Lean.ofReduceNat and Lean.trustCompiler are "
@@ -83,6 +84,23 @@ class LeanSettings(_Section):
 class ProversConfig(_Section):
     coq: CoqSettings = Field(default_factory=CoqSettings)
     lean: LeanSettings = Field(default_factory=LeanSettings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _deprecated_names(cls, data: Any) -> Any:
+        """Read a section written under a deprecated system name (``lean4:``) as ``lean:``."""
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for old in [k for k in out if k in DEPRECATED_SYSTEM_NAMES]:
+            new = proof_system(old)
+            section = out.pop(old)
+            current = out.get(new)
+            # the loader fills every section with defaults first: the old name's fields win
+            if isinstance(current, dict) and isinstance(section, dict):
+                section = {**current, **section}
+            out[new] = section
+        return out
 
 
 class Provers:
@@ -99,6 +117,7 @@ class Provers:
     def checker(self, system: str) -> ProofChecker:
         """The checker for ``system`` (``"coq"`` or ``"lean"``), started on first use."""
         with self._lock:
+            system = proof_system(system)
             if system not in self._checkers:
                 try:
                     self._checkers[system] = self._build(system)
@@ -130,6 +149,7 @@ class Provers:
 
     # ---- construction ------------------------------------------------------------------
     def _settings(self, system: str) -> CoqSettings | LeanSettings:
+        system = proof_system(system)
         if system == "coq":
             return self.config.coq
         if system == "lean":
@@ -140,17 +160,17 @@ class Provers:
         s = self._settings(system)
         if isinstance(s, CoqSettings):
             if s.backend == "coqc":
-                from verirl.provers.coqc import CoqcChecker
+                from verirl.provers.coq.coqc import CoqcChecker
 
                 return CoqcChecker(memory_mb=s.memory_mb, workers=s.workers)
-            from verirl.provers.coq_idetop import CoqIdeChecker
+            from verirl.provers.coq.idetop import CoqIdeChecker
 
             return CoqIdeChecker(s.workers, memory_mb=s.memory_mb)
         if s.backend == "kimina":
-            from verirl.provers.kimina import KiminaChecker
+            from verirl.provers.lean.kimina import KiminaChecker
 
             return KiminaChecker(s.url, allowed_axioms=s.allowed_axioms)
-        from verirl.provers.lean_repl import LeanReplChecker
+        from verirl.provers.lean.repl import LeanReplChecker
 
         return LeanReplChecker(
             s.command, memory_limit_mb=s.memory_mb, allowed_axioms=s.allowed_axioms

@@ -30,7 +30,7 @@ from typing import Any, Literal, cast
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from verirl.envs.answers import BOXED, split_boxed
+from verirl.envs.reading.answers import BOXED, split_boxed
 from verirl.errors import UserInputError
 from verirl.rewards.base import RewardContext, RewardSource, register_reward
 from verirl.rewards.rule import JudgeParams, rule_judgement

@@ -30,7 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.envs import ENVIRONMENTS, get_env, load_all
-from verirl.envs.answers import extract_answer, last_boxed, strip_answer
+from verirl.envs.reading.answers import extract_answer, last_boxed, strip_answer
 from verirl.rewards.base import RewardContext, RewardSource, register_reward
 from verirl.types import Problem, Rollout, Verdict
 

@@ -49,7 +49,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from verirl.envs import ENVIRONMENTS, get_env
+from verirl.envs import ENVIRONMENTS, TURN_SEPARATOR, get_env
 from verirl.rollout.base import Generation, RolloutEngine
 from verirl.rollout.collect import Collector, Scorer, register_collector
 from verirl.rollout.prompts import PromptFormatter
@@ -416,12 +416,10 @@ def _transcript(ep: _Episode, k: int, text: str) -> str:
     """What the verifier scores for a new turn after the episode's first ``k`` turns: the
     turn's text, or for a stateful environment (``Environment.stateful``, e.g. a tool world
     that replays its calls) the model's turns so far and this one, joined by
-    :data:`~verirl.envs.tool_world.TURN_SEPARATOR`."""
+    :data:`~verirl.envs.base.TURN_SEPARATOR`."""
     env = ep.problem.env
     if env not in ENVIRONMENTS or not ENVIRONMENTS.get(env).stateful:
         return text
-    from verirl.envs.tool_world import TURN_SEPARATOR
-
     return TURN_SEPARATOR.join([*(t.text for t in ep.turns[:k]), text])
 
 

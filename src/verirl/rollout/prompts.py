@@ -1,7 +1,7 @@
 """Problems → chat messages → prompt token ids (the model's chat template applied).
 
 The answer format follows the environment: each environment declares
-``answer_format`` (:mod:`verirl.envs.formats`), and a system message or few-shot
+``answer_format`` (:mod:`verirl.envs.reading.formats`), and a system message or few-shot
 demonstration written for ``\\boxed{}`` is adapted (system message) or left out (boxed
 examples) for an environment that wants another format, such as a ```` ```coq ```` block,
 so that no prompt contradicts its environment. Boxed environments get exactly the
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from verirl.envs.formats import BOXED, AnswerFormat
+from verirl.envs.reading.formats import BOXED, AnswerFormat
 from verirl.types import Problem
 
 BOXED_PHRASE = "the final answer in \\boxed{}"

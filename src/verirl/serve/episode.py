@@ -183,7 +183,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         self._turns.append(text)
         scored = text
         if _is_stateful(problem.env):
-            from verirl.envs.tool_world import TURN_SEPARATOR
+            from verirl.envs.base import TURN_SEPARATOR
 
             scored = TURN_SEPARATOR.join(self._turns)
             if len(scored) > self.gym.settings.max_answer_chars:

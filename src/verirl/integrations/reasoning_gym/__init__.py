@@ -44,7 +44,7 @@ from verirl.envs.base import (
     graded,
     register_env,
 )
-from verirl.envs.formats import TAGGED
+from verirl.envs.reading.formats import TAGGED
 from verirl.errors import UserInputError
 from verirl.types import Problem, Verdict
 
@@ -245,7 +245,7 @@ class VerirlDataset(ProceduralDataset):
         """reasoning-gym's scorer contract: ``answer`` is the extracted answer (or a whole
         output carrying the environment's answer marker); never raises."""
         from verirl.envs import get_env
-        from verirl.envs.answers import extract_answer
+        from verirl.envs.reading.answers import extract_answer
 
         if not isinstance(answer, str) or not answer.strip():
             return 0.0

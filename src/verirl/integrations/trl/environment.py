@@ -325,7 +325,7 @@ class EnvironmentFactory:
 def _as_output(start: EpisodeStart | None, answer: str) -> str:
     """The answer as a model output in the environment's format (unchanged when it already
     carries the marker)."""
-    from verirl.envs.formats import AnswerFormat
+    from verirl.envs.reading.formats import AnswerFormat
 
     if not isinstance(answer, str):
         return ""

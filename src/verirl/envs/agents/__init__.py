@@ -1,0 +1,1 @@
+"""Agent environments: multi-turn worlds where the model calls tools."""

@@ -1,0 +1,1 @@
+"""Algebra: linear algebra, matrices, calculus, polynomials and sequences."""

@@ -1,0 +1,1 @@
+"""Arithmetic: operations on numbers, division, countdown expressions, exact numbers."""

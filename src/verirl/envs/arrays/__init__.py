@@ -1,0 +1,1 @@
+"""Arrays: subsequences, partitions, scans, sorting, placements and intervals."""

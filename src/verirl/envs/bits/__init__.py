@@ -1,0 +1,1 @@
+"""Bits: bit counting and XOR problems."""

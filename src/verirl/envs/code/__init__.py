@@ -1,0 +1,1 @@
+"""Code: program synthesis checked by running the model's program on hidden tests."""

@@ -1,0 +1,607 @@
+"""Program synthesis: string transforms and list/array algorithms (see
+:mod:`verirl.envs.code.synthesis`). Difficulty adds pipeline steps and variants, and past a
+threshold large inputs whose CPU limit rules out the quadratic brute force."""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+from typing import Any, ClassVar
+
+from verirl.envs.base import register_env
+from verirl.envs.code.synthesis import ProgramSynthesis
+
+LETTERS = string.ascii_lowercase
+
+
+def _word(rng: random.Random, lo: int, hi: int, alphabet: str = LETTERS) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(lo, hi)))
+
+
+# ---- string pipeline ------------------------------------------------------------------------
+def ref_string_pipeline(p: dict[str, Any], s: str) -> str:
+    for op, k, c in p["steps"]:
+        if op == "reverse":
+            s = s[::-1]
+        elif op == "caesar":
+            s = "".join(chr((ord(ch) - 97 + k) % 26 + 97) if "a" <= ch <= "z" else ch for ch in s)
+        elif op == "rotate":
+            s = s[k % len(s) :] + s[: k % len(s)] if s else s
+        elif op == "dedupe":
+            s = "".join(ch for i, ch in enumerate(s) if i == 0 or s[i - 1] != ch)
+        elif op == "drop":
+            s = s.replace(c, "")
+        elif op == "double_vowels":
+            s = "".join(ch * 2 if ch in "aeiou" else ch for ch in s)
+        elif op == "upper_every":
+            s = "".join(ch.upper() if i % k == 0 else ch for i, ch in enumerate(s))
+        elif op == "sort":
+            s = "".join(sorted(s))
+    return s
+
+
+_ONE_OF_MANY = re.compile(r"\b1 (place|position|character|word|item)s\b")
+
+
+def _step_text(template: str, **values: Any) -> str:
+    """A step's wording with its parameters filled in, "1 places" made "1 place"."""
+    return _ONE_OF_MANY.sub(r"1 \1", template.format(**values))
+
+
+_STRING_STEPS = {
+    "reverse": "reverse the string",
+    "caesar": "shift every lowercase letter {k} places forward in the alphabet (z wraps to a)",
+    "rotate": "rotate left by {k} positions (the first {k} characters, counted modulo the "
+    "length, move to the end; an empty string stays empty)",
+    "dedupe": "collapse every run of equal adjacent characters to one character",
+    "drop": "delete every '{c}'",
+    "double_vowels": "write every lowercase vowel (a, e, i, o, u) twice",
+    "upper_every": "upper-case the characters at positions 0, {k}, 2*{k}, ... (0-based)",
+    "sort": "sort the characters by code point",
+}
+
+
+@register_env
+class CodeStringPipeline(ProgramSynthesis):
+    name = "code_string_pipeline"
+    family = "code_strings"
+    difficulty_scales = "pipeline steps: 1 + difficulty // 3; longer inputs"
+    signature = "def solve(s: str) -> str"
+    reference = ref_string_pipeline
+
+    def params(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        steps = []
+        for _ in range(1 + difficulty // 3):
+            op = rng.choice(sorted(_STRING_STEPS))
+            steps.append([op, rng.randint(1, 9 + difficulty), rng.choice(LETTERS)])
+        return {"steps": steps}
+
+    def spec(self, p: dict[str, Any]) -> str:
+        lines = [
+            f"{i + 1}. " + _step_text(_STRING_STEPS[op], k=k, c=c)
+            for i, (op, k, c) in enumerate(p["steps"])
+        ]
+        return "It transforms s by applying these steps in order:\n" + "\n".join(lines)
+
+    def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
+        out: list[list[Any]] = [[_word(rng, 4, 9 + difficulty)] for _ in range(3)]
+        out += [[""], ["a"], ["zz"]]
+        out += [[_word(rng, 0, 20 + 5 * difficulty, LETTERS + "  ")] for _ in range(20)]
+        return out
+
+
+# ---- word pipeline --------------------------------------------------------------------------
+def ref_word_pipeline(p: dict[str, Any], text: str) -> str:
+    words = text.split()
+    for op, k in p["steps"]:
+        if op == "reverse_order":
+            words = words[::-1]
+        elif op == "capitalize":
+            words = [w[:1].upper() + w[1:] for w in words]
+        elif op == "drop_short":
+            words = [w for w in words if len(w) >= k]
+        elif op == "sort_len":
+            words = sorted(words, key=lambda w: (len(w), w))
+        elif op == "reverse_each":
+            words = [w[::-1] for w in words]
+        elif op == "first":
+            words = words[:k]
+        elif op == "unique":
+            words = list(dict.fromkeys(words))
+    return p["sep"].join(words)
+
+
+_WORD_STEPS = {
+    "reverse_order": "reverse the order of the words",
+    "capitalize": "upper-case the first letter of every word",
+    "drop_short": "remove the words with fewer than {k} characters",
+    "sort_len": "sort the words by length, ties alphabetically (by code point)",
+    "reverse_each": "reverse the letters of every word",
+    "first": "keep only the first {k} words",
+    "unique": "keep only the first occurrence of every word",
+}
+
+
+@register_env
+class CodeWordPipeline(ProgramSynthesis):
+    name = "code_word_pipeline"
+    family = "code_strings"
+    difficulty_scales = "pipeline steps: 1 + difficulty // 3; longer texts"
+    signature = "def solve(text: str) -> str"
+    reference = ref_word_pipeline
+
+    def params(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        steps = [
+            [rng.choice(sorted(_WORD_STEPS)), rng.randint(2, 5)] for _ in range(1 + difficulty // 3)
+        ]
+        return {"steps": steps, "sep": rng.choice([" ", "-", ", ", "|"])}
+
+    def spec(self, p: dict[str, Any]) -> str:
+        lines = [
+            f"{i + 1}. " + _step_text(_WORD_STEPS[op], k=k) for i, (op, k) in enumerate(p["steps"])
+        ]
+        return (
+            "It splits text into words (separated by any whitespace), applies these steps in "
+            "order and joins the words with " + repr(p["sep"]) + ":\n" + "\n".join(lines)
+        )
+
+    def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
+        def text(n: int) -> str:
+            return " ".join(_word(rng, 1, 7, "abcde") for _ in range(n))
+
+        out: list[list[Any]] = [[text(rng.randint(3, 6))] for _ in range(3)]
+        out += [[""], ["  one  "], ["a a a"]]
+        out += [[text(rng.randint(0, 8 + 2 * difficulty))] for _ in range(20)]
+        return out
+
+
+# ---- run-length encoding --------------------------------------------------------------------
+def ref_run_length(p: dict[str, Any], s: str) -> str:
+    out = []
+    i = 0
+    while i < len(s):
+        j = i
+        while j < len(s) and s[j] == s[i] and j - i < p["max_run"]:
+            j += 1
+        n = j - i
+        out.append(s[i] if n == 1 and p["omit_one"] else f"{s[i]}{n}")
+        i = j
+    return "".join(out)
+
+
+@register_env
+class CodeRunLength(ProgramSynthesis):
+    name = "code_run_length"
+    family = "code_strings"
+    difficulty_scales = "variants: omit count 1 (d >= 2), runs capped (d >= 5); longer inputs"
+    signature = "def solve(s: str) -> str"
+    reference = ref_run_length
+
+    def params(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        cap = rng.randint(3, 9) if difficulty >= 5 else 10**9
+        return {"omit_one": difficulty >= 2, "max_run": cap, "steps": [1] * (1 + difficulty // 3)}
+
+    def spec(self, p: dict[str, Any]) -> str:
+        text = "It run-length encodes s: each maximal run of one repeated character becomes the "
+        text += "character followed by the run's length in decimal"
+        if p["omit_one"]:
+            text += ", except that a run of length 1 is written as the character alone"
+        if p["max_run"] < 10**9:
+            text += (
+                f". Runs longer than {p['max_run']} are split into runs of {p['max_run']} "
+                "from the left, the remainder last"
+            )
+        return text + "."
+
+    def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
+        def runs(k: int) -> str:
+            return "".join(rng.choice("abc") * rng.randint(1, 4 + difficulty) for _ in range(k))
+
+        return [[runs(3)], [runs(4)], [runs(2)], [""], ["a"], ["ab"]] + [
+            [runs(rng.randint(1, 5 + difficulty))] for _ in range(20)
+        ]
+
+
+# ---- balanced brackets ----------------------------------------------------------------------
+def ref_brackets(p: dict[str, Any], s: str) -> int:
+    pairs = dict(zip(p["close"], p["open"], strict=True))
+    stack: list[str] = []
+    best = 0
+    for i, ch in enumerate(s):
+        if ch in p["open"]:
+            stack.append(ch)
+        elif ch in pairs:
+            if not stack or stack[-1] != pairs[ch]:
+                return best if p["prefix"] else -1
+            stack.pop()
+        if not stack:
+            best = i + 1
+    if p["prefix"]:
+        return best
+    return 1 if not stack else -1
+
+
+@register_env
+class CodeBrackets(ProgramSynthesis):
+    name = "code_balanced_brackets"
+    family = "code_strings"
+    difficulty_scales = (
+        "bracket kinds 1..4, other characters (d >= 3), longest balanced prefix (d >= 6)"
+    )
+    signature = "def solve(s: str) -> int"
+    reference = ref_brackets
+
+    def params(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        kinds = min(4, 1 + difficulty // 2)
+        return {
+            "open": "([{<"[:kinds],
+            "close": ")]}>"[:kinds],
+            "noise": difficulty >= 3,
+            "prefix": difficulty >= 6,
+            "steps": [1] * (kinds + (difficulty >= 3) + (difficulty >= 6)),
+        }
+
+    def spec(self, p: dict[str, Any]) -> str:
+        kinds = ", ".join(f"{o}{c}" for o, c in zip(p["open"], p["close"], strict=True))
+        text = f"The brackets are the pairs {kinds}; every other character is ignored. "
+        if p["prefix"]:
+            text += (
+                "It returns the length of the longest prefix of s that is balanced (every "
+                "bracket closed by the matching kind, properly nested), scanning left to right "
+                "and stopping at the first closing bracket that does not match."
+            )
+        else:
+            text += "It returns 1 if s is balanced (properly nested, matching kinds), else -1."
+        return text
+
+    def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
+        alphabet = p["open"] + p["close"] + ("xy" if p["noise"] else "")
+
+        def balanced(n: int) -> str:
+            if n <= 0:
+                return ""
+            k = rng.randrange(len(p["open"]))
+            inner = rng.randint(0, n - 1)
+            return p["open"][k] + balanced(inner) + p["close"][k] + balanced(n - 1 - inner)
+
+        out: list[list[Any]] = [[balanced(3)], [balanced(2) + p["close"][0]], [""]]
+        for _ in range(20):
+            if rng.random() < 0.5:
+                out.append([balanced(rng.randint(1, 3 + difficulty))])
+            else:
+                out.append(["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))])
+        return out
+
+
+# ---- list pipeline --------------------------------------------------------------------------
+def ref_list_pipeline(p: dict[str, Any], xs: list[int]) -> list[int]:
+    for op, k in p["steps"]:
+        if op == "keep_even":
+            xs = [x for x in xs if x % 2 == 0]
+        elif op == "keep_above":
+            xs = [x for x in xs if x > k]
+        elif op == "times":
+            xs = [x * k for x in xs]
+        elif op == "plus":
+            xs = [x + k for x in xs]
+        elif op == "sort_desc":
+            xs = sorted(xs, reverse=True)
+        elif op == "prefix_sums":
+            out, acc = [], 0
+            for x in xs:
+                acc += x
+                out.append(acc)
+            xs = out
+        elif op == "unique":
+            xs = list(dict.fromkeys(xs))
+        elif op == "mod":
+            xs = [x % k for x in xs]
+        elif op == "diffs":
+            xs = [xs[i + 1] - xs[i] for i in range(len(xs) - 1)]
+        elif op == "first":
+            xs = xs[:k]
+    return xs
+
+
+_LIST_STEPS = {
+    "keep_even": "keep only the even numbers",
+    "keep_above": "keep only the numbers greater than {k}",
+    "times": "multiply every number by {k}",
+    "plus": "add {k} to every number",
+    "sort_desc": "sort in decreasing order",
+    "prefix_sums": "replace the list by its running sums (the i-th item is the sum of the "
+    "first i+1)",
+    "unique": "keep only the first occurrence of every value",
+    "mod": "replace every number x by x mod {k} (Python's %, result in [0, {k}))",
+    "diffs": "replace the list by the differences of consecutive items (b - a; one item fewer, "
+    "empty if fewer than two)",
+    "first": "keep only the first {k} items",
+}
+
+
+@register_env
+class CodeListPipeline(ProgramSynthesis):
+    name = "code_list_pipeline"
+    family = "code_lists"
+    difficulty_scales = "pipeline steps: 1 + difficulty // 3; longer lists"
+    signature = "def solve(xs: list[int]) -> list[int]"
+    reference = ref_list_pipeline
+
+    def params(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        steps = [
+            [rng.choice(sorted(_LIST_STEPS)), rng.randint(2, 7)] for _ in range(1 + difficulty // 3)
+        ]
+        return {"steps": steps}
+
+    def spec(self, p: dict[str, Any]) -> str:
+        lines = [
+            f"{i + 1}. " + _step_text(_LIST_STEPS[op], k=k) for i, (op, k) in enumerate(p["steps"])
+        ]
+        return "It transforms xs by these steps, in order:\n" + "\n".join(lines)
+
+    def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
+        def lst(n: int) -> list[int]:
+            return [rng.randint(-9, 9) for _ in range(n)]
+
+        fixed: list[list[Any]] = [[lst(5)], [lst(6)], [lst(4)], [[]], [[0]]]
+        return fixed + [[lst(rng.randint(0, 8 + 3 * difficulty))] for _ in range(20)]
+
+
+# ---- algorithmic list tasks with large inputs -------------------------------------------------
+def _rand_list(n: int, seed: int, lo: int, hi: int) -> list[int]:
+    rng = random.Random(seed)
+    return [rng.randint(lo, hi) for _ in range(n)]
+
+
+def _stress_sizes(difficulty: int, start: int = 6) -> list[int]:
+    """No large test below ``start``; then one or two of n = 2000 · 1.35^(d - start), capped."""
+    if difficulty < start:
+        return []
+    n = min(30_000, int(2000 * 1.35 ** (difficulty - start)))
+    return [n] if difficulty < start + 6 else [n // 2, n]
+
+
+class _ListAlgorithm(ProgramSynthesis):
+    """A list task whose small tests grow with difficulty and large tests start at d = 6."""
+
+    family = "code_lists"
+    lo: ClassVar[int] = -20
+    hi: ClassVar[int] = 20
+
+    def params(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        return {"steps": [1] * (1 + difficulty // 4), **self.variant(difficulty, rng)}
+
+    def variant(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        return {}
+
+    def cases(self, p: dict[str, Any], difficulty: int, rng: random.Random) -> list[list[Any]]:
+        def lst(n: int) -> list[int]:
+            return [rng.randint(self.lo, self.hi) for _ in range(n)]
+
+        out = [self.args(p, lst(6), rng), self.args(p, lst(7), rng), self.args(p, lst(5), rng)]
+        out += [self.args(p, lst(1), rng), self.args(p, lst(2), rng)]
+        out += [self.args(p, lst(rng.randint(1, 10 + 4 * difficulty)), rng) for _ in range(20)]
+        return out
+
+    def args(self, p: dict[str, Any], xs: list[int], rng: random.Random) -> list[Any]:
+        return [xs]
+
+    def stress(self, p: dict[str, Any], difficulty: int) -> list[int]:
+        return _stress_sizes(difficulty)
+
+    def stress_args(self, p: dict[str, Any], n: int, seed: int) -> list[Any]:
+        return self.args(p, _rand_list(n, seed, self.lo * 50, self.hi * 50), random.Random(seed))
+
+
+def ref_pair_sums(p: dict[str, Any], xs: list[int], target: int) -> int:
+    counts: dict[int, int] = {}
+    total = 0
+    for x in xs:
+        total += counts.get(target - x, 0)
+        if p["distinct"]:
+            counts[x] = 1
+        else:
+            counts[x] = counts.get(x, 0) + 1
+    return total
+
+
+@register_env
+class CodePairSums(_ListAlgorithm):
+    name = "code_pair_sums"
+    difficulty_scales = (
+        "longer lists; at d >= 6 large lists rule out O(n^2); d >= 3: each later item "
+        "counts once per value"
+    )
+    signature = "def solve(xs: list[int], target: int) -> int"
+    reference = ref_pair_sums
+
+    def variant(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        return {"distinct": difficulty >= 3}
+
+    def args(self, p: dict[str, Any], xs: list[int], rng: random.Random) -> list[Any]:
+        return [xs, rng.randint(-10, 10)]
+
+    def spec(self, p: dict[str, Any]) -> str:
+        if p["distinct"]:
+            return (
+                "It counts the positions j for which some earlier position i < j has "
+                "xs[i] + xs[j] == target, where each j counts at most once per distinct "
+                "value of xs[i]; equivalently, the number of (distinct earlier value, j) pairs."
+            )
+        return "It returns the number of index pairs i < j with xs[i] + xs[j] == target."
+
+
+def ref_max_subarray(p: dict[str, Any], xs: list[int]) -> int:
+    best = cur = xs[0]
+    for x in xs[1:]:
+        cur = max(x, cur + x)
+        best = max(best, cur)
+    if not p["circular"]:
+        return best
+    total = sum(xs)
+    worst = cur = xs[0]
+    for x in xs[1:]:
+        cur = min(x, cur + x)
+        worst = min(worst, cur)
+    return best if worst == total else max(best, total - worst)
+
+
+@register_env
+class CodeMaxSubarray(_ListAlgorithm):
+    name = "code_max_subarray"
+    difficulty_scales = "circular arrays at d >= 4; large lists from d = 6 rule out O(n^2)"
+    signature = "def solve(xs: list[int]) -> int"
+    reference = ref_max_subarray
+
+    def variant(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        return {"circular": difficulty >= 4}
+
+    def spec(self, p: dict[str, Any]) -> str:
+        text = "xs is non-empty. It returns the largest sum of a non-empty contiguous sub-array"
+        if p["circular"]:
+            text += (
+                ", where xs is circular: a sub-array may wrap from the end to the start "
+                "(each position used at most once)"
+            )
+        return text + "."
+
+
+def ref_window_max(p: dict[str, Any], xs: list[int], k: int) -> list[int]:
+    from collections import deque
+
+    dq: deque[int] = deque()
+    out = []
+    for i, x in enumerate(xs):
+        while dq and (xs[dq[-1]] <= x if p["max"] else xs[dq[-1]] >= x):
+            dq.pop()
+        dq.append(i)
+        if dq[0] <= i - k:
+            dq.popleft()
+        if i >= k - 1:
+            out.append(xs[dq[0]])
+    return out
+
+
+@register_env
+class CodeWindowExtremes(_ListAlgorithm):
+    name = "code_window_extremes"
+    difficulty_scales = (
+        "window minimum or maximum; large lists and windows from d = 6 rule out O(nk)"
+    )
+    signature = "def solve(xs: list[int], k: int) -> list[int]"
+    reference = ref_window_max
+
+    def variant(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        return {"max": rng.random() < 0.5}
+
+    def args(self, p: dict[str, Any], xs: list[int], rng: random.Random) -> list[Any]:
+        return [xs, rng.randint(1, max(1, len(xs) // 3 if len(xs) > 50 else len(xs)))]
+
+    def spec(self, p: dict[str, Any]) -> str:
+        what = "maximum" if p["max"] else "minimum"
+        return (
+            f"1 <= k <= len(xs). It returns the {what} of every window of k consecutive items, "
+            "in order (one value per window: len(xs) - k + 1 of them)."
+        )
+
+
+def ref_inversions(p: dict[str, Any], xs: list[int]) -> int:
+    def sort(a: list[int]) -> tuple[list[int], int]:
+        if len(a) <= 1:
+            return a, 0
+        left, x = sort(a[: len(a) // 2])
+        right, y = sort(a[len(a) // 2 :])
+        merged, count, i, j = [], x + y, 0, 0
+        while i < len(left) and j < len(right):
+            if right[j] < left[i] or (p["weak"] and right[j] == left[i]):
+                merged.append(right[j])
+                count += len(left) - i
+                j += 1
+            else:
+                merged.append(left[i])
+                i += 1
+        return merged + left[i:] + right[j:], count
+
+    return sort(list(xs))[1]
+
+
+@register_env
+class CodeInversions(_ListAlgorithm):
+    name = "code_inversions"
+    difficulty_scales = (
+        "pairs with equal values count too at d >= 4; large lists from d = 6 rule out O(n^2)"
+    )
+    signature = "def solve(xs: list[int]) -> int"
+    reference = ref_inversions
+
+    def variant(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        return {"weak": difficulty >= 4}
+
+    def spec(self, p: dict[str, Any]) -> str:
+        rel = ">=" if p["weak"] else ">"
+        return f"It returns the number of index pairs i < j with xs[i] {rel} xs[j]."
+
+
+def ref_lis(p: dict[str, Any], xs: list[int]) -> int:
+    import bisect
+
+    tails: list[int] = []
+    for x in xs:
+        k = bisect.bisect_right(tails, x) if p["non_strict"] else bisect.bisect_left(tails, x)
+        if k == len(tails):
+            tails.append(x)
+        else:
+            tails[k] = x
+    return len(tails)
+
+
+@register_env
+class CodeLongestIncreasing(_ListAlgorithm):
+    name = "code_longest_increasing"
+    difficulty_scales = "non-decreasing at d >= 3; large lists from d = 6 rule out O(n^2)"
+    signature = "def solve(xs: list[int]) -> int"
+    reference = ref_lis
+
+    def variant(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        return {"non_strict": difficulty >= 3}
+
+    def spec(self, p: dict[str, Any]) -> str:
+        kind = "non-decreasing" if p["non_strict"] else "strictly increasing"
+        return f"It returns the length of the longest {kind} subsequence of xs (0 for [])."
+
+
+def ref_merge_intervals(p: dict[str, Any], intervals: list[list[int]]) -> list[list[int]]:
+    out: list[list[int]] = []
+    for a, b in sorted(intervals):
+        if out and (a <= out[-1][1] + (1 if p["touch"] else 0)):
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+@register_env
+class CodeMergeIntervals(_ListAlgorithm):
+    name = "code_merge_intervals"
+    difficulty_scales = "adjacent integer intervals merge at d >= 3; large inputs from d = 6"
+    signature = "def solve(intervals: list[list[int]]) -> list[list[int]]"
+    reference = ref_merge_intervals
+
+    def variant(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
+        return {"touch": difficulty >= 3}
+
+    def args(self, p: dict[str, Any], xs: list[int], rng: random.Random) -> list[Any]:
+        return [[[x, x + rng.randint(0, 5)] for x in xs]]
+
+    def spec(self, p: dict[str, Any]) -> str:
+        text = (
+            "Each interval [a, b] (a <= b) is the set of integers a..b. It merges overlapping "
+            "intervals and returns the result sorted by start"
+        )
+        if p["touch"]:
+            text += "; intervals that are adjacent (like [1, 3] and [4, 6]) merge too"
+        return text + "."
+
+
+__all__ = ["LETTERS"]

@@ -1,0 +1,1 @@
+"""Counting: combinatorics, counting over arrays, grids, strings, permutations, recurrences."""

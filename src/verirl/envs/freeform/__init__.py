@@ -1,0 +1,1 @@
+"""Free-form answers: units, fractions, number words, dates, sets and expressions."""

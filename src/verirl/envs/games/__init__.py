@@ -1,0 +1,1 @@
+"""Games: impartial games, two-player games, splitting games and move puzzles."""

@@ -1,0 +1,1 @@
+"""Geometry: convex hulls, lattice points and point sets."""

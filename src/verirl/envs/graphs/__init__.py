@@ -1,0 +1,1 @@
+"""Graphs and trees: paths, spanning trees, structure, colourings, flows, walks, counting."""

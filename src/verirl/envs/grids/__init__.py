@@ -1,0 +1,1 @@
+"""Grids: search, selection, optimisation and grid logic puzzles."""

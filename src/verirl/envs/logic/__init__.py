@@ -1,0 +1,1 @@
+"""Logic: deduction, constraints, Sudoku and queens, Hanoi, letter puzzles."""

@@ -1,0 +1,1 @@
+"""Number theory: divisibility, congruences, powers, sums, digits, representations."""

@@ -1,0 +1,1 @@
+"""Optimisation: dynamic programming, scheduling, choices and NP-complete problems."""

@@ -1,0 +1,1 @@
+"""Formal proofs: Coq and Lean theorem proving checked by the proof assistant."""

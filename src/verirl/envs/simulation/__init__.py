@@ -1,0 +1,1 @@
+"""Simulation: step-by-step processes whose outcome is asked."""

@@ -1,0 +1,1 @@
+"""Strings: basic string tasks, runs and searches."""

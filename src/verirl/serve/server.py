@@ -73,6 +73,9 @@ def serve(cfg: TrainConfig, token: str | None = None) -> None:
             timeout_graceful_shutdown=5,
         )
         server = uvicorn.Server(config)
+        # listen before saying so: a client that connects while uvicorn starts up waits in the
+        # backlog instead of being refused (uvicorn's own listen() on this socket is a no-op)
+        sock.listen(2048)
         host, port = sock.getsockname()[:2]
         shown = f"[{host}]" if family == socket.AF_INET6 else host
         print(f"verirl serve: listening on http://{shown}:{port}", flush=True)

@@ -88,6 +88,8 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
 
 def _type_name(annotation: Any) -> str:
     origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:  # constraints (MinLen, Gt, ...) are in the description
+        return _type_name(typing.get_args(annotation)[0])
     if origin is Literal:
         return " | ".join(repr(a) for a in typing.get_args(annotation))
     if origin in (Union, types.UnionType):

@@ -211,10 +211,25 @@ def test_coqc_loop_times_out(coqc: CoqcChecker) -> None:
 def test_worker_killed_mid_proof_is_a_crash_then_restarts() -> None:
     with CoqIdeChecker(workers=1) as ide:
         assert ide.check(ADD_0_R, VALID).passed
-        proc = ide._all[0].proc
+        worker = ide._all[0]
+        proc = worker.proc
         assert proc is not None
-        threading.Timer(0.5, lambda: os.killpg(proc.pid, signal.SIGKILL)).start()
-        res = ide.check(LOOP_PROBLEM, LOOP, timeout_s=10.0)
+        uses = worker.uses
+
+        def kill_mid_proof() -> None:
+            # Kill only once the statement is loaded (``uses`` counts a started attempt): a
+            # kill during loading is retried on a fresh process by design, which would make
+            # the check a timeout instead of a crash on a slow machine.
+            deadline = time.monotonic() + 60.0
+            while worker.uses == uses and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.3)
+            os.killpg(proc.pid, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_mid_proof, daemon=True)
+        killer.start()
+        res = ide.check(LOOP_PROBLEM, LOOP, timeout_s=30.0)
+        killer.join()
         assert res.status == "crash" and not res.passed
         assert ide.check(ADD_0_R, VALID).passed
         assert ide.starts == 2

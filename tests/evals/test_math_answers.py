@@ -165,3 +165,38 @@ def test_every_math500_gold_self_accepts_and_corruptions_fail() -> None:
     assert len(rows) == 500
     missed, fooled = _math_golds_self_accept(rows)
     assert missed == [] and fooled == []
+
+
+def test_the_deadline_survives_a_swallowed_alarm() -> None:
+    """An exception raised while a __del__ or a gc callback runs is dropped by the interpreter:
+    math-verify's one-shot alarm then left the call without a deadline. Ours repeats."""
+    import time
+
+    from verirl.evals.math_answers import GradeTimeout, _deadline
+
+    swallowed = 0
+    t0 = time.monotonic()
+    with pytest.raises(GradeTimeout), _deadline(0.2):
+        while time.monotonic() - t0 < 10.0:
+            try:
+                time.sleep(0.01)
+            except GradeTimeout:
+                swallowed += 1  # what a gc callback does with it
+                if swallowed > 1:
+                    raise
+    assert swallowed == 2 and time.monotonic() - t0 < 5.0
+
+
+def test_a_grade_that_overruns_is_wrong_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    import math_verify
+
+    def slow_verify(*args: object, **kwargs: object) -> bool:
+        time.sleep(30)
+        return True
+
+    monkeypatch.setattr(math_verify, "verify", slow_verify)
+    t0 = time.monotonic()
+    assert grade_5s("\\boxed{42}", "42", timeout_s=1).correct is False
+    assert time.monotonic() - t0 < 10.0

@@ -14,15 +14,19 @@
 
 A response is read with math-verify's extraction: ``\\boxed{}`` first (priority 0), then the
 anchored forms ("the final answer is …"), then the last LaTeX expression or number. Grading
-is bounded: only the last :data:`MAX_RESPONSE_CHARS` characters are read, math-verify's own
-``signal.alarm`` timeouts apply in the main thread, and every failure inside math-verify is a
-wrong answer, never an exception.
+is bounded: only the last :data:`MAX_RESPONSE_CHARS` characters are read, a deadline applies in
+the main thread (see :func:`_deadline`), and every failure inside math-verify is a wrong
+answer, never an exception.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
+import signal
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -60,6 +64,15 @@ def gsm8k_gold(solution: str) -> str:
     return gold
 
 
+def _not_our_timeout_notice(record: logging.LogRecord) -> bool:
+    """math-verify warns that its timeouts are off when we pass ``None``: ours is on."""
+    return not str(record.msg).startswith("Timeout is disabled")
+
+
+for _name in ("math_verify.parser", "math_verify.grader"):
+    logging.getLogger(_name).addFilter(_not_our_timeout_notice)
+
+
 def _config() -> tuple[list[Any], list[Any]]:
     from math_verify import ExprExtractionConfig, LatexExtractionConfig
 
@@ -68,9 +81,40 @@ def _config() -> tuple[list[Any], list[Any]]:
     return gold, pred
 
 
-def _timeout(timeout_s: int) -> int | None:
-    """math-verify's timeouts use ``signal.alarm``: only the main thread may set one."""
-    return timeout_s if threading.current_thread() is threading.main_thread() else None
+class GradeTimeout(BaseException):
+    """Grading overran its deadline. A ``BaseException``, so math-verify's and sympy's own
+    ``except Exception`` clauses do not swallow it."""
+
+
+_REPEAT_S = 0.05
+"""After the deadline the alarm repeats at this interval until the call has stopped."""
+
+
+@contextlib.contextmanager
+def _deadline(timeout_s: float) -> Iterator[None]:
+    """Raise :class:`GradeTimeout` in the main thread once ``timeout_s`` has passed.
+
+    math-verify's own timeouts (one ``signal.alarm``) fire once: an exception raised while a
+    ``__del__``, a weakref callback or a garbage-collection callback runs is printed and
+    dropped by the interpreter, and the call then went on without any deadline. This timer
+    repeats every :data:`_REPEAT_S` seconds after the deadline until the call has returned.
+    Signals reach only the main thread; elsewhere the call runs without a deadline (its input
+    is bounded by :data:`MAX_RESPONSE_CHARS`).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def fire(signum: int, frame: object) -> None:
+        raise GradeTimeout(f"grading took longer than {timeout_s:g} s")
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, timeout_s, _REPEAT_S)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @lru_cache(maxsize=4096)
@@ -78,7 +122,8 @@ def _parse_gold(gold: str, timeout_s: int) -> tuple[Any, ...]:
     from math_verify import parse
 
     gold_config, _ = _config()
-    return tuple(parse(f"\\boxed{{{gold}}}", gold_config, parsing_timeout=_timeout(timeout_s)))
+    with _deadline(timeout_s):
+        return tuple(parse(f"\\boxed{{{gold}}}", gold_config, parsing_timeout=None))
 
 
 def parse_gold(gold: str, timeout_s: int = 5) -> list[Any]:
@@ -88,14 +133,8 @@ def parse_gold(gold: str, timeout_s: int = 5) -> list[Any]:
         return []
     try:
         return list(_parse_gold(gold, timeout_s))
-    except (Exception, _timeout_exception()):
+    except (Exception, GradeTimeout):
         return []
-
-
-def _timeout_exception() -> type[BaseException]:
-    from math_verify.errors import TimeoutException
-
-    return TimeoutException
 
 
 def grade(response: str, gold: str, timeout_s: int = 5) -> Grade:
@@ -109,19 +148,20 @@ def grade(response: str, gold: str, timeout_s: int = 5) -> Grade:
     if not gold_parsed:
         return Grade(False, None, boxed)
     _, pred_config = _config()
-    timeout = _timeout(timeout_s)
     try:
-        pred = parse(text, pred_config, parsing_timeout=timeout)
-    except (Exception, _timeout_exception()):
+        with _deadline(timeout_s):
+            pred = parse(text, pred_config, parsing_timeout=None)
+    except (Exception, GradeTimeout):
         return Grade(False, None, boxed)
     if not pred:
         return Grade(False, None, boxed)
     answer = str(pred[-1])[:200]  # the extracted string (math-verify's fallback entry)
     try:
-        ok = bool(verify(gold_parsed, pred, timeout_seconds=timeout))
-    except (Exception, _timeout_exception()):
+        with _deadline(timeout_s):
+            ok = bool(verify(gold_parsed, pred, timeout_seconds=None))
+    except (Exception, GradeTimeout):
         ok = False
     return Grade(ok, answer, boxed)
 
 
-__all__ = ["MAX_RESPONSE_CHARS", "Grade", "grade", "gsm8k_gold", "parse_gold"]
+__all__ = ["MAX_RESPONSE_CHARS", "Grade", "GradeTimeout", "grade", "gsm8k_gold", "parse_gold"]

@@ -22,7 +22,6 @@ ENVS = Path(__file__).resolve().parents[2] / "src" / "verirl" / "envs"
 TOP = {"__init__", "base", "selfcheck"}
 
 KNOWN = {
-    ("arithmetic.exact_numbers", "graphs.tree_counting"),
     ("algebra.sequences", "number_theory.elementary"),
     ("graphs.counting", "counting.number_theory"),
     ("grids.puzzles", "algebra.matrices"),

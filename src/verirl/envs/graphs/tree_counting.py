@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import re
 from collections import deque
 from collections.abc import Mapping
 from fractions import Fraction
@@ -31,6 +30,7 @@ from verirl.envs.base import (
     register_env,
     sequence_reward,
 )
+from verirl.envs.kit.fractions import fraction_text, parse_fraction
 from verirl.envs.kit.graphs import random_tree
 from verirl.types import Problem, Verdict
 
@@ -210,31 +210,6 @@ def _bfs(adj: dict[int, list[int]], src: int) -> dict[int, int]:
     return dist
 
 
-_FRACTION = re.compile(r"^\\frac\{([^{}]+)\}\{([^{}]+)\}$")
-
-
-def parse_fraction(text: str) -> Fraction:
-    """``p/q``, ``\\frac{p}{q}`` (or ``\\dfrac``), a terminating decimal or an integer, with
-    ``$`` and spaces ignored; ``ValueError`` when it is none of them, ``q = 0`` included."""
-    t = text.strip().strip("$").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
-    t = t.replace(" ", "").rstrip(".")
-    if len(t) > 200:
-        raise ValueError("answer too long")
-    if re.fullmatch(r"[+-]?\d{1,100}\.\d{1,100}", t):
-        return Fraction(t)  # a terminating decimal is exact too
-    m = _FRACTION.match(t)
-    if m:
-        num, den = m.group(1), m.group(2)
-    elif t.count("/") == 1:
-        num, den = t.split("/")
-    else:
-        return Fraction(parse_int(t))
-    p, q = parse_int(num), parse_int(den)
-    if q == 0:
-        raise ValueError("zero denominator")
-    return Fraction(p, q)
-
-
 @register_env
 class TreeEliminationExpectation(Environment):
     """Expected number of rounds when each round deletes a uniformly random remaining vertex
@@ -262,7 +237,7 @@ class TreeEliminationExpectation(Environment):
             "its remaining descendants. The process stops when no vertex is left. What is the "
             "expected number of rounds? Give it as a fraction p/q in lowest terms (or an integer)."
         )
-        return Instance(prompt, _fraction_text(value), {"parents": parents[2:]})
+        return Instance(prompt, fraction_text(value), {"parents": parents[2:]})
 
     def _value(self, problem: Problem) -> Fraction:
         """Vertex v is chosen itself exactly when it comes before all its ancestors in a random
@@ -281,20 +256,16 @@ class TreeEliminationExpectation(Environment):
         return graded(0.0, ok, "correct" if ok else "the expected value is not right")
 
     def solve(self, problem: Problem) -> str:
-        return _fraction_text(self._value(problem))
+        return fraction_text(self._value(problem))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return _fraction_text(self._value(problem) + Fraction(1, 2))
+        return fraction_text(self._value(problem) + Fraction(1, 2))
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["parents"]) + 1)
 
     def problem_space(self, difficulty: int) -> int | None:
         return min(10**9, math.factorial(2 + difficulty))
-
-
-def _fraction_text(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 @register_env

@@ -22,10 +22,7 @@ ENVS = Path(__file__).resolve().parents[2] / "src" / "verirl" / "envs"
 TOP = {"__init__", "base", "selfcheck"}
 
 KNOWN = {
-    ("algebra.sequences", "number_theory.elementary"),
-    ("graphs.counting", "counting.number_theory"),
     ("grids.puzzles", "algebra.matrices"),
-    ("number_theory.sums", "counting.number_theory"),
 }
 
 

@@ -26,7 +26,7 @@ from verirl.envs.base import (
     register_env,
     wrong_format,
 )
-from verirl.envs.number_theory.elementary import ResidueAnswer
+from verirl.envs.kit.answers import ResidueAnswer
 from verirl.types import Problem, Verdict
 
 FAMILY = "sequences_dp"

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from verirl.envs.base import Environment, Instance, graded, register_env
-from verirl.envs.counting.number_theory import FastCount
+from verirl.envs.kit.answers import FastCount
 from verirl.envs.kit.fractions import fraction_text
 from verirl.envs.kit.wording import plural
 from verirl.envs.reading import normalize

@@ -19,7 +19,7 @@ import random
 from typing import Any
 
 from verirl.envs.base import Instance, graded, parse_int, register_env
-from verirl.envs.counting.number_theory import FastCount
+from verirl.envs.kit.answers import FastCount
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 

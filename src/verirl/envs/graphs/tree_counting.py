@@ -31,25 +31,11 @@ from verirl.envs.base import (
     sequence_reward,
 )
 from verirl.envs.kit.fractions import fraction_text, parse_fraction
-from verirl.envs.kit.graphs import random_tree
+from verirl.envs.kit.graphs import adjacency, bfs_distances, random_tree_edges
 from verirl.types import Problem, Verdict
 
 FAMILY = "trees_counting"
 TAGS = ("rlve", "trees")
-
-
-def _adjacency(n: int, edges: list[list[int]], base: int = 0) -> dict[int, list[int]]:
-    adj: dict[int, list[int]] = {v: [] for v in range(base, n + base)}
-    for e in edges:
-        adj[e[0]].append(e[1])
-        adj[e[1]].append(e[0])
-    return adj
-
-
-def _tree(rng: random.Random, n: int, base: int = 0) -> list[list[int]]:
-    edges = [sorted(e) for e in random_tree(rng, list(range(base, n + base)))]
-    rng.shuffle(edges)
-    return edges
 
 
 @register_env
@@ -64,7 +50,7 @@ class TreeTopologicalSequenceCounting(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty
-        arcs = [e if rng.random() < 0.5 else e[::-1] for e in _tree(rng, n)]
+        arcs = [e if rng.random() < 0.5 else e[::-1] for e in random_tree_edges(rng, n)]
         rules = "\n".join(f"p[{u}] < p[{v}]" for u, v in arcs)
         prompt = (
             f"Count the permutations p[0], p[1], ..., p[{n - 1}] of the integers 0 to {n - 1} "
@@ -92,7 +78,7 @@ def _linear_extensions(data: Mapping[str, Any]) -> int:
     is merged by choosing how many of its elements go before v."""
     n = data["n"]
     before = {(u, v) for u, v in data["arcs"]}  # p[u] < p[v]
-    adj = _adjacency(n, data["arcs"])
+    adj = adjacency(n, data["arcs"])
     order, parent = [0], {0: -1}
     for v in order:
         for w in adj[v]:
@@ -140,9 +126,9 @@ class TreeDistanceEqualTriadCounting(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
-        edges = _tree(rng, n, base=1)
-        adj = _adjacency(n, edges, base=1)
-        dist = {v: _bfs(adj, v) for v in adj}
+        edges = random_tree_edges(rng, n, base=1)
+        adj = adjacency(n, edges, base=1)
+        dist = {v: bfs_distances(adj, v) for v in adj}
         count = sum(
             1
             for a, b, c in itertools.combinations(range(1, n + 1), 3)
@@ -162,7 +148,7 @@ class TreeDistanceEqualTriadCounting(IntegerAnswer):
         """Such a triple has a centre at distance r from all three, in three different
         branches: for each centre and r, the elementary symmetric sum e3 of the branch
         counts."""
-        adj = _adjacency(problem.data["n"], problem.data["edges"], base=1)
+        adj = adjacency(problem.data["n"], problem.data["edges"], base=1)
         total = 0
         for c in adj:
             per_depth: dict[int, list[int]] = {}
@@ -196,18 +182,6 @@ def _branch_depths(adj: dict[int, list[int]], start: int, blocked: int) -> dict[
         out[depth] = out.get(depth, 0) + 1
         queue.extend((w, v, depth + 1) for w in adj[v] if w != came)
     return out
-
-
-def _bfs(adj: dict[int, list[int]], src: int) -> dict[int, int]:
-    dist = {src: 0}
-    queue = deque([src])
-    while queue:
-        v = queue.popleft()
-        for w in adj[v]:
-            if w not in dist:
-                dist[w] = dist[v] + 1
-                queue.append(w)
-    return dist
 
 
 @register_env
@@ -373,9 +347,9 @@ class TreeRandomWalkExpectation(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty
-        edges = _tree(rng, n)
+        edges = random_tree_edges(rng, n)
         u, v = rng.sample(range(n), 2)
-        adj = _adjacency(n, edges)
+        adj = adjacency(n, edges)
         # crossing an edge x → y towards V takes 2·(vertices on x's side) − 1 steps on average
         parent = {v: -1}
         order = [v]
@@ -404,7 +378,7 @@ class TreeRandomWalkExpectation(IntegerAnswer):
         """Solve E[x] = 1 + mean of E over x's neighbours (E[V] = 0) by elimination from the
         leaves of the tree rooted at V: E[x] = a[x] + b[x]·E[parent(x)], exactly."""
         d = problem.data
-        adj = _adjacency(d["n"], d["edges"])
+        adj = adjacency(d["n"], d["edges"])
         parent, order = {d["v"]: -1}, [d["v"]]
         for x in order:
             for y in adj[x]:
@@ -453,7 +427,7 @@ class PolPolarization(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = min(30, 4 + difficulty // 2)
-        edges = _tree(rng, n)
+        edges = random_tree_edges(rng, n)
         prompt = (
             f"You are given a tree (a connected undirected graph with no cycles) with {n} "
             f"vertices labeled 0 to {n - 1} and these edges:\n"
@@ -505,7 +479,7 @@ def _polarization(data: Mapping[str, Any]) -> int:
     Σ depth(v) pairs along root paths, plus A·B for the A vertices that flow into r and the
     B that flow out; maximise A·B by subset sums of the child subtree sizes, over all r."""
     n = data["n"]
-    adj = _adjacency(n, data["edges"])
+    adj = adjacency(n, data["edges"])
     best = 0
     for r in range(n):
         depth, parent, order = {r: 0}, {r: -1}, [r]

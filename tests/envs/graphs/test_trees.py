@@ -137,3 +137,28 @@ def test_weighted_binary_tree() -> None:
     assert reward("weighted_binary_tree", "1, 0, 2", **scores) == pytest.approx((5 / 6) ** 5)
     assert reward("weighted_binary_tree", "1, 2, 0", **scores) == -0.5  # not a valid preorder
     assert reward("weighted_binary_tree", "0, 1", **scores) == -0.5
+
+
+def test_tree_random_walk_expectation() -> None:
+    path = {"n": 3, "edges": [[0, 1], [1, 2]], "u": 0, "v": 2}  # E0 = 1 + E1, E1 = 1 + E0/2
+    assert verdict("tree_random_walk_expectation", "4", **path).correct
+    assert reward("tree_random_walk_expectation", "3", **path) == 0.0
+    star = {"n": 4, "edges": [[0, 1], [0, 2], [0, 3]], "u": 1, "v": 2}  # E0 = 5, E1 = 6
+    assert verdict("tree_random_walk_expectation", "6", **star).correct
+
+
+def test_pol_polarization() -> None:
+    assert self_check(get_env("pol_polarization")).failures == []
+    assert verdict("pol_polarization", "3", n=3, edges=[[0, 1], [1, 2]]).correct
+    star = {"n": 4, "edges": [[0, 1], [0, 2], [0, 3]]}  # 1, 2 → 0 → 3: five pairs
+    assert verdict("pol_polarization", "5", **star).correct
+    assert reward("pol_polarization", "6", **star) == 0.0
+    from verirl.envs.graphs.tree_counting import _polarization
+    from verirl.envs.kit.graphs import random_tree
+
+    env, rng = get_env("pol_polarization"), random.Random(14)
+    for _ in range(40):  # the split formula against every orientation
+        n = rng.randint(2, 9)
+        edges = [list(e) for e in random_tree(rng, list(range(n)))]
+        data = {"n": n, "edges": edges}
+        assert env.solve(problem("pol_polarization", **data)) == str(_polarization(data))

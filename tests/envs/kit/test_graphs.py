@@ -7,7 +7,13 @@ import random
 
 import networkx as nx
 
-from verirl.envs.kit.graphs import adjacency, bfs_distances, random_tree_edges
+from verirl.envs.kit.graphs import (
+    adjacency,
+    bfs_distances,
+    random_tree_edges,
+    unweighted,
+    weighted,
+)
 
 
 def test_random_tree_edges_form_a_tree_on_the_labels() -> None:
@@ -41,3 +47,12 @@ def test_bfs_distances_against_networkx() -> None:
             dist = bfs_distances(adj, src)
             assert dist == dict(nx.single_source_shortest_path_length(g, src)), trial
             assert list(dist.values()) == sorted(dist.values())  # nearest first
+
+
+def test_weighted_and_unweighted_keep_every_pair_once() -> None:
+    pairs = [(0, 1), (1, 2), (2, 3), (0, 3)]
+    edges = weighted(random.Random(1), pairs, 5)
+    assert sorted((u, v) for u, v, _ in edges) == sorted(pairs)
+    assert all(1 <= w <= 5 for _, _, w in edges)
+    plain = unweighted(random.Random(1), pairs)
+    assert sorted(map(tuple, plain)) == sorted((u, v, 1) for u, v in pairs)

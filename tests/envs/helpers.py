@@ -26,3 +26,12 @@ def scored(env: str, problem: Problem, answer: str, lead: str = "") -> tuple[flo
     """``(reward, correct)`` for the output ``lead`` + ``answer`` boxed."""
     result = get_env(env).verify(problem, f"{lead}\\boxed{{{answer}}}")
     return result.reward, result.correct
+
+
+def assert_hand_computed(name: str, data: dict[str, Any], value: int) -> None:
+    """An integer-answer environment solves ``data`` to ``value``, accepts it and does not
+    fully accept ``value + 1``."""
+    assert get_env(name).solve(problem(name, **data)) == str(value)
+    assert verdict(name, str(value), **data).correct
+    wrong = verdict(name, str(value + 1), **data)
+    assert not wrong.correct and wrong.reward < 1.0

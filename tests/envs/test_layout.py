@@ -6,9 +6,7 @@
 - a family module (one in a category package) imports only ``base``, ``reading``, ``kit`` and
   its own category.
 
-The cross-category imports that remain from the flat layout are listed in ``KNOWN`` (helpers
-still to be moved into ``kit/``); the list may only shrink: a new one fails, and so does a
-listed one that is gone (delete it from the list).
+There are no exceptions: a helper two categories need lives in ``kit/``.
 """
 
 from __future__ import annotations
@@ -21,14 +19,6 @@ from verirl.envs import CATEGORIES
 ENVS = Path(__file__).resolve().parents[2] / "src" / "verirl" / "envs"
 TOP = {"__init__", "base", "selfcheck"}
 
-KNOWN = {
-    ("arithmetic.exact_numbers", "graphs.tree_counting"),
-    ("algebra.sequences", "number_theory.elementary"),
-    ("graphs.counting", "counting.number_theory"),
-    ("grids.puzzles", "algebra.matrices"),
-    ("number_theory.sums", "counting.number_theory"),
-}
-
 
 def _module_name(path: Path) -> str:
     rel = path.relative_to(ENVS).with_suffix("")
@@ -37,7 +27,7 @@ def _module_name(path: Path) -> str:
 
 def _envs_imports(path: Path) -> set[str]:
     """The ``verirl.envs`` modules ``path`` imports (relative to ``verirl.envs``)."""
-    out = set()
+    out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module == "verirl.envs":
@@ -64,30 +54,24 @@ def test_top_of_envs_holds_only_protocol_registry_and_selfcheck() -> None:
     )
 
 
+def _allowed(name: str, target: str) -> bool:
+    """May module ``name`` import ``target`` (both relative to ``verirl.envs``)?"""
+    head, thead = name.split(".")[0], target.split(".")[0]
+    if head == "reading":
+        return thead == "reading"
+    if head == "kit":
+        return thead in ("base", "reading", "kit")
+    return thead in ("base", "reading", "kit", head)
+
+
 def test_imports_follow_the_house_rules() -> None:
-    bad, seen = [], set()
+    bad = []
     for path in _modules():
         name = _module_name(path)
-        head = name.split(".")[0]
         if name in TOP or path.name == "__init__.py":
             continue
-        for target in _envs_imports(path):
-            thead = target.split(".")[0]
-            if head == "reading":
-                ok = thead == "reading"
-            elif head == "kit":
-                ok = thead in ("base", "reading", "kit")
-            else:
-                ok = thead in ("base", "reading", "kit", head)
-            if ok:
-                continue
-            if (name, target) in KNOWN:
-                seen.add((name, target))
-                continue
-            bad.append(f"{name} imports {target}")
+        bad += [f"{name} imports {t}" for t in _envs_imports(path) if not _allowed(name, t)]
     assert not bad, "imports across the house rules:\n" + "\n".join(sorted(bad))
-    gone = KNOWN - seen
-    assert not gone, f"listed in KNOWN but no longer imported (delete them): {sorted(gone)}"
 
 
 def test_every_environment_lives_in_a_category_package() -> None:
@@ -101,7 +85,20 @@ def test_every_environment_lives_in_a_category_package() -> None:
         )
 
 
-def test_the_rule_reader_sees_imports() -> None:
+def test_the_rule_reader_sees_imports(tmp_path: Path) -> None:
     # the checker itself must be able to fail: a family that imports another category
-    path = ENVS / "grids" / "puzzles.py"
-    assert "algebra.matrices" in _envs_imports(path)
+    path = tmp_path / "family.py"
+    path.write_text(
+        "import verirl.envs.graphs.walks\n"
+        "from verirl.envs.algebra.matrices import parse_matrix\n"
+        "from verirl.envs import base\n"
+        "from verirl.envs.kit.grids import grid_lines\n"
+    )
+    found = _envs_imports(path)
+    assert found == {"graphs.walks", "algebra.matrices", "base", "kit.grids"}
+    assert [t for t in sorted(found) if not _allowed("grids.puzzles", t)] == [
+        "algebra.matrices",
+        "graphs.walks",
+    ]
+    assert not _allowed("kit.grids", "grids.puzzles") and not _allowed("reading.x", "base")
+    assert _allowed("grids.search", "grids.selection")

@@ -8,7 +8,6 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.algebra.matrices import parse_matrix
 from verirl.envs.selfcheck import self_check
 
 NAMES = [
@@ -27,13 +26,6 @@ def test_family_is_registered() -> None:
 def test_self_check(name: str) -> None:
     report = self_check(get_env(name))
     assert not report.failures, report.failures
-
-
-def test_parse_matrix() -> None:
-    expected = [[1, 2], [3, 4]]
-    for text in ("1 2; 3 4", "1 2\n3 4", "[[1, 2], [3, 4]]", "1 & 2 \\\\ 3 & 4"):
-        assert parse_matrix(text) == expected
-    assert parse_matrix("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}") == expected
 
 
 def test_matrix_pooling() -> None:

@@ -7,7 +7,6 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import ENVIRONMENTS, env_names, get_env
-from verirl.envs.counting.number_theory import mobius_table
 from verirl.envs.selfcheck import self_check
 
 NAMES = [
@@ -19,10 +18,6 @@ NAMES = [
 
 def test_family_is_registered() -> None:
     assert len(NAMES) == 12
-
-
-def test_mobius_table() -> None:
-    assert mobius_table(12)[1:] == [1, -1, -1, 0, -1, 1, -1, 0, 0, 1, -1, 0]
 
 
 def _solved(name: str, **data: object) -> int:

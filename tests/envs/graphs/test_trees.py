@@ -6,11 +6,12 @@ from __future__ import annotations
 import itertools
 import random
 
+import networkx as nx
 import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import env_names, get_env
-from verirl.envs.kit.graphs import random_tree
+from verirl.envs.kit.graphs import adjacency, random_tree
 from verirl.envs.selfcheck import self_check
 
 COUNTING = env_names(family="trees_counting")
@@ -53,10 +54,7 @@ def test_tree_distance_equal_triads() -> None:
     assert reward(name, "2", n=4, edges=[[1, 2], [1, 3], [1, 4]]) == pytest.approx(0.5**10)
     env = get_env(name)
     for edges in _trees(6, 12, base=1):
-        from verirl.envs.graphs.tree_counting import _adjacency, _bfs
-
-        adj = _adjacency(12, edges, base=1)
-        dist = {v: _bfs(adj, v) for v in adj}
+        dist = dict(nx.all_pairs_shortest_path_length(nx.Graph([tuple(e) for e in edges])))
         brute = sum(
             1
             for a, b, c in itertools.combinations(range(1, 13), 3)
@@ -120,10 +118,9 @@ def test_tree_maximum_visited_vertex() -> None:
     assert reward("tree_maximum_visited_vertex", "2, 3", **star) == -0.5
     assert reward("tree_maximum_visited_vertex", "1, 0, 2, 0", **star) == -0.5  # 4 moves
     from verirl.envs.graphs.tree_choices import _max_visited
-    from verirl.envs.graphs.tree_counting import _adjacency
 
     for edges in _trees(8, 7):
-        adj = _adjacency(7, edges)
+        adj = adjacency(7, edges)
         for m in range(1, 12):  # breadth-first search over (vertex, visited set)
             states = {(0, frozenset([0]))}
             best = 1
@@ -140,3 +137,28 @@ def test_weighted_binary_tree() -> None:
     assert reward("weighted_binary_tree", "1, 0, 2", **scores) == pytest.approx((5 / 6) ** 5)
     assert reward("weighted_binary_tree", "1, 2, 0", **scores) == -0.5  # not a valid preorder
     assert reward("weighted_binary_tree", "0, 1", **scores) == -0.5
+
+
+def test_tree_random_walk_expectation() -> None:
+    path = {"n": 3, "edges": [[0, 1], [1, 2]], "u": 0, "v": 2}  # E0 = 1 + E1, E1 = 1 + E0/2
+    assert verdict("tree_random_walk_expectation", "4", **path).correct
+    assert reward("tree_random_walk_expectation", "3", **path) == 0.0
+    star = {"n": 4, "edges": [[0, 1], [0, 2], [0, 3]], "u": 1, "v": 2}  # E0 = 5, E1 = 6
+    assert verdict("tree_random_walk_expectation", "6", **star).correct
+
+
+def test_pol_polarization() -> None:
+    assert self_check(get_env("pol_polarization")).failures == []
+    assert verdict("pol_polarization", "3", n=3, edges=[[0, 1], [1, 2]]).correct
+    star = {"n": 4, "edges": [[0, 1], [0, 2], [0, 3]]}  # 1, 2 → 0 → 3: five pairs
+    assert verdict("pol_polarization", "5", **star).correct
+    assert reward("pol_polarization", "6", **star) == 0.0
+    from verirl.envs.graphs.tree_counting import _polarization
+    from verirl.envs.kit.graphs import random_tree
+
+    env, rng = get_env("pol_polarization"), random.Random(14)
+    for _ in range(40):  # the split formula against every orientation
+        n = rng.randint(2, 9)
+        edges = [list(e) for e in random_tree(rng, list(range(n)))]
+        data = {"n": n, "edges": edges}
+        assert env.solve(problem("pol_polarization", **data)) == str(_polarization(data))

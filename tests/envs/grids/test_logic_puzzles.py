@@ -1,5 +1,5 @@
-"""Grid-puzzle environments (puzzles_grids.py): the grid reader, hand-made puzzles with
-valid, partly valid and invalid fillings, and the self-check."""
+"""Grid-puzzle environments (grids/logic_puzzles.py): hand-made puzzles with valid, partly
+valid and invalid fillings, and the self-check (the grid reader: tests/envs/kit/test_grids.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import pytest
 
 from tests.envs.helpers import problem, reward, verdict
 from verirl.envs import ENVIRONMENTS, env_names, get_env
-from verirl.envs.grids.logic_puzzles import read_grid
-from verirl.envs.reading.normalize import InvalidAnswer
 from verirl.envs.selfcheck import self_check
 
 NAMES = [
@@ -21,26 +19,6 @@ FREE4 = {"rows": 4, "cols": 4, "given": [[-1] * 4 for _ in range(4)]}
 
 def test_family_is_registered() -> None:
     assert len(NAMES) == 6
-
-
-def test_read_grid_forms() -> None:
-    want = [[0, 1], [1, 0]]
-    for text in (
-        "01\n10",
-        "0 1\n1 0",
-        "0110",
-        "[[0, 1], [1, 0]]",
-        "0 & 1 \\\\ 1 & 0",
-        "$01\\\\10$",
-    ):
-        assert read_grid(text, 2, 2, single_digits=True) == want, text
-    assert read_grid("10 2\n3 4", 2, 2, single_digits=False) == [[10, 2], [3, 4]]
-    with pytest.raises(InvalidAnswer):
-        read_grid("01\n10\n11", 2, 2, single_digits=True)
-    with pytest.raises(InvalidAnswer):
-        read_grid("012", 2, 2, single_digits=True)
-    with pytest.raises(ValueError):
-        read_grid("0x\n10", 2, 2, single_digits=True)
 
 
 def test_binario() -> None:

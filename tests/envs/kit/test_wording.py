@@ -7,7 +7,7 @@ import re
 import pytest
 
 from verirl.envs import env_names, get_env
-from verirl.envs.kit.wording import plural
+from verirl.envs.kit.wording import commas, indexed, plural
 
 # "1 <word>s" not inside a number ("0.1 litres", "2 1 beans" listing values, "1 × 1 squares")
 ONE_PLURAL = re.compile(r"(?<!\d )(?<!× )(?<![\d.,/^\-])\b1 ([a-z]+s)\b")
@@ -48,3 +48,10 @@ def test_prompts_never_say_one_of_a_plural(name: str) -> None:
                     raise AssertionError(
                         f"d={difficulty} seed={seed}: ...{prompt[start : m.end()]}"
                     )
+
+
+def test_commas_and_indexed_listings() -> None:
+    assert commas([3, 1, 4]) == "3, 1, 4"
+    assert commas([]) == "" and commas([-7]) == "-7"
+    assert indexed([3, 1, 4]) == "A[0]=3 A[1]=1 A[2]=4"
+    assert indexed([5], name="B") == "B[0]=5"

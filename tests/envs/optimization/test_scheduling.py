@@ -200,3 +200,23 @@ def _moves(state: tuple[int, ...]) -> list[tuple[int, ...]]:
                     s[k] += 1
                     out.append(tuple(s))
     return out
+
+
+def test_task_arrangement() -> None:
+    data = {"t": [1, 1], "f": [1, 1], "s": 2}  # one batch: 4·2 = 8; two: 3 + 6 = 9
+    assert verdict("task_arrangement", "2", **data).correct
+    assert reward("task_arrangement", "1, 2", **data) == pytest.approx((8 / 9) ** 3)
+    assert reward("task_arrangement", "1", **data) == -0.5
+    assert reward("task_arrangement", "2, 2", **data) == -0.5
+    from verirl.envs.optimization.scheduling import _batch_cost, _batches
+
+    rng = random.Random(6)
+    for _ in range(20):
+        d = {"t": [rng.randint(1, 9) for _ in range(7)], "f": [rng.randint(1, 9) for _ in range(7)]}
+        d["s"] = rng.randint(1, 15)
+        brute = min(
+            _batch_cost(d, [*cuts, 7])
+            for k in range(7)
+            for cuts in itertools.combinations(range(1, 7), k)
+        )
+        assert _batch_cost(d, _batches(d)) == brute

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import re
 
 import networkx as nx
 
@@ -28,39 +27,17 @@ from verirl.envs.base import (
     register_env,
     satisfied_reward,
 )
+from verirl.envs.kit.grids import grid_lines, matrix_text, parse_matrix
 from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
 FAMILY = "matrices"
 TAGS = ("rlve", "matrices")
-_ROW_SPLIT = re.compile(r"\\\\|;|\n")
-_ENV = re.compile(r"\\(?:begin|end)\{[pbvBV]?matrix\}|\\left|\\right|\\[()\[\]]")
-
-
-def parse_matrix(text: str, max_cells: int = 40_000) -> list[list[int]]:
-    """Rows of integers: ``1 2; 3 4`` / ``1 2\\n3 4`` / ``\\begin{pmatrix}1 & 2 \\\\ 3 & 4
-    \\end{pmatrix}`` / ``[[1, 2], [3, 4]]``."""
-    t = _ENV.sub("", normalize.clean(text)).replace("&", " ")
-    t = t.strip()
-    if t.startswith("[[") or t.startswith("[ ["):
-        t = t.strip("[] ").replace("],", ";").replace("] ,", ";").replace("[", "").replace("]", "")
-    rows = [r for r in _ROW_SPLIT.split(t) if r.strip()]
-    if len(rows) > 1000 or len(t) > 10 * max_cells:
-        raise normalize.InvalidAnswer("the matrix is far too large")
-    return [parse_int_list(r) for r in rows]
-
-
-def matrix_text(m: list[list[int]]) -> str:
-    return "; ".join(" ".join(map(str, row)) for row in m)
 
 
 def _count(k: int, noun: str) -> str:
     return f"{k} {noun}" + ("" if k == 1 else "s")
-
-
-def _grid_lines(m: list[list[int]]) -> str:
-    return "\n".join(" ".join(map(str, row)) for row in m)
 
 
 class _MatrixEnv(Environment):
@@ -115,7 +92,7 @@ class MatrixPooling(_ComputedMatrix):
         k = rng.randint(2, min(n, m, 2 + difficulty // 4))
         matrix = [[rng.randint(0, 9 + difficulty) for _ in range(m)] for _ in range(n)]
         prompt = (
-            f"You are given a matrix of size {n} × {m}:\n{_grid_lines(matrix)}\n\nPerform a max "
+            f"You are given a matrix of size {n} × {m}:\n{grid_lines(matrix)}\n\nPerform a max "
             f"pooling operation with a kernel size of {k} × {k} and stride 1: the result has "
             f"{_count(n - k + 1, 'row')} and {_count(m - k + 1, 'column')}, and its entry "
             f"(i, j) is the maximum of the {k} × {k} block whose top-left corner is (i, j). "
@@ -168,7 +145,7 @@ class MatrixBinaryExponentiation(_ComputedMatrix):
         matrix = [[rng.randint(0, 9) for _ in range(n)] for _ in range(n)]
         prompt = (
             "We use the integer in the i-th row and j-th column to represent the element "
-            f"A[i][j] of a matrix. Here is the {n} × {n} matrix A:\n{_grid_lines(matrix)}\n\n"
+            f"A[i][j] of a matrix. Here is the {n} × {n} matrix A:\n{grid_lines(matrix)}\n\n"
             f"Compute A^{k} (the matrix product of {k} copies of A) with every entry taken "
             f"modulo {self.modulus}. Output the result row by row, rows separated by semicolons "
             "and entries by spaces."
@@ -234,7 +211,7 @@ class MatrixPermutationMainDiagonalOne(_MatrixEnv):
             matrix[sigma[i]][i] = 1  # new row i = old row sigma[i] has a one in column i
         prompt = (
             f"You are given a square matrix of size {n} × {n}, where each element is either 0 "
-            f"or 1 (rows and columns numbered from 0):\n{_grid_lines(matrix)}\n\nFind a "
+            f"or 1 (rows and columns numbered from 0):\n{grid_lines(matrix)}\n\nFind a "
             f"permutation P of 0..{n - 1} such that after reordering the rows (the new row i is "
             "the old row P[i]), every entry on the main diagonal is 1. Output P[0], ..., "
             f"P[{n - 1}] separated by spaces."
@@ -280,8 +257,8 @@ class MatrixPermutationEquivalence(_MatrixEnv):
         b = [[a[rows[i]][cols[j]] for j in range(m)] for i in range(n)]
         prompt = (
             f"You are given two matrices A and B of size {n} × {m}, where each element is "
-            f"either 0 or 1 (rows and columns numbered from 0).\nA:\n{_grid_lines(a)}\nB:\n"
-            f"{_grid_lines(b)}\n\nFind a permutation P of the rows 0..{n - 1} and a permutation "
+            f"either 0 or 1 (rows and columns numbered from 0).\nA:\n{grid_lines(a)}\nB:\n"
+            f"{grid_lines(b)}\n\nFind a permutation P of the rows 0..{n - 1} and a permutation "
             f"Q of the columns 0..{m - 1} such that A[P[i]][Q[j]] = B[i][j] for all i and j. "
             "Output P and Q as two lists separated by a semicolon, entries separated by spaces "
             "(P[0] ... ; Q[0] ...)."
@@ -399,7 +376,7 @@ class MinimumSumDifferenceSubmatrix(_MatrixEnv):
         matrix = [[rng.randint(1, 20) for _ in range(m)] for _ in range(n)]
         prompt = (
             f"You are given a {n} × {m} matrix of integers (with row indices from 0 to {n - 1} "
-            f"and column indices from 0 to {m - 1}):\n{_grid_lines(matrix)}\n\nChoose {r} "
+            f"and column indices from 0 to {m - 1}):\n{grid_lines(matrix)}\n\nChoose {r} "
             f"row{'s' if r > 1 else ''} and {c} columns; they form a {r} × {c} submatrix (in the "
             "original order). Its score is the sum of |x - y| over all pairs of entries that "
             "are next to each other in the submatrix, horizontally or vertically. Make the "

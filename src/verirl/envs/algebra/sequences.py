@@ -26,14 +26,11 @@ from verirl.envs.base import (
     register_env,
     wrong_format,
 )
-from verirl.envs.number_theory.elementary import ResidueAnswer
+from verirl.envs.kit.answers import ResidueAnswer
+from verirl.envs.kit.wording import commas
 from verirl.types import Problem, Verdict
 
 FAMILY = "sequences_dp"
-
-
-def _csv(values: list[int]) -> str:
-    return ", ".join(map(str, values))
 
 
 def _terms(values: list[int]) -> str:
@@ -228,12 +225,12 @@ class LongestIncreasingSubsequence(Environment):
         n = 5 + difficulty
         values = [rng.randint(1, 2 * n) for _ in range(n)]
         prompt = (
-            f"Find a longest strictly increasing subsequence of the sequence {_csv(values)}: "
+            f"Find a longest strictly increasing subsequence of the sequence {commas(values)}: "
             "numbers taken from the sequence in their original order (not necessarily "
             "adjacent), each larger than the one before, as many as possible. Give the numbers "
             "as a comma-separated list; if several are equally long, any of them is accepted."
         )
-        return Instance(prompt, _csv(_longest_increasing(values)), {"values": values})
+        return Instance(prompt, commas(_longest_increasing(values)), {"values": values})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         sub = parse_int_list(answer)
@@ -245,7 +242,7 @@ class LongestIncreasingSubsequence(Environment):
         return optimum_verdict(len(sub), best, "a longer increasing subsequence exists")
 
     def solve(self, problem: Problem) -> str:
-        return _csv(_longest_increasing(problem.data["values"]))
+        return commas(_longest_increasing(problem.data["values"]))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return answer.rpartition(",")[0]  # one element shorter (empty if it had one)
@@ -329,7 +326,7 @@ class MaxSubarraySum(IntegerAnswer):
             run = max(0, run + v)
             best = max(best, run)
         prompt = (
-            f"Consider the list {_csv(values)}. What is the largest sum of a block of one or "
+            f"Consider the list {commas(values)}. What is the largest sum of a block of one or "
             "more consecutive numbers of the list?"
         )
         return Instance(prompt, str(best), {"values": values})
@@ -374,11 +371,13 @@ class CoinChangeMinCoins(Environment):
         coins = sorted(rng.sample(range(1, 10 + 3 * difficulty), 2 + difficulty // 5))
         target = sum(rng.choice(coins) for _ in range(2 + difficulty + rng.randint(0, 2)))
         prompt = (
-            f"Coins come in the denominations {_csv(coins)}, with an unlimited supply of each. "
+            f"Coins come in the denominations {commas(coins)}, with an unlimited supply of each. "
             f"Pay exactly {target} using as few coins as possible. List the values of the coins "
             "you use as a comma-separated list, repeating a value for each coin of it."
         )
-        return Instance(prompt, _csv(_min_coins(coins, target)), {"coins": coins, "target": target})
+        return Instance(
+            prompt, commas(_min_coins(coins, target)), {"coins": coins, "target": target}
+        )
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         used = parse_int_list(answer.split("=")[0], plus=True)  # "5, 3" / "5 + 3 = 8"
@@ -401,7 +400,7 @@ class CoinChangeMinCoins(Environment):
         raise ValueError("target not reachable")
 
     def solve(self, problem: Problem) -> str:
-        return _csv(_min_coins(problem.data["coins"], problem.data["target"]))
+        return commas(_min_coins(problem.data["coins"], problem.data["target"]))
 
     def size(self, problem: Problem) -> float:
         return float(problem.data["target"])
@@ -567,12 +566,12 @@ class MaxNonAdjacentSum(Environment):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         values = [rng.randint(1, 9 + 3 * difficulty) for _ in range(4 + difficulty)]
         prompt = (
-            f"The values at positions 1 to {len(values)} are: {_csv(values)}. Choose positions, "
+            f"The values at positions 1 to {len(values)} are: {commas(values)}. Choose positions, "
             "no two of them next to each other, so that the sum of the chosen values is as "
             "large as possible. Give the chosen positions (numbered from 1) as a "
             "comma-separated list in any order."
         )
-        return Instance(prompt, _csv(self._best(values)), {"values": values})
+        return Instance(prompt, commas(self._best(values)), {"values": values})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         chosen = sorted(parse_int_list(answer))
@@ -603,7 +602,7 @@ class MaxNonAdjacentSum(Environment):
         return chosen[::-1]
 
     def solve(self, problem: Problem) -> str:
-        return _csv(self._best(problem.data["values"]))
+        return commas(self._best(problem.data["values"]))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         return answer.rpartition(",")[0]  # drop one chosen position: a smaller sum

@@ -15,7 +15,7 @@ import random
 from fractions import Fraction
 
 from verirl.envs.base import Environment, Instance, count_reward, graded, parse_int, register_env
-from verirl.envs.graphs.tree_counting import _fraction_text, parse_fraction
+from verirl.envs.kit.fractions import fraction_text, parse_fraction
 from verirl.types import Problem, Verdict
 
 FAMILY = "numeric_exact"
@@ -131,7 +131,7 @@ class SmallestCircle(Environment):
             "contains all of them (points on the circle count as contained). Give the square of "
             "its radius exactly, as a fraction p/q in lowest terms or an integer."
         )
-        return Instance(prompt, _fraction_text(best), {"points": [list(p) for p in pts]})
+        return Instance(prompt, fraction_text(best), {"points": [list(p) for p in pts]})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         value = parse_fraction(answer)
@@ -161,10 +161,10 @@ class SmallestCircle(Environment):
         return circle[2]
 
     def solve(self, problem: Problem) -> str:
-        return _fraction_text(self._radius2(problem))
+        return fraction_text(self._radius2(problem))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return _fraction_text(self._radius2(problem) * Fraction(11, 10))
+        return fraction_text(self._radius2(problem) * Fraction(11, 10))
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["points"]))

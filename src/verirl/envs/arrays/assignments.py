@@ -25,14 +25,11 @@ from verirl.envs.base import (
     satisfied_verdict,
 )
 from verirl.envs.kit.graphs import parse_pairs
+from verirl.envs.kit.wording import commas
 from verirl.types import Problem, Verdict
 
 FAMILY = "array_construction"
 TAGS = ("rlve", "construction")
-
-
-def _ints(values: list[int]) -> str:
-    return ", ".join(map(str, values))
 
 
 def _no_equal_subset_sum(a: list[int], b: list[int]) -> bool:
@@ -71,11 +68,11 @@ class DistinctArrayPermutation(Environment):
         b = [nxt[v] for v in a]
         prompt = (
             f"You are given an array A of {n} distinct integers (positions 1 to {n}): "
-            f"{_ints(a)}. Find an array B that is a rearrangement of A such that for every "
+            f"{commas(a)}. Find an array B that is a rearrangement of A such that for every "
             f"non-empty set S of positions other than all {n}, the sum of A over S differs "
             "from the sum of B over S. Give B separated by commas."
         )
-        return Instance(prompt, _ints(b), {"a": a})
+        return Instance(prompt, commas(b), {"a": a})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         a = problem.data["a"]
@@ -89,11 +86,11 @@ class DistinctArrayPermutation(Environment):
         a = problem.data["a"]
         for b in itertools.permutations(a):
             if _no_equal_subset_sum(a, list(b)):
-                return _ints(list(b))
+                return commas(list(b))
         raise ValueError("no valid permutation")
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return _ints(problem.data["a"])  # B = A: every set has equal sums
+        return commas(problem.data["a"])  # B = A: every set has equal sums
 
 
 @register_env
@@ -128,7 +125,7 @@ class IntegerProgramming(Environment):
             "in order, separated by commas."
         )
         data = {"n": n, "r": r, "rows": rows}
-        return Instance(prompt, _ints(planted), data)
+        return Instance(prompt, commas(planted), data)
 
     @staticmethod
     def _render(row: list[int]) -> str:
@@ -149,11 +146,11 @@ class IntegerProgramming(Environment):
         n, r, rows = problem.data["n"], problem.data["r"], problem.data["rows"]
         for x in itertools.product(range(r + 1), repeat=n):
             if self._satisfied(rows, list(x)) == len(rows):
-                return _ints(list(x))
+                return commas(list(x))
         raise ValueError("infeasible")
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return _ints([*parse_int_list(answer), 0])  # one value too many
+        return commas([*parse_int_list(answer), 0])  # one value too many
 
     def size(self, problem: Problem) -> float:
         return float((problem.data["r"] + 1) ** problem.data["n"])

@@ -18,7 +18,6 @@ import itertools
 import random
 from collections import defaultdict
 
-from verirl.envs.arrays.subsequences import listing
 from verirl.envs.base import (
     Environment,
     Instance,
@@ -30,6 +29,7 @@ from verirl.envs.base import (
     satisfied_verdict,
 )
 from verirl.envs.kit.size_ladder import grown
+from verirl.envs.kit.wording import indexed
 from verirl.types import Problem, Verdict
 
 FAMILY = "arrays"
@@ -160,7 +160,7 @@ class MinimumMaxSlicer(_ArrayEnv):
         k = rng.randint(2, n)
         prompt = (
             f"You are given an array A of length {n}. The values are as follows (indexing "
-            f"starts at 0):\n{listing(values)}\n\nCut A into exactly {k} non-empty contiguous "
+            f"starts at 0):\n{indexed(values)}\n\nCut A into exactly {k} non-empty contiguous "
             "parts so that the largest part sum is as small as possible. A cut at position p "
             f"(1 ≤ p ≤ {n - 1}) goes between A[p-1] and A[p]. Output the {k - 1} cut positions "
             "separated by spaces; if several choices are optimal, any of them is accepted."

@@ -28,6 +28,7 @@ from verirl.envs.base import (
     sequence_reward,
     wrong_format,
 )
+from verirl.envs.kit.wording import commas
 from verirl.types import Problem, Verdict
 
 FAMILY = "sorting_searching"
@@ -39,10 +40,6 @@ def _values(rng: random.Random, n: int, difficulty: int) -> list[int]:
     hi = 9 + 10 * (difficulty // 2)
     lo = -hi if difficulty >= 5 else 0
     return [rng.randint(lo, hi) for _ in range(n)]
-
-
-def _csv(values: list[int]) -> str:
-    return ", ".join(map(str, values))
 
 
 def ordinal(k: int) -> str:
@@ -72,11 +69,11 @@ class SortList(Environment):
         descending = difficulty >= 2 and rng.random() < 0.5
         order = "descending (largest first)" if descending else "ascending (smallest first)"
         prompt = (
-            f"Sort these numbers in {order} order: {_csv(values)}.\n"
+            f"Sort these numbers in {order} order: {commas(values)}.\n"
             "Give the sorted numbers as a comma-separated list."
         )
         gold = sorted(values, reverse=descending)
-        return Instance(prompt, _csv(gold), {"values": values, "descending": descending})
+        return Instance(prompt, commas(gold), {"values": values, "descending": descending})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         return _arrangement_verdict(
@@ -84,7 +81,7 @@ class SortList(Environment):
         )
 
     def solve(self, problem: Problem) -> str:
-        return _csv(_sorted(problem))
+        return commas(_sorted(problem))
 
 
 def _sorted(problem: Problem) -> list[int]:
@@ -113,21 +110,21 @@ class MergeSortedLists(Environment):
             )
             for _ in range(2 + difficulty // 6)
         ]
-        shown = "\n".join(f"List {i + 1}: {_csv(xs)}" for i, xs in enumerate(lists))
+        shown = "\n".join(f"List {i + 1}: {commas(xs)}" for i, xs in enumerate(lists))
         prompt = (
             f"Each of these lists is sorted in increasing order:\n{shown}\n"
             "Merge them into one list sorted in increasing order that contains every number "
             "from every list (keep repeated numbers). Give it as a comma-separated list."
         )
         merged = sorted(x for xs in lists for x in xs)
-        return Instance(prompt, _csv(merged), {"lists": lists})
+        return Instance(prompt, commas(merged), {"lists": lists})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         pool = [x for xs in problem.data["lists"] for x in xs]
         return _arrangement_verdict(parse_int_list(answer), pool, self._merge(problem))
 
     def solve(self, problem: Problem) -> str:
-        return _csv(self._merge(problem))
+        return commas(self._merge(problem))
 
     @staticmethod
     def _merge(problem: Problem) -> list[int]:
@@ -215,7 +212,7 @@ class KthSmallest(Environment):
         values = _values(rng, 4 + difficulty, difficulty)
         k = rng.randint(1, len(values))
         prompt = (
-            f"Here is a list of numbers: {_csv(values)}.\nWhat is the {ordinal(k)} smallest "
+            f"Here is a list of numbers: {commas(values)}.\nWhat is the {ordinal(k)} smallest "
             "number in it? Count repeated values separately (the 1st smallest is the minimum). "
             "Give the number."
         )
@@ -248,7 +245,7 @@ class Median(KthSmallest):
         values = _values(rng, 3 + difficulty + difficulty % 2, difficulty)
         k = (len(values) + 1) // 2
         prompt = (
-            f"What is the median of these {len(values)} numbers: {_csv(values)}? (The median "
+            f"What is the median of these {len(values)} numbers: {commas(values)}? (The median "
             "is the middle number once the list is sorted.)"
         )
         return Instance(prompt, str(sorted(values)[k - 1]), {"values": values, "k": k})
@@ -267,12 +264,12 @@ class TopKLargest(Environment):
         values = _values(rng, 5 + difficulty, difficulty)
         k = rng.randint(2, 2 + difficulty // 3)
         prompt = (
-            f"Here is a list of numbers: {_csv(values)}.\nList its {k} largest numbers, "
+            f"Here is a list of numbers: {commas(values)}.\nList its {k} largest numbers, "
             "counting repeated values separately (a value that occurs twice can be listed "
             "twice). Give them as a comma-separated list in any order."
         )
         gold = sorted(values, reverse=True)[:k]
-        return Instance(prompt, _csv(gold), {"values": values, "k": k})
+        return Instance(prompt, commas(gold), {"values": values, "k": k})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         """Any order; (hits/k)^5 where hits counts answers that belong to the top k."""
@@ -288,7 +285,7 @@ class TopKLargest(Environment):
         return graded(satisfied_reward(hits, k), ok, detail)
 
     def solve(self, problem: Problem) -> str:
-        return _csv(self._top(problem))
+        return commas(self._top(problem))
 
     @staticmethod
     def _top(problem: Problem) -> list[int]:
@@ -313,7 +310,7 @@ class SearchInsertPosition(IntegerAnswer):
         if rng.random() < 0.5:
             target = rng.choice([x for x in range(4 * n + 1) if x not in values])
         prompt = (
-            f"This list is sorted in increasing order: {_csv(values)}.\nWith 0-based "
+            f"This list is sorted in increasing order: {commas(values)}.\nWith 0-based "
             f"indexing, at which index is {target} in the list? If {target} is not in the list, "
             "give the index where it would be inserted to keep the list sorted (0 if it "
             f"belongs before every element, {n} if after every element)."
@@ -349,7 +346,7 @@ class CountInversions(IntegerAnswer):
         n = 4 + difficulty
         values = rng.sample(range(1, 3 * n), n)
         prompt = (
-            f"Consider the list {_csv(values)}.\nAn inversion is a pair of positions i < j "
+            f"Consider the list {commas(values)}.\nAn inversion is a pair of positions i < j "
             "whose numbers are out of order, that is, the number at i is larger than the number "
             "at j. How many inversions does the list have?"
         )
@@ -402,7 +399,7 @@ class PairWithSum(Environment):
         i, j = sorted(rng.sample(range(n), 2))
         target = values[i] + values[j]
         prompt = (
-            f"Here is a list of numbers (positions start at 0): {_csv(values)}.\nFind two "
+            f"Here is a list of numbers (positions start at 0): {commas(values)}.\nFind two "
             f"different positions i and j whose numbers add up to {target}. Give them as "
             '"i, j"; if several pairs work, any one of them is accepted.'
         )

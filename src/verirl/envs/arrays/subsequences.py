@@ -29,15 +29,11 @@ from verirl.envs.base import (
     sequence_reward,
 )
 from verirl.envs.kit.size_ladder import grown
-from verirl.envs.kit.wording import plural
+from verirl.envs.kit.wording import indexed, plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "arrays"
 TAGS = ("rlve", "arrays")
-
-
-def listing(values: list[int]) -> str:
-    return " ".join(f"A[{i}]={v}" for i, v in enumerate(values))
 
 
 class _ArrayEnv(Environment):
@@ -92,7 +88,7 @@ class MaxNonAdjacentKElementSum(_ArrayEnv):
         values = [rng.randint(1, 2 * n) for _ in range(n)]
         k = rng.randint(1, (n + 1) // 2)
         prompt = (
-            f"You are given an array A of {n} positive integers: {listing(values)}\n\n"
+            f"You are given an array A of {n} positive integers: {indexed(values)}\n\n"
             f"Choose exactly {_indices_noun(k)}, no two of them adjacent (|i - j| ≥ 2 for any "
             "two chosen indices), so that the sum of the chosen values is as large as possible. "
             "Give the chosen indices separated by spaces; if several choices are optimal, any "
@@ -159,7 +155,7 @@ class LongestMaxDiffBoundedInterval(_ArrayEnv):
         values = [rng.randint(0, 2 * n) for _ in range(n)]
         k = rng.randint(0, n)
         prompt = (
-            f"You are given an array A of length {n}: {listing(values)}\n\nPlease find the "
+            f"You are given an array A of length {n}: {indexed(values)}\n\nPlease find the "
             "longest contiguous subarray A[l : r] (from index l to index r, both included) such "
             f"that the maximum minus the minimum of its values is at most {k}. Output l and r "
             "separated by a space; if several subarrays are equally long, any of them is "
@@ -243,7 +239,7 @@ class LisLdsConcatenation(_ArrayEnv):
         values = [rng.randint(1, 2 * n) for _ in range(n)]
         prompt = (
             f"You are given an array A of length {n}. The values are as follows (indexing "
-            f"starts at 0):\n{listing(values)}\n\nChoose indices i_1 < i_2 < ... < i_k such "
+            f"starts at 0):\n{indexed(values)}\n\nChoose indices i_1 < i_2 < ... < i_k such "
             "that the chosen values first strictly increase and then strictly decrease: for "
             "some position p, A[i_1] < ... < A[i_p] > A[i_(p+1)] > ... > A[i_k] (either part may "
             "be empty). Make k as large as possible. Give the indices in increasing order "
@@ -319,7 +315,7 @@ class MaximumLexicographicalOrderSubsequence(_ArrayEnv):
         values = [rng.randint(1, max(3, n)) for _ in range(n)]
         k = rng.randint(1, n)
         prompt = (
-            f"Given an array A of length {n}: {listing(values)}\n\nPlease find a (not "
+            f"Given an array A of length {n}: {indexed(values)}\n\nPlease find a (not "
             f"necessarily contiguous) subsequence of length {k} (i.e., select "
             f"{plural(k, 'element')} with "
             "increasing indices) whose sequence of values is lexicographically largest: compared "
@@ -382,7 +378,7 @@ class MaxPermutation(_ArrayEnv):
         if n > 2:  # shared prefixes make the order subtle
             values[rng.randrange(n)] = int(str(values[0]) * 2)
         prompt = (
-            f"You are given an array A of {n} positive integers: {listing(values)}\n\nArrange "
+            f"You are given an array A of {n} positive integers: {indexed(values)}\n\nArrange "
             "all of them in some order and write their decimal digits one after another to "
             "form one big number. Find an order that makes this number as large as possible. "
             "Output the order as the list of indices (a permutation of 0.."

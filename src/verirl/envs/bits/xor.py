@@ -33,6 +33,7 @@ from verirl.envs.base import (
 )
 from verirl.envs.kit.graphs import add_random_pairs, random_tree
 from verirl.envs.kit.size_ladder import grown
+from verirl.envs.kit.wording import indexed
 from verirl.types import Problem, Verdict
 
 FAMILY = "xor"
@@ -67,10 +68,6 @@ def max_xor(values: list[int], start: int = 0) -> int:
     return best
 
 
-def _listing(values: list[int]) -> str:
-    return " ".join(f"A[{i}]={v}" for i, v in enumerate(values))
-
-
 @register_env
 class MaxXorSet(Environment):
     """A non-empty subset of an array with the largest XOR; (xor/gold)^5 credit."""
@@ -87,7 +84,7 @@ class MaxXorSet(Environment):
         n, bits = _ladder(difficulty, 3, 2)
         values = [rng.randint(1, 2**bits - 1) for _ in range(n)]
         prompt = (
-            f"You are given an array A of {n} positive integers: {_listing(values)}\n\n"
+            f"You are given an array A of {n} positive integers: {indexed(values)}\n\n"
             "Choose a non-empty set of distinct indices so that the bitwise XOR of the chosen "
             "values is as large as possible. Give the indices separated by spaces; if several "
             "sets reach the largest XOR, any of them is accepted."
@@ -157,7 +154,7 @@ class MinXorPair(Environment):
         n, bits = _ladder(difficulty, 3, 1)
         values = rng.sample(range(2 ** (bits + 1)), n)
         prompt = (
-            f"Given an array of length {n} (index starting from 0): {_listing(values)}\n\n"
+            f"Given an array of length {n} (index starting from 0): {indexed(values)}\n\n"
             "Find two different indices i and j such that A[i] XOR A[j] (bitwise exclusive or) "
             "is as small as possible. Give i and j separated by a space; if several pairs are "
             "optimal, any of them is accepted."

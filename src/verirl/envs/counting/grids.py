@@ -17,14 +17,11 @@ import math
 import random
 
 from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.envs.kit.grids import grid_lines
 from verirl.types import Problem
 
 FAMILY = "counting_grids"
 TAGS = ("rlve", "counting")
-
-
-def _matrix_text(rows: list[list[int]]) -> str:
-    return "\n".join(" ".join(map(str, row)) for row in rows)
 
 
 class _GridCount(IntegerAnswer):
@@ -183,7 +180,7 @@ class SubmatrixSumDivisibleCounting(_GridCount):
             if (pre[r2][c2] - pre[r1][c2] - pre[r2][c1] + pre[r1][c1]) % k == 0
         )
         prompt = (
-            f"You are given a matrix of size {n} × {m}:\n{_matrix_text(mat)}\n\nCount the "
+            f"You are given a matrix of size {n} × {m}:\n{grid_lines(mat)}\n\nCount the "
             "non-empty submatrices (choices of a contiguous range of rows and a contiguous range "
             f"of columns) whose elements sum to a multiple of {k}."
         )
@@ -230,7 +227,7 @@ class UndamagedSubmatrixCounting(_GridCount):
         )
         prompt = (
             f"You are given a matrix of size {n} × {m}, where each element is either 0 or 1:\n"
-            f"{_matrix_text(mat)}\n\nCount the non-empty submatrices (choices of a contiguous "
+            f"{grid_lines(mat)}\n\nCount the non-empty submatrices (choices of a contiguous "
             "range of rows and a contiguous range of columns) that contain only 1s."
         )
         return Instance(prompt, str(count), {"matrix": mat})

@@ -14,72 +14,25 @@ from __future__ import annotations
 import functools
 import math
 import random
-from abc import abstractmethod
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any
 
 from verirl.envs.base import (
     Instance,
-    IntegerAnswer,
-    count_verdict,
     graded,
     invalid,
     parse_int,
     register_env,
 )
-from verirl.envs.kit.numbers import factorize, is_prime
+from verirl.envs.kit.answers import FastCount
+from verirl.envs.kit.numbers import factorize, is_prime, mobius_table
 from verirl.types import Problem, Verdict
 
 FAMILY = "number_counting"
-TAGS = ("rlve", "counting")
-
-
-def mobius_table(n: int) -> list[int]:
-    """μ(0..n) by a linear sieve (μ(0) is unused and set to 0)."""
-    mu = [1] * (n + 1)
-    if n >= 0:
-        mu[0] = 0
-    is_comp = [False] * (n + 1)
-    primes: list[int] = []
-    for i in range(2, n + 1):
-        if not is_comp[i]:
-            primes.append(i)
-            mu[i] = -1
-        for p in primes:
-            if i * p > n:
-                break
-            is_comp[i * p] = True
-            if i % p == 0:
-                mu[i * p] = 0
-                break
-            mu[i * p] = -mu[i]
-    return mu
 
 
 def _grow(base: float, rate: float, difficulty: int) -> int:
     return int(base * rate**difficulty)
-
-
-class FastCount(IntegerAnswer):
-    """A count that the verifier recomputes with :meth:`count` (fast) while :meth:`solve_int`
-    enumerates the definition (brute force, independent). ``size`` is ``data[size_param]``."""
-
-    tags = TAGS
-    size_param: ClassVar[str] = "n"
-
-    @abstractmethod
-    def count(self, data: dict[str, Any]) -> int:
-        """The count, by a fast method."""
-
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        gold = self.count(dict(problem.data))
-        return count_verdict(parse_int(answer), gold, self.wrong_detail)
-
-    def instance(self, prompt: str, data: dict[str, Any]) -> Instance:
-        return Instance(prompt, str(self.count(data)), data)
-
-    def size(self, problem: Problem) -> float:
-        return float(problem.data[self.size_param])
 
 
 @register_env

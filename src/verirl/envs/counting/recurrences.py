@@ -22,7 +22,8 @@ from fractions import Fraction
 from typing import Any
 
 from verirl.envs.base import Environment, Instance, graded, register_env
-from verirl.envs.counting.number_theory import FastCount
+from verirl.envs.kit.answers import FastCount
+from verirl.envs.kit.fractions import fraction_text
 from verirl.envs.kit.wording import plural
 from verirl.envs.reading import normalize
 from verirl.envs.reading.normalize import InvalidAnswer
@@ -160,15 +161,11 @@ class BinaryTreeLeafNumExpectation(Environment):
             "What is the expected number of leaves (nodes with no children)? "
             "Give the exact value as a reduced fraction p/q (or an integer)."
         )
-        return Instance(prompt, self._render(self._closed(n)), {"n": n})
+        return Instance(prompt, fraction_text(self._closed(n)), {"n": n})
 
     @staticmethod
     def _closed(n: int) -> Fraction:
         return Fraction(n * (n + 1), 2 * (2 * n - 1))
-
-    @staticmethod
-    def _render(x: Fraction) -> str:
-        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
     def problem_space(self, difficulty: int) -> int:
         return 5 + 10 * difficulty
@@ -187,14 +184,14 @@ class BinaryTreeLeafNumExpectation(Environment):
                 leaves[size] += leaves[left] * trees[right] + trees[left] * leaves[right]
             if size == 1:
                 leaves[1] = 1
-        return self._render(Fraction(leaves[n], trees[n]))
+        return fraction_text(Fraction(leaves[n], trees[n]))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return self._render(parse_fraction(answer) + 1)
+        return fraction_text(parse_fraction(answer) + 1)
 
     def surface_forms(self, problem: Problem) -> list[str]:
         x = self._closed(problem.data["n"])
-        forms = [self._render(x), f"\\frac{{{x.numerator}}}{{{x.denominator}}}"]
+        forms = [fraction_text(x), f"\\frac{{{x.numerator}}}{{{x.denominator}}}"]
         if 10**6 % x.denominator == 0:
             forms.append(str(float(x)))
         return forms

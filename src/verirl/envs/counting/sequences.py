@@ -19,8 +19,8 @@ import random
 from typing import Any
 
 from verirl.envs.base import Instance, graded, parse_int, register_env
-from verirl.envs.counting.number_theory import FastCount
-from verirl.envs.kit.wording import plural
+from verirl.envs.kit.answers import FastCount
+from verirl.envs.kit.wording import commas, plural
 from verirl.types import Problem, Verdict
 
 FAMILY = "sequence_counting"
@@ -32,10 +32,6 @@ class BinaryCount(FastCount):
     def check(self, problem: Problem, answer: str) -> Verdict:
         ok = parse_int(answer, self.answer_names) == self.count(dict(problem.data))
         return graded(0.0, ok, "correct" if ok else self.wrong_detail)
-
-
-def _numbers(values: list[int]) -> str:
-    return ", ".join(map(str, values))
 
 
 @register_env
@@ -101,7 +97,7 @@ class BoundedMeanSubarrayCounting(FastCount):
         a = [rng.randint(0, 9 + difficulty) for _ in range(n)]
         k = rng.randint(min(a), max(a))
         prompt = (
-            f"Given the array A of length {n}: {_numbers(a)}\n\nHow many non-empty contiguous "
+            f"Given the array A of length {n}: {commas(a)}\n\nHow many non-empty contiguous "
             f"subarrays of A have a mean (average) greater than or equal to {k}?"
         )
         return self.instance(prompt, {"a": a, "k": k, "n": n})
@@ -138,7 +134,7 @@ class BoundedSubarrayCounting(FastCount):
         a = [rng.randint(1, 9) for _ in range(n)]
         k = rng.randint(min(a), sum(a) * m // 2 + 1)
         prompt = (
-            f"Given the array A of length {n}: {_numbers(a)}\n\nRepeat A {m} times to form an "
+            f"Given the array A of length {n}: {commas(a)}\n\nRepeat A {m} times to form an "
             f"array B of length {n} × {m} = {n * m}. How many non-empty contiguous subarrays of "
             f"B have a sum less than or equal to {k}?"
         )
@@ -232,8 +228,8 @@ class InversionPair(FastCount):
         n = 3 + 2 * difficulty
         a, b = rng.sample(range(1, 10 * n), n), rng.sample(range(1, 10 * n), n)
         prompt = (
-            f"You are given two arrays A and B, each of {n} distinct integers:\nA: {_numbers(a)}"
-            f"\nB: {_numbers(b)}\n\nIn one operation you may swap two adjacent elements of A or "
+            f"You are given two arrays A and B, each of {n} distinct integers:\nA: {commas(a)}"
+            f"\nB: {commas(b)}\n\nIn one operation you may swap two adjacent elements of A or "
             "two adjacent elements of B. What is the minimum number of operations needed to "
             "make Σ (A[i] − B[i])² (over all positions i) as small as it can possibly be?"
         )
@@ -383,7 +379,7 @@ class CantorExpansion(BinaryCount):
         n = 3 + difficulty
         seq = [rng.randint(1, 2 + difficulty // 2) for _ in range(n)]
         prompt = (
-            f"Given the sequence of integers: {_numbers(seq)}\n\nCount the distinct "
+            f"Given the sequence of integers: {commas(seq)}\n\nCount the distinct "
             "permutations of this sequence (rearrangements of its elements, equal sequences "
             "counted once) that are lexicographically smaller than the sequence itself."
         )

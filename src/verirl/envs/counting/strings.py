@@ -21,15 +21,12 @@ import random
 from verirl.envs.base import Instance, register_env
 from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.numbers import totient
+from verirl.envs.kit.strings import random_word
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 
 FAMILY = "string_counting"
 TAGS = ("strings", "counting")
-
-
-def _word(rng: random.Random, n: int, alphabet: str) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
 @register_env
@@ -43,7 +40,7 @@ class DistinctSubsequenceCount(SizedInteger):
     size_measure = "string length"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        s = _word(rng, 6 + 2 * difficulty, "abcd"[: rng.randint(2, 4)])
+        s = random_word(rng, 6 + 2 * difficulty, "abcd"[: rng.randint(2, 4)])
         prompt = (
             f"How many different non-empty strings can be obtained as a subsequence of S = {s} "
             "(delete any set of characters, possibly none, keeping the order of the rest)? "
@@ -85,7 +82,7 @@ class DistinctSubstringCount(SizedInteger):
     size_measure = "string length"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        s = _word(rng, 6 + 2 * difficulty, "abc"[: rng.randint(2, 3)])
+        s = random_word(rng, 6 + 2 * difficulty, "abc"[: rng.randint(2, 3)])
         prompt = (
             f"How many different non-empty substrings (contiguous pieces) does the string "
             f"S = {s} have? Equal substrings at different positions count once."
@@ -265,7 +262,7 @@ class PalindromicSubsequenceCount(SizedInteger):
     size_measure = "string length"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        s = _word(rng, 5 + 2 * difficulty, "abc"[: rng.randint(2, 3)])
+        s = random_word(rng, 5 + 2 * difficulty, "abc"[: rng.randint(2, 3)])
         prompt = (
             f"For the string S = {s}, count the non-empty sets of positions whose characters, "
             "read in order, form a palindrome. Different sets of positions count separately "
@@ -333,7 +330,7 @@ class LongestPalindromicSubsequence(SizedInteger):
     size_measure = "string length"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        s = _word(rng, 7 + 3 * difficulty, "abcde"[: rng.randint(2, 5)])
+        s = random_word(rng, 7 + 3 * difficulty, "abcde"[: rng.randint(2, 5)])
         prompt = (
             f"What is the length of the longest subsequence of S = {s} that is a palindrome "
             "(a subsequence keeps some characters of S in their order)?"
@@ -356,7 +353,7 @@ class MinInsertionsPalindrome(SizedInteger):
     size_measure = "string length"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        s = _word(rng, 6 + 3 * difficulty, "abcde"[: rng.randint(2, 5)])
+        s = random_word(rng, 6 + 3 * difficulty, "abcde"[: rng.randint(2, 5)])
         prompt = (
             f"What is the smallest number of characters that must be inserted into S = {s} "
             "(at any positions) to turn it into a palindrome?"

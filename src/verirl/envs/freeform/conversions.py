@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from verirl.envs.base import Environment, Instance, count_reward, graded, invalid, register_env
+from verirl.envs.kit.fractions import fraction_text
 from verirl.envs.reading.surface_forms import (
     FormError,
     clean,
@@ -311,7 +312,7 @@ class FractionForms(FreeFormEnvironment):
             prompt = f"What is {pct}% of {base}?"
             data = {"kind": kind, "terms": [str(pct), base]}
         value = self._value(data)
-        return Instance(prompt, _canonical_fraction(value), data)
+        return Instance(prompt, fraction_text(value), data)
 
     @staticmethod
     def _value(data: dict) -> Fraction:
@@ -343,12 +344,12 @@ class FractionForms(FreeFormEnvironment):
         t = d["terms"]
         if d["kind"] == "fraction_of":
             g = math.gcd(int(t[0]), int(t[1]))
-            return _canonical_fraction(Fraction(int(t[0]) // g, int(t[1]) // g))
+            return fraction_text(Fraction(int(t[0]) // g, int(t[1]) // g))
         if d["kind"] == "sum":
             p, q, r, s = (int(v) for v in t)
             num = p * s + r * q if d["op"] == "+" else p * s - r * q
-            return _canonical_fraction(Fraction(num, q * s))
-        return _canonical_fraction(Fraction(t[0]) * Fraction(int(t[1]), 100))
+            return fraction_text(Fraction(num, q * s))
+        return fraction_text(Fraction(t[0]) * Fraction(int(t[1]), 100))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         gold = self._value(dict(problem.data))
@@ -360,7 +361,7 @@ class FractionForms(FreeFormEnvironment):
         if wrong == gold:
             wrong = gold + 1
         style = rng.choice(["fraction", "plain", "percent" if abs(wrong) <= 1 else "latex"])
-        return render_number(wrong, style) or _canonical_fraction(wrong)
+        return render_number(wrong, style) or fraction_text(wrong)
 
     def equivalent_forms(self, problem: Problem) -> list[str]:
         gold = self._value(dict(problem.data))
@@ -385,10 +386,6 @@ class FractionForms(FreeFormEnvironment):
 
     def size(self, problem: Problem) -> float:
         return float(sum(len(str(t)) for t in problem.data["terms"]))
-
-
-def _canonical_fraction(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 def _written_precision(answer: str) -> Fraction | None:

@@ -28,6 +28,7 @@ from verirl.envs.base import (
     parse_int_list,
     register_env,
 )
+from verirl.envs.kit.grids import grid_lines
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
@@ -43,10 +44,6 @@ def _rotate(grid: Grid, i: int, j: int) -> Grid:
     a, b, c, d = g[i][j], g[i][j + 1], g[i + 1][j + 1], g[i + 1][j]
     g[i][j], g[i][j + 1], g[i + 1][j + 1], g[i + 1][j] = d, a, b, c
     return tuple(tuple(r) for r in g)
-
-
-def _grid_text(grid: Grid | list[list[int]]) -> str:
-    return "\n".join(" ".join(map(str, r)) for r in grid)
 
 
 @register_env
@@ -72,13 +69,13 @@ class TwiddlePuzzle(Environment):
         if grid == start:
             return self._generate(difficulty, rng)
         prompt = (
-            f"You are given a {n} × {m} grid of digits:\n{_grid_text(start)}\nA move (i, j) with "
+            f"You are given a {n} × {m} grid of digits:\n{grid_lines(start)}\nA move (i, j) with "
             f"0 ≤ i ≤ {n - 2} and 0 ≤ j ≤ {m - 2} rotates the 2 × 2 block whose top-left cell is "
             "in row i and column j (both counted from 0) clockwise by 90 degrees: the top-left "
             "digit moves to the top-right, top-right to bottom-right, bottom-right to "
             "bottom-left and bottom-left to top-left. Using at most "
             f"{plural(moves, 'move')}, turn the grid "
-            f'into\n{_grid_text(grid)}\nGive the moves in order as pairs, e.g. "(0, 1), (1, 0)".'
+            f'into\n{grid_lines(grid)}\nGive the moves in order as pairs, e.g. "(0, 1), (1, 0)".'
         )
         data = {
             "start": [list(r) for r in start],
@@ -165,7 +162,7 @@ class WhackAMole(IntegerAnswer):
             grid[0][0] = 1
         prompt = (
             f"You are given an {n} × {m} grid; each cell holds the number of moles in that hole:\n"
-            f"{_grid_text(grid)}\nYou pick one hammer size r × c (1 ≤ r ≤ {n}, 1 ≤ c ≤ {m}) and "
+            f"{grid_lines(grid)}\nYou pick one hammer size r × c (1 ≤ r ≤ {n}, 1 ≤ c ≤ {m}) and "
             "keep it. Each hit covers an r × c block of cells inside the grid and removes one "
             "mole from every cell of the block; a hit is only allowed when every cell of the "
             "block still holds at least one mole. What is the smallest number of hits that "

@@ -20,7 +20,7 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.base import Environment, Instance, graded, register_env
-from verirl.envs.counting.number_theory import FastCount
+from verirl.envs.kit.answers import FastCount
 from verirl.envs.kit.graphs import add_random_pairs, random_tree
 from verirl.envs.kit.wording import plural
 from verirl.envs.reading import normalize

@@ -41,6 +41,7 @@ from verirl.envs.kit.graphs import (
     parse_vertices,
     random_tree,
     unknown_vertex,
+    unweighted,
 )
 from verirl.envs.kit.linear_algebra import bareiss_determinant as _determinant
 from verirl.envs.kit.size_ladder import grown
@@ -55,12 +56,6 @@ class _GraphOpt(GraphEnv):
     family = FAMILY
     tags = TAGS
     size_measure = "vertices plus edges"
-
-
-def _unit_edges(rng: random.Random, pairs: list[tuple[int, int]]) -> list[list[int]]:
-    edges = [[u, v, 1] for u, v in pairs]
-    rng.shuffle(edges)
-    return edges
 
 
 def _plain_edges(edges: list[list[int]], directed: bool = False) -> str:
@@ -83,7 +78,7 @@ class MinPathCoverDag(_GraphOpt):
         while len(pairs) < min(n * (n - 1) // 2, int(1.3 * n)):
             i, j = sorted(rng.sample(range(n), 2))
             pairs.add((order[i], order[j]))
-        edges = _unit_edges(rng, sorted(pairs))
+        edges = unweighted(rng, sorted(pairs))
         prompt = (
             f"You are given a directed acyclic graph (DAG) with {n} vertices labeled from 1 to "
             f"{n} and these arcs:\n{_plain_edges(edges, True)}\n\nCover all vertices with as "
@@ -376,7 +371,7 @@ class MinimumDominatingSet(_GraphOpt):
         n = min(19, 4 + difficulty // 2)
         verts = list(range(n))
         pairs = add_random_pairs(rng, random_tree(rng, verts), verts, 1 + difficulty // 2)
-        edges = _unit_edges(rng, pairs)
+        edges = unweighted(rng, pairs)
         prompt = (
             f"You are given an undirected graph with {n} vertices labeled from 0 to {n - 1} "
             f"and these edges:\n{_plain_edges(edges)}\n\nFind a dominating set with as few "
@@ -442,7 +437,7 @@ class MinimumCrossingEdgesGraphPartition(_GraphOpt):
         n = min(18, 4 + 2 * (difficulty // 4))
         verts = list(range(n))
         pairs = add_random_pairs(rng, random_tree(rng, verts), verts, n // 2 + difficulty)
-        edges = _unit_edges(rng, pairs)
+        edges = unweighted(rng, pairs)
         prompt = (
             f"You are given an undirected graph with {n} vertices labeled from 0 to {n - 1} "
             f"and these edges:\n{_plain_edges(edges)}\n\nSplit the vertices into two groups of "
@@ -525,7 +520,7 @@ class MinimumChromaticNumber(_GraphOpt):
         for u, v in itertools.combinations(range(n), 2):
             if colour[u] != colour[v] and rng.random() < 0.4:
                 pairs.add((u, v))
-        edges = _unit_edges(rng, sorted(pairs))
+        edges = unweighted(rng, sorted(pairs))
         prompt = (
             f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}, "
             f"and these edges:\n{_plain_edges(edges)}\n\nColour the vertices so that the two "

@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,7 +29,7 @@ from verirl.envs.base import (
     ratio_reward,
     register_env,
 )
-from verirl.envs.graphs.tree_counting import _adjacency, _tree
+from verirl.envs.kit.graphs import adjacency, bfs_distances, random_tree_edges
 from verirl.types import Problem, Verdict
 
 FAMILY = "graphs_distances"
@@ -137,7 +136,7 @@ class TreeAddOneEdgeDiameter(Environment):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = min(12, 4 + difficulty // 2)
-        edges = [[u + 1, v + 1] for u, v in _tree(rng, n)]
+        edges = [[u + 1, v + 1] for u, v in random_tree_edges(rng, n)]
         data = {"n": n, "edges": edges}
         prompt = (
             f"You are given a tree (a connected undirected graph with no cycles) with {n} "
@@ -176,19 +175,12 @@ class TreeAddOneEdgeDiameter(Environment):
 
 
 def _diameter_with(data: Mapping[str, Any], a: int, b: int) -> int:
-    adj = _adjacency(data["n"], data["edges"], base=1)
+    adj = adjacency(data["n"], data["edges"], base=1)
     adj[a].append(b)
     adj[b].append(a)
     best = 0
     for s in adj:
-        dist = {s: 0}
-        queue = deque([s])
-        while queue:
-            v = queue.popleft()
-            for w in adj[v]:
-                if w not in dist:
-                    dist[w] = dist[v] + 1
-                    queue.append(w)
+        dist = bfs_distances(adj, s)
         best = max(best, max(dist.values()))
     return best
 
@@ -213,18 +205,11 @@ class Patrol(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
-        edges = [[u + 1, v + 1] for u, v in _tree(rng, n)]
-        adj = _adjacency(n, edges, base=1)
+        edges = [[u + 1, v + 1] for u, v in random_tree_edges(rng, n)]
+        adj = adjacency(n, edges, base=1)
 
         def farthest(s: int) -> tuple[int, int]:
-            dist = {s: 0}
-            queue = deque([s])
-            while queue:
-                x = queue.popleft()
-                for y in adj[x]:
-                    if y not in dist:
-                        dist[y] = dist[x] + 1
-                        queue.append(y)
+            dist = bfs_distances(adj, s)
             far = max(dist, key=lambda v: (dist[v], -v))
             return far, dist[far]
 
@@ -244,17 +229,10 @@ class Patrol(IntegerAnswer):
         """Each old road off the cycle closed by the new road is driven twice, those on it
         once: minimise 2(N − 1) + 1 − dist(u, v) over all pairs (BFS from every vertex)."""
         n, edges = problem.data["n"], problem.data["edges"]
-        adj = _adjacency(n, edges, base=1)
+        adj = adjacency(n, edges, base=1)
         longest = 0
         for s in adj:
-            dist = {s: 0}
-            queue = deque([s])
-            while queue:
-                x = queue.popleft()
-                for y in adj[x]:
-                    if y not in dist:
-                        dist[y] = dist[x] + 1
-                        queue.append(y)
+            dist = bfs_distances(adj, s)
             longest = max(longest, max(dist.values()))
         return 2 * (n - 1) + 1 - longest
 
@@ -271,17 +249,10 @@ class Patrol(IntegerAnswer):
 
 def _tree_diameter(n: int, edges: list[list[int]]) -> int:
     """Diameter (in edges) of a tree on vertices 1..n by a double breadth-first sweep."""
-    adj = _adjacency(n, edges, base=1)
+    adj = adjacency(n, edges, base=1)
 
     def sweep(s: int) -> tuple[int, int]:
-        dist = {s: 0}
-        queue = deque([s])
-        while queue:
-            x = queue.popleft()
-            for y in adj[x]:
-                if y not in dist:
-                    dist[y] = dist[x] + 1
-                    queue.append(y)
+        dist = bfs_distances(adj, s)
         far = max(dist, key=lambda v: dist[v])
         return far, dist[far]
 
@@ -294,7 +265,7 @@ def _moves(data: Mapping[str, Any]) -> list[tuple[int, int, int, int, int]]:
     out = []
     for k, (u, v) in enumerate(edges):
         rest = edges[:k] + edges[k + 1 :]
-        adj = _adjacency(n, rest, base=1)
+        adj = adjacency(n, rest, base=1)
         side, stack = {u}, [u]
         while stack:
             for y in adj[stack.pop()]:
@@ -323,7 +294,7 @@ class TreeChangeOneEdgeDiameter(Environment):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = min(12, 4 + difficulty // 3)
-        edges = [sorted([u + 1, v + 1]) for u, v in _tree(rng, n)]
+        edges = [sorted([u + 1, v + 1]) for u, v in random_tree_edges(rng, n)]
         data = {"n": n, "edges": edges}
         moves = _moves(data)
         big = max(moves, key=lambda m: m[4])
@@ -384,7 +355,7 @@ class TreeChangeOneEdgeDiameter(Environment):
 
 
 def _connected(n: int, edges: list[list[int]]) -> bool:
-    adj = _adjacency(n, edges, base=1)
+    adj = adjacency(n, edges, base=1)
     seen, stack = {1}, [1]
     while stack:
         for y in adj[stack.pop()]:
@@ -401,7 +372,7 @@ def _diameter_range(data: Mapping[str, Any]) -> tuple[int, int]:
     high, low = 0, n
     for k in range(len(edges)):
         rest = edges[:k] + edges[k + 1 :]
-        adj = _adjacency(n, rest, base=1)
+        adj = adjacency(n, rest, base=1)
         parts = []
         seen: set[int] = set()
         for s in adj:
@@ -424,13 +395,6 @@ def _diameter_range(data: Mapping[str, Any]) -> tuple[int, int]:
 def _part_diameter(adj: dict[int, list[int]], comp: set[int]) -> int:
     best = 0
     for s in comp:
-        dist = {s: 0}
-        queue = deque([s])
-        while queue:
-            x = queue.popleft()
-            for y in adj[x]:
-                if y not in dist:
-                    dist[y] = dist[x] + 1
-                    queue.append(y)
+        dist = bfs_distances(adj, s)
         best = max(best, max(dist.values()))
     return best

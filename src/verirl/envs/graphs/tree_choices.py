@@ -27,7 +27,7 @@ from verirl.envs.base import (
     ratio_reward,
     register_env,
 )
-from verirl.envs.graphs.tree_counting import _adjacency, _tree
+from verirl.envs.kit.graphs import adjacency, random_tree_edges
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
@@ -69,7 +69,7 @@ class TreeCenter(Environment):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
-        edges = [[u, v, rng.randint(1, 10)] for u, v in _tree(rng, n)]
+        edges = [[u, v, rng.randint(1, 10)] for u, v in random_tree_edges(rng, n)]
         prompt = (
             f"You are given a tree (a connected undirected graph with no cycles) with {n} "
             f"vertices labeled 0 to {n - 1} and these weighted edges:\n{_weighted_text(edges)}\n\n"
@@ -155,7 +155,7 @@ class TreeColoring(Environment):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = min(16, 3 + difficulty)
         k = rng.randint(1, n - 1)
-        edges = [[u, v, rng.randint(1, 10)] for u, v in _tree(rng, n)]
+        edges = [[u, v, rng.randint(1, 10)] for u, v in random_tree_edges(rng, n)]
         data = {"n": n, "k": k, "edges": edges}
         prompt = (
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these weighted "
@@ -280,8 +280,8 @@ class TreeEvenPartitioning(Environment):
         blocks = [labels[i * k : (i + 1) * k] for i in range(m)]
         edges = []
         for block in blocks:  # a random tree inside each block, then a tree over the blocks
-            edges += [[block[a], block[b]] for a, b in _tree(rng, k)]
-        for a, b in _tree(rng, m):
+            edges += [[block[a], block[b]] for a, b in random_tree_edges(rng, k)]
+        for a, b in random_tree_edges(rng, m):
             edges.append([rng.choice(blocks[a]), rng.choice(blocks[b])])
         edges = [sorted(e) for e in edges]
         rng.shuffle(edges)
@@ -306,7 +306,7 @@ class TreeEvenPartitioning(Environment):
             return invalid(f"every vertex 1 to {d['n']} must be in exactly one group")
         if any(len(g) != d["k"] for g in groups):
             return invalid(f"every group must have exactly {d['k']} vertices")
-        adj = _adjacency(d["n"], d["edges"], base=1)
+        adj = adjacency(d["n"], d["edges"], base=1)
         good = 0
         for g in groups:
             inside, seen, stack = set(g), {g[0]}, [g[0]]
@@ -327,7 +327,7 @@ class TreeEvenPartitioning(Environment):
         """Cut every edge above a subtree whose size is a multiple of K (root 1); the parts
         that remain are the only valid split."""
         d = problem.data
-        adj = _adjacency(d["n"], d["edges"], base=1)
+        adj = adjacency(d["n"], d["edges"], base=1)
         order, parent = [1], {1: 0}
         for v in order:
             for w in adj[v]:
@@ -373,7 +373,7 @@ class TreeMaximumVisitedVertex(Environment):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
-        edges = _tree(rng, n)
+        edges = random_tree_edges(rng, n)
         m = rng.randint(1, 2 * n)
         data = {"n": n, "m": m, "edges": edges}
         prompt = (
@@ -392,7 +392,7 @@ class TreeMaximumVisitedVertex(Environment):
         walk = parse_int_list(answer)
         if len(walk) > d["m"]:
             return invalid(f"at most {d['m']} moves are allowed")
-        adj = _adjacency(d["n"], d["edges"])
+        adj = adjacency(d["n"], d["edges"])
         here = 0
         for v in walk:
             if v not in adj[here]:
@@ -418,7 +418,7 @@ class TreeMaximumVisitedVertex(Environment):
 
 
 def _depths(data: Mapping[str, Any]) -> tuple[dict[int, int], dict[int, int]]:
-    adj = _adjacency(data["n"], data["edges"])
+    adj = adjacency(data["n"], data["edges"])
     depth, parent = {0: 0}, {0: -1}
     queue = [0]
     for v in queue:
@@ -440,7 +440,7 @@ def _max_visited(data: Mapping[str, Any]) -> int:
 def _best_walk(data: Mapping[str, Any]) -> list[int]:
     """Detours off the deepest path (in DFS order, each costing two moves) then the path."""
     depth, parent = _depths(data)
-    adj = _adjacency(data["n"], data["edges"])
+    adj = adjacency(data["n"], data["edges"])
     far = max(depth, key=lambda v: (depth[v], -v))
     path = [far]
     while path[-1] != 0:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import re
 from collections import deque
 from collections.abc import Mapping
 from fractions import Fraction
@@ -31,25 +30,12 @@ from verirl.envs.base import (
     register_env,
     sequence_reward,
 )
-from verirl.envs.kit.graphs import random_tree
+from verirl.envs.kit.fractions import fraction_text, parse_fraction
+from verirl.envs.kit.graphs import adjacency, bfs_distances, random_tree_edges
 from verirl.types import Problem, Verdict
 
 FAMILY = "trees_counting"
 TAGS = ("rlve", "trees")
-
-
-def _adjacency(n: int, edges: list[list[int]], base: int = 0) -> dict[int, list[int]]:
-    adj: dict[int, list[int]] = {v: [] for v in range(base, n + base)}
-    for e in edges:
-        adj[e[0]].append(e[1])
-        adj[e[1]].append(e[0])
-    return adj
-
-
-def _tree(rng: random.Random, n: int, base: int = 0) -> list[list[int]]:
-    edges = [sorted(e) for e in random_tree(rng, list(range(base, n + base)))]
-    rng.shuffle(edges)
-    return edges
 
 
 @register_env
@@ -64,7 +50,7 @@ class TreeTopologicalSequenceCounting(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty
-        arcs = [e if rng.random() < 0.5 else e[::-1] for e in _tree(rng, n)]
+        arcs = [e if rng.random() < 0.5 else e[::-1] for e in random_tree_edges(rng, n)]
         rules = "\n".join(f"p[{u}] < p[{v}]" for u, v in arcs)
         prompt = (
             f"Count the permutations p[0], p[1], ..., p[{n - 1}] of the integers 0 to {n - 1} "
@@ -92,7 +78,7 @@ def _linear_extensions(data: Mapping[str, Any]) -> int:
     is merged by choosing how many of its elements go before v."""
     n = data["n"]
     before = {(u, v) for u, v in data["arcs"]}  # p[u] < p[v]
-    adj = _adjacency(n, data["arcs"])
+    adj = adjacency(n, data["arcs"])
     order, parent = [0], {0: -1}
     for v in order:
         for w in adj[v]:
@@ -140,9 +126,9 @@ class TreeDistanceEqualTriadCounting(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 4 + difficulty
-        edges = _tree(rng, n, base=1)
-        adj = _adjacency(n, edges, base=1)
-        dist = {v: _bfs(adj, v) for v in adj}
+        edges = random_tree_edges(rng, n, base=1)
+        adj = adjacency(n, edges, base=1)
+        dist = {v: bfs_distances(adj, v) for v in adj}
         count = sum(
             1
             for a, b, c in itertools.combinations(range(1, n + 1), 3)
@@ -162,7 +148,7 @@ class TreeDistanceEqualTriadCounting(IntegerAnswer):
         """Such a triple has a centre at distance r from all three, in three different
         branches: for each centre and r, the elementary symmetric sum e3 of the branch
         counts."""
-        adj = _adjacency(problem.data["n"], problem.data["edges"], base=1)
+        adj = adjacency(problem.data["n"], problem.data["edges"], base=1)
         total = 0
         for c in adj:
             per_depth: dict[int, list[int]] = {}
@@ -198,43 +184,6 @@ def _branch_depths(adj: dict[int, list[int]], start: int, blocked: int) -> dict[
     return out
 
 
-def _bfs(adj: dict[int, list[int]], src: int) -> dict[int, int]:
-    dist = {src: 0}
-    queue = deque([src])
-    while queue:
-        v = queue.popleft()
-        for w in adj[v]:
-            if w not in dist:
-                dist[w] = dist[v] + 1
-                queue.append(w)
-    return dist
-
-
-_FRACTION = re.compile(r"^\\frac\{([^{}]+)\}\{([^{}]+)\}$")
-
-
-def parse_fraction(text: str) -> Fraction:
-    """``p/q``, ``\\frac{p}{q}`` (or ``\\dfrac``), a terminating decimal or an integer, with
-    ``$`` and spaces ignored; ``ValueError`` when it is none of them, ``q = 0`` included."""
-    t = text.strip().strip("$").replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
-    t = t.replace(" ", "").rstrip(".")
-    if len(t) > 200:
-        raise ValueError("answer too long")
-    if re.fullmatch(r"[+-]?\d{1,100}\.\d{1,100}", t):
-        return Fraction(t)  # a terminating decimal is exact too
-    m = _FRACTION.match(t)
-    if m:
-        num, den = m.group(1), m.group(2)
-    elif t.count("/") == 1:
-        num, den = t.split("/")
-    else:
-        return Fraction(parse_int(t))
-    p, q = parse_int(num), parse_int(den)
-    if q == 0:
-        raise ValueError("zero denominator")
-    return Fraction(p, q)
-
-
 @register_env
 class TreeEliminationExpectation(Environment):
     """Expected number of rounds when each round deletes a uniformly random remaining vertex
@@ -262,7 +211,7 @@ class TreeEliminationExpectation(Environment):
             "its remaining descendants. The process stops when no vertex is left. What is the "
             "expected number of rounds? Give it as a fraction p/q in lowest terms (or an integer)."
         )
-        return Instance(prompt, _fraction_text(value), {"parents": parents[2:]})
+        return Instance(prompt, fraction_text(value), {"parents": parents[2:]})
 
     def _value(self, problem: Problem) -> Fraction:
         """Vertex v is chosen itself exactly when it comes before all its ancestors in a random
@@ -281,20 +230,16 @@ class TreeEliminationExpectation(Environment):
         return graded(0.0, ok, "correct" if ok else "the expected value is not right")
 
     def solve(self, problem: Problem) -> str:
-        return _fraction_text(self._value(problem))
+        return fraction_text(self._value(problem))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return _fraction_text(self._value(problem) + Fraction(1, 2))
+        return fraction_text(self._value(problem) + Fraction(1, 2))
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["parents"]) + 1)
 
     def problem_space(self, difficulty: int) -> int | None:
         return min(10**9, math.factorial(2 + difficulty))
-
-
-def _fraction_text(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 @register_env
@@ -402,9 +347,9 @@ class TreeRandomWalkExpectation(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty
-        edges = _tree(rng, n)
+        edges = random_tree_edges(rng, n)
         u, v = rng.sample(range(n), 2)
-        adj = _adjacency(n, edges)
+        adj = adjacency(n, edges)
         # crossing an edge x → y towards V takes 2·(vertices on x's side) − 1 steps on average
         parent = {v: -1}
         order = [v]
@@ -433,7 +378,7 @@ class TreeRandomWalkExpectation(IntegerAnswer):
         """Solve E[x] = 1 + mean of E over x's neighbours (E[V] = 0) by elimination from the
         leaves of the tree rooted at V: E[x] = a[x] + b[x]·E[parent(x)], exactly."""
         d = problem.data
-        adj = _adjacency(d["n"], d["edges"])
+        adj = adjacency(d["n"], d["edges"])
         parent, order = {d["v"]: -1}, [d["v"]]
         for x in order:
             for y in adj[x]:
@@ -482,7 +427,7 @@ class PolPolarization(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = min(30, 4 + difficulty // 2)
-        edges = _tree(rng, n)
+        edges = random_tree_edges(rng, n)
         prompt = (
             f"You are given a tree (a connected undirected graph with no cycles) with {n} "
             f"vertices labeled 0 to {n - 1} and these edges:\n"
@@ -534,7 +479,7 @@ def _polarization(data: Mapping[str, Any]) -> int:
     Σ depth(v) pairs along root paths, plus A·B for the A vertices that flow into r and the
     B that flow out; maximise A·B by subset sums of the child subtree sizes, over all r."""
     n = data["n"]
-    adj = _adjacency(n, data["edges"])
+    adj = adjacency(n, data["edges"])
     best = 0
     for r in range(n):
         depth, parent, order = {r: 0}, {r: -1}, [r]

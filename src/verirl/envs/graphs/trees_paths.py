@@ -39,6 +39,7 @@ from verirl.envs.kit.graphs import (
     parse_vertices,
     random_tree,
     unknown_vertex,
+    weighted,
 )
 from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
@@ -52,12 +53,6 @@ class _GraphOpt(GraphEnv):
     family = FAMILY
     tags = TAGS
     size_measure = "vertices plus edges"
-
-
-def _weighted_pairs(rng: random.Random, pairs: list[tuple[int, int]], wmax: int) -> list[list[int]]:
-    edges = [[u, v, rng.randint(1, wmax)] for u, v in pairs]
-    rng.shuffle(edges)
-    return edges
 
 
 def _vertices(answer: str) -> list[int]:
@@ -94,7 +89,7 @@ class LongestPath(_GraphOpt):
         while len(pairs) < min(n * (n - 1) // 2, int(1.5 * n)):
             i, j = sorted(rng.sample(range(n), 2))
             pairs.add((order[i], order[j]))
-        edges = _weighted_pairs(rng, sorted(pairs), 10)
+        edges = weighted(rng, sorted(pairs), 10)
         prompt = (
             f"You are given a directed graph with {n} vertices, labeled from 0 to {n - 1}. It "
             "has no directed cycle. Its arcs are given as u -> v (weight w):\n"
@@ -167,7 +162,7 @@ class MaximumWeightMatching(_GraphOpt):
         n = 5 + difficulty
         verts = list(range(n))
         pairs = add_random_pairs(rng, [], verts, int(1.5 * n))
-        edges = _weighted_pairs(rng, pairs, 10 + difficulty)
+        edges = weighted(rng, pairs, 10 + difficulty)
         prompt = (
             f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}, "
             f"and these weighted edges:\n{edge_lines(edges, True)}\n\nFind a matching (a set "
@@ -430,7 +425,7 @@ class MinimumDirectedSpanningTree(_GraphOpt):
         order = [root, *rng.sample([v for v in range(n) if v != root], n - 1)]
         pairs = [(order[rng.randrange(i)], order[i]) for i in range(1, n)]  # reachability
         pairs = add_random_pairs(rng, pairs, list(range(n)), n, directed=True)
-        edges = _weighted_pairs(rng, pairs, 10 + difficulty)
+        edges = weighted(rng, pairs, 10 + difficulty)
         prompt = (
             f"You are given a directed graph with {n} vertices, labeled from 0 to {n - 1}, "
             f"and these weighted arcs u -> v:\n{edge_lines(edges, True, directed=True)}\n\n"
@@ -572,7 +567,7 @@ class MinimumRatioPath(_GraphOpt):
         n = grown(4, difficulty)
         verts = list(range(n))
         pairs = add_random_pairs(rng, random_tree(rng, verts), verts, n // 2 + 1)
-        edges = _weighted_pairs(rng, pairs, 30)
+        edges = weighted(rng, pairs, 30)
         s, t = rng.sample(verts, 2)
         prompt = (
             f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}, "

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import re
-from typing import Any
 
 from verirl.envs.base import (
     Environment,
@@ -24,42 +22,12 @@ from verirl.envs.base import (
     register_env,
     satisfied_reward,
 )
-from verirl.envs.reading import normalize
-from verirl.envs.reading.normalize import InvalidAnswer
+from verirl.envs.kit.grids import grid_lines, read_grid
 from verirl.types import Problem, Verdict
 
 FAMILY = "grid_puzzles"
 TAGS = ("rlve", "puzzles")
 Grid = list[list[int]]
-
-
-def read_grid(text: str, rows: int, cols: int, single_digits: bool) -> Grid:
-    """A ``rows × cols`` grid of integers from the answer text.
-
-    Accepted: one row per line (``0110``), cells separated by spaces, commas, ``&`` or ``;``,
-    LaTeX ``\\\\`` line breaks and matrix environments, or all cells row after row. With
-    ``single_digits`` a row may be written as one digit string. Raises ``ValueError`` (wrong
-    format) for text that is not numbers and :class:`InvalidAnswer` for a wrong shape.
-    """
-    t = normalize.clean(text)
-    t = re.sub(r"\\(?:begin|end)\{[a-zA-Z*]*\}", " ", t)
-    t = re.sub(r"\\\\|&|,|;|\[|\]|\(|\)|\{|\}", " ", t)
-    tokens = t.split()
-    if any(not re.fullmatch(r"-?\d+", tok) for tok in tokens):
-        raise ValueError("the grid must contain only numbers")
-    if len(tokens) > rows * cols:
-        raise InvalidAnswer(f"the grid must have {rows} rows and {cols} columns")
-    if single_digits and len(tokens) == rows and all(len(tok) == cols for tok in tokens):
-        return [[int(ch) for ch in tok] for tok in tokens]
-    if single_digits and len(tokens) == 1 and len(tokens[0]) == rows * cols:
-        return [[int(ch) for ch in tokens[0][r * cols : (r + 1) * cols]] for r in range(rows)]
-    if len(tokens) == rows * cols and all(len(tok) <= 6 for tok in tokens):
-        return [[int(tokens[r * cols + c]) for c in range(cols)] for r in range(rows)]
-    raise InvalidAnswer(f"the grid must have {rows} rows and {cols} columns")
-
-
-def _show(grid: list[list[Any]], sep: str = "") -> str:
-    return "\n".join(sep.join(map(str, row)) for row in grid)
 
 
 def _verdict(good: int, total: int, beta: float, unmet: str) -> Verdict:
@@ -83,8 +51,8 @@ class _GridPuzzle(Environment):
     def surface_forms(self, problem: Problem) -> list[str]:
         grid = [list(row) for row in self.solve(problem).split("\n")]
         return [
-            _show(grid),
-            _show(grid, " "),
+            grid_lines(grid, ""),
+            grid_lines(grid, " "),
             " \\\\ ".join(" & ".join(row) for row in grid),
             "[" + ", ".join("[" + ", ".join(row) + "]" for row in grid) + "]",
         ]
@@ -175,7 +143,7 @@ class _Binario(_GridPuzzle):
         full = self._full_grid(rows, cols, rng)
         hide = min(0.75, 0.4 + 0.02 * difficulty)
         given = [[-1 if rng.random() < hide else v for v in row] for row in full]
-        shown = _show([["*" if v < 0 else v for v in row] for row in given])
+        shown = grid_lines([["*" if v < 0 else v for v in row] for row in given], "")
         rules = (
             f"each row contains exactly {cols // 2} zeros and {cols // 2} ones, and each column "
             f"contains exactly {rows // 2} zeros and {rows // 2} ones"
@@ -188,7 +156,7 @@ class _Binario(_GridPuzzle):
             f"Give the filled grid as {rows} lines of {cols} digits."
         )
         data = {"rows": rows, "cols": cols, "given": given}
-        return Instance(prompt, _show(full), data)
+        return Instance(prompt, grid_lines(full, ""), data)
 
     def _full_grid(self, rows: int, cols: int, rng: random.Random) -> Grid:
         full = None
@@ -224,7 +192,7 @@ class _Binario(_GridPuzzle):
     def solve(self, problem: Problem) -> str:
         d = problem.data
         grid = _fill_binario(d["rows"], d["cols"], self.triples, d["given"], None)
-        return _show(grid or [])
+        return grid_lines(grid or [], "")
 
 
 @register_env
@@ -305,7 +273,7 @@ class Kakurasu(_GridPuzzle):
             f"the grid as {rows} lines of {cols} digits."
         )
         data = {"rows": rows, "cols": cols, "row_sums": row_sums, "col_sums": col_sums}
-        return Instance(prompt, _show(grid), data)
+        return Instance(prompt, grid_lines(grid, ""), data)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         d = problem.data
@@ -350,7 +318,7 @@ class Kakurasu(_GridPuzzle):
             return False
 
         place(0)
-        return _show([list(b) for b in chosen])
+        return grid_lines([list(b) for b in chosen], "")
 
 
 # ---- parity matrix -------------------------------------------------------------------------
@@ -383,10 +351,12 @@ class GridParityConstruction(_GridPuzzle):
         prompt = (
             f"The parity matrix P of a {rows} × {cols} 0/1 matrix A has P[i][j] = (A[i][j] plus "
             "the entries of A directly above, below, left and right of (i, j) that exist) mod "
-            f"2. Construct a 0/1 matrix A whose parity matrix is:\n{_show(parity)}\n\nGive A as "
-            f"{rows} lines of {cols} digits."
+            f"2. Construct a 0/1 matrix A whose parity matrix is:\n{grid_lines(parity, '')}\n\n"
+            f"Give A as {rows} lines of {cols} digits."
         )
-        return Instance(prompt, _show(grid), {"rows": rows, "cols": cols, "parity": parity})
+        return Instance(
+            prompt, grid_lines(grid, ""), {"rows": rows, "cols": cols, "parity": parity}
+        )
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         d = problem.data
@@ -426,7 +396,7 @@ class GridParityConstruction(_GridPuzzle):
         x = [0] * n
         for i, col in pivots:
             x[col] = eqs[i] >> n & 1
-        return _show([x[r * cols : (r + 1) * cols] for r in range(rows)])
+        return grid_lines([x[r * cols : (r + 1) * cols] for r in range(rows)], "")
 
 
 # ---- Futoshiki -----------------------------------------------------------------------------
@@ -459,13 +429,14 @@ class FutoshikiPuzzle(_GridPuzzle):
         lines = "\n".join(f"cell ({a}, {b}) < cell ({c}, {d})" for a, b, c, d in less)
         prompt = (
             f"You are given a {n} × {n} grid (rows and columns numbered from 0); 0 marks an "
-            f"empty cell:\n{_show(given, ' ')}\n\nFill every empty cell with an integer from 1 "
-            f"to {n} so that each row and each column contains each of 1..{n} exactly once, the "
+            f"empty cell:\n{grid_lines(given, ' ')}\n\n"
+            f"Fill every empty cell with an integer from 1 to {n} so that each row and each "
+            f"column contains each of 1..{n} exactly once, the "
             "given numbers stay, and these inequalities hold (cell (i, j) is row i, column "
             f"j):\n{lines}\n\nGive the grid as {n} lines of {n} numbers separated by spaces."
         )
         data = {"rows": n, "cols": n, "given": given, "less": less}
-        return Instance(prompt, _show(square, " "), data)
+        return Instance(prompt, grid_lines(square, " "), data)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         d = problem.data
@@ -513,12 +484,12 @@ class FutoshikiPuzzle(_GridPuzzle):
             return False
 
         place(0)
-        return _show(grid, " ")
+        return grid_lines(grid, " ")
 
     def surface_forms(self, problem: Problem) -> list[str]:
         rows = [row.split(" ") for row in self.solve(problem).split("\n")]
         return [
-            _show(rows, " "),
+            grid_lines(rows, " "),
             "; ".join(", ".join(row) for row in rows),
             " \\\\ ".join(" & ".join(row) for row in rows),
         ]
@@ -589,7 +560,7 @@ class HitoriPuzzle(_GridPuzzle):
                 kept += [values[x][c] for x in range(rows) if not shade[x][c]]
                 values[r][c] = rng.choice(kept)
         prompt = (
-            f"You are given a {rows} × {cols} grid of numbers:\n{_show(values, ' ')}\n\nShade "
+            f"You are given a {rows} × {cols} grid of numbers:\n{grid_lines(values, ' ')}\n\nShade "
             "some cells so that (1) in every row and every column, no number appears more than "
             "once among the unshaded cells; (2) no two shaded cells are next to each other "
             "horizontally or vertically; (3) all unshaded cells are connected through "
@@ -597,7 +568,7 @@ class HitoriPuzzle(_GridPuzzle):
             "1 for a shaded cell and 0 for an unshaded one."
         )
         data = {"rows": rows, "cols": cols, "values": values}
-        return Instance(prompt, _show(shade), data)
+        return Instance(prompt, grid_lines(shade, ""), data)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         d = problem.data
@@ -650,4 +621,4 @@ class HitoriPuzzle(_GridPuzzle):
             return False
 
         place(0)
-        return _show(shade)
+        return grid_lines(shade, "")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import random
 
-from verirl.envs.algebra.matrices import parse_matrix
 from verirl.envs.base import (
     Environment,
     Instance,
@@ -25,6 +24,7 @@ from verirl.envs.base import (
     satisfied_reward,
 )
 from verirl.envs.grids.selection import read_cells
+from verirl.envs.kit.grids import matrix_text, parse_matrix
 from verirl.types import Problem, Verdict
 
 FAMILY = "grid_puzzles"
@@ -38,10 +38,6 @@ def _side(difficulty: int, start: int, cap: int) -> int:
 
 def _cells_text(cells: list[tuple[int, int]]) -> str:
     return ", ".join(f"({r}, {c})" for r, c in sorted(cells))
-
-
-def _matrix_text(grid: list[list[int]]) -> str:
-    return "; ".join(" ".join(map(str, row)) for row in grid)
 
 
 class _Puzzle(Environment):
@@ -237,7 +233,7 @@ class MagicSquarePuzzle(_Puzzle):
             f"{magic}. Keep the given numbers. Output the completed grid row by row, rows "
             "separated by semicolons and numbers by spaces."
         )
-        return Instance(prompt, _matrix_text(sq), {"grid": shown})
+        return Instance(prompt, matrix_text(sq), {"grid": shown})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         shown = problem.data["grid"]
@@ -291,7 +287,7 @@ class MagicSquarePuzzle(_Puzzle):
                 for rs, rg in zip(shown, sq, strict=True)
                 for s, g in zip(rs, rg, strict=True)
             ):
-                return _matrix_text(sq)
+                return matrix_text(sq)
         raise RuntimeError("no square in the family fits the givens")
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
@@ -449,7 +445,7 @@ class Numbrix(_Puzzle):
             "row, rows separated by semicolons and numbers by spaces; if several completions "
             "work, any of them is accepted."
         )
-        return Instance(prompt, _matrix_text(full), {"grid": shown})
+        return Instance(prompt, matrix_text(full), {"grid": shown})
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         shown = problem.data["grid"]
@@ -522,7 +518,7 @@ class Numbrix(_Puzzle):
         full = [[0] * m for _ in range(n)]
         for k, (r, c) in enumerate(path):
             full[r][c] = k
-        return _matrix_text(full)
+        return matrix_text(full)
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         rows = [r.split() for r in answer.split("; ")]

@@ -14,7 +14,6 @@ import itertools
 import random
 import re
 from collections import deque
-from typing import Any
 
 from verirl.envs.base import (
     Environment,
@@ -26,7 +25,7 @@ from verirl.envs.base import (
     satisfied_reward,
     sequence_reward,
 )
-from verirl.envs.grids.logic_puzzles import read_grid
+from verirl.envs.kit.grids import grid_lines, read_grid
 from verirl.envs.kit.wording import plural
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
@@ -35,10 +34,6 @@ FAMILY = "grid_search"
 TAGS = ("rlve", "search")
 STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 MAX_MOVES = 1000
-
-
-def _show(grid: list[list[Any]], sep: str = " ") -> str:
-    return "\n".join(sep.join(map(str, row)) for row in grid)
 
 
 @register_env
@@ -59,14 +54,15 @@ class GridBfs(Environment):
         if not any("1" in row for row in cells):
             cells[rng.randrange(n)][rng.randrange(m)] = "1"
         prompt = (
-            f"You are given a {n} × {m} grid; each cell holds 0, 1 or X:\n{_show(cells, '')}\n\n"
+            f"You are given a {n} × {m} grid; each cell holds 0, 1 or X:\n"
+            f"{grid_lines(cells, '')}\n\n"
             "For every cell, find the smallest number of steps (up, down, left or right, never "
             "entering an X cell) from it to a cell holding 1; a cell holding 1 has distance 0. "
             "Write −1 for X cells and for cells from which no 1 can be reached. Give the "
             f"distances as {n} lines of {m} integers separated by spaces."
         )
         data = {"cells": ["".join(row) for row in cells]}
-        return Instance(prompt, _show(self._fast(data["cells"])), data)
+        return Instance(prompt, grid_lines(self._fast(data["cells"])), data)
 
     @staticmethod
     def _fast(cells: list[str]) -> list[list[int]]:
@@ -116,17 +112,17 @@ class GridBfs(Environment):
                             seen.add((x, y))
                             nxt.append((x, y))
                 frontier, d = nxt, d + 1
-        return _show(out)
+        return grid_lines(out)
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         rows = [row.split(" ") for row in answer.split("\n")]
         rows[0][0] = str(int(rows[0][0]) + 1)
-        return _show(rows)
+        return grid_lines(rows)
 
     def surface_forms(self, problem: Problem) -> list[str]:
         rows = [row.split(" ") for row in self.solve(problem).split("\n")]
         return [
-            _show(rows),
+            grid_lines(rows),
             "; ".join(", ".join(r) for r in rows),
             " \\\\ ".join(" & ".join(r) for r in rows),
         ]
@@ -262,7 +258,7 @@ class EightDigitPuzzle(Environment):
             state = _slide(state, cols, mv)  # type: ignore[assignment]
             moves.append(mv)
         bound = len(moves)
-        fmt = lambda g: _show([list(g[r * cols : (r + 1) * cols]) for r in range(rows)])  # noqa: E731
+        fmt = lambda g: grid_lines([list(g[r * cols : (r + 1) * cols]) for r in range(rows)])  # noqa: E731
         prompt = (
             f"You are given a {rows} × {cols} grid holding each of the numbers 0 to "
             f"{rows * cols - 1} once; 0 is the blank:\n{fmt(start)}\n\nA move U, D, L or R "

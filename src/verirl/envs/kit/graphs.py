@@ -1,10 +1,12 @@
 """Graph helpers environment families share: random trees and extra edges, weights, edge
-listings, reading vertex lists and pairs from an answer."""
+listings, adjacency lists and breadth-first distances, reading vertex lists and pairs from an
+answer."""
 
 from __future__ import annotations
 
 import random
 import re
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +22,38 @@ def random_tree(rng: random.Random, vertices: list[int]) -> list[tuple[int, int]
     order = list(vertices)
     rng.shuffle(order)
     return [(order[i], order[rng.randrange(i)]) for i in range(1, len(order))]
+
+
+def random_tree_edges(rng: random.Random, n: int, base: int = 0) -> list[list[int]]:
+    """The edges ``[u, v]`` (``u < v``) of a :func:`random_tree` on ``base .. n + base - 1``,
+    in a shuffled order."""
+    edges = [sorted(e) for e in random_tree(rng, list(range(base, n + base)))]
+    rng.shuffle(edges)
+    return edges
+
+
+def adjacency(n: int, edges: list[list[int]], base: int = 0) -> dict[int, list[int]]:
+    """Neighbour lists of the undirected graph on ``base .. n + base - 1`` with ``edges``
+    (pairs, or triples whose third entry is ignored), in the order the edges are listed."""
+    adj: dict[int, list[int]] = {v: [] for v in range(base, n + base)}
+    for e in edges:
+        adj[e[0]].append(e[1])
+        adj[e[1]].append(e[0])
+    return adj
+
+
+def bfs_distances(adj: Mapping[int, list[int]], src: int) -> dict[int, int]:
+    """Edge counts from ``src`` to every vertex it reaches, by breadth-first search; the dict
+    lists the vertices in the order the search reaches them (nearest first)."""
+    dist = {src: 0}
+    queue = deque([src])
+    while queue:
+        v = queue.popleft()
+        for w in adj[v]:
+            if w not in dist:
+                dist[w] = dist[v] + 1
+                queue.append(w)
+    return dist
 
 
 def add_random_pairs(

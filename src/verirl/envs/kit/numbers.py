@@ -1,4 +1,5 @@
-"""Number helpers environment families share: primality, primes, factorisation, totient."""
+"""Number helpers environment families share: primality, primes, factorisation, totient,
+the Möbius function, decimal length."""
 
 from __future__ import annotations
 
@@ -60,3 +61,30 @@ def totient(n: int) -> int:
     for p in set(factorize(n)):
         phi -= phi // p
     return phi
+
+
+def mobius_table(n: int) -> list[int]:
+    """μ(0..n) by a linear sieve (μ(0) is unused and set to 0)."""
+    mu = [1] * (n + 1)
+    if n >= 0:
+        mu[0] = 0
+    is_comp = [False] * (n + 1)
+    primes: list[int] = []
+    for i in range(2, n + 1):
+        if not is_comp[i]:
+            primes.append(i)
+            mu[i] = -1
+        for p in primes:
+            if i * p > n:
+                break
+            is_comp[i * p] = True
+            if i % p == 0:
+                mu[i * p] = 0
+                break
+            mu[i * p] = -mu[i]
+    return mu
+
+
+def decimal_digits(*numbers: int) -> float:
+    """The total count of decimal digits of ``numbers`` (signs not counted): a size measure."""
+    return float(sum(len(str(abs(x))) for x in numbers))

@@ -27,15 +27,12 @@ from verirl.envs.base import (
     sequence_reward,
     wrong_format,
 )
-from verirl.envs.kit.numbers import factorize, first_primes, is_prime
+from verirl.envs.kit.answers import ResidueAnswer
+from verirl.envs.kit.numbers import decimal_digits, factorize, first_primes, is_prime
 from verirl.envs.reading.normalize import strip_delimiters
 from verirl.types import Problem, Verdict
 
 FAMILY = "number_theory"
-
-
-def _digits(*numbers: int) -> float:
-    return float(sum(len(str(abs(x))) for x in numbers))
 
 
 def _smooth_number(rng: random.Random, difficulty: int) -> tuple[list[int], list[int]]:
@@ -49,34 +46,6 @@ def _smooth_number(rng: random.Random, difficulty: int) -> tuple[list[int], list
 def _listing(numbers: list[int]) -> str:
     words = [str(x) for x in numbers]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
-class ResidueAnswer(Environment):
-    """An answer that is a residue modulo ``data["modulus"]``: binary reward, and an answer
-    outside ``[0, modulus)`` is invalid. ``is_right`` may check a property instead of
-    equality with :meth:`residue`."""
-
-    answer_kind = "integer"
-    size_measure = "decimal digits of the numbers in the problem"
-
-    def residue(self, problem: Problem) -> int:
-        raise NotImplementedError
-
-    def is_right(self, problem: Problem, value: int) -> bool:
-        return value == self.residue(problem)
-
-    def check(self, problem: Problem, answer: str) -> Verdict:
-        value = parse_int(answer, self.answer_names, problem.data["modulus"])
-        if not 0 <= value < problem.data["modulus"]:
-            return invalid("the answer must be a remainder, between 0 and the modulus minus 1")
-        ok = self.is_right(problem, value)
-        return graded(0.0, ok, "correct" if ok else "the remainder is not right")
-
-    def solve(self, problem: Problem) -> str:
-        return str(self.residue(problem))
-
-    def size(self, problem: Problem) -> float:
-        return _digits(*(v for v in problem.data.values() if isinstance(v, int)))
 
 
 @register_env
@@ -103,7 +72,7 @@ class Gcd(IntegerAnswer):
         return g
 
     def size(self, problem: Problem) -> float:
-        return _digits(*problem.data["numbers"])
+        return decimal_digits(*problem.data["numbers"])
 
 
 @register_env
@@ -126,7 +95,7 @@ class Lcm(IntegerAnswer):
         return math.prod(p**e for p, e in exponents.items())
 
     def size(self, problem: Problem) -> float:
-        return _digits(*problem.data["numbers"])
+        return decimal_digits(*problem.data["numbers"])
 
     def problem_space(self, difficulty: int) -> int | None:
         space = (5 + 4 * difficulty) ** (2 + difficulty // 8)
@@ -241,7 +210,7 @@ class PrimeFactorization(Environment):
         return ", ".join(map(str, factorize(problem.data["n"])))
 
     def size(self, problem: Problem) -> float:
-        return _digits(problem.data["n"])
+        return decimal_digits(problem.data["n"])
 
 
 def _parse_factors(text: str) -> list[int]:
@@ -267,7 +236,7 @@ class _SmoothNumberCount(IntegerAnswer):
     difficulty_scales = "2 + d//6 primes of the first 7 + d//6 + d//3, exponents ≤ 3 + d//8"
 
     def size(self, problem: Problem) -> float:
-        return _digits(problem.data["n"])
+        return decimal_digits(problem.data["n"])
 
 
 @register_env
@@ -344,7 +313,7 @@ class NextPrime(Environment):
         return str(p)
 
     def size(self, problem: Problem) -> float:
-        return _digits(problem.data["n"])
+        return decimal_digits(problem.data["n"])
 
     def problem_space(self, difficulty: int) -> int | None:
         space = 20 * 10 ** (difficulty // 3) - 1
@@ -516,4 +485,6 @@ class ChineseRemainder(Environment):
         return str(x)
 
     def size(self, problem: Problem) -> float:
-        return float(len(problem.data["moduli"]) + _digits(math.prod(problem.data["moduli"])))
+        return float(
+            len(problem.data["moduli"]) + decimal_digits(math.prod(problem.data["moduli"]))
+        )

@@ -19,8 +19,7 @@ import math
 import random
 
 from verirl.envs.base import Instance, IntegerAnswer, graded, invalid, parse_int, register_env
-from verirl.envs.counting.number_theory import mobius_table
-from verirl.envs.kit.numbers import factorize, totient
+from verirl.envs.kit.numbers import factorize, mobius_table, totient
 from verirl.types import Problem, Verdict
 
 FAMILY = "number_theory_sums"

@@ -29,16 +29,13 @@ from verirl.envs.base import (
     ratio_reward,
     register_env,
 )
+from verirl.envs.kit.wording import commas
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
 FAMILY = "optimization"
 TAGS = ("rlve", "optimization")
 MAX_ABS = 10**50  # larger coefficients in an answer are invalid (bounds all arithmetic)
-
-
-def _ints(values: list[int]) -> str:
-    return ", ".join(map(str, values))
 
 
 def _distinct_labels(answer: str, k: int, n: int) -> list[int] | Verdict:
@@ -72,7 +69,7 @@ class BezoutIdentity(Environment):
         g = rng.randint(1, 1 + difficulty)
         a = [g * rng.randint(1, max(2, top // g)) * rng.choice([1, -1]) for _ in range(n)]
         prompt = (
-            f"You are given an array A of length {n}: {_ints(a)}. Find integers X[1], ..., "
+            f"You are given an array A of length {n}: {commas(a)}. Find integers X[1], ..., "
             f"X[{n}] such that S = A[1]·X[1] + ... + A[{n}]·X[{n}] is positive and as small as "
             f"possible, with every |X[i]| at most 10^50. Give X[1], ..., X[{n}] separated by "
             "commas."
@@ -104,10 +101,10 @@ class BezoutIdentity(Environment):
             coeffs = [c * p0 for c in coeffs]
             coeffs[i] = q0
             g = r0
-        return _ints(coeffs)
+        return commas(coeffs)
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return _ints([3 * v for v in parse_int_list(answer)])  # S = 3·gcd
+        return commas([3 * v for v in parse_int_list(answer)])  # S = 3·gcd
 
     def size(self, problem: Problem) -> float:
         return float(sum(len(str(abs(v))) for v in problem.data["a"]))
@@ -168,7 +165,7 @@ class AxisKCenter(Environment):
     def _greedy(self, xs: list[int], k: int, r: int) -> str:
         centres = self._cover(xs, r)
         extra = [i for i in range(len(xs)) if i not in centres][: k - len(centres)]
-        return _ints(sorted(centres + extra))
+        return commas(sorted(centres + extra))
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         xs, k = problem.data["xs"], problem.data["k"]
@@ -183,15 +180,15 @@ class AxisKCenter(Environment):
         best = min(
             itertools.combinations(range(len(xs)), k), key=lambda c: self._radius(xs, list(c))
         )
-        return _ints(list(best))
+        return commas(list(best))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         xs, labels = problem.data["xs"], parse_int_list(answer)
         order = sorted(range(len(xs)), key=lambda i: xs[i])
         for crowded in (order[: len(labels)], order[-len(labels) :]):  # all centres at one end
-            if not self.check(problem, _ints(crowded)).correct:
-                return _ints(crowded)
-        return _ints(labels[1:])
+            if not self.check(problem, commas(crowded)).correct:
+                return commas(crowded)
+        return commas(labels[1:])
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["xs"]))
@@ -228,12 +225,12 @@ class FractionalProgramming(Environment):
         k = rng.randint(1, n - 1)
         prompt = (
             f"You are given two arrays of {n} positive integers, indexed 0 to {n - 1}:\nA: "
-            f"{_ints(a)}\nB: {_ints(b)}\n\nChoose exactly {k} distinct indices i_1, ..., i_{k} "
+            f"{commas(a)}\nB: {commas(b)}\n\nChoose exactly {k} distinct indices i_1, ..., i_{k} "
             f"so that (A[i_1] + ... + A[i_{k}]) / (B[i_1] + ... + B[i_{k}]) is as large as "
             "possible. Give the chosen indices separated by commas."
         )
         data = {"a": a, "b": b, "k": k}
-        return Instance(prompt, _ints(_best_ratio_subset(a, b, k)[1]), data)
+        return Instance(prompt, commas(_best_ratio_subset(a, b, k)[1]), data)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         a, b, k = problem.data["a"], problem.data["b"], problem.data["k"]
@@ -249,12 +246,12 @@ class FractionalProgramming(Environment):
             itertools.combinations(range(len(a)), k),
             key=lambda c: Fraction(sum(a[i] for i in c), sum(b[i] for i in c)),
         )
-        return _ints(list(best))
+        return commas(list(best))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         a, b = problem.data["a"], problem.data["b"]
         worst = sorted(range(len(a)), key=lambda i: Fraction(a[i], b[i]))
-        return _ints(worst[: len(parse_int_list(answer))])
+        return commas(worst[: len(parse_int_list(answer))])
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["a"]))
@@ -345,7 +342,7 @@ class FractionalProgrammingBipartiteGraphMatching(Environment):
             [a[i][j] * lam.denominator - b[i][j] * lam.numerator for j in range(n)]
             for i in range(n)
         ]
-        return Instance(prompt, _ints(_max_assignment(w)), data)
+        return Instance(prompt, commas(_max_assignment(w)), data)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         a, b = problem.data["a"], problem.data["b"]
@@ -365,16 +362,16 @@ class FractionalProgrammingBipartiteGraphMatching(Environment):
                 sum(a[i][p[i]] for i in range(n)), sum(b[i][p[i]] for i in range(n))
             ),
         )
-        return _ints(list(best))
+        return commas(list(best))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         p = parse_int_list(answer)
         for i, j in itertools.combinations(range(len(p)), 2):
             q = list(p)
             q[i], q[j] = q[j], q[i]
-            if not self.check(problem, _ints(q)).correct:
-                return _ints(q)
-        return _ints(p[:-1])
+            if not self.check(problem, commas(q)).correct:
+                return commas(q)
+        return commas(p[:-1])
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["a"]))
@@ -459,12 +456,12 @@ class HurWarehouseStore(Environment):
             f"You run a warehouse store for {n} days, numbered 1 to {n}. On the morning of day "
             "i, A[i] units of goods arrive; later that day customer i asks for B[i] units, and "
             "you either give them all B[i] units from stock at once or turn them away. Stock "
-            f"carries over between days.\nA: {_ints(a)}\nB: {_ints(b)}\n\nServe as many "
+            f"carries over between days.\nA: {commas(a)}\nB: {commas(b)}\n\nServe as many "
             "customers as possible. Give the days of the customers you serve, separated by "
             "commas."
         )
         data = {"a": a, "b": b}
-        return Instance(prompt, _ints(self._greedy(a, b)), data)
+        return Instance(prompt, commas(self._greedy(a, b)), data)
 
     @staticmethod
     def _greedy(a: list[int], b: list[int]) -> list[int]:
@@ -505,10 +502,10 @@ class HurWarehouseStore(Environment):
             days = tuple(d + 1 for d in range(len(a)) if mask >> d & 1)
             if len(days) > len(best) and self._feasible(a, b, set(days)):
                 best = days
-        return _ints(list(best))
+        return commas(list(best))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
-        return _ints(parse_int_list(answer)[1:])
+        return commas(parse_int_list(answer)[1:])
 
     def size(self, problem: Problem) -> float:
         return float(len(problem.data["a"]))

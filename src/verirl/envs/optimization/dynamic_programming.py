@@ -22,14 +22,11 @@ import random
 
 from verirl.envs.base import Instance, register_env
 from verirl.envs.kit.answers import SizedInteger
+from verirl.envs.kit.wording import commas
 from verirl.types import Problem
 
 FAMILY = "dp_optimization"
 TAGS = ("dynamic_programming", "optimization")
-
-
-def _nums(values: list[int]) -> str:
-    return ", ".join(map(str, values))
 
 
 @register_env
@@ -138,7 +135,7 @@ class StoneMerging(SizedInteger):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         piles = [rng.randint(1, 20 + 2 * difficulty) for _ in range(min(34, 4 + difficulty))]
         prompt = (
-            f"Piles of stones stand in a row with sizes {_nums(piles)}. A merge joins two "
+            f"Piles of stones stand in a row with sizes {commas(piles)}. A merge joins two "
             "neighbouring piles into one, costing the number of stones in the new pile. What "
             "is the smallest total cost of merging all piles into a single pile?"
         )
@@ -237,7 +234,7 @@ class HuffmanMergeCost(SizedInteger):
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         piles = [rng.randint(1, 10 + 5 * difficulty) for _ in range(4 + 2 * difficulty)]
         prompt = (
-            f"There are piles of stones with sizes {_nums(piles)}. A merge joins any two piles "
+            f"There are piles of stones with sizes {commas(piles)}. A merge joins any two piles "
             "(not necessarily neighbours) into one, costing the number of stones in the new "
             "pile. What is the smallest total cost of merging all piles into one?"
         )

@@ -43,6 +43,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from verirl.envs.reading.answers import matching_brace
+
 MAX_ANSWER_CHARS = 100_000
 
 
@@ -99,25 +101,6 @@ def ascii_digits(text: str) -> str:
     return "".join(out)
 
 
-def _matching(text: str, open_at: int) -> int | None:
-    """Index of the ``}`` closing the ``{`` at ``open_at`` (escaped braces skipped)."""
-    depth = 0
-    i = open_at
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text) and text[i + 1] in "{}":
-            i += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
-
-
 def clean(text: str) -> str:
     """Remove what never changes an answer's value (see the module docstring).
 
@@ -143,7 +126,7 @@ def clean(text: str) -> str:
                 break
         m = _WRAPPERS.match(t) or _BOXED_OPEN.match(t)
         if m:
-            close = _matching(t, m.end() - 1)
+            close = matching_brace(t, m.end())
             if close == len(t) - 1:
                 t = t[m.end() : close].strip()
         if t.startswith("\\displaystyle"):
@@ -228,7 +211,7 @@ def parse_integer(text: str, names: Sequence[str] = (), modulus: int | None = No
         t, _ = _strip_name(t, names)
     elif congruence and modulus is None:
         raise InvalidAnswer("the answer is a congruence; a number was asked for")
-    if t.startswith("{") and t.endswith("}") and _matching(t, 0) == len(t) - 1:
+    if t.startswith("{") and t.endswith("}") and matching_brace(t, 1) == len(t) - 1:
         t = t[1:-1].strip()  # "{16}" is a TeX group, not a set
     return _integer_literal(t)
 

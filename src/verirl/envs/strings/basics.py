@@ -26,14 +26,11 @@ from verirl.envs.base import (
     sequence_reward,
     wrong_format,
 )
+from verirl.envs.kit.strings import random_word
 from verirl.types import Problem, Verdict
 
 FAMILY = "strings"
 _MAX_ANSWER = 5000  # characters; longer answers are not read
-
-
-def _random_word(rng: random.Random, n: int, alphabet: str) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
 def _letters(answer: str) -> str | None:
@@ -71,7 +68,7 @@ class ReverseString(Environment):
     size_key = "word"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        word = _random_word(rng, 3 + difficulty, string.ascii_lowercase)
+        word = random_word(rng, 3 + difficulty, string.ascii_lowercase)
         prompt = f'Write the string "{word}" backwards (its letters in reverse order).'
         return Instance(prompt, word[::-1], {"word": word})
 
@@ -92,7 +89,7 @@ class CountLetter(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         alphabet = string.ascii_lowercase[: min(26, 3 + difficulty // 2)]
-        word = _random_word(rng, 5 + 2 * difficulty, alphabet)
+        word = random_word(rng, 5 + 2 * difficulty, alphabet)
         letter = rng.choice(word)
         prompt = f'How many times does the letter "{letter}" occur in the string "{word}"?'
         return Instance(prompt, str(word.count(letter)), {"word": word, "letter": letter})
@@ -131,7 +128,7 @@ class PalindromeCheck(_YesNo):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         n = 3 + difficulty + rng.randint(0, 2)
-        half = _random_word(rng, (n + 1) // 2, "abcd")
+        half = random_word(rng, (n + 1) // 2, "abcd")
         chars = list(half + half[: n // 2][::-1])
         if rng.random() < 0.5:  # break the mirror symmetry at one position
             i = rng.randrange(n // 2)
@@ -158,7 +155,7 @@ class AnagramCheck(_YesNo):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         alphabet = string.ascii_lowercase[: min(26, 4 + difficulty // 2)]
-        first = _random_word(rng, 3 + difficulty, alphabet)
+        first = random_word(rng, 3 + difficulty, alphabet)
         chars = list(first)
         rng.shuffle(chars)
         if rng.random() < 0.5:  # replace one letter: the letter counts then differ
@@ -187,7 +184,7 @@ class LongestPalindromicSubstring(Environment):
     size_key = "word"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
-        word = _random_word(rng, 5 + difficulty, "abcdefgh"[: 2 + min(6, difficulty // 10)])
+        word = random_word(rng, 5 + difficulty, "abcdefgh"[: 2 + min(6, difficulty // 10)])
         prompt = (
             f'Find a longest palindromic substring of "{word}": a block of consecutive letters '
             "that reads the same forwards and backwards and is as long as possible. If several "
@@ -337,7 +334,7 @@ class EditDistance(IntegerAnswer):
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         alphabet = string.ascii_lowercase[: min(26, 3 + difficulty // 5)]
-        first = _random_word(rng, 3 + difficulty // 2, alphabet)
+        first = random_word(rng, 3 + difficulty // 2, alphabet)
         chars = list(first)
         for _ in range(1 + difficulty // 3):
             op, i = rng.choice(("insert", "delete", "replace")), rng.randrange(len(chars) + 1)

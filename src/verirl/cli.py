@@ -28,7 +28,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from verirl.config import ConfigError, TrainConfig, load_config
+from verirl.assembly import load_config
+from verirl.config import ConfigError, TrainConfig
 from verirl.errors import UserInputError
 
 console = Console(stderr=True)
@@ -219,7 +220,6 @@ def _split_args(args: Sequence[str]) -> tuple[str | None, list[str]]:
 def _serve(
     args: Sequence[str], host: str | None, port: int | None, state: str | None, token: str | None
 ) -> int:
-    from verirl.config import load_config
     from verirl.serve.server import serve
 
     path, overrides = _split_args(args)

@@ -83,7 +83,7 @@ def _pool(**kw: object) -> object:
 def test_importing_verirl_and_building_a_local_config_do_not_import_ray() -> None:
     code = (
         "import sys, verirl, verirl.cli, verirl.train.loop, verirl.verification.executors\n"
-        "from verirl.config import load_config\n"
+        "from verirl.assembly import load_config\n"
         "cfg = load_config(None, ['ray.learner.workers=2'])\n"
         "assert cfg.run.backend == 'local'\n"
         "assert 'ray' in verirl.verification.executors.EXECUTORS.names()\n"
@@ -100,7 +100,7 @@ def test_a_local_training_step_does_not_import_ray(tiny_model_dir: Path, tmp_pat
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from verirl.config import load_config\n"
+        "from verirl.assembly import load_config\n"
         "from verirl.train.loop import Trainer\n"
         f"cfg = load_config(None, {_overrides(tiny_model_dir, tmp_path / 'r', 1)!r})\n"
         f"with Trainer(cfg, Path({str(tmp_path / 'r')!r})) as t:\n"

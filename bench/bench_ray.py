@@ -29,9 +29,10 @@ from pathlib import Path
 from verirl.config import load_config
 from verirl.envs import get_env
 from verirl.provers.settings import ProversConfig
-from verirl.rewards.executors import EXECUTORS, RayPoolParams
-from verirl.rewards.verification import verify_proof_one
 from verirl.types import Problem
+from verirl.verification.batch import verify_proof_one
+from verirl.verification.executors import EXECUTORS
+from verirl.verification.settings import RayPoolParams
 
 # (environment, difficulties) per workload: the bundled theorems ("bundled": cheap once
 # loaded, so a pass is dominated by the checker's messages and Ray's latency), generated

@@ -66,8 +66,8 @@ def _items(n: int, seed0: int = 0) -> list[dict[str, Any]]:
 
 def in_process(items: list[dict[str, Any]], executor: str) -> tuple[float, float]:
     """verifies/s of Environment.verify in a loop, and of BatchVerifier on ``executor``."""
-    from verirl.rewards.executors import EXECUTORS
-    from verirl.rewards.verification import BatchVerifier
+    from verirl.verification.batch import BatchVerifier
+    from verirl.verification.executors import EXECUTORS
 
     problems = [get_env(i["env"]).generate(i["difficulty"], i["seed"]) for i in items]
     texts = [i["output"] for i in items]

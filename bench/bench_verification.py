@@ -15,9 +15,9 @@ import time
 
 from verirl.envs import load_all
 from verirl.envs.base import Environment, Instance, register_env
-from verirl.rewards.executors import InlineExecutor, PoolParams, ProcessExecutor
-from verirl.rewards.verification import BatchVerifier
 from verirl.types import Problem, Verdict
+from verirl.verification.batch import BatchVerifier
+from verirl.verification.executors import InlineExecutor, PoolParams, ProcessExecutor
 
 
 @register_env

@@ -1,15 +1,16 @@
 """The typed training configuration: YAML files plus dotted ``key.sub=value`` overrides.
 
 Every field says what it does, which paper it comes from and which value reproduces it.
-Pluggable parts (collector, reward source, credit estimator, policy loss) are named and carry
-their own parameter models, registered next to their code; ``params`` are validated against
-those models here, so a typo in any of them is reported before the run starts, naming the
-field (``credit.params.d1: ...``).
+This module is the schema only. Pluggable parts (collector, reward source, credit estimator,
+policy loss, executor, health detectors) are named here and carry their own parameter models,
+registered next to their code; :mod:`verirl.assembly` checks the names and ``params`` against
+those registries, and what each part needs against what the others produce, so a typo in any
+of them is reported before the run starts, naming the field (``credit.params.d1: ...``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -20,9 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from verirl.curriculum import CurriculumConfig
 from verirl.errors import UserInputError
 from verirl.provers.settings import ProversConfig
-from verirl.rewards.executors import RayPoolParams
 from verirl.sandbox import SandboxConfig
 from verirl.serve.settings import ServeConfig
+from verirl.verification.settings import RayPoolParams
 
 
 class _Section(BaseModel):
@@ -38,11 +39,13 @@ class Plugin(_Section):
         description="Parameters of the named component, checked against its parameter model.",
     )
 
-    def _validate_with(self, spec_params: type[BaseModel], where: str) -> None:
+    def check_params(self, model: type[BaseModel], where: str) -> None:
+        """Validate ``params`` against the component's parameter ``model``; ``ValueError``
+        naming ``where.params.<field>`` if they do not fit."""
         try:
-            spec_params.model_validate(self.params)
+            model.model_validate(self.params)
         except ValidationError as exc:
-            raise ValueError(_format_nested(exc, f"{where}.params")) from None
+            raise ValueError(format_errors(exc, f"{where}.params")) from None
 
 
 class HealthConfig(_Section):
@@ -65,27 +68,6 @@ class HealthConfig(_Section):
         description="Threshold overrides per detector, e.g. {truncation: {max_rate: 0.8}} "
         "(each detector's fields and defaults: docs/run-health.md).",
     )
-
-    @model_validator(mode="after")
-    def _known_detectors(self) -> HealthConfig:
-        from verirl.train.health import DETECTORS
-
-        if "all" in self.stop_on:
-            self.__dict__["stop_on"] = DETECTORS.names()
-        for where, names in (("stop_on", self.stop_on), ("disable", self.disable)):
-            for name in names:
-                if name not in DETECTORS:
-                    known = ", ".join(DETECTORS.names())
-                    raise ValueError(f"{where}: unknown detector {name!r}; known: {known}")
-        for name, params in self.params.items():
-            if name not in DETECTORS:
-                known = ", ".join(DETECTORS.names())
-                raise ValueError(f"params: unknown detector {name!r}; known: {known}")
-            try:
-                DETECTORS.get(name).Params.model_validate(params)
-            except ValidationError as exc:
-                raise ValueError(_format_nested(exc, f"params.{name}")) from None
-        return self
 
 
 class AsyncConfig(_Section):
@@ -537,29 +519,10 @@ class TrainConfig(_Section):
     )
 
     @model_validator(mode="after")
-    def _plugins_exist(self) -> TrainConfig:
-        from verirl.credit import get_credit
-        from verirl.rewards import get_reward
-        from verirl.rewards.executors import EXECUTORS
-        from verirl.rollout.base import get_engine
-        from verirl.rollout.collect import get_collector
-        from verirl.train.loss import POLICY_LOSSES
-
-        # Each lookup returns its registry's spec, whose ``params`` is the parameter model.
-        checks: list[tuple[str, Plugin, Callable[[str], Any]]] = [
-            ("rollout.engine", self.rollout.engine, get_engine),
-            ("rollout.collector", self.rollout.collector, get_collector),
-            ("reward", self.reward, get_reward),
-            ("credit", self.credit, get_credit),
-            ("loss.policy", self.loss.policy, POLICY_LOSSES.get),
-            ("verification.executor", self.verification.executor, EXECUTORS.get),
-        ]
-        for where, plugin, lookup in checks:
-            try:
-                spec = lookup(plugin.name)
-            except KeyError as exc:
-                raise ValueError(f"{where}.name: {exc.args[0]}") from None
-            plugin._validate_with(spec.params, where)
+    def _consistent(self) -> TrainConfig:
+        """Checks between sections of the schema itself; what needs the registries (do the
+        named parts exist, are their params right, does each part get what it needs) is
+        :func:`verirl.assembly.check`."""
         if self.reward.overlong.buffer > self.rollout.max_new_tokens:
             raise ValueError(
                 f"reward.overlong.buffer ({self.reward.overlong.buffer}) exceeds "
@@ -570,39 +533,12 @@ class TrainConfig(_Section):
                 "loss.tis_cap needs the learner's own old log-probs: set optim.old_logprobs "
                 "to 'auto' or 'recompute' (with 'rollout' the importance ratio is always 1)"
             )
-        self._check_off_policy()
         if self.run.async_.max_staleness is not None and self.run.backend != "local":
             raise ValueError(
                 f"run.async.max_staleness with run.backend={self.run.backend!r} is not "
                 "supported yet (the asynchronous producer runs on run.backend=local only)"
             )
-        from verirl.requirements import check_compatible
-
-        check_compatible(self)
         return self
-
-    def _check_off_policy(self) -> None:
-        from verirl.train.off_policy import OFF_POLICY
-
-        names = []
-        for plugin in self.loss.corrections():
-            try:
-                spec = OFF_POLICY.get(plugin.name)
-            except KeyError as exc:
-                raise ValueError(f"loss.off_policy.name: {exc.args[0]}") from None
-            plugin._validate_with(spec.params, "loss.off_policy")
-            if spec.needs_proximal and self.optim.old_logprobs == "rollout":
-                raise ValueError(
-                    f"loss.off_policy {plugin.name!r} needs the learner's own old log-probs "
-                    "(π_prox): set optim.old_logprobs to 'auto' or 'recompute' (with "
-                    "'rollout' its importance ratio is always 1)"
-                )
-            names.append(plugin.name)
-        if len(set(names)) != len(names):
-            raise ValueError(
-                f"loss.off_policy names a correction twice ({names}); loss.tis_cap is "
-                "truncated_is, so set only one of them"
-            )
 
 
 class ConfigError(UserInputError):
@@ -626,7 +562,11 @@ def bundled_example(name: str) -> Path | None:
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
     """Read ``path`` (YAML, or the name of a bundled example such as ``cer``; None = all
-    defaults), apply ``key.sub=value`` overrides, validate."""
+    defaults), apply ``key.sub=value`` overrides, import ``run.plugins``, validate the schema.
+
+    The parts the config names are checked against their registries by
+    :func:`verirl.assembly.check` (the ``Trainer`` runs it; :func:`verirl.assembly.load_config`
+    is this plus that check, as the CLI loads a config)."""
     data: dict[str, Any] = {}
     if path is not None:
         p = Path(path)
@@ -648,12 +588,12 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         data = loaded or {}
     for item in overrides or []:
         apply_override(data, item)
-    _import_plugins(data)
+    import_plugins(data)
     data = _merged(TrainConfig().model_dump(mode="json"), data)
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_format_nested(exc, "")) from None
+        raise ConfigError(format_errors(exc, "")) from None
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -682,9 +622,10 @@ def apply_override(data: dict[str, Any], item: str) -> None:
     node[parts[-1]] = value
 
 
-def _import_plugins(data: dict[str, Any]) -> None:
-    import importlib
-
+def import_plugins(data: dict[str, Any]) -> None:
+    """Import the modules ``run.plugins`` names (in ``data``, the raw config), so that what
+    they register (environments, reward sources, estimators, ...) exists before anything is
+    checked against the registries."""
     plugins = (data.get("run") or {}).get("plugins") or []
     if not isinstance(plugins, list):
         raise ConfigError(f"run.plugins must be a list of module names (got {plugins!r})")
@@ -714,7 +655,7 @@ def _merged(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _format_nested(exc: ValidationError, prefix: str) -> str:
+def format_errors(exc: ValidationError, prefix: str) -> str:
     """One line per error: ``field.path: message (got value)``."""
     lines = []
     for err in exc.errors():

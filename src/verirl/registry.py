@@ -7,8 +7,9 @@ what is available.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from verirl.errors import UnknownNameError
 
@@ -71,3 +72,19 @@ def _describe(obj: object) -> str:
     module = getattr(obj, "__module__", "?")
     qualname = getattr(obj, "__qualname__", type(obj).__name__)
     return f"{module}.{qualname}"
+
+
+def import_object(path: str) -> Any:
+    """The object an import path names: ``"package.module:attribute"``, imported now.
+
+    Registries name a part that lives above them this way (the ``ray`` executor, the Ray
+    backend's parts: :mod:`verirl.integrations.ray`), so the module is imported only when the
+    part is built and nothing below ``integrations/`` imports it.
+    """
+    module, sep, attribute = path.partition(":")
+    if not sep or not module or not attribute:
+        raise ValueError(f"import path {path!r} must look like 'package.module:attribute'")
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except AttributeError:
+        raise ImportError(f"module {module!r} has no attribute {attribute!r}") from None

@@ -35,9 +35,10 @@ from verirl.config import load_config  # noqa: E402
 from verirl.envs import get_env  # noqa: E402
 from verirl.errors import WorkerLostError  # noqa: E402
 from verirl.provers.settings import Provers, ProversConfig  # noqa: E402
-from verirl.rewards.executors import EXECUTORS, InlineExecutor, RayPoolParams  # noqa: E402
-from verirl.rewards.verification import BatchVerifier  # noqa: E402
 from verirl.train.metrics import read_metrics  # noqa: E402
+from verirl.verification.batch import BatchVerifier  # noqa: E402
+from verirl.verification.executors import EXECUTORS, InlineExecutor  # noqa: E402
+from verirl.verification.settings import RayPoolParams  # noqa: E402
 
 pytestmark = pytest.mark.ray
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,11 +82,11 @@ def _pool(**kw: object) -> object:
 # ---- importing verirl never imports Ray ---------------------------------------------------
 def test_importing_verirl_and_building_a_local_config_do_not_import_ray() -> None:
     code = (
-        "import sys, verirl, verirl.cli, verirl.train.loop, verirl.rewards.executors\n"
-        "from verirl.config import load_config\n"
+        "import sys, verirl, verirl.cli, verirl.train.loop, verirl.verification.executors\n"
+        "from verirl.assembly import load_config\n"
         "cfg = load_config(None, ['ray.learner.workers=2'])\n"
         "assert cfg.run.backend == 'local'\n"
-        "assert 'ray' in verirl.rewards.executors.EXECUTORS.names()\n"
+        "assert 'ray' in verirl.verification.executors.EXECUTORS.names()\n"
         "print('ray' in sys.modules)\n"
     )
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"}
@@ -99,7 +100,7 @@ def test_a_local_training_step_does_not_import_ray(tiny_model_dir: Path, tmp_pat
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from verirl.config import load_config\n"
+        "from verirl.assembly import load_config\n"
         "from verirl.train.loop import Trainer\n"
         f"cfg = load_config(None, {_overrides(tiny_model_dir, tmp_path / 'r', 1)!r})\n"
         f"with Trainer(cfg, Path({str(tmp_path / 'r')!r})) as t:\n"

@@ -21,7 +21,7 @@ from verirl.integrations.reasoning_gym import (
     register_verirl_dataset,
     task_names,
 )
-from verirl.rewards.verification import BatchVerifier
+from verirl.verification.batch import BatchVerifier
 
 pytestmark = pytest.mark.reasoning_gym
 

@@ -24,8 +24,8 @@ from verirl.integrations.trl import (
     VerirlCallback,
 )
 from verirl.integrations.trl.data import check_trl_config
-from verirl.rewards.verification import BatchVerifier
 from verirl.types import Problem, Rollout, Verdict
+from verirl.verification.batch import BatchVerifier
 
 ENVS = ["addition", "sort_list"]
 

@@ -352,7 +352,7 @@ def test_process_manager_with_the_coq_checker_feeds_the_estimator(tokenizer: Any
     # the same through verirl: verdicts from the checker, spans → token starts, process()
     decoded = [tokenizer.decode(batch.batch["responses"][i, : int(mask[i].sum())],
                                 skip_special_tokens=True) for i in range(4)]  # fmt: skip
-    from verirl.rewards.verification import BatchVerifier
+    from verirl.verification.batch import BatchVerifier
 
     verdicts = BatchVerifier().verify(problems, decoded)
     rollouts = []

@@ -9,14 +9,14 @@ import sys
 
 import pytest
 
-from verirl.config import load_config
+from verirl.assembly import load_config
 from verirl.errors import UserInputError
 
 
 def test_registering_and_validating_the_engine_does_not_import_vllm() -> None:
     code = (
         "import sys\n"
-        "from verirl.config import load_config\n"
+        "from verirl.assembly import load_config\n"
         "cfg = load_config(None, ['rollout.engine.name=vllm',"
         " 'rollout.engine.params={kv_cache_gib: 2}'])\n"
         "assert cfg.rollout.engine.name == 'vllm'\n"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from verirl.config import ConfigError, apply_override, load_config
+from verirl.assembly import load_config
+from verirl.config import ConfigError, apply_override
 
 
 def test_defaults_validate_and_overrides_parse_yaml_values() -> None:

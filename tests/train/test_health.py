@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from verirl.config import ConfigError, load_config
+from verirl.assembly import load_config
+from verirl.config import ConfigError
 from verirl.train.health import (
     DETECTORS,
     HealthMonitor,

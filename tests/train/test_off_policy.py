@@ -7,7 +7,8 @@ import math
 import pytest
 import torch
 
-from verirl.config import ConfigError, load_config
+from verirl.assembly import load_config
+from verirl.config import ConfigError
 from verirl.train.off_policy import (
     OFF_POLICY,
     Corrections,

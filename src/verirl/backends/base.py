@@ -21,10 +21,10 @@ import torch
 from verirl.config import TrainConfig
 from verirl.device import Placement
 from verirl.registry import Registry
-from verirl.rewards.executors import EXECUTORS, Executor
 from verirl.rollout.base import ReportsCost, RolloutEngine, get_engine
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner
 from verirl.types import Batch
+from verirl.verification.executors import EXECUTORS, Executor
 
 if TYPE_CHECKING:
     from verirl.train.loop import Trainer

@@ -1,5 +1,6 @@
 """``run.backend: ray``: the verifier pool, the rollout-engine replicas and the learner group
-as Ray actors (:mod:`verirl.integrations.ray`); Ray is imported only when this is built."""
+as Ray actors (:mod:`verirl.integrations.ray`, named here by its import path); Ray is
+imported only when this is built."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import torch
 from verirl.backends.base import Backend, register_backend
 from verirl.config import TrainConfig
 from verirl.device import Placement
-from verirl.rewards.executors import Executor
+from verirl.registry import import_object
 from verirl.rollout.base import RolloutEngine
 from verirl.train.learner import PolicyLearner
+from verirl.verification.executors import Executor
+
+RAY_PARTS = "verirl.integrations.ray.backend:RayBackend"
 
 
 @register_backend("ray", "verifier actors, engine replicas and a learner group on Ray")
@@ -21,9 +25,7 @@ class RayBackend(Backend):
 
     def __init__(self, cfg: TrainConfig, placement: Placement) -> None:
         super().__init__(cfg, placement)
-        from verirl.integrations.ray.backend import RayBackend as RayParts
-
-        self.parts = RayParts(cfg)
+        self.parts = import_object(RAY_PARTS)(cfg)
 
     def engine(self, model: torch.nn.Module, tokenizer: Any) -> RolloutEngine:
         return self.parts.rollout_engine(model)

@@ -7,7 +7,7 @@ verdict, and feed that verdict to the curriculum. :class:`CurriculumSource` is t
 interface; it hands out one :class:`GymSession` per concurrent episode.
 
 - :class:`LocalSource`: an in-process :class:`~verirl.curriculum.Curriculum` plus verirl's
-  environments, verified through :class:`~verirl.rewards.verification.BatchVerifier` (the
+  environments, verified through :class:`~verirl.verification.batch.BatchVerifier` (the
   per-call deadline; proof environments through their checker). One lock guards the
   curriculum, so sessions on several threads share it safely.
 - :class:`verirl.integrations.openenv.OpenEnvSource`: the same episodes from any OpenEnv
@@ -144,7 +144,7 @@ class LocalSource:
         max_turns: int = 1,
         max_tool_calls: int = 16,
     ) -> None:
-        from verirl.rewards.verification import BatchVerifier
+        from verirl.verification.batch import BatchVerifier
 
         for name, value in (("max_turns", max_turns), ("max_tool_calls", max_tool_calls)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

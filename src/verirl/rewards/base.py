@@ -24,8 +24,8 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from verirl.registry import Registry
-from verirl.rewards.verification import BatchVerifier
 from verirl.types import Rollout, Verdict
+from verirl.verification.batch import BatchVerifier
 
 
 class NoParams(BaseModel):

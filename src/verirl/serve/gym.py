@@ -5,7 +5,7 @@ executor with its deadline, the proof checkers, the code sandbox) and the
 :class:`~verirl.serve.store.CurriculumStore`. Problems are named by ``(env, difficulty,
 seed)`` and regenerated on demand (environments are pure), so a verdict needs no session:
 the same answer gets the same verdict here as in the training loop, because both go through
-:class:`~verirl.rewards.verification.BatchVerifier`.
+:class:`~verirl.verification.batch.BatchVerifier`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from verirl.curriculum import CurriculumConfig, Task
 from verirl.envs import ENVIRONMENTS, get_env, load_all
 from verirl.errors import UnknownNameError, UserInputError
 from verirl.provers.settings import Provers, ProversConfig
-from verirl.rewards.executors import EXECUTORS, Executor
-from verirl.rewards.verification import BatchVerifier
 from verirl.sandbox import SandboxConfig, configure_sandbox
 from verirl.serve.settings import ServeConfig
 from verirl.serve.store import CurriculumStore
 from verirl.types import Problem, Verdict
+from verirl.verification.batch import BatchVerifier
+from verirl.verification.executors import EXECUTORS, Executor
 
 MAX_SEED = 2**63 - 1
 

@@ -15,11 +15,11 @@ from verirl.curriculum import eval_seed
 from verirl.envs import get_env
 from verirl.rewards.base import RewardContext
 from verirl.rewards.stage import env_reward_stage
-from verirl.rewards.verification import BatchVerifier
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector, NoParams, SingleTurn
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import Problem, SamplingParams
+from verirl.verification.batch import BatchVerifier
 
 
 @dataclass(frozen=True)

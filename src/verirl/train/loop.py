@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
+from verirl.assembly import check as check_config
 from verirl.backends import Backend, select
 from verirl.config import TrainConfig, dump_config
 from verirl.credit import CreditInput, get_credit
@@ -32,7 +33,6 @@ from verirl.curriculum import Curriculum
 from verirl.errors import UserInputError
 from verirl.models import PolicySpec, build_policy
 from verirl.provers.settings import Provers
-from verirl.rewards.executors import Executor
 from verirl.rewards.stage import RewardStage
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector
@@ -50,6 +50,7 @@ from verirl.train.learner import PolicyLearner, collate
 from verirl.train.metrics import MetricsLog
 from verirl.train.producer import RolloutProducer, StepOutput, build_producer
 from verirl.types import Batch, Rollout
+from verirl.verification.executors import Executor
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
@@ -65,6 +66,7 @@ class Trainer:
     a context manager) to stop its verifier workers, proof checkers and backend."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, policy: Any = None) -> None:
+        check_config(cfg)  # the named parts exist, fit their params and each other
         self.cfg, self.run_dir = cfg, run_dir
         self._log_handler = _run_log(run_dir)
         if cfg.run.threads:

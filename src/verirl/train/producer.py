@@ -23,13 +23,13 @@ from verirl.curriculum import Curriculum, build_curriculum, effective_prompt_rat
 from verirl.envs import get_env
 from verirl.provers.settings import Provers
 from verirl.rewards import RewardContext
-from verirl.rewards.executors import Executor
 from verirl.rewards.stage import RewardStage, build_reward_source
-from verirl.rewards.verification import BatchVerifier
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector, get_collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.types import Rollout, SamplingParams
+from verirl.verification.batch import BatchVerifier
+from verirl.verification.executors import Executor
 
 logger = logging.getLogger("verirl.train")
 

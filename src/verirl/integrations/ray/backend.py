@@ -3,7 +3,7 @@
 :class:`RayBackend` joins (or starts) Ray, checks that the cluster can place every actor the
 config asks for (a request Ray cannot place would otherwise wait forever), and builds the
 three parts the loop uses through its usual interfaces: an
-:class:`~verirl.rewards.executors.Executor`, a :class:`~verirl.rollout.base.RolloutEngine`
+:class:`~verirl.verification.executors.Executor`, a :class:`~verirl.rollout.base.RolloutEngine`
 and a learner with :class:`~verirl.train.learner.Learner`'s ``update`` / ``state_dict`` /
 ``load_state_dict``. ``close`` stops every actor and shuts Ray down if it started it.
 """

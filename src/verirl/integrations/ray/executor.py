@@ -36,7 +36,8 @@ from typing import Any, ClassVar, TypeVar
 from verirl.envs import load_all
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup, connect, disconnect
 from verirl.provers.settings import Provers, ProversConfig
-from verirl.rewards.executors import Executor, Outcome, RayPoolParams
+from verirl.verification.executors import Executor, Outcome
+from verirl.verification.settings import RayPoolParams
 
 log = logging.getLogger("verirl.ray")
 

@@ -12,7 +12,7 @@ The pieces, each a documented TRL extension point::
 - :class:`CurriculumDataset`: a ``datasets.IterableDataset`` whose rows are drawn from the
   curriculum when TRL reads them, so the difficulty windows apply to the next batches.
 - :class:`EnvReward`: ``reward_funcs`` entry; verifies with the problem's environment through
-  :class:`~verirl.rewards.verification.BatchVerifier` (time limits, proof checkers) and feeds
+  :class:`~verirl.verification.batch.BatchVerifier` (time limits, proof checkers) and feeds
   the fully-correct flags to the curriculum.
 - :class:`PolicyReward`: CER or Rule+CER scored by the policy being trained (handed over by
   :class:`VerirlCallback`).

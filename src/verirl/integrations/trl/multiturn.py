@@ -30,8 +30,8 @@ from typing import Any
 from verirl.errors import UserInputError
 from verirl.integrations.trl.data import CurriculumDataset
 from verirl.integrations.trl.rewards import FINAL_CORRECT_KEY, FINAL_REWARD_KEY
-from verirl.rewards.verification import BatchVerifier
 from verirl.types import SamplingParams
+from verirl.verification.batch import BatchVerifier
 
 
 class MultiTurnRollout:

@@ -7,7 +7,7 @@ does not apply to that row" (TRL then leaves the function out of that row's sum)
 
 - :class:`EnvReward`: the environment's verifier (RLVE, Zeng et al. 2025, arXiv:2511.07317:
   −1 wrong format, −0.5 invalid answer, partial credit in [0, 1] otherwise), every completion
-  of the call verified in one :class:`~verirl.rewards.verification.BatchVerifier` call (the
+  of the call verified in one :class:`~verirl.verification.batch.BatchVerifier` call (the
   executor's per-call deadline; proof environments through their checker pool). It feeds
   ``Verdict.correct`` to the curriculum, as RLVE adapts on full correctness, not the graded
   reward.
@@ -28,8 +28,8 @@ from typing import Any
 from verirl.curriculum import Curriculum, Outcome
 from verirl.errors import UserInputError
 from verirl.integrations.problems import CurriculumFeedback, ProblemStore
-from verirl.rewards.verification import BatchVerifier
 from verirl.types import Problem, Rollout, Verdict
+from verirl.verification.batch import BatchVerifier
 
 FINAL_REWARD_KEY = "verirl_final_reward"
 FINAL_CORRECT_KEY = "verirl_final_correct"

@@ -15,7 +15,7 @@ top-level module, so this module's dotted path cannot be the id), exporting
   so a window that moved applies to the next tasks; ``num_tasks`` bounds it (None: endless).
 - :class:`VerirlTask`: its ``@vf.reward`` ``verirl`` is the environment's verdict on the
   rollout's last reply (RLVE's [-1, 1]; verified with the deadline of
-  :class:`~verirl.rewards.verification.BatchVerifier`), its ``@vf.metric`` ``correct`` the
+  :class:`~verirl.verification.batch.BatchVerifier`), its ``@vf.metric`` ``correct`` the
   fully-correct flag; scoring a task feeds that flag to the taskset's curriculum (RLVE,
   Zeng et al. 2025, arXiv:2511.07317), when the task came from a taskset of this process.
 
@@ -71,7 +71,7 @@ class VerirlTask(vf.Task[VerirlTaskData, vf.State, VerirlTaskConfig]):
     def verdict(self, reply: str) -> Any:
         """The environment's verdict on ``reply`` (a whole model output)."""
         from verirl.envs import get_env
-        from verirl.rewards.verification import BatchVerifier
+        from verirl.verification.batch import BatchVerifier
 
         d = self.data
         problem = get_env(d.env).generate(d.difficulty, d.seed)

@@ -2,7 +2,7 @@
 
 verl's reward loop calls ``run_single`` once per sample, all samples of a batch concurrently
 (``asyncio.gather``). These managers collect the samples that arrive together and verify them
-in one :class:`~verirl.rewards.verification.BatchVerifier` call (micro-batching: the first
+in one :class:`~verirl.verification.batch.BatchVerifier` call (micro-batching: the first
 sample waits ``batch_wait_s`` for the others), so a batch of proofs goes to the checker's
 worker pool together and slow verifiers run under the stage's deadlines. Rows that are not
 verirl problems fall back to the rule verifier (see :mod:`verirl.integrations.verl.scoring`).
@@ -42,8 +42,8 @@ from verirl.integrations.verl.scoring import (
     turn_spans,
     verdicts_for,
 )
-from verirl.rewards.verification import BatchVerifier
 from verirl.types import Problem, Verdict
+from verirl.verification.batch import BatchVerifier
 
 
 def _settings(config: Any) -> dict[str, Any]:
@@ -60,7 +60,7 @@ def _settings(config: Any) -> dict[str, Any]:
 
 
 def build_verifier(settings: Mapping[str, Any]) -> BatchVerifier:
-    from verirl.rewards.executors import EXECUTORS
+    from verirl.verification.executors import EXECUTORS
 
     executor = EXECUTORS.get(str(settings.get("executor", "inline"))).build({})
     return BatchVerifier(executor=executor, timeout_s=float(settings.get("timeout_s", 10.0)))

@@ -34,8 +34,8 @@ import torch
 
 from verirl.errors import UserInputError
 from verirl.integrations.problems import ENV_KEY, ProblemStore
-from verirl.rewards.verification import BatchVerifier
 from verirl.types import Problem, Verdict
+from verirl.verification.batch import BatchVerifier
 
 _STORE = ProblemStore()
 _VERIFIER: BatchVerifier | None = None

@@ -1,14 +1,22 @@
-"""Declared requirements: every incompatible pair is refused at load time, in one line naming
-both fields; compatible ones load."""
+"""The assembly of a run: the schema reads a config, the assembly checks the parts it names
+against their registries and each other. Declared requirements: every incompatible pair is
+refused at load time, in one line naming both fields; compatible ones load."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
-from verirl.config import ConfigError, load_config
+from verirl import config as schema
+from verirl.assembly import check, load_config
+from verirl.config import ConfigError
 from verirl.credit import get_credit
 from verirl.rewards import get_reward
 from verirl.rollout.collect import get_collector
+from verirl.train.health import DETECTORS
+from verirl.train.loop import Trainer
 
 MT = "rollout.collector.name=multi_turn"
 CF = "rollout.collector.params={counterfactual: true}"
@@ -78,3 +86,34 @@ def test_renamed_and_moved_fields_say_where_they_went() -> None:
         load_config(None, ["rollout.engine.name=vlm"])
     with pytest.raises(ConfigError, match=r"verification.executor.name"):
         load_config(None, ["verification.executor.name=gpu"])
+
+
+def test_the_schema_reads_what_the_assembly_refuses(tmp_path: Path) -> None:
+    """``verirl.config`` validates each section on its own; the parts it names are checked by
+    :func:`verirl.assembly.check`, on the CLI's load and again by the ``Trainer``, before it
+    builds anything (the run directory is not created)."""
+    cases = {
+        "credit.name=gpro": "credit.name: unknown credit estimator 'gpro'",
+        "credit.name=process": "credit.name: 'process' needs verified steps",
+        "loss.off_policy.name=nope": "loss.off_policy.name: unknown",
+        "run.health.stop_on=[nan]": "run.health: stop_on: unknown detector 'nan'",
+        "verification.executor.params={workers: 0}": "verification.executor.params.workers",
+    }
+    for override, message in cases.items():
+        cfg = schema.load_config(None, [override])  # the schema alone accepts it
+        with pytest.raises(ConfigError) as err:
+            check(cfg)
+        assert message in str(err.value)
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            load_config(None, [override])
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            Trainer(cfg, tmp_path / "run")
+        assert not (tmp_path / "run").exists()
+
+
+def test_check_spells_out_all_detectors_and_keeps_the_rest() -> None:
+    cfg = schema.load_config(None, ["run.health.stop_on=[all]"])
+    assert cfg.run.health.stop_on == ["all"]
+    assert check(cfg) is cfg
+    assert cfg.run.health.stop_on == DETECTORS.names()
+    assert check(schema.TrainConfig()) == schema.TrainConfig()

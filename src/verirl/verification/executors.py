@@ -12,10 +12,11 @@ failing item:
 - ``processes``: a pool of worker processes (``pebble``), started once and kept warm. Truly
   parallel, and it *enforces* deadlines: a call past its deadline has its worker killed and
   replaced, so a verifier stuck in untrusted parsing cannot hold the run.
-- ``ray``: a pool of Ray actors (:mod:`verirl.integrations.ray.executor`), on this machine or
-  a cluster. Each actor owns long-lived proof checkers (``hosts_provers``), so proof checks
-  spread over the actors too; a hung actor is killed and replaced, a dead one replaced, and
-  their calls score as timeouts. Ray is imported only when this executor is built.
+- ``ray``: a pool of Ray actors (:mod:`verirl.integrations.ray.executor`, registered here by
+  its import path), on this machine or a cluster. Each actor owns long-lived proof checkers
+  (``hosts_provers``), so proof checks spread over the actors too; a hung actor is killed and
+  replaced, a dead one replaced, and their calls score as timeouts. Ray is imported only when
+  this executor is built.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.registry import Registry
+from verirl.registry import Registry, import_object
+from verirl.verification.settings import RayPoolParams
 
 if TYPE_CHECKING:
     from verirl.provers.settings import Provers, ProversConfig
@@ -225,59 +227,15 @@ class ProcessExecutor(Executor):
         self._pool.join(timeout=10)
 
 
-# ---- ray -------------------------------------------------------------------------------------
-class RayPoolParams(BaseModel):
-    """Parameters of the ``ray`` executor (and of ``ray.verifiers`` with ``run.backend=ray``)."""
-
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-    actors: int = Field(2, ge=1, description="Verifier actors (each owns its own checkers).")
-    num_cpus: float = Field(1.0, gt=0, description="CPUs Ray reserves for each verifier actor.")
-    concurrency: int = Field(
-        1,
-        ge=1,
-        description="Calls one actor serves at once (threads: useful when its Coq pool has "
-        "several workers or its verifier waits on a subprocess). Calls beyond "
-        "actors × concurrency wait in the driver (back-pressure).",
-    )
-    grace_s: float = Field(
-        10.0,
-        gt=0,
-        description="Time past a call's deadline after which its actor counts as hung: it is "
-        "killed and replaced, and its calls score as timeouts.",
-    )
-    prefetch: int = Field(
-        1,
-        ge=0,
-        description="Calls queued at each actor place behind the one it runs, so an actor "
-        "never waits for the driver between calls. In flight at most: actors × concurrency "
-        "× (1 + prefetch) calls.",
-    )
-    max_batch: int = Field(
-        8,
-        ge=1,
-        description="Items per actor call at most. Each call takes ⌈r / (2 · actors · "
-        "concurrency)⌉ of the r items still waiting (capped here), so Ray's cost per call is "
-        "shared by several items while calls shrink towards the end of a batch and every "
-        "actor stays busy; a call lost with its actor costs all of its items a timeout.",
-    )
-    address: str | None = Field(
-        None,
-        description="Ray cluster to join when Ray is not started yet (None: a private local "
-        "Ray; 'auto': the running cluster).",
-    )
-
-
-def _ray_executor(params: RayPoolParams, plugins: Sequence[str] = ()) -> Executor:
-    from verirl.integrations.ray.executor import RayExecutor
-
-    return RayExecutor(params, plugins)
-
-
 # ---- registry ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ExecutorSpec:
+    """A registered executor: its class, or the import path of a class that lives above this
+    package (``"package.module:Class"``, imported on the first :meth:`build`), and its
+    parameter model."""
+
     name: str
-    cls: Callable[..., Executor]
+    cls: Callable[..., Executor] | str
     params: type[BaseModel]
 
     def build(
@@ -285,11 +243,15 @@ class ExecutorSpec:
     ) -> Executor:
         if params is None or isinstance(params, dict):
             params = self.params.model_validate(params or {})
-        return self.cls(params, plugins)
+        cls = import_object(self.cls) if isinstance(self.cls, str) else self.cls
+        executor: Executor = cls(params, plugins)
+        return executor
 
 
 EXECUTORS: Registry[ExecutorSpec] = Registry("executor")
 EXECUTORS.register("inline")(ExecutorSpec("inline", InlineExecutor, InlineParams))
 EXECUTORS.register("threads")(ExecutorSpec("threads", ThreadExecutor, PoolParams))
 EXECUTORS.register("processes")(ExecutorSpec("processes", ProcessExecutor, PoolParams))
-EXECUTORS.register("ray")(ExecutorSpec("ray", _ray_executor, RayPoolParams))
+# Ray is a plug-in: its executor lives in verirl.integrations.ray and is named, not imported.
+RAY_EXECUTOR = "verirl.integrations.ray.executor:RayExecutor"
+EXECUTORS.register("ray")(ExecutorSpec("ray", RAY_EXECUTOR, RayPoolParams))

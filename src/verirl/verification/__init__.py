@@ -1,0 +1,37 @@
+"""The batched verification stage and the executors it runs verifier calls on.
+
+- :mod:`~verirl.verification.batch`: :class:`BatchVerifier`, every environment verification
+  of a step (and of each turn of an episode) in one batched call, each with a deadline;
+- :mod:`~verirl.verification.executors`: where the calls run — ``inline``, ``threads``,
+  ``processes`` and ``ray`` (:mod:`verirl.integrations.ray.executor`, named in the registry
+  by its import path and imported only when built);
+- :mod:`~verirl.verification.settings`: the parameter models the config holds as sections.
+"""
+
+from __future__ import annotations
+
+from verirl.verification.batch import BatchVerifier, verify_one, verify_proof_one
+from verirl.verification.executors import (
+    EXECUTORS,
+    Executor,
+    ExecutorSpec,
+    InlineExecutor,
+    Outcome,
+    ProcessExecutor,
+    ThreadExecutor,
+)
+from verirl.verification.settings import RayPoolParams
+
+__all__ = [
+    "EXECUTORS",
+    "BatchVerifier",
+    "Executor",
+    "ExecutorSpec",
+    "InlineExecutor",
+    "Outcome",
+    "ProcessExecutor",
+    "RayPoolParams",
+    "ThreadExecutor",
+    "verify_one",
+    "verify_proof_one",
+]

@@ -54,6 +54,9 @@ class VerifyItem(_Body):
 class VerifyRequest(_Body):
     items: list[VerifyItem] = Field(..., min_length=1)
     curriculum: str | None = Field(None, max_length=64)
+    count: list[bool] | None = Field(
+        None, description="Per item, whether its verdict counts towards the curriculum."
+    )
 
 
 class CreateCurriculum(_Body):
@@ -221,8 +224,10 @@ def build_app(gym: Gym, token: str | None = None) -> FastAPI:
             raise UserInputError(
                 f"{len(body.items)} items; the limit is {settings.max_batch} (serve.max_batch)"
             )
+        if body.count is not None and len(body.count) != len(body.items):
+            raise UserInputError(f"count has {len(body.count)} flags for {len(body.items)} items")
         items = [(Task(i.env, i.difficulty, i.seed), i.output) for i in body.items]
-        verdicts = await run_in_threadpool(gym.verify, items, body.curriculum)
+        verdicts = await run_in_threadpool(gym.verify, items, body.curriculum, body.count)
         return {"verdicts": verdicts}
 
     @app.get("/curricula", tags=["verirl"], summary="Named curricula and their windows")

@@ -218,8 +218,13 @@ def build_app(gym: Gym, token: str | None = None) -> FastAPI:
     async def list_envs() -> dict[str, Any]:
         return {"environments": gym.environments()}
 
-    @app.post("/verify", tags=["verirl"], summary="Verdicts for (problem, output) pairs")
-    async def verify(body: VerifyRequest) -> dict[str, Any]:
+    @app.post(
+        "/verify",
+        tags=["verirl"],
+        summary="Verdicts for (problem, output) pairs",
+        response_class=JSONResponse,
+    )
+    async def verify(body: VerifyRequest) -> JSONResponse:
         if len(body.items) > settings.max_batch:
             raise UserInputError(
                 f"{len(body.items)} items; the limit is {settings.max_batch} (serve.max_batch)"
@@ -228,7 +233,8 @@ def build_app(gym: Gym, token: str | None = None) -> FastAPI:
             raise UserInputError(f"count has {len(body.count)} flags for {len(body.items)} items")
         items = [(Task(i.env, i.difficulty, i.seed), i.output) for i in body.items]
         verdicts = await run_in_threadpool(gym.verify, items, body.curriculum, body.count)
-        return {"verdicts": verdicts}
+        # already plain JSON values: answered as they are, without FastAPI's re-encoding pass
+        return JSONResponse({"verdicts": verdicts})
 
     @app.get("/curricula", tags=["verirl"], summary="Named curricula and their windows")
     async def list_curricula() -> dict[str, Any]:

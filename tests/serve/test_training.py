@@ -214,3 +214,31 @@ def test_connection_errors_are_retried_then_stop() -> None:
         starter.join()
         for server in started:
             server.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        (["reward.name=exact_match"], "reward.name must be 'env'"),
+        (["rollout.collector.name=multi_turn"], "single_turn"),
+        (["run.async.max_staleness=1"], "run.async.max_staleness"),
+        (["envs.server=ftp://127.0.0.1:1"], "http:// or https:// URL"),
+        (["envs.curriculum=../etc"], "not a server curriculum name"),
+    ],
+)
+def test_config_refuses_what_a_server_run_cannot_do(
+    extra: list[str], match: str, tmp_path: Path
+) -> None:
+    from verirl.config import ConfigError
+
+    with pytest.raises(ConfigError, match=match):
+        load_config(None, [*_overrides("http://127.0.0.1:1", tmp_path / "r"), *extra])
+
+
+def test_config_needs_a_curriculum_name_for_a_server_run() -> None:
+    from verirl.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"envs\.curriculum or run\.name"):
+        load_config(None, ["envs.server=http://127.0.0.1:1"])
+    cfg = load_config(None, [])
+    assert cfg.envs.source == "local"

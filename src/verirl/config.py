@@ -657,11 +657,6 @@ class TrainConfig(_Section):
             raise ValueError(
                 f"envs.server with run.backend={self.run.backend!r} is not supported yet"
             )
-        if self.run.async_.max_staleness is not None:
-            raise ValueError(
-                "envs.server with run.async.max_staleness is not supported yet (the "
-                "asynchronous producer was not proved against a server): leave it unset"
-            )
 
     def _check_off_policy(self) -> None:
         from verirl.train.off_policy import OFF_POLICY

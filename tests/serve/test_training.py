@@ -114,6 +114,26 @@ def test_training_draws_problems_and_rewards_from_the_server(
     assert rows[-1]["curriculum/server_verdicts"] == rollouts
 
 
+@pytest.mark.slow
+def test_asynchronous_training_counts_each_verdict_once(
+    gym: ServerProcess, tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run.async``: the producer process builds its own server source from the config."""
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    run_dir = tmp_path / "remote-async"
+    overrides = [*_overrides(gym.url, run_dir, tiny_model_dir), "run.async.max_staleness=1"]
+    cfg = load_config(None, overrides)
+    run_dir.mkdir()
+    with Trainer(cfg, run_dir) as trainer:
+        trainer.fit()
+    samples = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]
+    state = _call(gym, "GET", "/curricula/remote-async")
+    assert len(samples) == 3 * 3 * 2
+    # the producer may run one step ahead (staleness 1): what it drew is counted too
+    assert state["verdicts"] == 2 * state["seed_counter"] >= len(samples)
+    assert state["seed_counter"] in (9, 12)
+
+
 def test_wrong_token_is_one_line(gym: ServerProcess, tmp_path: Path) -> None:
     cfg = load_config(None, _overrides(gym.url, tmp_path / "r"))
     with pytest.MonkeyPatch.context() as mp:
@@ -221,7 +241,7 @@ def test_connection_errors_are_retried_then_stop() -> None:
     [
         (["reward.name=exact_match"], "reward.name must be 'env'"),
         (["rollout.collector.name=multi_turn"], "single_turn"),
-        (["run.async.max_staleness=1"], "run.async.max_staleness"),
+        (["run.backend=ray"], "run.backend"),
         (["envs.server=ftp://127.0.0.1:1"], "http:// or https:// URL"),
         (["envs.curriculum=../etc"], "not a server curriculum name"),
     ],

@@ -122,18 +122,39 @@ async def _load(url: str, clients: int, requests: int, batch: int) -> dict[str, 
     }
 
 
+STACKS = {
+    "fast": ["serve.http=auto", "serve.loop=auto"],  # httptools + uvloop when installed
+    "plain": ["serve.http=h11", "serve.loop=asyncio"],  # uvicorn's pure-Python stack
+}
+
+
 def bench(args: argparse.Namespace) -> None:
     items = _items(args.inproc)
     direct, staged = in_process(items, args.executor)
     print(f"load average {os.getloadavg()}; executor={args.executor}, batch={args.batch}")
     print(f"in-process: Environment.verify {direct:,.0f}/s; BatchVerifier {staged:,.0f}/s")
+    p99: dict[str, dict[int, float]] = {}
+    for stack in args.stacks:
+        p99[stack] = _bench_stack(args, stack, direct, staged)
+    if len(args.stacks) > 1:
+        a, b = args.stacks[0], args.stacks[1]
+        for clients in args.clients:
+            print(f"p99 at {clients} clients: {a} / {b} = {p99[a][clients] / p99[b][clients]:.3f}")
+    print(f"load average after: {os.getloadavg()}")
+
+
+def _bench_stack(
+    args: argparse.Namespace, stack: str, direct: float, staged: float
+) -> dict[int, float]:
+    p99: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         server = ServerProcess(
-            Path(tmp) / "s.sqlite", f"verification.executor.name={args.executor}"
+            Path(tmp) / "s.sqlite", f"verification.executor.name={args.executor}", *STACKS[stack]
         ).start()
         try:
             assert server.proc is not None
             pid = server.proc.pid
+            print(f"server stack {stack!r}: {' '.join(STACKS[stack])}")
             print(
                 f"{'clients':>7} {'verifies/s':>11} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}"
                 f" {'vs Env.verify':>14} {'vs BatchVerifier':>17} {'server CPU ms/verify':>21}"
@@ -144,6 +165,7 @@ def bench(args: argparse.Namespace) -> None:
                 # load-independent: the server's own CPU time per verify (warm-up included)
                 done = r["requests_done"] + min(clients, 4) * r["per"]
                 per = 1000 * (_cpu_s(pid) - c0) / done
+                p99[clients] = r["p99_ms"]
                 print(
                     f"{clients:>7} {r['verifies_s']:>11,.0f} {r['requests_s']:>8,.0f} "
                     f"{r['p50_ms']:>8.1f} {r['p99_ms']:>8.1f} {r['verifies_s'] / direct:>14.3f}"
@@ -151,7 +173,7 @@ def bench(args: argparse.Namespace) -> None:
                 )
         finally:
             server.kill()
-    print(f"load average after: {os.getloadavg()}")
+    return p99
 
 
 def _cpu_s(pid: int) -> float:
@@ -273,6 +295,13 @@ def main() -> None:
     ap.add_argument("--clients", type=int, nargs="+", default=[1, 8, 64])
     ap.add_argument("--requests", type=int, default=400, help="round-trips per client count")
     ap.add_argument("--batch", type=int, default=1, help="items per POST /verify")
+    ap.add_argument(
+        "--stacks",
+        nargs="+",
+        default=["fast", "plain"],
+        choices=sorted(STACKS),
+        help="server stacks to measure in this run (the first two's p99 ratio is printed)",
+    )
     ap.add_argument("--inproc", type=int, default=2000, help="in-process baseline items")
     ap.add_argument("--soak", type=float, default=0.0, help="soak seconds (0: no soak)")
     ap.add_argument("--good", type=int, default=4, help="soak: good-traffic clients")

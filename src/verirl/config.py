@@ -22,7 +22,7 @@ from verirl.curriculum import CurriculumConfig
 from verirl.errors import UserInputError
 from verirl.provers.settings import ProversConfig
 from verirl.sandbox import SandboxConfig
-from verirl.serve.settings import ServeConfig
+from verirl.serve.settings import TOKEN_ENV, ServeConfig
 from verirl.verification.settings import RayPoolParams
 
 
@@ -284,6 +284,41 @@ class VerificationConfig(_Section):
     )
 
 
+class EnvsConfig(_Section):
+    """Where the run's problems and verdicts come from (:mod:`verirl.sources`)."""
+
+    server: str | None = Field(
+        None,
+        description="URL of a `verirl serve` gym (http://HOST:PORT). Set: the server's named "
+        "curriculum (envs.curriculum) hands out the problems and its batched POST /verify "
+        "gives the verdicts, which move that curriculum server-side; unset: this process's "
+        "own curriculum and verifiers.",
+    )
+    curriculum: str | None = Field(
+        None,
+        description="The server's curriculum to train from (created from this config's "
+        "curriculum: section when the server does not keep it yet). Default: run.name.",
+    )
+    token_env: str = Field(
+        TOKEN_ENV,
+        description="Environment variable holding the server's access token (a token is "
+        "never written in the config, which is copied into the run directory).",
+    )
+    timeout_s: float = Field(300.0, gt=0, description="Seconds one request to the server may take.")
+    retries: int = Field(
+        5,
+        ge=0,
+        le=20,
+        description="Connection errors retried per request, waiting 0.5, 1, 2, 4, ... s "
+        "(at most 10 s) between tries; then the run stops with one line naming the server.",
+    )
+
+    @property
+    def source(self) -> str:
+        """The registered problem source these settings choose (``local`` or ``server``)."""
+        return "local" if self.server is None else "server"
+
+
 class OverlongConfig(_Section):
     buffer: int = Field(
         0,
@@ -509,6 +544,11 @@ class TrainConfig(_Section):
         default_factory=ServeConfig,
         description="`verirl serve`: address, bounds on requests, where curricula are kept.",
     )
+    envs: EnvsConfig = Field(
+        default_factory=EnvsConfig,
+        description="Problems and verdicts from this process (default) or from a `verirl "
+        "serve` gym (envs.server).",
+    )
     dynamic_sampling: DynamicSamplingConfig = Field(default_factory=DynamicSamplingConfig)
     loss: LossConfig = Field(default_factory=LossConfig)
     optim: OptimConfig = Field(default_factory=OptimConfig)
@@ -538,7 +578,44 @@ class TrainConfig(_Section):
                 f"run.async.max_staleness with run.backend={self.run.backend!r} is not "
                 "supported yet (the asynchronous producer runs on run.backend=local only)"
             )
+        self._check_envs_server()
         return self
+
+    def _check_envs_server(self) -> None:
+        """A server-fed run: a well-formed URL, a curriculum name, and only the parts that
+        work from the server's verdicts alone (the server never sends reference answers)."""
+        e = self.envs
+        if e.server is None:
+            return
+        if not e.server.startswith(("http://", "https://")) or len(e.server) > 2000:
+            raise ValueError(f"envs.server must be an http:// or https:// URL, got {e.server!r}")
+        from verirl.serve.store import NAME_PATTERN
+
+        name = e.curriculum or self.run.name
+        if name is None:
+            raise ValueError(
+                "envs.server needs the server's curriculum name: set envs.curriculum or run.name"
+            )
+        if not NAME_PATTERN.match(name):
+            raise ValueError(
+                f"envs.curriculum (or run.name) {name!r} is not a server curriculum name: 1-64 "
+                "letters, digits, '_', '.', '-', starting with a letter or digit"
+            )
+        if self.reward.name != "env":
+            raise ValueError(
+                f"envs.server gives the environment's verdicts: reward.name must be 'env', got "
+                f"{self.reward.name!r} (other reward sources need the reference answer, which "
+                "the server never sends)"
+            )
+        if self.rollout.collector.name != "single_turn":
+            raise ValueError(
+                "envs.server supports rollout.collector 'single_turn' only (each verdict the "
+                f"server gives counts towards its curriculum), got {self.rollout.collector.name!r}"
+            )
+        if self.run.backend != "local":
+            raise ValueError(
+                f"envs.server with run.backend={self.run.backend!r} is not supported yet"
+            )
 
 
 class ConfigError(UserInputError):

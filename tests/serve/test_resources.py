@@ -26,7 +26,6 @@ from verirl.serve.settings import ServeConfig
 def test_sandbox_section_sizes_the_process_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("VERIRL_SANDBOX_WORKERS", raising=False)
     monkeypatch.delenv("VERIRL_SANDBOX_MODE", raising=False)
-    monkeypatch.delenv("VERIRL_SANDBOX_CONFIG", raising=False)
     cfg = load_config(None, ["sandbox.workers=3", "sandbox.mode=rlimits", "sandbox.cpu_s=1.5"])
     assert cfg.sandbox.workers == 3
     try:
@@ -43,6 +42,37 @@ def test_sandbox_section_sizes_the_process_sandbox(monkeypatch: pytest.MonkeyPat
         configure_sandbox(SandboxConfig())
     with pytest.raises(ConfigError, match=r"sandbox\.workers"):
         load_config(None, ["sandbox.workers=0"])
+
+
+def _worker_sandbox(_: object) -> dict[str, object]:
+    import os
+
+    return {
+        "config": current_sandbox_config().model_dump(),
+        "env": sorted(k for k in os.environ if k.startswith("VERIRL_SANDBOX")),
+    }
+
+
+def test_worker_processes_get_the_sandbox_config_explicitly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The process pool hands its workers the configured sandbox as an initializer argument
+    (no environment variable carries it)."""
+    from verirl.verification.executors import PoolParams, ProcessExecutor
+
+    for name in ("VERIRL_SANDBOX_WORKERS", "VERIRL_SANDBOX_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    wanted = SandboxConfig(workers=1, mode="rlimits", cpu_s=1.5, memory_mb=300)
+    try:
+        configure_sandbox(wanted)
+        pool = ProcessExecutor(PoolParams(workers=1))
+        try:
+            [out] = pool.map(_worker_sandbox, [None], 120.0)
+        finally:
+            pool.close()
+    finally:
+        configure_sandbox(SandboxConfig())
+    assert out.value == {"config": wanted.model_dump(), "env": []}, out.error
 
 
 def _gym(tmp_path: Path) -> Gym:

@@ -535,23 +535,25 @@ class SandboxConfig(BaseModel):
         return Sandbox(cfg.workers, cfg.mode, cfg.limits())
 
 
-# The config this process's sandbox is built from. configure_sandbox() sets it (and passes it
-# to worker processes started afterwards through VERIRL_SANDBOX_CONFIG, a JSON copy).
-_CONFIG_ENV = "VERIRL_SANDBOX_CONFIG"
+# The config this process's sandbox is built from: configure_sandbox() sets it; verifier
+# worker processes receive it explicitly (the process pool's initializer arguments, a Ray
+# actor's start-up arguments) and configure their own copy.
+_CONFIGURED: SandboxConfig | None = None
 _DEFAULT: dict[int, Sandbox] = {}
 _DEFAULT_LOCK = threading.Lock()
 
 
 def configure_sandbox(config: SandboxConfig) -> None:
-    """Make ``config`` the sandbox configuration of this process and of the verifier worker
-    processes it starts from now on (the training loop and ``verirl serve`` call this with
-    their config's ``sandbox:`` section before building their executors). A sandbox already
-    built under another configuration is closed; the next use builds the new one."""
-    text = config.model_dump_json()
+    """Make ``config`` the sandbox configuration of this process (the training loop and
+    ``verirl serve`` call this with their config's ``sandbox:`` section before building their
+    executors, whose worker processes are handed :func:`current_sandbox_config` when they
+    start). A sandbox already built under another configuration is closed; the next use
+    builds the new one."""
+    global _CONFIGURED
     with _DEFAULT_LOCK:
-        if os.environ.get(_CONFIG_ENV) == text and _DEFAULT:
+        if config == _CONFIGURED and _DEFAULT:
             return
-        os.environ[_CONFIG_ENV] = text
+        _CONFIGURED = config
         old = list(_DEFAULT.values())
         _DEFAULT.clear()
     for box in old:
@@ -561,13 +563,14 @@ def configure_sandbox(config: SandboxConfig) -> None:
 def current_sandbox_config() -> SandboxConfig:
     """The configuration :func:`default_sandbox` builds from (defaults when nothing was
     configured), before the ``VERIRL_SANDBOX_*`` overrides."""
-    text = os.environ.get(_CONFIG_ENV)
-    if not text:
-        return SandboxConfig()
-    try:
-        return SandboxConfig.model_validate_json(text)
-    except ValidationError as exc:
-        raise UserInputError(f"{_CONFIG_ENV} is not a valid sandbox config: {exc}") from None
+    return _CONFIGURED or SandboxConfig()
+
+
+def configure_worker_sandbox(config_json: str | None) -> None:
+    """In a verifier worker process: configure the sandbox its parent handed over (a
+    :class:`SandboxConfig` as JSON; None keeps the defaults)."""
+    if config_json:
+        configure_sandbox(SandboxConfig.model_validate_json(config_json))
 
 
 def default_sandbox() -> Sandbox:
@@ -590,6 +593,7 @@ __all__ = [
     "Sandbox",
     "SandboxConfig",
     "configure_sandbox",
+    "configure_worker_sandbox",
     "current_sandbox_config",
     "default_sandbox",
     "isolation_mode",

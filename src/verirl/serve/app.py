@@ -54,6 +54,9 @@ class VerifyItem(_Body):
 class VerifyRequest(_Body):
     items: list[VerifyItem] = Field(..., min_length=1)
     curriculum: str | None = Field(None, max_length=64)
+    count: list[bool] | None = Field(
+        None, description="Per item, whether its verdict counts towards the curriculum."
+    )
 
 
 class CreateCurriculum(_Body):
@@ -215,15 +218,23 @@ def build_app(gym: Gym, token: str | None = None) -> FastAPI:
     async def list_envs() -> dict[str, Any]:
         return {"environments": gym.environments()}
 
-    @app.post("/verify", tags=["verirl"], summary="Verdicts for (problem, output) pairs")
-    async def verify(body: VerifyRequest) -> dict[str, Any]:
+    @app.post(
+        "/verify",
+        tags=["verirl"],
+        summary="Verdicts for (problem, output) pairs",
+        response_class=JSONResponse,
+    )
+    async def verify(body: VerifyRequest) -> JSONResponse:
         if len(body.items) > settings.max_batch:
             raise UserInputError(
                 f"{len(body.items)} items; the limit is {settings.max_batch} (serve.max_batch)"
             )
+        if body.count is not None and len(body.count) != len(body.items):
+            raise UserInputError(f"count has {len(body.count)} flags for {len(body.items)} items")
         items = [(Task(i.env, i.difficulty, i.seed), i.output) for i in body.items]
-        verdicts = await run_in_threadpool(gym.verify, items, body.curriculum)
-        return {"verdicts": verdicts}
+        verdicts = await run_in_threadpool(gym.verify, items, body.curriculum, body.count)
+        # already plain JSON values: answered as they are, without FastAPI's re-encoding pass
+        return JSONResponse({"verdicts": verdicts})
 
     @app.get("/curricula", tags=["verirl"], summary="Named curricula and their windows")
     async def list_curricula() -> dict[str, Any]:

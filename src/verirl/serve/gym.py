@@ -67,6 +67,7 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
         "detail": v.detail,
         "status": status,
         "first_failed_step": v.first_failed_step,
+        "steps": [[span.start, span.end] for span in v.steps],
         "extra": extra,
     }
 

@@ -68,6 +68,8 @@ def serve(cfg: TrainConfig, token: str | None = None) -> None:
             app,
             log_level="warning",
             access_log=False,
+            http=s.http,
+            loop=s.loop,
             ws_max_size=s.max_body_bytes,
             limit_concurrency=4 * s.max_sessions + 64,
             timeout_graceful_shutdown=5,

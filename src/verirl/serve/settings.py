@@ -50,6 +50,16 @@ class ServeConfig(BaseModel):
         256, ge=1, description="Most concurrent /ws sessions (OpenEnv max_concurrent_envs)."
     )
     max_curricula: int = Field(1024, ge=1, description="Most named curricula the server keeps.")
+    http: Literal["auto", "httptools", "h11"] = Field(
+        "auto",
+        description="uvicorn's HTTP parser: 'auto' takes httptools when it is installed (the "
+        "serve extra installs it; faster), else h11.",
+    )
+    loop: Literal["auto", "uvloop", "asyncio"] = Field(
+        "auto",
+        description="uvicorn's event loop: 'auto' takes uvloop when it is installed (the serve "
+        "extra installs it, except on Windows; faster), else asyncio.",
+    )
     problem_cache: int = Field(
         4096, ge=0, description="Generated problems kept in memory (LRU) for verification."
     )

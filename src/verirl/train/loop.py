@@ -29,7 +29,6 @@ from verirl.assembly import check as check_config
 from verirl.backends import Backend, select
 from verirl.config import TrainConfig, dump_config
 from verirl.credit import CreditInput, get_credit
-from verirl.curriculum import Curriculum
 from verirl.errors import UserInputError
 from verirl.models import PolicySpec, build_policy
 from verirl.provers.settings import Provers
@@ -38,6 +37,7 @@ from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector
 from verirl.rollout.prompts import PromptFormatter
 from verirl.sandbox import configure_sandbox
+from verirl.sources import TaskStream
 from verirl.train.checkpoint import (
     latest_checkpoint,
     load_checkpoint,
@@ -103,7 +103,7 @@ class Trainer:
 
     # the producer's parts, by their old names
     @property
-    def curriculum(self) -> Curriculum:
+    def curriculum(self) -> TaskStream:
         return self.producer.curriculum
 
     @property

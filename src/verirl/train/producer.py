@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verirl.config import TrainConfig
-from verirl.curriculum import Curriculum, build_curriculum, effective_prompt_ratio
+from verirl.curriculum import effective_prompt_ratio
 from verirl.envs import get_env
 from verirl.provers.settings import Provers
 from verirl.rewards import RewardContext
@@ -27,8 +27,8 @@ from verirl.rewards.stage import RewardStage, build_reward_source
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector, get_collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
+from verirl.sources import TaskStream, build_source
 from verirl.types import Rollout, SamplingParams
-from verirl.verification.batch import BatchVerifier
 from verirl.verification.executors import Executor
 
 logger = logging.getLogger("verirl.train")
@@ -67,12 +67,14 @@ class Produced:
 
 
 class RolloutProducer:
-    """Curriculum → prompts → engine → verification → curriculum update."""
+    """Curriculum → prompts → engine → verification → curriculum update. The curriculum
+    and the verification stage come from the run's problem source (:mod:`verirl.sources`):
+    this process's own, or a ``verirl serve`` gym's."""
 
     def __init__(
         self,
         cfg: TrainConfig,
-        curriculum: Curriculum,
+        curriculum: TaskStream,
         collector: Collector,
         formatter: PromptFormatter,
         reward: RewardStage,
@@ -186,9 +188,8 @@ def build_producer(
         SYSTEM_VARIANTS if cfg.rollout.prompt_variants else (),
         cfg.rollout.zero_shot_rate,
     )
-    curriculum = build_curriculum(cfg.curriculum, seed=cfg.run.seed)
+    problems = build_source(cfg, executor, provers)  # local, or a `verirl serve` gym
     collector = get_collector(cfg.rollout.collector.name).build(cfg.rollout.collector.params)
-    start_provers(provers, cfg.curriculum.resolved_environments())
     source = build_reward_source(
         cfg.reward.name, cfg.reward.params, cfg.reward.overlong.buffer, cfg.rollout.max_new_tokens
     )
@@ -197,7 +198,7 @@ def build_producer(
         model=model,
         device=str(placement.device),
         engine=engine,
-        verifier=BatchVerifier(executor, provers, cfg.verification.timeout_s),
+        verifier=problems.verifier,
     )
     sampling = SamplingParams(
         n=cfg.rollout.group_size,
@@ -207,7 +208,7 @@ def build_producer(
         stop=tuple(cfg.rollout.stop),
     )
     reward = RewardStage(source, ctx)
-    return RolloutProducer(cfg, curriculum, collector, formatter, reward, engine, sampling)
+    return RolloutProducer(cfg, problems.tasks, collector, formatter, reward, engine, sampling)
 
 
 def groups_of(rollouts: Sequence[Rollout]) -> list[list[Rollout]]:

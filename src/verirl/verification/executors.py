@@ -165,12 +165,17 @@ class ThreadExecutor(Executor):
 
 
 # ---- processes -----------------------------------------------------------------------------
-def _import_modules(modules: Sequence[str]) -> None:
-    """Worker initializer: import the run's plugin modules so their registrations exist, then
-    load every environment family. Loading takes seconds (6.6 s on a loaded 2-core machine);
-    done here, once per worker and before it takes a call, it never counts against a call's
-    deadline — done lazily inside the first call, it did, and on a loaded machine every call
-    of a fresh worker timed out, the replacement worker started over, and no verdict came."""
+def _import_modules(modules: Sequence[str], sandbox: str | None = None) -> None:
+    """Worker initializer: configure the sandbox the parent handed over (``sandbox``: its
+    :class:`~verirl.sandbox.SandboxConfig` as JSON), import the run's plugin modules so their
+    registrations exist, then load every environment family. Loading takes seconds (6.6 s
+    on a loaded 2-core machine); done here, once per worker and before it takes a call, it
+    never counts against a call's deadline — done lazily inside the first call, it did, and
+    on a loaded machine every call of a fresh worker timed out, the replacement worker
+    started over, and no verdict came."""
+    from verirl.sandbox import configure_worker_sandbox
+
+    configure_worker_sandbox(sandbox)
     for name in modules:
         importlib.import_module(name)
     from verirl.envs import load_all
@@ -182,7 +187,9 @@ class ProcessExecutor(Executor):
     """A warm pool of worker processes with enforced per-call deadlines.
 
     Workers start from a fork server (not a fork of this process, whose torch threads and
-    locks must not be copied), import the run's plugins and load every environment once
+    locks must not be copied), configure the code sandbox this process was configured with
+    when the pool was built (:func:`~verirl.sandbox.current_sandbox_config`, handed over as an
+    initializer argument), import the run's plugins and load every environment once
     (outside any call's deadline), and serve
     calls until the pool closes; a worker whose call overruns is killed and replaced.
     """
@@ -191,6 +198,8 @@ class ProcessExecutor(Executor):
 
     def __init__(self, params: PoolParams | None = None, plugins: Sequence[str] = ()) -> None:
         from pebble import ProcessPool
+
+        from verirl.sandbox import current_sandbox_config
 
         self.params = params or PoolParams()
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
@@ -201,7 +210,7 @@ class ProcessExecutor(Executor):
             max_workers=self.params.workers,
             context=context,
             initializer=_import_modules,
-            initargs=(["verirl.envs", *plugins],),
+            initargs=(["verirl.envs", *plugins], current_sandbox_config().model_dump_json()),
         )
 
     def map(

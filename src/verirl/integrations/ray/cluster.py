@@ -71,17 +71,22 @@ def disconnect(started: bool) -> None:
 @dataclass(frozen=True)
 class ActorEnv:
     """What an actor needs to import the driver's code: its ``sys.path``, the run's plugin
-    modules, and the torch thread count (None: leave torch's default)."""
+    modules, the torch thread count (None: leave torch's default) and the driver's code
+    sandbox configuration (a :class:`~verirl.sandbox.SandboxConfig` as JSON)."""
 
     sys_path: tuple[str, ...]
     plugins: tuple[str, ...] = ()
     threads: int | None = None
+    sandbox: str | None = None
 
     @classmethod
     def here(cls, plugins: Sequence[str] = (), threads: int | None = None) -> ActorEnv:
+        from verirl.sandbox import current_sandbox_config
+
         cwd = os.getcwd()
         paths = [os.path.abspath(p) if p else cwd for p in sys.path]
-        return cls(tuple(dict.fromkeys(paths)), tuple(plugins), threads)
+        sandbox = current_sandbox_config().model_dump_json()
+        return cls(tuple(dict.fromkeys(paths)), tuple(plugins), threads, sandbox)
 
 
 def actor_setup(env: ActorEnv) -> None:
@@ -93,6 +98,9 @@ def actor_setup(env: ActorEnv) -> None:
         import torch
 
         torch.set_num_threads(env.threads)
+    from verirl.sandbox import configure_worker_sandbox
+
+    configure_worker_sandbox(env.sandbox)
     importlib.import_module("verirl.envs")
     for name in env.plugins:
         importlib.import_module(name)

@@ -1,0 +1,264 @@
+"""``verirl train`` against a real ``verirl serve`` (``envs.server``): the server's named
+curriculum hands out the problems, its ``/verify`` gives the rewards, and its counters move by
+exactly the verdicts the trainer trained on. Plus the one-line failures of the source."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import socket
+import threading
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.serve.helpers import ServerProcess
+from verirl.config import load_config
+from verirl.envs import get_env
+from verirl.serve.client import GymClient, GymServerError, ServerTasks, ServerVerifier, connect
+from verirl.serve.settings import TOKEN_ENV
+from verirl.train.loop import Trainer
+from verirl.train.metrics import read_metrics
+
+TOKEN = "a-test-token-of-32-characters-xx"
+
+
+@pytest.fixture(scope="module")
+def gym(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    state = tmp_path_factory.mktemp("serve-train") / "state.sqlite"
+    proc = ServerProcess(state, "--token", TOKEN, "verification.executor.name=threads").start()
+    yield proc
+    proc.kill()
+
+
+def _call(gym: ServerProcess, method: str, path: str, body: Any = None) -> Any:
+    req = urllib.request.Request(
+        gym.url + path,
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        return json.loads(resp.read())
+
+
+def _overrides(url: str, run_dir: Path, model_dir: Path | None = None) -> list[str]:
+    out = [
+        f"envs.server={url}",
+        "envs.retries=0",
+        f"run.dir={run_dir.parent}",
+        f"run.name={run_dir.name}",
+        "curriculum.environments=[addition,multiplication]",
+        "curriculum.tau_num=1000",  # no check yet: the counters at h hold every verdict
+        "verification.executor.name=inline",
+    ]
+    if model_dir is not None:
+        out += [
+            f"model.name={model_dir}",
+            "run.steps=3",
+            "run.save_every=0",
+            "run.threads=1",
+            "run.log_samples=6",
+            "rollout.prompts_per_step=3",
+            "rollout.group_size=2",
+            "rollout.max_new_tokens=8",
+            "optim.micro_batch_tokens=400",
+            "eval.before_and_after=false",
+        ]
+    return out
+
+
+def test_training_draws_problems_and_rewards_from_the_server(
+    gym: ServerProcess, tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    run_dir = tmp_path / "remote-run"
+    cfg = load_config(None, _overrides(gym.url, run_dir, tiny_model_dir))
+    run_dir.mkdir()
+    with Trainer(cfg, run_dir) as trainer:
+        verifier = trainer.reward.ctx.verifier
+        assert isinstance(verifier, ServerVerifier)
+        trainer.fit()
+        counted = verifier.counted
+    rollouts = 3 * 3 * 2  # steps × prompts × group size
+    assert counted == rollouts
+    state = _call(gym, "GET", "/curricula/remote-run")
+    assert state["verdicts"] == rollouts  # every verdict trained on, each counted once
+    assert state["seed_counter"] == 3 * 3  # every problem the trainer asked for, no more
+    assert sum(attempted for _, attempted in state["counters"].values()) == rollouts
+
+    samples = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]
+    assert len(samples) == rollouts
+    assert {s["seed"] for s in samples} == set(range(9))  # the server's seeds, in order
+    again = _call(
+        gym,
+        "POST",
+        "/verify",
+        {
+            "items": [
+                {k: s[k] for k in ("env", "difficulty", "seed")} | {"output": s["response"]}
+                for s in samples
+            ]
+        },
+    )["verdicts"]
+    assert [s["reward"] for s in samples] == [v["reward"] for v in again]
+    assert [s["correct"] for s in samples] == [v["correct"] for v in again]
+    assert _call(gym, "GET", "/curricula/remote-run")["verdicts"] == rollouts  # uncounted
+    rows = read_metrics(run_dir)
+    for row in rows:
+        step = [s["reward"] for s in samples if s["step"] == row["step"]]
+        assert row["rollout/reward"] == pytest.approx(sum(step) / len(step))
+    assert rows[-1]["curriculum/server_verdicts"] == rollouts
+
+
+@pytest.mark.slow
+def test_asynchronous_training_counts_each_verdict_once(
+    gym: ServerProcess, tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run.async``: the producer process builds its own server source from the config."""
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    run_dir = tmp_path / "remote-async"
+    overrides = [*_overrides(gym.url, run_dir, tiny_model_dir), "run.async.max_staleness=1"]
+    cfg = load_config(None, overrides)
+    run_dir.mkdir()
+    with Trainer(cfg, run_dir) as trainer:
+        trainer.fit()
+    samples = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]
+    state = _call(gym, "GET", "/curricula/remote-async")
+    assert len(samples) == 3 * 3 * 2
+    # the producer may run one step ahead (staleness 1): what it drew is counted too
+    assert state["verdicts"] == 2 * state["seed_counter"] >= len(samples)
+    assert state["seed_counter"] in (9, 12)
+
+
+def test_wrong_token_is_one_line(gym: ServerProcess, tmp_path: Path) -> None:
+    cfg = load_config(None, _overrides(gym.url, tmp_path / "r"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(TOKEN_ENV, "not-the-token-but-long-enough")
+        with pytest.raises(GymServerError, match="refused the token") as err:
+            connect(cfg)
+    assert "\n" not in str(err.value)
+
+
+def test_unreachable_server_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    cfg = load_config(None, _overrides(f"http://127.0.0.1:{port}", tmp_path / "r"))
+    with pytest.raises(GymServerError, match="cannot reach the gym server") as err:
+        connect(cfg)
+    assert f"127.0.0.1:{port}" in str(err.value) and "\n" not in str(err.value)
+
+
+class _Fake(http.server.BaseHTTPRequestHandler):
+    answer: Callable[[str], tuple[int, bytes]]
+
+    def _reply(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        status, body = type(self).answer(self.path)
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _reply
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _fake(answer: Callable[[str], tuple[int, bytes]], port: int = 0) -> http.server.HTTPServer:
+    handler = type("Handler", (_Fake,), {"answer": staticmethod(answer)})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _addition_only(path: str) -> tuple[int, bytes]:
+    if path == "/health":
+        return 200, b'{"status": "healthy"}'
+    if path == "/envs":
+        return 200, json.dumps({"environments": [{"name": "addition"}]}).encode()
+    return 404, b'{"detail": "no"}'
+
+
+def test_environment_the_server_lacks_is_one_line(tmp_path: Path) -> None:
+    fake = _fake(_addition_only)
+    try:
+        url = f"http://127.0.0.1:{fake.server_address[1]}"
+        with pytest.raises(GymServerError, match="has no environment 'multiplication'"):
+            connect(load_config(None, _overrides(url, tmp_path / "r")))
+    finally:
+        fake.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("body", "match"),
+    [(b"<html>proxy error</html>", "not JSON"), (b'{"verdicts": [{"reward": 7}]}', "reward")],
+)
+def test_garbage_from_the_server_stops_with_one_line(body: bytes, match: str) -> None:
+    fake = _fake(lambda path: (200, body))
+    try:
+        client = GymClient(f"http://127.0.0.1:{fake.server_address[1]}", retries=0)
+        empty = {"windows": {}, "counters": {}, "seed_counter": 0, "verdicts": 0}
+        tasks = ServerTasks(client, "c", empty)
+        problem = get_env("addition").generate(1, 3)
+        with pytest.raises(GymServerError, match=match) as err:
+            ServerVerifier(client, tasks).verify([problem], ["\\boxed{1}"])
+        assert "\n" not in str(err.value)
+    finally:
+        fake.shutdown()
+
+
+def test_connection_errors_are_retried_then_stop() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = GymClient(f"http://127.0.0.1:{port}", retries=2, backoff_s=0.01)
+    with pytest.raises(GymServerError, match="3 tries"):
+        client.get("/health")
+    assert client.retried == 2 and client.requests == 0
+    # a server that comes up during the backoff is reached
+    client = GymClient(f"http://127.0.0.1:{port}", retries=6, backoff_s=0.1)
+    starter = threading.Timer(0.15, lambda: started.append(_fake(_addition_only, port)))
+    started: list[http.server.HTTPServer] = []
+    starter.start()
+    try:
+        assert client.get("/health") == {"status": "healthy"}
+        assert client.retried >= 1
+    finally:
+        starter.join()
+        for server in started:
+            server.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        (["reward.name=exact_match"], "reward.name must be 'env'"),
+        (["rollout.collector.name=multi_turn"], "single_turn"),
+        (["run.backend=ray"], "run.backend"),
+        (["envs.server=ftp://127.0.0.1:1"], "http:// or https:// URL"),
+        (["envs.curriculum=../etc"], "not a server curriculum name"),
+    ],
+)
+def test_config_refuses_what_a_server_run_cannot_do(
+    extra: list[str], match: str, tmp_path: Path
+) -> None:
+    from verirl.config import ConfigError
+
+    with pytest.raises(ConfigError, match=match):
+        load_config(None, [*_overrides("http://127.0.0.1:1", tmp_path / "r"), *extra])
+
+
+def test_config_needs_a_curriculum_name_for_a_server_run() -> None:
+    from verirl.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"envs\.curriculum or run\.name"):
+        load_config(None, ["envs.server=http://127.0.0.1:1"])
+    cfg = load_config(None, [])
+    assert cfg.envs.source == "local"

@@ -48,7 +48,9 @@ def test_processes_enforce_the_deadline_and_replace_the_worker() -> None:
     with ProcessExecutor() as ex:
         t0 = time.perf_counter()
         out = ex.map(_slow_or_fail, [30.0, 0.0, 0.01], timeout_s=1.0)
-        assert time.perf_counter() - t0 < 15  # the 30 s call was stopped
+        # The 30 s call was stopped, not waited for (the bound leaves room for a loaded machine,
+        # where starting the replacement worker took 20 s).
+        assert time.perf_counter() - t0 < 29
         assert out[0].timed_out and not out[0].ok
         assert [o.value for o in out[1:]] == [0.0, 0.01]
         assert ex.map(_double, [5])[0].value == 10  # the pool still serves calls

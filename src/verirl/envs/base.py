@@ -445,7 +445,7 @@ def _seed_as_random_does(text: str) -> random.Random:
     data = text.encode()
     rng = _NEW_RANDOM(random.Random)
     _C_SEED(rng, int.from_bytes(data + _sha512(data).digest()))
-    rng.gauss_next = None
+    rng.gauss_next = None  # type: ignore[attr-defined]  # set by random.Random.seed
     return rng
 
 

@@ -161,6 +161,61 @@ def test_surface_form_clean_as_before(text: str) -> None:
     assert _outcome(surface_forms.clean, text) == _outcome(_old_form_clean, text)
 
 
+def _old_parse_date(text: str) -> tuple[Any, int | None]:
+    t = surface_forms.clean(text).lower().replace(",", " ")
+    t = re.sub(r"\b(\d{1,2})(?:st|nd|rd|th)\b", r"\1", t)
+    t = re.sub(r"\b(the|of|on)\b", " ", t)
+    words = t.split()
+    weekday = None
+    if words:
+        w0 = words[0].rstrip(".")
+        for i, name in enumerate(surface_forms.WEEKDAYS):
+            if w0 == name or (len(w0) >= 3 and name.startswith(w0)):
+                weekday, words = i, words[1:]
+                break
+    t = " ".join(words)
+    date = surface_forms._date
+    if m := re.fullmatch(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", t):
+        return date(int(m[1]), int(m[2]), int(m[3])), weekday
+    if m := re.fullmatch(r"(\d{1,2})\.(\d{1,2})\.(\d{4})", t):
+        return date(int(m[3]), int(m[2]), int(m[1])), weekday
+    if m := re.fullmatch(r"(\d{1,2})[/-](\d{1,2})[/-](\d{4})", t):
+        a, b, y = int(m[1]), int(m[2]), int(m[3])
+        maybe = surface_forms._maybe_date
+        readings = {d for d in (maybe(y, a, b), maybe(y, b, a)) if d is not None}
+        if len(readings) != 1:
+            raise surface_forms.FormError("ambiguous or invalid numeric date")
+        return readings.pop(), weekday
+    if m := re.fullmatch(r"([a-z.]+) (\d{1,2}) (\d{4})", t):
+        month = surface_forms._month(m[1])
+        if month:
+            return date(int(m[3]), month, int(m[2])), weekday
+    if m := re.fullmatch(r"(\d{1,2}) ([a-z.]+) (\d{4})", t):
+        month = surface_forms._month(m[2])
+        if month:
+            return date(int(m[3]), month, int(m[1])), weekday
+    raise surface_forms.FormError("not a date")
+
+
+_MONTHISH = st.sampled_from(
+    [m[:k] for m in surface_forms.MONTHS for k in (2, 3, 4, len(m))]
+    + ["Sept", "The", "On", "Sat", "Mon", "Sunday", "Xyz", "APRIL", "aPr"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    word=_MONTHISH,
+    day=st.integers(0, 40),
+    year=st.integers(0, 12000),
+    sep=st.sampled_from([" ", ", ", "  ", ",", " , "]),
+    tail=st.sampled_from(["", ".", " ", "th"]),
+)
+def test_parse_date_as_before(word: str, day: int, year: int, sep: str, tail: str) -> None:
+    for text in [f"{word} {day}{sep}{year}{tail}", f"{word.capitalize()} {day}{sep}{year}"]:
+        assert _outcome(surface_forms.parse_date, text) == _outcome(_old_parse_date, text)
+
+
 def test_seeded_rng_is_random_seeded_with_the_string() -> None:
     for i in range(300):
         name, difficulty, seed = f"env_{i % 17}", i % 9, i * 7919

@@ -355,6 +355,18 @@ _MONTH_DAY_YEAR = re.compile(r"([a-z.]+) (\d{1,2}) (\d{4})")
 _DAY_MONTH_YEAR = re.compile(r"(\d{1,2}) ([a-z.]+) (\d{4})")
 
 
+_MONTH_D_YYYY = re.compile(r"([A-Za-z]{3,9}) ([0-9]{1,2}), ([0-9]{4})")
+# Month words of 3+ letters that _month reads (every prefix of a month's name, and "sept"),
+# except those the slow path reads otherwise (a weekday's prefix or a filler word): none is.
+_MONTH_WORDS: dict[str, int] = {
+    word: month
+    for word in {name[:k] for name in MONTHS for k in range(3, len(name) + 1)} | {"sept"}
+    if (month := _month(word)) is not None
+    and not any(day.startswith(word) for day in WEEKDAYS)
+    and word not in ("the", "of", "on")
+}
+
+
 def parse_date(text: str) -> tuple[dt.date, int | None]:
     """A calendar date in common spellings, and the weekday (0 = Monday) if one is named.
 
@@ -363,6 +375,13 @@ def parse_date(text: str) -> tuple[dt.date, int | None]:
     ``4/17/2021`` / ``17/4/2021`` — the slash form only when one reading is a valid date or
     both readings agree (``4/5/2021`` is refused as ambiguous).
     """
+    if m := _MONTH_D_YYYY.fullmatch(text):
+        # fast path, same result: "April 17, 2021" (or "Apr 17, 2021"): nothing to clean, no
+        # ordinal suffix, filler word or weekday; the slow path below reads the same month
+        # word through _month (which _MONTH_WORDS holds, its answers precomputed)
+        month = _MONTH_WORDS.get(m[1].lower())
+        if month is not None:
+            return _date(int(m[3]), month, int(m[2])), None
     t = clean(text).lower().replace(",", " ")
     t = _ORDINAL_SUFFIX.sub(r"\1", t)
     t = _DATE_FILLERS.sub(" ", t)

@@ -15,6 +15,17 @@ plus ``dataset.score_answer(reference, entry)``), over ``--reps`` repetitions wi
 seeds; dataset construction is outside the timer. It prints ours/s, theirs/s and the ratio per
 pair, and the median and geometric-mean ratio over the pairs where both sides scored every
 reference answer as correct (pairs where either side failed are listed, not counted).
+
+How it is timed, so that a loaded machine does not decide the result: by default with this
+process's **CPU time** (``time.process_time``; ``--clock wall`` for the wall clock), which
+other processes move far less than the wall clock. The two sides of a pair are **interleaved**
+(repetition k of ours, then of theirs; the order reversed on odd repetitions), so a pair's
+ratio is taken per repetition, between two runs timed next to each other. Per pair it prints
+the median rate of each side and the **median ratio over the repetitions with its min-max**;
+the summary is the median (and geometric mean) over the pairs of those per-pair medians,
+and, as its spread, the median over the pairs computed for each repetition separately
+(one value per repetition, with their min, median and max). ``--json`` keeps every
+repetition's rates and ratios.
 ``--show`` prints a sample prompt of each side of every pair instead, to check the match.
 Pairs considered and dropped are in :data:`DROPPED`, with the reason.
 
@@ -372,21 +383,25 @@ def load_environments() -> tuple[list[str], list[str]]:
         return envs.ENVIRONMENTS.names(), broken
 
 
-def median_rate(run_once: Callable[[int], int], n: int, reps: int) -> float:
-    """Median over ``reps`` of ``n`` / seconds for ``run_once(rep)`` (which does ``n`` items)."""
-    return statistics.median(_rates([run_once], n, reps)[0])
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
 
 
-def _rates(runs: list[Callable[[int], int]], n: int, reps: int) -> list[list[float]]:
+def _rates(
+    runs: list[Callable[[int], int]], n: int, reps: int, clock: str = "cpu"
+) -> list[list[float]]:
     """``n`` / seconds of every ``runs[k](rep)`` for each repetition, the runs interleaved
-    (rep 0 of each, then rep 1 of each, ...) so that a change in the machine's load hits
-    every side alike."""
+    (rep 0 of each, then rep 1 of each, ...; the order reversed on odd repetitions) so that a
+    change in the machine's load hits every side alike. ``clock`` is ``"cpu"`` (this
+    process's CPU time, :func:`time.process_time`: other processes on a loaded machine move
+    it far less than the wall clock) or ``"wall"`` (:func:`time.perf_counter`)."""
+    now = CLOCKS[clock]
     rates: list[list[float]] = [[] for _ in runs]
     for rep in range(reps):
-        for k, run_once in enumerate(runs):
-            start = time.perf_counter()
+        order = list(enumerate(runs))
+        for k, run_once in order if rep % 2 == 0 else order[::-1]:
+            start = now()
             run_once(rep)
-            rates[k].append(n / max(time.perf_counter() - start, 1e-9))
+            rates[k].append(n / max(now() - start, 1e-9))
     return rates
 
 
@@ -399,9 +414,11 @@ class _Side:
     failures: list[str]
     missing: list[int]
 
-    def result(self, rate: float) -> dict[str, Any]:
+    def result(self, rates: list[float]) -> dict[str, Any]:
+        """The median rate and every repetition's rate (in the order they ran)."""
         return {
-            "rate": rate,
+            "rate": statistics.median(rates),
+            "rates": rates,
             "ref_failures": len(self.failures),
             "failed": self.failures[:3],
             "no_reference": len(self.missing),
@@ -472,20 +489,27 @@ def _their_side(
     return _Side(run_once, warm_up, failures, missing)
 
 
-def bench_ours(name: str, n: int, reps: int, difficulties: list[int]) -> dict[str, Any]:
-    """Our side alone: median problems/s over ``reps`` (after one untimed warm-up problem)."""
+def bench_ours(
+    name: str, n: int, reps: int, difficulties: list[int], clock: str = "cpu"
+) -> dict[str, Any]:
+    """Our side alone: problems/s of each of ``reps`` repetitions and their median (after one
+    untimed warm-up problem)."""
     side = _our_side(name, n, difficulties)
     side.warm_up()
-    return side.result(median_rate(side.run_once, n, reps))
+    return side.result(_rates([side.run_once], n, reps, clock)[0])
 
 
 def bench_theirs(
-    dataset_name: str, n: int, reps: int, config: dict[str, Any] | None = None
+    dataset_name: str,
+    n: int,
+    reps: int,
+    config: dict[str, Any] | None = None,
+    clock: str = "cpu",
 ) -> dict[str, Any]:
     """reasoning-gym's side alone (see :func:`_their_side`)."""
     side = _their_side(dataset_name, n, reps, config)
     side.warm_up()
-    return side.result(median_rate(side.run_once, n, reps))
+    return side.result(_rates([side.run_once], n, reps, clock)[0])
 
 
 def reasoning_gym_datasets() -> set[str] | None:
@@ -500,9 +524,11 @@ def geometric_mean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
 
-def bench_pair(ours: str, theirs: str, n: int, reps: int) -> dict[str, Any]:
+def bench_pair(ours: str, theirs: str, n: int, reps: int, clock: str = "cpu") -> dict[str, Any]:
     """One matched pair: both sides at :data:`PAIRS`' difficulty and config, each warmed up
-    with one untimed problem, their repetitions interleaved; median rate of each side."""
+    with one untimed problem, their repetitions interleaved; every repetition's rate of each
+    side, and the ratio of each repetition (ours / theirs of the two runs timed next to each
+    other): its median is the pair's ratio, its min and max the spread."""
     pair = PAIRS[(ours, theirs)]
     row: dict[str, Any] = {"env": ours, "theirs_name": theirs, "difficulty": pair.difficulty}
     sides: dict[str, _Side] = {}
@@ -517,12 +543,13 @@ def bench_pair(ours: str, theirs: str, n: int, reps: int) -> dict[str, Any]:
             row[f"{key}_error"] = f"{type(exc).__name__}: {exc}"
     if len(sides) == 2:
         try:
-            rates = _rates([sides["ours"].run_once, sides["theirs"].run_once], n, reps)
-            row["ours"] = sides["ours"].result(statistics.median(rates[0]))
-            row["theirs"] = sides["theirs"].result(statistics.median(rates[1]))
+            rates = _rates([sides["ours"].run_once, sides["theirs"].run_once], n, reps, clock)
+            row["ours"] = sides["ours"].result(rates[0])
+            row["theirs"] = sides["theirs"].result(rates[1])
         except Exception as exc:
             row["pair_error"] = f"{type(exc).__name__}: {exc}"
-    row["ratio"] = _ratio(row)
+    row["ratios"] = _ratios(row)
+    row["ratio"] = None if row["ratios"] is None else statistics.median(row["ratios"])
     return row
 
 
@@ -560,6 +587,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=200, help="problems per repetition")
     parser.add_argument("--reps", type=int, default=5, help="repetitions (median is reported)")
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="cpu",
+        help="cpu: this process's CPU time (steady on a loaded machine); wall: wall clock",
+    )
     parser.add_argument("--difficulties", default="0,1,2,3,4,5,6,7", help="cycled, ours only")
     parser.add_argument("--envs", default="", help="comma-separated subset (default: all)")
     parser.add_argument("--json", default="", help="also write the results to this file")
@@ -601,43 +634,46 @@ def main() -> None:
         for name in names:
             row: dict[str, Any] = {"env": name}
             try:
-                row["ours"] = bench_ours(name, args.n, args.reps, difficulties)
+                row["ours"] = bench_ours(name, args.n, args.reps, difficulties, args.clock)
             except Exception as exc:
                 row["ours_error"] = f"{type(exc).__name__}: {exc}"
             rows.append(row)
             print(_format_row(row), flush=True)
         print(
             f"\n{len(rows)} environments (n={args.n} x {args.reps} reps, "
-            f"difficulties {args.difficulties})"
+            f"difficulties {args.difficulties}, {args.clock} time)"
         )
 
     pair_rows: list[dict[str, Any]] = []
     if pairs:
-        print(f"\nmatched pairs with reasoning-gym (n={args.n} problems x {args.reps} reps):")
+        print(
+            f"\nmatched pairs with reasoning-gym (n={args.n} problems x {args.reps} reps, "
+            f"{args.clock} time; ratio = median over the repetitions [min-max]):"
+        )
         for ours, theirs in pairs:
-            row = bench_pair(ours, theirs, args.n, args.reps)
+            row = bench_pair(ours, theirs, args.n, args.reps, args.clock)
             pair_rows.append(row)
             print(_format_row(row), flush=True)
     for (ours, theirs), reason in DROPPED.items():
         print(f"dropped {ours} vs rg:{theirs}: {reason}")
-    counted = [r for r in pair_rows if r["ratio"] is not None]
     for r in pair_rows:
         if r["ratio"] is None:
             print(f"not counted: {r['env']} vs rg:{r['theirs_name']} ({_why_not(r)})")
-    ratios = [r["ratio"] for r in counted]
-    summary: dict[str, Any] = {"pair_count": len(ratios)}
-    if ratios:
-        summary["median_ratio"] = statistics.median(ratios)
-        summary["geomean_ratio"] = geometric_mean(ratios)
+    summary = summarise(pair_rows)
+    if summary["pair_count"]:
+        spread = summary["per_rep_median"]
         print(
-            f"\n{len(ratios)} matched pairs (of {len(pair_rows)} timed): median ratio "
+            f"\n{summary['pair_count']} matched pairs (of {len(pair_rows)} timed): median ratio "
             f"ours/theirs {summary['median_ratio']:.2f}, geometric mean "
-            f"{summary['geomean_ratio']:.2f}; ours faster on "
-            f"{sum(x > 1 for x in ratios)}, theirs on {sum(x < 1 for x in ratios)}"
+            f"{summary['geomean_ratio']:.2f}; ours faster on {summary['faster']}, theirs on "
+            f"{summary['slower']}\nmedian over the pairs per repetition: "
+            + ", ".join(f"{x:.2f}" for x in spread)
+            + f" (min {min(spread):.2f}, median {statistics.median(spread):.2f}, "
+            f"max {max(spread):.2f})"
         )
     elif theirs_all is not None:
         print("\nno matched reasoning-gym pairs timed")
-    print(f"(n={args.n} problems x {args.reps} repetitions)")
+    print(f"(n={args.n} problems x {args.reps} repetitions, {args.clock} time)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
@@ -649,15 +685,47 @@ def main() -> None:
 
 
 def _ratio(row: dict[str, Any]) -> float | None:
-    """ours / theirs, or None when either side is missing, either side failed to verify one of
-    its own reference answers, or reasoning-gym stored no reference answer to verify (then its
-    loop times generation only and is not comparable)."""
+    """ours / theirs of the median rates, or None when either side is missing, either side
+    failed to verify one of its own reference answers, or reasoning-gym stored no reference
+    answer to verify (then its loop times generation only and is not comparable)."""
     ours, theirs = row.get("ours"), row.get("theirs")
     if not ours or not theirs or theirs["no_reference"]:
         return None
     if ours["ref_failures"] or theirs["ref_failures"]:
         return None
     return float(ours["rate"] / theirs["rate"])
+
+
+def _ratios(row: dict[str, Any]) -> list[float] | None:
+    """ours / theirs of each repetition (the two sides' runs of one repetition are timed next
+    to each other), or None where :func:`_ratio` is None."""
+    if _ratio(row) is None:
+        return None
+    ours, theirs = row["ours"], row["theirs"]
+    pairs = zip(
+        ours.get("rates", [ours["rate"]]), theirs.get("rates", [theirs["rate"]]), strict=True
+    )
+    return [float(o / t) for o, t in pairs]
+
+
+def summarise(pair_rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median and geometric mean over the counted pairs of each pair's median ratio, and
+    the spread of the median across repetitions: for repetition k, the median over the pairs
+    of their k-th ratio (``per_rep_median``: one value per repetition)."""
+    counted = [r for r in pair_rows if r.get("ratio") is not None]
+    ratios = [r["ratio"] for r in counted]
+    summary: dict[str, Any] = {"pair_count": len(ratios)}
+    if not ratios:
+        return summary
+    summary["median_ratio"] = statistics.median(ratios)
+    summary["geomean_ratio"] = geometric_mean(ratios)
+    reps = min(len(r["ratios"]) for r in counted)
+    summary["per_rep_median"] = [
+        statistics.median(r["ratios"][k] for r in counted) for k in range(reps)
+    ]
+    summary["faster"] = sum(x > 1 for x in ratios)
+    summary["slower"] = sum(x < 1 for x in ratios)
+    return summary
 
 
 def _why_not(row: dict[str, Any]) -> str:
@@ -691,6 +759,8 @@ def _format_row(row: dict[str, Any]) -> str:
         ratio = row.get("ratio")
         if ratio is not None:
             text += f"  ratio {ratio:7.2f}"
+            if len(row["ratios"]) > 1:
+                text += f" [{min(row['ratios']):.2f}-{max(row['ratios']):.2f}]"
         elif theirs["no_reference"]:
             text += "  (rg stores no answer)"
     elif "theirs_error" in row:

@@ -4,9 +4,11 @@ scores its own reference answers as correct at the declared difficulty / config.
 from __future__ import annotations
 
 import importlib.util
+import statistics
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -93,3 +95,53 @@ def test_a_pair_with_a_failed_reference_is_not_counted() -> None:
     assert bench._ratio({"ours": dict(side), "theirs": dict(side, no_reference=1)}) is None
     assert bench._ratio({"ours": dict(side)}) is None
     assert bench.geometric_mean([0.5, 2.0]) == pytest.approx(1.0)
+
+
+def test_pair_ratio_is_the_median_of_the_per_repetition_ratios_and_the_summary_spread() -> None:
+    def row(ours: list[float], theirs: list[float]) -> dict[str, Any]:
+        sides = {}
+        for key, rates in (("ours", ours), ("theirs", theirs)):
+            sides[key] = {
+                "rate": statistics.median(rates),
+                "rates": rates,
+                "ref_failures": 0,
+                "failed": [],
+                "no_reference": 0,
+            }
+        out: dict[str, Any] = {"env": "e", **sides}
+        out["ratios"] = bench._ratios(out)
+        out["ratio"] = statistics.median(out["ratios"])
+        return out
+
+    a = row([10.0, 30.0, 20.0], [10.0, 10.0, 10.0])  # ratios 1, 3, 2
+    b = row([5.0, 5.0, 5.0], [10.0, 1.0, 5.0])  # ratios 0.5, 5, 1
+    c = row([1.0, 1.0, 1.0], [4.0, 4.0, 4.0])  # ratios 0.25 each
+    assert a["ratios"] == [1.0, 3.0, 2.0] and a["ratio"] == 2.0
+    failed = dict(row([1.0], [1.0]), ratio=None)
+    summary = bench.summarise([a, b, c, failed])
+    assert summary["pair_count"] == 3
+    assert summary["median_ratio"] == 1.0  # of 2, 1, 0.25
+    assert summary["per_rep_median"] == [0.5, 3.0, 1.0]
+    assert (summary["faster"], summary["slower"]) == (1, 1)
+
+
+def test_rates_interleave_the_sides_and_reverse_the_order_on_odd_repetitions() -> None:
+    calls: list[tuple[str, int]] = []
+
+    def side(name: str) -> Any:
+        def run_once(rep: int) -> int:
+            calls.append((name, rep))
+            return 1
+
+        return run_once
+
+    rates = bench._rates([side("ours"), side("theirs")], 1, 3, "cpu")
+    assert calls == [
+        ("ours", 0),
+        ("theirs", 0),
+        ("theirs", 1),
+        ("ours", 1),
+        ("ours", 2),
+        ("theirs", 2),
+    ]
+    assert [len(r) for r in rates] == [3, 3]

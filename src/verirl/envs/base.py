@@ -24,14 +24,16 @@ the stored answer; ``verify`` never raises on any output and keeps the reward in
 
 from __future__ import annotations
 
+import _random
 import itertools
 import math
 import random
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from hashlib import sha512 as _sha512
 from typing import Any, ClassVar, Literal
 
 from verirl.envs.reading import normalize
@@ -139,14 +141,8 @@ class Environment(ABC):
         prompt = inst.prompt.rstrip()
         if self.answer_instruction:
             prompt = f"{prompt}\n\n{self.answer_instruction}"
-        return Problem(
-            env=self.name,
-            difficulty=difficulty,
-            seed=seed,
-            prompt=prompt,
-            answer=inst.answer,
-            data=inst.data,
-        )
+        # positional (env, difficulty, seed, prompt, answer, data): cheaper than keywords
+        return Problem(self.name, difficulty, seed, prompt, inst.answer, inst.data)
 
     @abstractmethod
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -438,7 +434,35 @@ def swap_until_wrong(env: Environment, problem: Problem, answer: str) -> str:
 # ---- determinism -------------------------------------------------------------------------
 def seeded_rng(name: str, difficulty: int, seed: int) -> random.Random:
     """A ``random.Random`` seeded from a string: identical in every process and machine."""
-    return random.Random(f"verirl/{name}/{difficulty}/{seed}")
+    return _string_seeded(f"verirl/{name}/{difficulty}/{seed}")
+
+
+def _seed_as_random_does(text: str) -> random.Random:
+    """``random.Random(text)`` without its Python-level ``seed``: the same key
+    (``random.seed``'s version 2 for a ``str``: the UTF-8 bytes followed by their SHA-512,
+    read as a big-endian integer) given straight to the C generator's ``seed``, and
+    ``gauss_next`` reset as ``random.Random.seed`` does. Same state, ~1 µs less per problem."""
+    data = text.encode()
+    rng = _NEW_RANDOM(random.Random)
+    _C_SEED(rng, int.from_bytes(data + _sha512(data).digest()))
+    rng.gauss_next = None  # type: ignore[attr-defined]  # set by random.Random.seed
+    return rng
+
+
+def _string_seeded_for(probe: str) -> Callable[[str], random.Random]:
+    """:func:`_seed_as_random_does` when it gives ``random.Random``'s state on ``probe`` in
+    this interpreter (checked once at import), else ``random.Random`` itself."""
+    try:
+        if _seed_as_random_does(probe).getstate() == random.Random(probe).getstate():
+            return _seed_as_random_does
+    except Exception:  # another interpreter's random module: the plain constructor
+        pass
+    return random.Random
+
+
+_NEW_RANDOM = random.Random.__new__
+_C_SEED = _random.Random.seed
+_string_seeded = _string_seeded_for("verirl/probe/0/0")
 
 
 # ---- registry ----------------------------------------------------------------------------

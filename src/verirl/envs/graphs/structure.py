@@ -201,14 +201,17 @@ def _two_of(rng: random.Random, n: int) -> tuple[int, int]:
     :class:`GraphColouring`'s generation). ``sample`` takes ``k = 2`` from a pool when
     ``n <= 21`` (the second draw below ``n - 1``, the last item moved into the first one's
     place) and otherwise redraws below ``n`` until the two differ; ``randrange(m)`` is
-    ``_randbelow(m)``. ``tests/envs/test_graphs.py`` checks it against ``sample``."""
-    u = rng.randrange(n)
+    ``_randbelow(m)`` for ``m >= 1``, called here directly (``randrange``'s argument checks
+    were a third of the rest). ``tests/envs/graphs/test_paths_spanning.py`` checks it against
+    ``sample``."""
+    below = rng._randbelow  # type: ignore[attr-defined]  # random.Random._randbelow
+    u = below(n)
     if n <= 21:
-        v = rng.randrange(n - 1)
+        v = below(n - 1)
         return u, (n - 1 if v == u else v)
-    v = rng.randrange(n)
+    v = below(n)
     while v == u:
-        v = rng.randrange(n)
+        v = below(n)
     return u, v
 
 

@@ -314,17 +314,12 @@ class SurvoPuzzle(Environment):
         cells = _grid_numbers(answer)
         if len(cells) != m * n or sorted(cells) != list(range(m * n)):
             return invalid(f"give {m * n} numbers: each of 0 to {m * n - 1} exactly once")
-        grid = [cells[i * n : (i + 1) * n] for i in range(m)]
-        if any(
-            v != -1 and grid[i][j] != v
-            for i, row in enumerate(d["shown"])
-            for j, v in enumerate(row)
-        ):
+        # cells in row-major order next to the shown grid's (every row has n cells)
+        shown = [v for row in d["shown"] for v in row]
+        if any(v != -1 and c != v for v, c in zip(shown, cells, strict=True)):
             return invalid("a given number was changed")
-        good = sum(1 for r, s in zip(grid, d["rows"], strict=True) if sum(r) == s)
-        good += sum(
-            1 for c, s in zip(zip(*grid, strict=True), d["cols"], strict=True) if sum(c) == s
-        )
+        good = sum(1 for i, s in enumerate(d["rows"]) if sum(cells[i * n : (i + 1) * n]) == s)
+        good += sum(1 for j, s in enumerate(d["cols"]) if sum(cells[j::n]) == s)
         total = m + n
         ok = good == total
         return graded(

@@ -48,6 +48,14 @@ def last_boxed(text: str) -> str | None:
     if first < 0:
         return None
     if text.find(BOXED, first + 1) < 0:  # one marker: its own brace is the bottom of the stack
+        start = first + len(BOXED)
+        close = text.find("}", start)
+        if close >= 0:
+            inner = text[start:close]
+            if "{" not in inner and "\\" not in inner:
+                # fast path, same result: no brace opens and nothing is escaped before the
+                # first "}", so it closes the marker (the loop below returns the same slice)
+                return inner
         depth = 0
         for m in _BRACE_TOKEN.finditer(text, first + len(BOXED) - 1):
             c = m.group()

@@ -309,7 +309,17 @@ def split_items(
             parts = words
     if len(parts) > max_items:
         raise InvalidAnswer("the list is far too long")
-    return [clean(p) for p in parts]
+    # a stripped plain integer is its own clean() (ASCII, no backslash, "$" or full stop; and
+    # no part is longer than the text clean() already accepted): skip the call, same result
+    return [p if p.isascii() and _PLAIN_INT.fullmatch(p) else clean(p) for p in parts]
+
+
+_ASCII_SPACE = "[ \\t\\n\\r]"
+_LISTED_INTEGERS = re.compile(
+    f"{_ASCII_SPACE}*-?[0-9]+(?:{_ASCII_SPACE}*[,;]{_ASCII_SPACE}*-?[0-9]+)*{_ASCII_SPACE}*"
+)
+_SPACED_INTEGERS = re.compile(f"{_ASCII_SPACE}*-?[0-9]+(?:{_ASCII_SPACE}+-?[0-9]+)*{_ASCII_SPACE}*")
+_LIST_SEPARATOR = re.compile("[,;]")
 
 
 def parse_integers(
@@ -322,6 +332,19 @@ def parse_integers(
     """A list of integers: ``3, 1, 2`` / ``[3, 1, 2]`` / ``\\{3, 1, 2\\}`` / ``3; 1; 2`` /
     ``3 1 2``. Items may be named (``i = 0, j = 2``) when ``names`` lists the names — then
     every item must be named, and the values come back in the order of ``names``."""
+    if isinstance(text, str) and len(text) <= MAX_ANSWER_CHARS:
+        # fast paths, same result: plain ASCII integers (at most 4000 digits each) separated
+        # only by whitespace runs (when ``whitespace`` allows it), or each by one "," or ";"
+        # with optional whitespace around it. No cleanup rule, delimiter, conjunction, name
+        # or empty item can apply; split_items would give exactly these items.
+        if _LISTED_INTEGERS.fullmatch(text):
+            items = _LIST_SEPARATOR.split(text)
+        elif whitespace and _SPACED_INTEGERS.fullmatch(text):
+            items = text.split()
+        else:
+            items = []
+        if items and all(len(item) <= 4000 for item in items):
+            return [int(item) for item in items]
     items = split_items(text, plus=plus, whitespace=whitespace)
     if all(len(item) <= 4000 and _PLAIN_INT.fullmatch(item) for item in items):
         # fast path, same result: what parse_integer returns for each plain integer (and no

@@ -27,6 +27,8 @@ MAX_CHARS = 200
 # ---- cleaning ----------------------------------------------------------------------------------
 _WRAPPERS = re.compile(r"\\(?:text|mathrm|textrm|mbox|operatorname|textbf|mathbf)\s*\{")
 _SPACING = re.compile(r"\\[,;:! ]|~|\\quad|\\qquad|\\displaystyle|\\left|\\right")
+_WHITESPACE = re.compile(r"\s+")
+_CLEAN_TRIGGERS = re.compile(r"[$\\~{]")
 
 
 def clean(text: str) -> str:
@@ -36,6 +38,10 @@ def clean(text: str) -> str:
         raise FormError("answer is not text")
     if len(text) > MAX_CHARS:
         raise FormError("answer too long")
+    if text.isascii() and not _CLEAN_TRIGGERS.search(text):
+        # fast path, same result: only the whitespace rule below applies to ASCII text
+        # without "$", a backslash (wrappers, spacing), "~" or "{" ("{,}")
+        return _WHITESPACE.sub(" ", text.strip()).strip()
     t = text.strip().strip("$").strip()
     t = t.replace("\u2212", "-").replace("\u2013", "-").replace("\u00d7", "\\times ")
     t = t.replace("\u00b7", "\\cdot ").replace("\u00a0", " ").replace("\u2009", " ")
@@ -49,7 +55,7 @@ def clean(text: str) -> str:
         t = t[: m.start()] + " " + t[m.end() : close] + " " + t[close + 1 :]
     t = _SPACING.sub(" ", t)
     t = t.replace("{,}", ",")
-    return re.sub(r"\s+", " ", t).strip()
+    return _WHITESPACE.sub(" ", t).strip()
 
 
 # ---- numbers -----------------------------------------------------------------------------------
@@ -340,6 +346,27 @@ def _month(word: str) -> int | None:
     return None
 
 
+_ORDINAL_SUFFIX = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
+_DATE_FILLERS = re.compile(r"\b(the|of|on)\b")
+_ISO_DATE = re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
+_DOTTED_DATE = re.compile(r"(\d{1,2})\.(\d{1,2})\.(\d{4})")
+_NUMERIC_DATE = re.compile(r"(\d{1,2})[/-](\d{1,2})[/-](\d{4})")
+_MONTH_DAY_YEAR = re.compile(r"([a-z.]+) (\d{1,2}) (\d{4})")
+_DAY_MONTH_YEAR = re.compile(r"(\d{1,2}) ([a-z.]+) (\d{4})")
+
+
+_MONTH_D_YYYY = re.compile(r"([A-Za-z]{3,9}) ([0-9]{1,2}), ([0-9]{4})")
+# Month words of 3+ letters that _month reads (every prefix of a month's name, and "sept"),
+# except those the slow path reads otherwise (a weekday's prefix or a filler word): none is.
+_MONTH_WORDS: dict[str, int] = {
+    word: month
+    for word in {name[:k] for name in MONTHS for k in range(3, len(name) + 1)} | {"sept"}
+    if (month := _month(word)) is not None
+    and not any(day.startswith(word) for day in WEEKDAYS)
+    and word not in ("the", "of", "on")
+}
+
+
 def parse_date(text: str) -> tuple[dt.date, int | None]:
     """A calendar date in common spellings, and the weekday (0 = Monday) if one is named.
 
@@ -348,9 +375,16 @@ def parse_date(text: str) -> tuple[dt.date, int | None]:
     ``4/17/2021`` / ``17/4/2021`` — the slash form only when one reading is a valid date or
     both readings agree (``4/5/2021`` is refused as ambiguous).
     """
+    if m := _MONTH_D_YYYY.fullmatch(text):
+        # fast path, same result: "April 17, 2021" (or "Apr 17, 2021"): nothing to clean, no
+        # ordinal suffix, filler word or weekday; the slow path below reads the same month
+        # word through _month (which _MONTH_WORDS holds, its answers precomputed)
+        month = _MONTH_WORDS.get(m[1].lower())
+        if month is not None:
+            return _date(int(m[3]), month, int(m[2])), None
     t = clean(text).lower().replace(",", " ")
-    t = re.sub(r"\b(\d{1,2})(?:st|nd|rd|th)\b", r"\1", t)
-    t = re.sub(r"\b(the|of|on)\b", " ", t)
+    t = _ORDINAL_SUFFIX.sub(r"\1", t)
+    t = _DATE_FILLERS.sub(" ", t)
     words = t.split()
     weekday = None
     if words:
@@ -360,21 +394,21 @@ def parse_date(text: str) -> tuple[dt.date, int | None]:
                 weekday, words = i, words[1:]
                 break
     t = " ".join(words)
-    if m := re.fullmatch(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})", t):
+    if m := _ISO_DATE.fullmatch(t):
         return _date(int(m[1]), int(m[2]), int(m[3])), weekday
-    if m := re.fullmatch(r"(\d{1,2})\.(\d{1,2})\.(\d{4})", t):
+    if m := _DOTTED_DATE.fullmatch(t):
         return _date(int(m[3]), int(m[2]), int(m[1])), weekday
-    if m := re.fullmatch(r"(\d{1,2})[/-](\d{1,2})[/-](\d{4})", t):
+    if m := _NUMERIC_DATE.fullmatch(t):
         a, b, y = int(m[1]), int(m[2]), int(m[3])
         readings = {d for d in (_maybe_date(y, a, b), _maybe_date(y, b, a)) if d is not None}
         if len(readings) != 1:
             raise FormError("ambiguous or invalid numeric date")
         return readings.pop(), weekday
-    if m := re.fullmatch(r"([a-z.]+) (\d{1,2}) (\d{4})", t):
+    if m := _MONTH_DAY_YEAR.fullmatch(t):
         month = _month(m[1])
         if month:
             return _date(int(m[3]), month, int(m[2])), weekday
-    if m := re.fullmatch(r"(\d{1,2}) ([a-z.]+) (\d{4})", t):
+    if m := _DAY_MONTH_YEAR.fullmatch(t):
         month = _month(m[2])
         if month:
             return _date(int(m[3]), month, int(m[1])), weekday

@@ -47,12 +47,57 @@ from verirl.backends.staleness import WeightRing, model_checksum, version_for
 from verirl.config import TrainConfig
 from verirl.device import Placement
 from verirl.errors import WorkerLostError
+from verirl.provers.settings import Provers
+from verirl.rewards.executors import Executor, Outcome
 from verirl.rollout.base import RolloutEngine
 
 if TYPE_CHECKING:
     from verirl.train.producer import Produced, RolloutProducer
 
 logger = logging.getLogger("verirl.train")
+
+
+class LazyExecutor(Executor):
+    """An executor built on first use and stopped by :meth:`close` (a later call builds a
+    new one): the learner side's executor of an asynchronous run, which verifies nothing
+    while the producer (and its own pool) runs — only an evaluation before or after."""
+
+    def __init__(self, build: Any) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self._executor: Executor | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._executor is not None
+
+    def _get(self) -> Executor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = self._build()
+            return self._executor
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self._get().name
+
+    @property
+    def hosts_provers(self) -> bool:  # type: ignore[override]
+        return self._get().hosts_provers
+
+    def map(self, fn: Any, items: Any, timeout_s: float | None = None) -> list[Outcome[Any]]:
+        return self._get().map(fn, items, timeout_s)
+
+    def map_with_provers(
+        self, fn: Any, items: Any, provers: Any, timeout_s: float | None = None
+    ) -> list[Outcome[Any]]:
+        return self._get().map_with_provers(fn, items, provers, timeout_s)
+
+    def close(self) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.close()
 
 
 class WeightSyncError(RuntimeError):
@@ -132,7 +177,12 @@ def run_producer(
 
 @register_backend("local-async", "one machine; a producer process runs ≤ k versions ahead")
 class AsyncLocalBackend(Backend):
+    """The producer verifies every rollout with its own executor and proof checkers; this
+    process's (:meth:`executor`, :meth:`provers`) start only if an evaluation needs them and
+    are stopped before the producer starts, so a run holds one verifier pool at a time."""
+
     name = "local-async"
+    verifies_rollouts = False
 
     def __init__(self, cfg: TrainConfig, placement: Placement) -> None:
         super().__init__(cfg, placement)
@@ -148,16 +198,29 @@ class AsyncLocalBackend(Backend):
         self._consumed = 0
         self._step_metrics: dict[str, float] = {}
         self.dropped = 0
+        self._executor: LazyExecutor | None = None
+        self._provers: Provers | None = None
 
     # ---- start and stop ------------------------------------------------------------------------
     def engine(self, model: torch.nn.Module, tokenizer: Any) -> RolloutEngine:
         self._model, self._tokenizer = model, tokenizer
         return super().engine(model, tokenizer)  # the learner side's engine: evaluation only
 
+    def executor(self) -> Executor:
+        self._executor = LazyExecutor(super().executor)
+        return self._executor
+
+    def provers(self) -> Provers:
+        self._provers = super().provers()
+        return self._provers
+
     def _start(self, producer: RolloutProducer, step: int) -> None:
         import torch.multiprocessing as tmp
 
         assert self._model is not None
+        for part in (self._executor, self._provers):  # started by an evaluation, maybe
+            if part is not None:
+                part.close()
         a = self.cfg.run.async_
         learner_threads, producer_threads = split_threads(self.cfg.run.threads, a.producer_threads)
         ctx = tmp.get_context("spawn")

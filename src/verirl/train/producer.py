@@ -177,8 +177,11 @@ def build_producer(
     engine: RolloutEngine,
     executor: Executor,
     provers: Provers,
+    start_checkers: bool = True,
 ) -> RolloutProducer:
-    """The producer of ``cfg`` over ``engine``, verifying on ``executor`` and ``provers``."""
+    """The producer of ``cfg`` over ``engine``, verifying on ``executor`` and ``provers``
+    (whose checkers start now unless ``start_checkers`` is False: a producer that only
+    evaluates, next to an asynchronous producer that verifies the rollouts)."""
     formatter = PromptFormatter(
         tokenizer,
         cfg.rollout.system_prompt,
@@ -188,7 +191,8 @@ def build_producer(
     )
     curriculum = build_curriculum(cfg.curriculum, seed=cfg.run.seed)
     collector = get_collector(cfg.rollout.collector.name).build(cfg.rollout.collector.params)
-    start_provers(provers, cfg.curriculum.resolved_environments())
+    if start_checkers:
+        start_provers(provers, cfg.curriculum.resolved_environments())
     source = build_reward_source(
         cfg.reward.name, cfg.reward.params, cfg.reward.overlong.buffer, cfg.rollout.max_new_tokens
     )

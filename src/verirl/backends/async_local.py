@@ -11,8 +11,10 @@ takes batch i at version i, trains, and publishes version i + 1.
 
 Checks, each counted in the step's metrics:
 
-- ``sync/mismatch``: the engine's weights after a sync differ from the learner's (checksum
-  over every parameter, LoRA adapters and base weights included); the run stops
+- ``sync/mismatch``: the engine's weights after a sync differ from the learner's (checksums
+  over every parameter and buffer — LoRA adapters and base weights — and over the merged
+  LoRA weights W + s·BA the engine samples with,
+  :func:`~verirl.backends.staleness.engine_checksum`); the run stops
   (:class:`WeightSyncError`): training on samples from weights that never arrived looks like
   staleness and is not;
 - ``async/dropped``: a batch that arrives out of order or staler than k is dropped, counted
@@ -43,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from verirl.backends.base import Backend, register_backend
-from verirl.backends.staleness import WeightRing, model_checksum, version_for
+from verirl.backends.staleness import WeightRing, engine_checksum, version_for
 from verirl.config import TrainConfig
 from verirl.device import Placement
 from verirl.errors import WorkerLostError
@@ -154,16 +156,20 @@ def run_producer(
                 version = version_for(i, k, start)
                 idle = ring.wait_for(version)
                 t0 = time.perf_counter()
-                expected = load_weights(ring, model, version)
+                load_weights(ring, model, version)
                 engine.sync_weights()
-                loaded = model_checksum(model)
+                # the engine's module after the sync: every parameter and buffer (LoRA
+                # adapters and base weights) and the merged LoRA weights it samples with
+                loaded, merged = engine_checksum(model)
+                expected, expected_merged = ring.expected(version)
                 checksum_s = time.perf_counter() - t0
                 produced = producer.produce(version)
                 produced.state = producer.state_dict()
                 produced.sync = {
                     "producer_idle_s": idle,
                     "checksum_s": checksum_s,
-                    "mismatch": float(loaded != expected),
+                    "mismatch": float(loaded != expected or merged != expected_merged),
+                    "mismatch_merged": float(merged != expected_merged),
                 }
                 # plain pickle: tensors travel as bytes, not as shared-memory handles that
                 # would tie the learner to this process's lifetime
@@ -299,7 +305,9 @@ class AsyncLocalBackend(Backend):
         if mismatch:
             raise WeightSyncError(
                 f"sync/mismatch: the producer's engine did not hold policy version "
-                f"{produced.version} after loading it (checksum differs from the learner's); "
+                f"{produced.version} after loading it (the checksum of its "
+                f"{'merged LoRA weights' if sync.get('mismatch_merged') else 'weights'} "
+                "differs from the learner's); "
                 "stopping: its samples would not come from the policy the learner believes"
             )
         staleness = float(version - produced.version)

@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from safetensors.torch import load_file
 
-from verirl.backends import async_local, backend_name
+from verirl.backends import async_local, backend_name, select
 from verirl.backends.staleness import WeightRing, model_checksum, version_for
-from verirl.config import ConfigError, dump_config, load_config
+from verirl.config import dump_config, load_config
+from verirl.errors import UserInputError
 from verirl.train.loop import Trainer
 from verirl.train.metrics import read_metrics
 from verirl.train.producer import Produced, StepOutput
@@ -68,8 +69,10 @@ def test_backend_names() -> None:
     assert backend_name(load_config(None, [])) == "local"
     assert backend_name(load_config(None, []), {"WORLD_SIZE": "2"}) == "torchrun"
     assert backend_name(load_config(None, ["run.async.max_staleness=1"])) == "local-async"
-    with pytest.raises(ConfigError, match="not supported yet"):
-        load_config(None, ["run.backend=ray", "run.async.max_staleness=1"])
+    on_ray = load_config(None, ["run.backend=ray", "run.async.max_staleness=1"])
+    assert backend_name(on_ray) == "ray-async"
+    with pytest.raises(UserInputError, match=r"run\.async runs on run\.backend=local"):
+        select(load_config(None, ["run.async.max_staleness=1"]), None, {"WORLD_SIZE": "2"})
     assert "async" in dump_config(load_config(None, ["run.async.max_staleness=2"]))
 
 

@@ -181,8 +181,133 @@ def run_producer(
         out.put(("error", i, traceback.format_exc()))
 
 
+class AsyncConsumer:
+    """The learner's side of an asynchronous backend, shared by the local and the Ray one:
+    takes batch i off the producer's queue at version i (batches that arrive early wait,
+    batches that cannot be trained on are dropped, counted and logged), stops the run on a
+    weight-sync mismatch or a lost producer, and keeps the step's ``async/*`` and ``sync/*``
+    metrics and the producer's state after the last batch trained on.
+
+    A subclass starts the producer in :meth:`_start`, which sets ``_worker`` (with
+    ``is_alive()``) and ``_queue``, on which the producer puts ``("batch", i, pickled
+    Produced)`` or ``("error", i, traceback text)``."""
+
+    cfg: TrainConfig
+
+    def _init_async(self, cfg: TrainConfig) -> None:
+        self.k = cfg.run.async_.max_staleness or 0
+        self._worker: Any = None
+        self._queue: Any = None
+        self._state: dict[str, Any] | None = None
+        self._pending: dict[int, Produced] = {}
+        self._produced = 0
+        self._consumed = 0
+        self._step_metrics: dict[str, float] = {}
+        self.dropped = 0
+
+    def _start(self, producer: RolloutProducer, step: int) -> None:
+        raise NotImplementedError
+
+    def _stop_consuming(self) -> Any:
+        """Forget the producer; batches it produced and the learner did not train on are
+        dropped, counted and logged. Returns the worker (None if none was started)."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            left = self._drain()
+            if left:
+                self._drop(left, "the run stopped")
+        return worker
+
+    def next_rollouts(self, producer: RolloutProducer, version: int) -> Produced:
+        if self._worker is None:
+            self._start(producer, version)
+        t0 = time.perf_counter()
+        produced = self._pending.pop(version, None)
+        while produced is None:
+            kind, index, payload = self._get()
+            if kind == "error":
+                raise WorkerLostError(f"the rollout producer failed at batch {index}:\n{payload}")
+            self._produced += 1
+            accepted = self._accept(index, pickle.loads(payload), version)
+            if accepted is not None and index == version:
+                produced = accepted
+            elif accepted is not None:
+                self._pending[index] = accepted
+        idle = time.perf_counter() - t0
+        self._consumed += 1
+        sync = produced.sync or {}
+        mismatch = sync.get("mismatch", 0.0)
+        if mismatch:
+            raise WeightSyncError(
+                f"sync/mismatch: the producer's engine did not hold policy version "
+                f"{produced.version} after loading it (the checksum of its "
+                f"{'merged LoRA weights' if sync.get('mismatch_merged') else 'weights'} "
+                "differs from the learner's); "
+                "stopping: its samples would not come from the policy the learner believes"
+            )
+        staleness = float(version - produced.version)
+        self._state = produced.state
+        self._step_metrics = {
+            "async/staleness_mean": staleness,
+            "async/staleness_max": staleness,
+            "async/queue_depth": float(self._produced - self._consumed),
+            "async/learner_idle_s": idle,
+            "async/producer_idle_s": float(sync.get("producer_idle_s", 0.0)),
+            "async/dropped": float(self.dropped),
+            "sync/mismatch": mismatch,
+            "sync/checksum_s": float(sync.get("checksum_s", 0.0)),
+        }
+        return produced
+
+    def _get(self) -> tuple[str, int, Any]:
+        while True:
+            try:
+                item: tuple[str, int, Any] = self._queue.get(timeout=1.0)
+                return item
+            except queue.Empty:
+                if not self._worker.is_alive():
+                    raise WorkerLostError(
+                        "the rollout producer died (exit code "
+                        f"{getattr(self._worker, 'exitcode', None)}); the step did not happen — "
+                        "resume the run from its last checkpoint (verirl train --resume RUN_DIR)"
+                    ) from None
+
+    def _accept(self, index: int, produced: Produced, version: int) -> Produced | None:
+        """The batch, or None when it cannot be trained on (out of order, or staler than k):
+        then it is dropped, counted in ``async/dropped`` and logged."""
+        if index < version or version - produced.version > self.k:
+            self._drop([produced], f"batch {index} arrived at learner version {version}")
+            return None
+        return produced
+
+    def _drop(self, batches: list[Produced], why: str) -> None:
+        groups = sum(len({r.group for r in b.out.rollouts}) for b in batches)
+        self.dropped += groups
+        logger.warning(
+            "async: dropped %d produced batch(es), %d group(s): %s", len(batches), groups, why
+        )
+
+    def _drain(self) -> list[Produced]:
+        left = list(self._pending.values())
+        self._pending = {}
+        while True:
+            try:
+                kind, _, payload = self._queue.get_nowait()
+            except (queue.Empty, OSError, ValueError):
+                return left
+            if kind == "batch":
+                left.append(pickle.loads(payload))
+
+    def before_update(self, engine: RolloutEngine) -> None:
+        """Nothing to free: the producer's engine is not this process's."""
+
+    def producer_state(self, producer: RolloutProducer) -> dict[str, Any]:
+        """The producer's state right after the last batch the learner trained on."""
+        return self._state if self._state is not None else producer.state_dict()
+
+
 @register_backend("local-async", "one machine; a producer process runs ≤ k versions ahead")
-class AsyncLocalBackend(Backend):
+class AsyncLocalBackend(AsyncConsumer, Backend):
     """The producer verifies every rollout with its own executor and proof checkers; this
     process's (:meth:`executor`, :meth:`provers`) start only if an evaluation needs them and
     are stopped before the producer starts, so a run holds one verifier pool at a time."""
@@ -192,18 +317,10 @@ class AsyncLocalBackend(Backend):
 
     def __init__(self, cfg: TrainConfig, placement: Placement) -> None:
         super().__init__(cfg, placement)
-        self.k = cfg.run.async_.max_staleness or 0
+        self._init_async(cfg)
         self.in_process = cfg.run.async_.producer == "thread"
-        self._worker: Any = None
-        self._queue: Any = None
         self._ring: WeightRing | None = None
         self._model: torch.nn.Module | None = None
-        self._state: dict[str, Any] | None = None
-        self._pending: dict[int, Produced] = {}
-        self._produced = 0
-        self._consumed = 0
-        self._step_metrics: dict[str, float] = {}
-        self.dropped = 0
         self._executor: LazyExecutor | None = None
         self._provers: Provers | None = None
 
@@ -270,98 +387,12 @@ class AsyncLocalBackend(Backend):
         return getattr(self._worker, "pid", None)
 
     def close(self) -> None:
-        worker, self._worker = self._worker, None
-        if worker is None:
-            return
-        left = self._drain()
-        if left:
-            self._drop(left, "the run stopped")
-        if isinstance(worker, threading.Thread):
+        worker = self._stop_consuming()
+        if worker is None or isinstance(worker, threading.Thread):
             return  # a daemon thread ends with its batches
         if worker.is_alive():
             worker.kill()
         worker.join(timeout=10)
-
-    # ---- one step ------------------------------------------------------------------------------
-    def next_rollouts(self, producer: RolloutProducer, version: int) -> Produced:
-        if self._worker is None:
-            self._start(producer, version)
-        t0 = time.perf_counter()
-        produced = self._pending.pop(version, None)
-        while produced is None:
-            kind, index, payload = self._get()
-            if kind == "error":
-                raise WorkerLostError(f"the rollout producer failed at batch {index}:\n{payload}")
-            self._produced += 1
-            accepted = self._accept(index, pickle.loads(payload), version)
-            if accepted is not None and index == version:
-                produced = accepted
-            elif accepted is not None:
-                self._pending[index] = accepted
-        idle = time.perf_counter() - t0
-        self._consumed += 1
-        sync = produced.sync or {}
-        mismatch = sync.get("mismatch", 0.0)
-        if mismatch:
-            raise WeightSyncError(
-                f"sync/mismatch: the producer's engine did not hold policy version "
-                f"{produced.version} after loading it (the checksum of its "
-                f"{'merged LoRA weights' if sync.get('mismatch_merged') else 'weights'} "
-                "differs from the learner's); "
-                "stopping: its samples would not come from the policy the learner believes"
-            )
-        staleness = float(version - produced.version)
-        self._state = produced.state
-        self._step_metrics = {
-            "async/staleness_mean": staleness,
-            "async/staleness_max": staleness,
-            "async/queue_depth": float(self._produced - self._consumed),
-            "async/learner_idle_s": idle,
-            "async/producer_idle_s": float(sync.get("producer_idle_s", 0.0)),
-            "async/dropped": float(self.dropped),
-            "sync/mismatch": mismatch,
-            "sync/checksum_s": float(sync.get("checksum_s", 0.0)),
-        }
-        return produced
-
-    def _get(self) -> tuple[str, int, Any]:
-        while True:
-            try:
-                item: tuple[str, int, Any] = self._queue.get(timeout=1.0)
-                return item
-            except queue.Empty:
-                if not self._worker.is_alive():
-                    raise WorkerLostError(
-                        "the rollout producer process died (exit code "
-                        f"{getattr(self._worker, 'exitcode', None)}); the step did not happen — "
-                        "resume the run from its last checkpoint (verirl train --resume RUN_DIR)"
-                    ) from None
-
-    def _accept(self, index: int, produced: Produced, version: int) -> Produced | None:
-        """The batch, or None when it cannot be trained on (out of order, or staler than k):
-        then it is dropped, counted in ``async/dropped`` and logged."""
-        if index < version or version - produced.version > self.k:
-            self._drop([produced], f"batch {index} arrived at learner version {version}")
-            return None
-        return produced
-
-    def _drop(self, batches: list[Produced], why: str) -> None:
-        groups = sum(len({r.group for r in b.out.rollouts}) for b in batches)
-        self.dropped += groups
-        logger.warning(
-            "async: dropped %d produced batch(es), %d group(s): %s", len(batches), groups, why
-        )
-
-    def _drain(self) -> list[Produced]:
-        left = list(self._pending.values())
-        self._pending = {}
-        while True:
-            try:
-                kind, _, payload = self._queue.get_nowait()
-            except (queue.Empty, OSError, ValueError):
-                return left
-            if kind == "batch":
-                left.append(pickle.loads(payload))
 
     def publish_weights(self, engine: RolloutEngine, version: int) -> dict[str, float]:
         cost = super().publish_weights(engine, version)  # the learner side's engine
@@ -369,10 +400,3 @@ class AsyncLocalBackend(Backend):
         if version < self.cfg.run.steps:  # the producer needs no weights after the last batch
             self._ring.publish(self._model, version)
         return {**cost, **self._step_metrics}
-
-    def before_update(self, engine: RolloutEngine) -> None:
-        """Nothing to free: the producer's engine lives in another process."""
-
-    def producer_state(self, producer: RolloutProducer) -> dict[str, Any]:
-        """The producer's state right after the last batch the learner trained on."""
-        return self._state if self._state is not None else producer.state_dict()

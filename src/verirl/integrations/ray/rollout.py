@@ -157,16 +157,23 @@ class RayRolloutEngine:
     def sync_weights(self) -> None:
         import ray
 
-        t0 = time.perf_counter()
         ref = self._weights_ref() if self._weights_ref is not None else None
         if ref is None:
             ref = ray.put(trainable_state(self.model))
+        self.sync_weights_to(ref)
+
+    def sync_weights_to(self, ref: Any) -> float:
+        """Every replica loads the weights ``ref`` holds (an object-store reference to a
+        trainable-weights dict); returns ``sync/mismatch``, the largest relative checksum
+        gap between what was sent and what a replica holds (0.0 when they all landed)."""
+        t0 = time.perf_counter()
         gaps = self._get([r.load_weights.remote(ref) for r in self.replicas], "a weight sync")
         self._mismatch = max(gaps, default=0.0)
         self._cost["weight_sync_s"] += time.perf_counter() - t0
         self._cost["weight_sync_mb"] += sum(
             p.numel() * p.element_size() for p in self.model.parameters() if p.requires_grad
         )
+        return self._mismatch
 
     def metrics(self, reset: bool = True) -> dict[str, float]:
         """Seconds generating and syncing weights, and megabytes sent, since the last reset."""

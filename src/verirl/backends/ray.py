@@ -15,7 +15,7 @@ import torch
 
 from verirl.backends.async_local import AsyncConsumer
 from verirl.backends.base import Backend, register_backend
-from verirl.backends.staleness import version_for
+from verirl.backends.staleness import merged_checksum, version_for
 from verirl.config import TrainConfig
 from verirl.device import Placement
 from verirl.rewards.executors import Executor
@@ -57,20 +57,21 @@ class WeightVersions:
 
     def __init__(self, max_staleness: int) -> None:
         self.keep = max_staleness + 1
-        self._refs: dict[int, Any] = {}
+        self._refs: dict[int, tuple[Any, int]] = {}
         self._cond = threading.Condition()
         self._stopped = False
 
-    def publish(self, version: int, ref: Any) -> None:
+    def publish(self, version: int, ref: Any, merged: int = 0) -> None:
+        """``ref``: the weights in the object store; ``merged``: their merged-LoRA checksum."""
         with self._cond:
-            self._refs[version] = ref
+            self._refs[version] = (ref, merged)
             for old in [v for v in self._refs if v <= version - self.keep]:
                 del self._refs[old]  # no batch still to be produced samples from it
             self._cond.notify_all()
 
-    def wait_for(self, version: int) -> tuple[Any, float]:
-        """``version``'s weights once published, and the seconds waited; RuntimeError if the
-        run stopped meanwhile or the version was already dropped."""
+    def wait_for(self, version: int) -> tuple[tuple[Any, int], float]:
+        """``version``'s (weights, merged checksum) once published, and the seconds waited;
+        RuntimeError if the run stopped meanwhile or the version was already dropped."""
         t0 = time.perf_counter()
         with self._cond:
             while version not in self._refs and not self._stopped:
@@ -105,9 +106,9 @@ def run_ray_producer(
     try:
         for i in range(start, steps):
             version = version_for(i, k, start)
-            ref, idle = versions.wait_for(version)
+            (ref, merged), idle = versions.wait_for(version)
             t0 = time.perf_counter()
-            mismatch = engine.sync_weights_to(ref)
+            mismatch = engine.sync_weights_to(ref, merged)
             checksum_s = time.perf_counter() - t0
             produced = producer.produce(version)
             produced.state = producer.state_dict()
@@ -153,7 +154,9 @@ class AsyncRayBackend(AsyncConsumer, RayBackend):
         from verirl.integrations.ray.learner import trainable_state
 
         assert self._model is not None
-        self._versions.publish(step, ray.put(trainable_state(self._model)))
+        self._versions.publish(
+            step, ray.put(trainable_state(self._model)), merged_checksum(self._model)
+        )
         self._state = producer.state_dict()
         self._queue = queue.Queue()
         self._worker = threading.Thread(
@@ -180,8 +183,9 @@ class AsyncRayBackend(AsyncConsumer, RayBackend):
         cost = engine.metrics() if isinstance(engine, ReportsCost) else {}
         cost = {(k if "/" in k else f"engine/{k}"): v for k, v in cost.items()}
         ref = self.parts.latest_weights()
-        if version < self.cfg.run.steps:
-            self._versions.publish(version, ref)
+        if version < self.cfg.run.steps:  # the driver's policy holds the new weights too
+            assert self._model is not None
+            self._versions.publish(version, ref, merged_checksum(self._model))
         else:
             if self._worker is not None:
                 self._worker.join(timeout=600)

@@ -97,11 +97,16 @@ def _weight(module: Any) -> torch.Tensor:
     return w.detach()
 
 
+def merged_checksum(model: torch.nn.Module) -> int:
+    """Checksum of :func:`merged_lora_weights` (0 for a model without LoRA)."""
+    merged = merged_lora_weights(model)
+    return weights_checksum(merged) if merged else 0
+
+
 def engine_checksum(model: torch.nn.Module) -> tuple[int, int]:
     """(``model_checksum``, checksum of :func:`merged_lora_weights`) of ``model``: what a
     weight sync compares between the learner and the engine (the second is 0 without LoRA)."""
-    merged = merged_lora_weights(model)
-    return model_checksum(model), weights_checksum(merged) if merged else 0
+    return model_checksum(model), merged_checksum(model)
 
 
 class WeightRing:

@@ -315,3 +315,39 @@ def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
     assert all(r["reward/verified"] == 12 for r in rows)  # 3 prompts × 4, by the actors
     assert any(r["train/grad_norm"] > 0 for r in rows)
     assert all(torch.equal(replica[n], final[n]) for n in final)
+
+
+@pytest.mark.slow
+def test_async_k0_on_ray_equals_the_synchronous_ray_loop(
+    local_ray: None, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """max_staleness=0 on Ray: the producer thread waits for every update, so the replica
+    samples from the same weights in the same order — the same rollouts, metrics and final
+    weights as the synchronous Ray loop."""
+    from verirl.train.loop import Trainer
+
+    runs = {}
+    for name, extra in (("sync", []), ("k0", ["run.async.max_staleness=0"])):
+        run_dir = tmp_path / name
+        cfg = load_config(
+            None,
+            [
+                *_overrides(tiny_model_dir, run_dir, 2),
+                *[o for o in RAY if not o.startswith("ray.learner.workers")],
+                "ray.learner.workers=1",
+                *extra,
+            ],
+        )
+        with Trainer(cfg, run_dir) as t:
+            t.fit()
+            weights = {n: p.detach().clone() for n, p in t.model.named_parameters()}
+        volatile = ("time/", "async/", "sync/", "ray/", "throughput/tokens_per_s")
+        rows = [
+            {k: v for k, v in r.items() if k != "time" and not k.startswith(volatile)}
+            for r in read_metrics(run_dir)
+        ]
+        runs[name] = (rows, weights)
+    (sync_rows, sync_w), (k0_rows, k0_w) = runs["sync"], runs["k0"]
+    assert len(sync_rows) == 2 and any(r["train/grad_norm"] > 0 for r in sync_rows)
+    assert k0_rows == sync_rows
+    assert all(torch.equal(sync_w[n], k0_w[n]) for n in sync_w)

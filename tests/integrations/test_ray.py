@@ -278,12 +278,15 @@ def test_a_lost_learner_fails_the_step_and_the_run_resumes(
 
 
 @pytest.mark.slow
+@pytest.mark.coq
+@needs_coq
 def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
     local_ray: None, tiny_model_dir: Path, tmp_path: Path
 ) -> None:
-    """run.backend=ray with run.async.max_staleness=1: the replica samples batch i with
-    version max(0, i − 1) while the learner group trains, every sync is checked, nothing is
-    dropped, the verifier actors verify, and after the run the replica holds the final
+    """run.backend=ray with run.async.max_staleness=1 and process-verified (Coq) collection:
+    the replica samples batch i with version max(0, i − 1) while the learner group trains,
+    every sync is checked, nothing is dropped, the verifier actors' Coq pools check every
+    proof (the driver starts no checker), and after the run the replica holds the final
     weights."""
     from verirl.train.loop import Trainer
 
@@ -295,24 +298,30 @@ def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
             *[o for o in RAY if not o.startswith("ray.learner.workers")],
             "ray.learner.workers=1",
             "run.async.max_staleness=1",
-            # answers the addition verifier scores differently (a random model's never do)
+            # a proof Coq accepts and one it rejects (a random model writes neither)
             "run.plugins=[tests.train.plugin_engines]",
             "rollout.engine.name=test_fixed_text",
-            "rollout.engine.params={texts: ['\\boxed{3}', 'so \\boxed{10}', 'hmm']}",
-            "curriculum.environments=[addition]",
+            "rollout.engine.params={texts: ['```coq\nProof. reflexivity. Qed.\n```', "
+            "'```coq\nProof. idtac. Qed.\n```']}",
+            "curriculum.environments=[coq_proofs]",
             "reward.name=env",
+            "credit.name=process",
             "optim.old_logprobs=recompute",
+            "provers.coq.workers=1",
         ],
     )
     with Trainer(cfg, run_dir) as t:
         t.fit()
         assert t.backend.name == "ray-async"
+        assert t.provers.started == []  # every proof was checked by the actors
+        rollouts = t.last_rollouts
         replica = t.engine.replica_weights()[0]  # type: ignore[attr-defined]
         final = {n: p.detach() for n, p in t.model.named_parameters() if p.requires_grad}
     rows = read_metrics(run_dir)
     assert [r["async/staleness_max"] for r in rows] == [0.0, 1.0, 1.0]
     assert all(r["async/dropped"] == 0 and r["sync/mismatch"] == 0 for r in rows)
-    assert all(r["reward/verified"] == 12 for r in rows)  # 3 prompts × 4, by the actors
+    assert all(r["reward/verified"] == 12 for r in rows)  # 3 prompts × 4
+    assert {r.verdict.correct for r in rollouts if r.verdict} == {True, False}
     assert any(r["train/grad_norm"] > 0 for r in rows)
     assert all(torch.equal(replica[n], final[n]) for n in final)
 

@@ -30,7 +30,11 @@ logger = logging.getLogger("verirl.train")
 
 @register_backend("ray", "verifier actors, engine replicas and a learner group on Ray")
 class RayBackend(Backend):
+    """The verifier actors check every proof with their own checkers (the ``ray`` executor
+    hosts provers), so the driver starts none at start-up (``verifies_rollouts``)."""
+
     name = "ray"
+    verifies_rollouts = False
 
     def __init__(self, cfg: TrainConfig, placement: Placement) -> None:
         super().__init__(cfg, placement)

@@ -278,12 +278,14 @@ def test_merged_lora_weights_cover_what_the_parameters_do_not() -> None:
     layer = model.base_model.model.proj
     with torch.no_grad():
         layer.lora_B["default"].weight.normal_()  # PEFT initialises B to zero
-    merged = merged_lora_weights(model)
+    merged = merged_lora_weights(model, rows=None)
     assert list(merged) == ["merged:base_model.model.proj"]
     a = layer.lora_A["default"].weight.double()
     b = layer.lora_B["default"].weight.double()
     by_hand = layer.base_layer.weight.double() + (4 / 2) * (b @ a)
     assert torch.allclose(merged["merged:base_model.model.proj"], by_hand, atol=1e-12)
+    two_rows = merged_lora_weights(model, rows=2)["merged:base_model.model.proj"]
+    assert torch.equal(two_rows, merged["merged:base_model.model.proj"][[0, 2]])  # first, last
     params, full = engine_checksum(model)
     assert full != 0
     layer.scaling["default"] *= 2  # adapter weights intact, merged weight wrong

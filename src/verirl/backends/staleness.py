@@ -52,17 +52,26 @@ def model_checksum(model: torch.nn.Module) -> int:
     return weights_checksum(tensors)
 
 
-def merged_lora_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+MERGED_ROWS = 16  # output rows of each adapted layer whose merged weight is checksummed
+
+
+def merged_lora_weights(
+    model: torch.nn.Module, rows: int | None = MERGED_ROWS
+) -> dict[str, torch.Tensor]:
     """The effective weight ``W + Σ_a s_a · B_a A_a`` of every LoRA-adapted linear layer of
     ``model`` (PEFT's layout: ``base_layer``, ``lora_A`` / ``lora_B`` per adapter,
     ``scaling``, ``merged``, ``fan_in_fan_out``), computed out of place — the model is not
-    touched — and empty for a model without LoRA.
+    touched — and empty for a model without LoRA. ``rows``: only that many evenly spaced
+    output rows of each layer (None: all).
 
     This is what the engine samples with, so it also covers what the parameters alone do
-    not: the scaling α/r, which adapters are active, an adapter left merged into its base.
-    The product is a sum of r rank-one outer products in a fixed order (elementwise, no
-    matrix-multiply kernel), so its bits do not depend on the thread count: the learner and
-    the producer, with different threads, compute the same checksum for the same weights."""
+    not: the scaling α/r, which adapters are active, whether an adapter is disabled. Those
+    act on every output row of a layer alike, and every row's parameters are covered by
+    :func:`model_checksum`, so a few rows per layer suffice and keep the cost per sync
+    negligible (all rows: seconds for a 135M model on a busy CPU). The product is a sum of
+    r rank-one outer products in a fixed order (elementwise, no matrix-multiply kernel), so
+    its bits do not depend on the thread count: the learner and the producer, with
+    different threads, compute the same checksum for the same weights."""
     out: dict[str, torch.Tensor] = {}
     with torch.no_grad():
         for name, module in model.named_modules():
@@ -72,7 +81,15 @@ def merged_lora_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
             weight = getattr(base, "weight", None)
             if not isinstance(lora_a, torch.nn.ModuleDict) or not isinstance(weight, torch.Tensor):
                 continue
-            merged = weight.detach().to(torch.float64)
+            fan_in_fan_out = bool(getattr(module, "fan_in_fan_out", False))
+            w = weight.detach().T if fan_in_fan_out else weight.detach()  # [out, in]
+            n = w.shape[0]
+            pick = (
+                torch.arange(n)
+                if rows is None or rows >= n
+                else torch.linspace(0, n - 1, rows).round().long().unique()
+            )
+            merged = w[pick].to(torch.float64)
             if not getattr(module, "merged", False) and not getattr(
                 module, "disable_adapters", False
             ):
@@ -80,12 +97,10 @@ def merged_lora_weights(model: torch.nn.Module) -> dict[str, torch.Tensor]:
                     if adapter not in lora_a or lora_b is None or adapter not in lora_b:
                         continue
                     a = _weight(lora_a[adapter]).to(torch.float64)  # [r, in]
-                    b = _weight(lora_b[adapter]).to(torch.float64)  # [out, r]
+                    b = _weight(lora_b[adapter])[pick].to(torch.float64)  # [rows, r]
                     delta = torch.zeros(b.shape[0], a.shape[1], dtype=torch.float64)
                     for j in range(a.shape[0]):
                         delta += b[:, j : j + 1] * a[j : j + 1, :]
-                    if getattr(module, "fan_in_fan_out", False):
-                        delta = delta.T
                     scaling: Any = module.scaling
                     merged = merged + delta * float(scaling[adapter])
             out[f"merged:{name}"] = merged

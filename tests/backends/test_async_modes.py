@@ -94,3 +94,32 @@ def test_k1_with_process_verified_coq_collection(tiny_model_dir: Path, tmp_path:
     assert all(r.verdict and r.verdict.extra.get("backend") == "coq-ide" for r in rollouts)
     assert any(r.verdict and r.verdict.steps for r in rollouts)
     assert all(r["reward/verified"] == 4 for r in rows)
+
+
+@pytest.mark.slow
+def test_k1_in_a_producer_process_with_a_process_pool_of_verifiers(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """The default executor (``processes``) starts worker processes inside the producer
+    process: it must not be a daemonic process (which may not have children). The producer
+    is stopped, its pool with it, when the run ends."""
+    import multiprocessing
+
+    run_dir = tmp_path / "pool"
+    cfg = load_config(
+        None,
+        [
+            *[o for o in _base(tiny_model_dir, run_dir) if o != "run.async.producer=thread"],
+            "run.async.producer=process",
+            "verification.executor.name=processes",
+            "verification.executor.params={workers: 1}",
+            "rollout.engine.params={texts: ['\\\\boxed{3}', 'so \\\\boxed{10}', 'hmm']}",
+            "curriculum.environments=[addition]",
+        ],
+    )
+    with Trainer(cfg, run_dir) as trainer:
+        trainer.fit()
+        _check_one_stale(trainer, run_dir)
+    rows = read_metrics(run_dir)
+    assert all(r["reward/verified"] == 4 for r in rows)  # verified in the producer's pool
+    assert multiprocessing.active_children() == []  # the producer is gone

@@ -31,7 +31,9 @@ Metrics every step: ``async/staleness_mean``, ``async/staleness_max``, ``async/q
 
 from __future__ import annotations
 
+import atexit
 import copy
+import functools
 import importlib
 import logging
 import os
@@ -133,6 +135,11 @@ def run_producer(
     ``start`` … ``run.steps − 1``, each put on ``out`` as ``("batch", i, produced)``; an error
     as ``("error", i, text)``."""
     i = start
+    parent = os.getppid()
+
+    def learner_alive() -> bool:  # not stopped by the learner, which has not died either
+        return not ring.stopped.is_set() and (in_process or os.getppid() == parent)
+
     try:
         if not in_process:
             torch.set_num_threads(threads)
@@ -154,7 +161,7 @@ def run_producer(
             k = cfg.run.async_.max_staleness or 0
             for i in range(start, cfg.run.steps):
                 version = version_for(i, k, start)
-                idle = ring.wait_for(version)
+                idle = ring.wait_for(version, alive=learner_alive)
                 t0 = time.perf_counter()
                 load_weights(ring, model, version)
                 engine.sync_weights()
@@ -178,7 +185,23 @@ def run_producer(
             executor.close()
             provers.close()
     except BaseException:  # reported to the learner, which stops the run
+        if ring.stopped.is_set():  # the learner stopped it: nobody reads the queue any more
+            cancel = getattr(out, "cancel_join_thread", None)
+            if cancel is not None:
+                cancel()  # do not wait, at exit, for unread batches to be flushed
+            return
         out.put(("error", i, traceback.format_exc()))
+
+
+def stop_producer(worker: Any, ring: WeightRing, grace_s: float = 10.0) -> None:
+    """Ask the producer process to stop (it ends at its next wait for weights, closing its
+    verifier pool and proof checkers), wait ``grace_s``, then kill it."""
+    ring.stopped.set()
+    if worker.is_alive():
+        worker.join(timeout=grace_s)
+    if worker.is_alive():
+        worker.kill()
+        worker.join(timeout=10)
 
 
 class AsyncConsumer:
@@ -323,6 +346,7 @@ class AsyncLocalBackend(AsyncConsumer, Backend):
         self._model: torch.nn.Module | None = None
         self._executor: LazyExecutor | None = None
         self._provers: Provers | None = None
+        self._exit_hook: Any = None
 
     # ---- start and stop ------------------------------------------------------------------------
     def engine(self, model: torch.nn.Module, tokenizer: Any) -> RolloutEngine:
@@ -366,11 +390,17 @@ class AsyncLocalBackend(AsyncConsumer, Backend):
         else:
             torch.set_num_threads(learner_threads)
             self._queue = ctx.Queue()
+            # not a daemon: the producer's verifier pool (the `processes` executor) starts
+            # processes of its own, which a daemonic process may not; an exit hook stops it
+            # instead (registered after multiprocessing's own, so it runs before that one
+            # joins the children)
             self._worker = ctx.Process(
                 target=run_producer,
                 args=(*args, self._queue, producer_threads, False),
-                daemon=True,
+                daemon=False,
             )
+            self._exit_hook = functools.partial(stop_producer, self._worker, self._ring, 2.0)
+            atexit.register(self._exit_hook)
         self._worker.start()
         logger.info(
             "async producer started (%s, pid %s), max_staleness %d, threads %d learner / %d "
@@ -388,11 +418,16 @@ class AsyncLocalBackend(AsyncConsumer, Backend):
 
     def close(self) -> None:
         worker = self._stop_consuming()
-        if worker is None or isinstance(worker, threading.Thread):
-            return  # a daemon thread ends with its batches
-        if worker.is_alive():
-            worker.kill()
-        worker.join(timeout=10)
+        if worker is None:
+            return
+        assert self._ring is not None
+        if isinstance(worker, threading.Thread):
+            self._ring.stopped.set()  # a daemon thread: it ends at its next wait
+            return
+        if self._exit_hook is not None:
+            atexit.unregister(self._exit_hook)
+            self._exit_hook = None
+        stop_producer(worker, self._ring)
 
     def publish_weights(self, engine: RolloutEngine, version: int) -> dict[str, float]:
         cost = super().publish_weights(engine, version)  # the learner side's engine

@@ -141,6 +141,7 @@ class WeightRing:
         self.merged_checksums = ctx.Array("q", [0] * self.size)
         self.latest = ctx.Value("q", -1)
         self.cond = ctx.Condition()
+        self.stopped = ctx.Event()  # set by the learner: the producer ends at its next wait
 
     def publish(self, model: torch.nn.Module, version: int) -> int:
         """Copy ``model``'s trainable parameters in as ``version``; returns its checksum

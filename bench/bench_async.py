@@ -19,7 +19,8 @@ start-up (imports, engine build: seconds), a fixed cost that a real run pays onc
 each arm's median and spread over ``--repeats`` and the ratio of medians, plus the
 machine's load average (a shared machine moves both).
 
-Run: ``python bench/bench_async.py`` (``--repeats 2 --steps 6 --latency 0.5``).
+Run: ``python bench/bench_async.py`` (``--repeats 2 --steps 6 --latency 0.5``); one
+workload: ``--workloads default`` (``--default-steps 3``).
 """
 
 from __future__ import annotations
@@ -93,8 +94,17 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.5)
     ap.add_argument("--default-steps", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--workloads",
+        default="latency,default",
+        help="comma-separated subset of: latency, default",
+    )
     args = ap.parse_args()
-    workloads = ["latency"] + (["default"] if args.default_steps else [])
+    workloads = [w for w in args.workloads.split(",") if w]
+    if unknown := set(workloads) - {"latency", "default"}:
+        ap.error(f"unknown workload(s) {sorted(unknown)}: use latency, default")
+    if not args.default_steps and "default" in workloads:
+        workloads.remove("default")
     rates: dict[tuple[str, int], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -92,7 +92,9 @@ class AsyncConfig(_Section):
         "process",
         description="Where the producer runs: 'process' (its own process and engine copy, "
         "weights through shared memory) or 'thread' (same schedule in a thread of this "
-        "process, sharing the GIL: for tests and debugging).",
+        "process, sharing the GIL: for tests and debugging). With run.backend=ray the "
+        "producer is a driver thread steering the rollout replicas and the Ray verifier pool; "
+        "this and producer_threads do not apply.",
     )
 
 
@@ -572,11 +574,6 @@ class TrainConfig(_Section):
             raise ValueError(
                 "loss.tis_cap needs the learner's own old log-probs: set optim.old_logprobs "
                 "to 'auto' or 'recompute' (with 'rollout' the importance ratio is always 1)"
-            )
-        if self.run.async_.max_staleness is not None and self.run.backend != "local":
-            raise ValueError(
-                f"run.async.max_staleness with run.backend={self.run.backend!r} is not "
-                "supported yet (the asynchronous producer runs on run.backend=local only)"
             )
         self._check_envs_server()
         return self

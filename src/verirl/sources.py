@@ -59,35 +59,47 @@ class ProblemSource:
     verifier: BatchVerifier
 
 
-SourceBuilder = Callable[["TrainConfig", "Executor", "Provers"], ProblemSource]
+SourceBuilder = Callable[["TrainConfig", "Executor", "Provers", bool], ProblemSource]
 PROBLEM_SOURCES: Registry[SourceBuilder] = Registry("problem source")
 
 
 def register_source(name: str) -> Callable[[SourceBuilder], SourceBuilder]:
-    """Register ``builder(cfg, executor, provers) -> ProblemSource`` under ``name``."""
+    """Register ``builder(cfg, executor, provers, start_checkers) -> ProblemSource`` under
+    ``name`` (``start_checkers``: start the proof checkers the source verifies with now)."""
     return PROBLEM_SOURCES.register(name)
 
 
-def build_source(cfg: TrainConfig, executor: Executor, provers: Provers) -> ProblemSource:
-    """The problem source ``cfg.envs`` chooses, built over the run's executor and provers."""
-    return PROBLEM_SOURCES.get(cfg.envs.source)(cfg, executor, provers)
+def build_source(
+    cfg: TrainConfig, executor: Executor, provers: Provers, start_checkers: bool = True
+) -> ProblemSource:
+    """The problem source ``cfg.envs`` chooses, built over the run's executor and provers
+    (whose checkers start now unless ``start_checkers`` is False)."""
+    return PROBLEM_SOURCES.get(cfg.envs.source)(cfg, executor, provers, start_checkers)
 
 
 @register_source("local")
-def local_source(cfg: TrainConfig, executor: Executor, provers: Provers) -> ProblemSource:
+def local_source(
+    cfg: TrainConfig, executor: Executor, provers: Provers, start_checkers: bool = True
+) -> ProblemSource:
     """The run's own curriculum and verifiers; every proof checker the curriculum needs is
-    started now, so a missing prover stops the run before any work."""
+    started now (unless ``start_checkers`` is False: a producer that only evaluates, beside
+    an asynchronous producer that verifies the rollouts), so a missing prover stops the run
+    before any work."""
     from verirl.curriculum import build_curriculum
     from verirl.train.producer import start_provers
 
     curriculum = build_curriculum(cfg.curriculum, seed=cfg.run.seed)
-    start_provers(provers, cfg.curriculum.resolved_environments())
+    if start_checkers:
+        start_provers(provers, cfg.curriculum.resolved_environments())
     return ProblemSource(curriculum, BatchVerifier(executor, provers, cfg.verification.timeout_s))
 
 
 @register_source("server")
-def server_source(cfg: TrainConfig, executor: Executor, provers: Provers) -> ProblemSource:
-    """Problems and verdicts from the ``verirl serve`` gym at ``envs.server``."""
+def server_source(
+    cfg: TrainConfig, executor: Executor, provers: Provers, start_checkers: bool = True
+) -> ProblemSource:
+    """Problems and verdicts from the ``verirl serve`` gym at ``envs.server`` (whose own
+    checkers check proofs: none start here)."""
     from verirl.serve.client import connect
 
     return connect(cfg)

@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from safetensors.torch import load_file
 
-from verirl.backends import async_local, backend_name
+from verirl.backends import async_local, backend_name, select
 from verirl.backends.staleness import WeightRing, model_checksum, version_for
-from verirl.config import ConfigError, dump_config, load_config
+from verirl.config import dump_config, load_config
+from verirl.errors import UserInputError
 from verirl.train.loop import Trainer
 from verirl.train.metrics import read_metrics
 from verirl.train.producer import Produced, StepOutput
@@ -68,8 +69,10 @@ def test_backend_names() -> None:
     assert backend_name(load_config(None, [])) == "local"
     assert backend_name(load_config(None, []), {"WORLD_SIZE": "2"}) == "torchrun"
     assert backend_name(load_config(None, ["run.async.max_staleness=1"])) == "local-async"
-    with pytest.raises(ConfigError, match="not supported yet"):
-        load_config(None, ["run.backend=ray", "run.async.max_staleness=1"])
+    on_ray = load_config(None, ["run.backend=ray", "run.async.max_staleness=1"])
+    assert backend_name(on_ray) == "ray-async"
+    with pytest.raises(UserInputError, match=r"run\.async runs on run\.backend=local"):
+        select(load_config(None, ["run.async.max_staleness=1"]), None, {"WORLD_SIZE": "2"})
     assert "async" in dump_config(load_config(None, ["run.async.max_staleness=2"]))
 
 
@@ -256,3 +259,74 @@ def test_a_producer_killed_mid_run_resumes_from_its_checkpoint(
     sb = torch.load(killed / "checkpoint-000004" / "state.pt", weights_only=False)
     assert sa["curriculum"] == sb["curriculum"]
     assert sa["next_group"] == sb["next_group"] == 4 * 2
+
+
+def test_merged_lora_weights_cover_what_the_parameters_do_not() -> None:
+    """W + s·BA by hand for a PEFT LoRA layer; the scaling (not a parameter) and a disabled
+    adapter change the merged checksum but not the parameters' checksum."""
+    from peft import LoraConfig, get_peft_model
+
+    from verirl.backends.staleness import engine_checksum, merged_lora_weights
+
+    class Net(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.proj = torch.nn.Linear(4, 3)
+
+    torch.manual_seed(0)
+    model = get_peft_model(Net(), LoraConfig(r=2, lora_alpha=4, target_modules=["proj"]))
+    layer = model.base_model.model.proj
+    with torch.no_grad():
+        layer.lora_B["default"].weight.normal_()  # PEFT initialises B to zero
+    merged = merged_lora_weights(model, rows=None)
+    assert list(merged) == ["merged:base_model.model.proj"]
+    a = layer.lora_A["default"].weight.double()
+    b = layer.lora_B["default"].weight.double()
+    by_hand = layer.base_layer.weight.double() + (4 / 2) * (b @ a)
+    assert torch.allclose(merged["merged:base_model.model.proj"], by_hand, atol=1e-12)
+    two_rows = merged_lora_weights(model, rows=2)["merged:base_model.model.proj"]
+    assert torch.equal(two_rows, merged["merged:base_model.model.proj"][[0, 2]])  # first, last
+    params, full = engine_checksum(model)
+    assert full != 0
+    layer.scaling["default"] *= 2  # adapter weights intact, merged weight wrong
+    assert engine_checksum(model) == (params, engine_checksum(model)[1])
+    assert engine_checksum(model)[1] != full
+    layer.scaling["default"] /= 2
+    assert engine_checksum(model) == (params, full)
+    assert engine_checksum(torch.nn.Linear(2, 2))[1] == 0  # no LoRA: nothing merged
+
+
+def test_a_wrong_merged_lora_weight_in_the_engine_is_detected_and_the_run_stops(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The LoRA adapters reach the producer's engine intact, but from version 1 on it runs
+    them with a wrong scaling (a merged weight the learner never had): every parameter's
+    checksum agrees, the merged-weight checksum does not — sync/mismatch, the run stops."""
+    real = async_local.load_weights
+
+    def wrong_merge(ring: WeightRing, model: torch.nn.Module, version: int) -> int:
+        expected = real(ring, model, version)
+        if version >= 1:
+            layer = next(m for m in model.modules() if isinstance(getattr(m, "scaling", 0), dict))
+            layer.scaling = {a: 2 * s for a, s in layer.scaling.items()}
+        return expected
+
+    monkeypatch.setattr(async_local, "load_weights", wrong_merge)
+    run_dir = tmp_path / "lora"
+    cfg = load_config(
+        None,
+        [
+            *_overrides(tiny_model_dir, run_dir),
+            "model.lora={r: 4, alpha: 8}",
+            "run.async.max_staleness=1",
+            "run.async.producer=thread",
+        ],
+    )
+    with (
+        Trainer(cfg, run_dir) as t,
+        pytest.raises(async_local.WeightSyncError, match="merged LoRA weights"),
+    ):
+        t.fit()
+    rows = read_metrics(run_dir)
+    assert len(rows) < 3  # stopped at the first batch sampled from version 1
+    assert all(r["sync/mismatch"] == 0 for r in rows)  # version 0 was intact

@@ -278,3 +278,88 @@ def test_a_lost_learner_fails_the_step_and_the_run_resumes(
         t2.fit()
         assert t2.step == 2
     assert [r["step"] for r in read_metrics(run)] == [1, 2]
+
+
+@pytest.mark.slow
+@pytest.mark.coq
+@needs_coq
+def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
+    local_ray: None, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """run.backend=ray with run.async.max_staleness=1 and process-verified (Coq) collection:
+    the replica samples batch i with version max(0, i − 1) while the learner group trains,
+    every sync is checked, nothing is dropped, the verifier actors' Coq pools check every
+    proof (the driver starts no checker), and after the run the replica holds the final
+    weights."""
+    from verirl.train.loop import Trainer
+
+    run_dir = tmp_path / "ray-async"
+    cfg = load_config(
+        None,
+        [
+            *[o for o in _overrides(tiny_model_dir, run_dir, 3) if "plugin_rewards" not in o],
+            *[o for o in RAY if not o.startswith("ray.learner.workers")],
+            "ray.learner.workers=1",
+            "run.async.max_staleness=1",
+            # a proof Coq accepts and one it rejects (a random model writes neither)
+            "run.plugins=[tests.train.plugin_engines]",
+            "rollout.engine.name=test_fixed_text",
+            "rollout.engine.params={texts: ['```coq\nProof. reflexivity. Qed.\n```', "
+            "'```coq\nProof. idtac. Qed.\n```']}",
+            "curriculum.environments=[coq_proofs]",
+            "reward.name=env",
+            "credit.name=process",
+            "optim.old_logprobs=recompute",
+            "provers.coq.workers=1",
+        ],
+    )
+    with Trainer(cfg, run_dir) as t:
+        t.fit()
+        assert t.backend.name == "ray-async"
+        assert t.provers.started == []  # every proof was checked by the actors
+        rollouts = t.last_rollouts
+        replica = t.engine.replica_weights()[0]  # type: ignore[attr-defined]
+        final = {n: p.detach() for n, p in t.model.named_parameters() if p.requires_grad}
+    rows = read_metrics(run_dir)
+    assert [r["async/staleness_max"] for r in rows] == [0.0, 1.0, 1.0]
+    assert all(r["async/dropped"] == 0 and r["sync/mismatch"] == 0 for r in rows)
+    assert all(r["reward/verified"] == 12 for r in rows)  # 3 prompts × 4
+    assert {r.verdict.correct for r in rollouts if r.verdict} == {True, False}
+    assert any(r["train/grad_norm"] > 0 for r in rows)
+    assert all(torch.equal(replica[n], final[n]) for n in final)
+
+
+@pytest.mark.slow
+def test_async_k0_on_ray_equals_the_synchronous_ray_loop(
+    local_ray: None, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """max_staleness=0 on Ray: the producer thread waits for every update, so the replica
+    samples from the same weights in the same order — the same rollouts, metrics and final
+    weights as the synchronous Ray loop."""
+    from verirl.train.loop import Trainer
+
+    runs = {}
+    for name, extra in (("sync", []), ("k0", ["run.async.max_staleness=0"])):
+        run_dir = tmp_path / name
+        cfg = load_config(
+            None,
+            [
+                *_overrides(tiny_model_dir, run_dir, 2),
+                *[o for o in RAY if not o.startswith("ray.learner.workers")],
+                "ray.learner.workers=1",
+                *extra,
+            ],
+        )
+        with Trainer(cfg, run_dir) as t:
+            t.fit()
+            weights = {n: p.detach().clone() for n, p in t.model.named_parameters()}
+        volatile = ("time/", "async/", "sync/", "ray/", "throughput/tokens_per_s")
+        rows = [
+            {k: v for k, v in r.items() if k != "time" and not k.startswith(volatile)}
+            for r in read_metrics(run_dir)
+        ]
+        runs[name] = (rows, weights)
+    (sync_rows, sync_w), (k0_rows, k0_w) = runs["sync"], runs["k0"]
+    assert len(sync_rows) == 2 and any(r["train/grad_norm"] > 0 for r in sync_rows)
+    assert k0_rows == sync_rows
+    assert all(torch.equal(sync_w[n], k0_w[n]) for n in sync_w)

@@ -24,17 +24,21 @@ def backend_name(cfg: TrainConfig, environ: dict[str, str] | None = None) -> str
     return name
 
 
-def select(cfg: TrainConfig, placement: Placement) -> Backend:
+def select(
+    cfg: TrainConfig, placement: Placement, environ: dict[str, str] | None = None
+) -> Backend:
     """Build the backend :func:`backend_name` names."""
 
     import verirl.backends.async_local
     import verirl.backends.ray
     import verirl.backends.torchrun  # noqa: F401  (they register themselves)
 
-    name = backend_name(cfg)
+    name = backend_name(cfg, environ)
     if name not in BACKENDS:
         raise UserInputError(
-            f"no backend {name!r}: run.async runs on run.backend=local without torchrun "
+            f"no backend {name!r}: run.async runs on run.backend=local (one process, not "
+            "under torchrun: a data-parallel learner group there would need every rank to "
+            "take its batch from the one producer) or run.backend=ray "
             f"(known: {', '.join(BACKENDS.names())})"
         )
     return BACKENDS.get(name).factory(cfg, placement)

@@ -20,6 +20,7 @@ import torch
 
 from verirl.config import TrainConfig
 from verirl.device import Placement
+from verirl.provers.settings import Provers
 from verirl.registry import Registry
 from verirl.rollout.base import ReportsCost, RolloutEngine, get_engine
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner
@@ -36,7 +37,11 @@ class Backend:
 
     - ``writes_files``: whether this process logs and writes checkpoints (False on torchrun
       ranks other than 0);
-    - ``engine`` / ``executor`` / ``learner``: the parts, built where this backend runs them;
+    - ``engine`` / ``executor`` / ``provers`` / ``learner``: the parts, built where this
+      backend runs them;
+    - ``verifies_rollouts``: whether this process verifies the step's rollouts (False when a
+      producer elsewhere does: this process's proof checkers then start on first use — by an
+      evaluation — rather than at start-up);
     - ``fit``: this process's part of a run (the leader runs :meth:`Trainer.lead`);
     - ``next_rollouts``: the step's rollouts (here: sampled now, by the trainer's producer);
     - ``share_batch``: the collated batch every learner rank trains on;
@@ -47,6 +52,7 @@ class Backend:
 
     name = "local"
     writes_files = True
+    verifies_rollouts = True
 
     def __init__(self, cfg: TrainConfig, placement: Placement) -> None:
         self.cfg = cfg
@@ -61,6 +67,9 @@ class Backend:
     def executor(self) -> Executor:
         v = self.cfg.verification.executor
         return EXECUTORS.get(v.name).build(v.params, self.cfg.run.plugins)
+
+    def provers(self) -> Provers:
+        return Provers(self.cfg.provers)
 
     def learner(self, model: torch.nn.Module) -> PolicyLearner:
         settings = LearnerSettings.from_config(self.cfg, self.placement)

@@ -46,15 +46,88 @@ def weights_checksum(tensors: Mapping[str, torch.Tensor]) -> int:
 
 def model_checksum(model: torch.nn.Module) -> int:
     """:func:`weights_checksum` of every parameter and buffer of ``model`` — the base weights
-    and, for a LoRA model, the adapters — i.e. everything the engine samples with."""
+    and, for a LoRA model, the adapters."""
     tensors: dict[str, torch.Tensor] = dict(model.named_parameters())
     tensors.update({f"buffer:{n}": b for n, b in model.named_buffers()})
     return weights_checksum(tensors)
 
 
+MERGED_ROWS = 16  # output rows of each adapted layer whose merged weight is checksummed
+
+
+def merged_lora_weights(
+    model: torch.nn.Module, rows: int | None = MERGED_ROWS
+) -> dict[str, torch.Tensor]:
+    """The effective weight ``W + Σ_a s_a · B_a A_a`` of every LoRA-adapted linear layer of
+    ``model`` (PEFT's layout: ``base_layer``, ``lora_A`` / ``lora_B`` per adapter,
+    ``scaling``, ``merged``, ``fan_in_fan_out``), computed out of place — the model is not
+    touched — and empty for a model without LoRA. ``rows``: only that many evenly spaced
+    output rows of each layer (None: all).
+
+    This is what the engine samples with, so it also covers what the parameters alone do
+    not: the scaling α/r, which adapters are active, whether an adapter is disabled. Those
+    act on every output row of a layer alike, and every row's parameters are covered by
+    :func:`model_checksum`, so a few rows per layer suffice and keep the cost per sync
+    negligible (all rows: seconds for a 135M model on a busy CPU). The product is a sum of
+    r rank-one outer products in a fixed order (elementwise, no matrix-multiply kernel), so
+    its bits do not depend on the thread count: the learner and the producer, with
+    different threads, compute the same checksum for the same weights."""
+    out: dict[str, torch.Tensor] = {}
+    with torch.no_grad():
+        for name, module in model.named_modules():
+            base = getattr(module, "base_layer", None)
+            lora_a: Any = getattr(module, "lora_A", None)
+            lora_b: Any = getattr(module, "lora_B", None)
+            weight = getattr(base, "weight", None)
+            if not isinstance(lora_a, torch.nn.ModuleDict) or not isinstance(weight, torch.Tensor):
+                continue
+            fan_in_fan_out = bool(getattr(module, "fan_in_fan_out", False))
+            w = weight.detach().T if fan_in_fan_out else weight.detach()  # [out, in]
+            n = w.shape[0]
+            pick = (
+                torch.arange(n)
+                if rows is None or rows >= n
+                else torch.linspace(0, n - 1, rows).round().long().unique()
+            )
+            merged = w[pick].to(torch.float64)
+            if not getattr(module, "merged", False) and not getattr(
+                module, "disable_adapters", False
+            ):
+                for adapter in getattr(module, "active_adapters", ()):
+                    if adapter not in lora_a or lora_b is None or adapter not in lora_b:
+                        continue
+                    a = _weight(lora_a[adapter]).to(torch.float64)  # [r, in]
+                    b = _weight(lora_b[adapter])[pick].to(torch.float64)  # [rows, r]
+                    delta = torch.zeros(b.shape[0], a.shape[1], dtype=torch.float64)
+                    for j in range(a.shape[0]):
+                        delta += b[:, j : j + 1] * a[j : j + 1, :]
+                    scaling: Any = module.scaling
+                    merged = merged + delta * float(scaling[adapter])
+            out[f"merged:{name}"] = merged
+    return out
+
+
+def _weight(module: Any) -> torch.Tensor:
+    w: torch.Tensor = module.weight
+    return w.detach()
+
+
+def merged_checksum(model: torch.nn.Module) -> int:
+    """Checksum of :func:`merged_lora_weights` (0 for a model without LoRA)."""
+    merged = merged_lora_weights(model)
+    return weights_checksum(merged) if merged else 0
+
+
+def engine_checksum(model: torch.nn.Module) -> tuple[int, int]:
+    """(``model_checksum``, checksum of :func:`merged_lora_weights`) of ``model``: what a
+    weight sync compares between the learner and the engine (the second is 0 without LoRA)."""
+    return model_checksum(model), merged_checksum(model)
+
+
 class WeightRing:
     """k + 1 slots of shared-memory copies of the trainable parameters, with each slot's
-    version and checksum, and a condition the producer waits on for a version to appear."""
+    version and checksums (:func:`engine_checksum`), and a condition the producer waits on
+    for a version to appear."""
 
     def __init__(self, model: torch.nn.Module, max_staleness: int, ctx: Any = None) -> None:
         ctx = ctx or mp.get_context("spawn")
@@ -65,20 +138,24 @@ class WeightRing:
         ]
         self.versions = ctx.Array("q", [-1] * self.size)
         self.checksums = ctx.Array("q", [0] * self.size)
+        self.merged_checksums = ctx.Array("q", [0] * self.size)
         self.latest = ctx.Value("q", -1)
         self.cond = ctx.Condition()
+        self.stopped = ctx.Event()  # set by the learner: the producer ends at its next wait
 
     def publish(self, model: torch.nn.Module, version: int) -> int:
-        """Copy ``model``'s trainable parameters in as ``version``; returns its checksum."""
+        """Copy ``model``'s trainable parameters in as ``version``; returns its checksum
+        (:func:`model_checksum`; the merged-LoRA checksum is published next to it)."""
         slot = version % self.size
         params = dict(model.named_parameters())
         with torch.no_grad():
             for name, buf in self.slots[slot].items():
                 buf.copy_(params[name].detach())
-        checksum = model_checksum(model)
+        checksum, merged = engine_checksum(model)
         with self.cond:
             self.versions[slot] = version
             self.checksums[slot] = checksum
+            self.merged_checksums[slot] = merged
             self.latest.value = version
             self.cond.notify_all()
         return checksum
@@ -96,7 +173,8 @@ class WeightRing:
 
     def load(self, model: torch.nn.Module, version: int) -> int:
         """Copy ``version``'s weights into ``model``; returns the checksum it was published
-        with. Raises RuntimeError if that version's slot was already overwritten."""
+        with (:meth:`expected` gives both). Raises RuntimeError if that version's slot was
+        already overwritten."""
         slot = version % self.size
         if self.versions[slot] != version:
             raise RuntimeError(
@@ -108,3 +186,8 @@ class WeightRing:
             for name, buf in self.slots[slot].items():
                 params[name].copy_(buf)
         return int(self.checksums[slot])
+
+    def expected(self, version: int) -> tuple[int, int]:
+        """The (parameter, merged-LoRA) checksums ``version`` was published with."""
+        slot = version % self.size
+        return int(self.checksums[slot]), int(self.merged_checksums[slot])

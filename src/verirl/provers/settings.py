@@ -135,7 +135,14 @@ class Provers:
                     ) from exc
             return self._checkers[system]
 
+    @property
+    def started(self) -> list[str]:
+        """The proof systems whose checkers are running."""
+        with self._lock:
+            return sorted(self._checkers)
+
     def close(self) -> None:
+        """Stop every checker (a later :meth:`checker` call starts a new one)."""
         with self._lock:
             checkers, self._checkers = self._checkers, {}
         for c in checkers.values():

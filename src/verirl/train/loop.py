@@ -82,7 +82,7 @@ class Trainer:
         self.engine: RolloutEngine = self.backend.engine(self.model, self.tokenizer)
         configure_sandbox(cfg.sandbox)  # code verifiers' sandbox, here and in the workers
         self.executor: Executor = self.backend.executor()
-        self.provers = Provers(cfg.provers)
+        self.provers: Provers = self.backend.provers()
         self._finalizer = weakref.finalize(self, _close_all, self.executor, self.provers)
         self.producer: RolloutProducer = build_producer(
             cfg,
@@ -92,6 +92,7 @@ class Trainer:
             self.engine,
             self.executor,
             self.provers,
+            start_checkers=self.backend.verifies_rollouts,
         )
         self.plain_formatter = PromptFormatter(self.tokenizer)  # a prompt never trained with
         self.credit = get_credit(cfg.credit.name)

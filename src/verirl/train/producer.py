@@ -179,8 +179,11 @@ def build_producer(
     engine: RolloutEngine,
     executor: Executor,
     provers: Provers,
+    start_checkers: bool = True,
 ) -> RolloutProducer:
-    """The producer of ``cfg`` over ``engine``, verifying on ``executor`` and ``provers``."""
+    """The producer of ``cfg`` over ``engine``, verifying on ``executor`` and ``provers``
+    (whose checkers start now unless ``start_checkers`` is False: a producer that only
+    evaluates, next to an asynchronous producer that verifies the rollouts)."""
     formatter = PromptFormatter(
         tokenizer,
         cfg.rollout.system_prompt,
@@ -188,7 +191,9 @@ def build_producer(
         SYSTEM_VARIANTS if cfg.rollout.prompt_variants else (),
         cfg.rollout.zero_shot_rate,
     )
-    problems = build_source(cfg, executor, provers)  # local, or a `verirl serve` gym
+    problems = build_source(
+        cfg, executor, provers, start_checkers
+    )  # local, or a `verirl serve` gym
     collector = get_collector(cfg.rollout.collector.name).build(cfg.rollout.collector.params)
     source = build_reward_source(
         cfg.reward.name, cfg.reward.params, cfg.reward.overlong.buffer, cfg.rollout.max_new_tokens

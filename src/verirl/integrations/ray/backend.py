@@ -43,7 +43,7 @@ class RayBackend:
         return ex
 
     def rollout_engine(self, model: torch.nn.Module) -> RayRolloutEngine:
-        engine = RayRolloutEngine(self.cfg, model, self._latest_weights)
+        engine = RayRolloutEngine(self.cfg, model, self.latest_weights)
         self._parts.append(engine)
         return engine
 
@@ -52,7 +52,7 @@ class RayBackend:
         self._parts.append(self._group)
         return self._group
 
-    def _latest_weights(self) -> Any:
+    def latest_weights(self) -> Any:
         """The learner group's newest weights in the object store (None before an update)."""
         return self._group.latest_weights if self._group is not None else None
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from verirl.backends.staleness import merged_checksum
 from verirl.config import TrainConfig
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup
 from verirl.integrations.ray.learner import (
@@ -73,15 +74,20 @@ class RolloutReplica:
     ) -> list[list[Generation]]:
         return self.engine.generate(prompts, sampling)
 
-    def load_weights(self, weights: Mapping[str, np.ndarray]) -> float:
+    def load_weights(self, weights: Mapping[str, np.ndarray], merged: int = 0) -> float:
         """Load the learner's weights and sync the engine; return ``sync/mismatch``: the
         relative difference between the checksums of the weights sent and of the weights
-        this replica's policy now holds (0.0 when they landed)."""
+        this replica's policy now holds (0.0 when they landed). ``merged``: the learner's
+        :func:`~verirl.backends.staleness.merged_checksum` (LoRA: the merged weights
+        W + s·BA); when given and this replica's differs, 1.0 (the adapters may have landed
+        while what the engine samples with — scaling, active adapters — did not)."""
         load_trainable(self.model, weights)
         self.engine.sync_weights()
         params = dict(self.model.named_parameters())
         sent = weights_checksum(as_tensor(v, params[n].dtype) for n, v in weights.items())
         held = weights_checksum(params[n] for n in weights)
+        if merged and merged_checksum(self.model) != merged:
+            return 1.0
         return checksum_mismatch(held, sent)
 
     def state_dict(self) -> dict[str, Any]:
@@ -157,16 +163,26 @@ class RayRolloutEngine:
     def sync_weights(self) -> None:
         import ray
 
-        t0 = time.perf_counter()
         ref = self._weights_ref() if self._weights_ref is not None else None
         if ref is None:
             ref = ray.put(trainable_state(self.model))
-        gaps = self._get([r.load_weights.remote(ref) for r in self.replicas], "a weight sync")
+        self.sync_weights_to(ref, merged_checksum(self.model))  # the driver's = the learner's
+
+    def sync_weights_to(self, ref: Any, merged: int = 0) -> float:
+        """Every replica loads the weights ``ref`` holds (an object-store reference to a
+        trainable-weights dict) and checks them (``merged``: the learner's merged-LoRA
+        checksum, 0 without LoRA); returns ``sync/mismatch``, the largest relative checksum
+        gap between what was sent and what a replica holds (0.0 when they all landed)."""
+        t0 = time.perf_counter()
+        gaps = self._get(
+            [r.load_weights.remote(ref, merged) for r in self.replicas], "a weight sync"
+        )
         self._mismatch = max(gaps, default=0.0)
         self._cost["weight_sync_s"] += time.perf_counter() - t0
         self._cost["weight_sync_mb"] += sum(
             p.numel() * p.element_size() for p in self.model.parameters() if p.requires_grad
         )
+        return self._mismatch
 
     def metrics(self, reset: bool = True) -> dict[str, float]:
         """Seconds generating and syncing weights, and megabytes sent, since the last reset."""

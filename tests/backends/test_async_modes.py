@@ -1,0 +1,125 @@
+"""``run.async.max_staleness = 1`` with every collection mode: multi-turn (TCPO) and
+process-verified (Coq) collection train one version stale, verified on the producer side
+only — the learner's process starts no verifier pool and no proof checker of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.provers.coq.marks import needs_coq
+from verirl.config import load_config
+from verirl.train.loop import Trainer
+from verirl.train.metrics import read_metrics
+
+
+def _base(model_dir: Path, run_dir: Path, steps: int = 3) -> list[str]:
+    return [
+        f"model.name={model_dir}",
+        f"run.dir={run_dir.parent}",
+        f"run.name={run_dir.name}",
+        f"run.steps={steps}",
+        "run.save_every=0",
+        "run.threads=1",
+        "rollout.prompts_per_step=2",
+        "rollout.group_size=2",
+        "rollout.max_new_tokens=8",
+        "rollout.few_shot=[]",
+        "eval.before_and_after=false",
+        "model.dtype=fp32",
+        "run.async.max_staleness=1",
+        "run.async.producer=thread",
+        "run.plugins=[tests.train.plugin_engines]",
+        "rollout.engine.name=test_fixed_text",
+        "optim.old_logprobs=recompute",
+    ]
+
+
+def _check_one_stale(trainer: Trainer, run_dir: Path) -> list[dict[str, float]]:
+    rows = read_metrics(run_dir)
+    assert [r["step"] for r in rows] == [1, 2, 3]
+    assert [r["async/staleness_max"] for r in rows] == [0.0, 1.0, 1.0]
+    assert all(r["async/dropped"] == 0 and r["sync/mismatch"] == 0 for r in rows)
+    assert any(r["train/grad_norm"] > 0 for r in rows)
+    # one verifier pool: the producer's; the learner's executor never started a pool
+    assert not trainer.executor.started  # type: ignore[attr-defined]
+    assert trainer.provers.started == []
+    return rows
+
+
+def test_k1_with_multi_turn_tcpo_collection(tiny_model_dir: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "tcpo"
+    cfg = load_config(
+        None,
+        [
+            *_base(tiny_model_dir, run_dir),
+            "verification.executor.name=threads",
+            "rollout.engine.params={texts: ['so \\boxed{1}', 'it is \\boxed{24}', 'hmm']}",
+            "reward.name=cer",
+            "rollout.collector.name=multi_turn",
+            "rollout.collector.params={max_turns: 2, stop_on_success: false, score_map: clip, "
+            "counterfactual: true, cf_top_l: 1, cf_alternatives: 2}",
+            "credit.name=tcpo",
+        ],
+    )
+    with Trainer(cfg, run_dir) as trainer:
+        trainer.fit()
+        rollouts = trainer.last_rollouts
+        _check_one_stale(trainer, run_dir)
+    assert all(len(r.turns) == 2 for r in rollouts)  # multi-turn rollouts reached the learner
+    assert all("cer" in r.verdict.extra for r in rollouts if r.verdict)
+
+
+@pytest.mark.coq
+@needs_coq
+def test_k1_with_process_verified_coq_collection(tiny_model_dir: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "coq"
+    cfg = load_config(
+        None,
+        [
+            *_base(tiny_model_dir, run_dir),
+            "verification.executor.name=inline",
+            "rollout.engine.params={texts: ['```coq\nProof. reflexivity. Qed.\n```', "
+            "'```coq\nProof. intros. auto. Qed.\n```']}",
+            "curriculum.environments=[coq_proofs]",
+            "credit.name=process",
+            "provers.coq.workers=1",
+        ],
+    )
+    with Trainer(cfg, run_dir) as trainer:
+        trainer.fit()
+        rollouts = trainer.last_rollouts
+        rows = _check_one_stale(trainer, run_dir)
+    assert all(r.verdict and r.verdict.extra.get("backend") == "coq-ide" for r in rollouts)
+    assert any(r.verdict and r.verdict.steps for r in rollouts)
+    assert all(r["reward/verified"] == 4 for r in rows)
+
+
+@pytest.mark.slow
+def test_k1_in_a_producer_process_with_a_process_pool_of_verifiers(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """The default executor (``processes``) starts worker processes inside the producer
+    process: it must not be a daemonic process (which may not have children). The producer
+    is stopped, its pool with it, when the run ends."""
+    import multiprocessing
+
+    run_dir = tmp_path / "pool"
+    cfg = load_config(
+        None,
+        [
+            *[o for o in _base(tiny_model_dir, run_dir) if o != "run.async.producer=thread"],
+            "run.async.producer=process",
+            "verification.executor.name=processes",
+            "verification.executor.params={workers: 1}",
+            "rollout.engine.params={texts: ['\\\\boxed{3}', 'so \\\\boxed{10}', 'hmm']}",
+            "curriculum.environments=[addition]",
+        ],
+    )
+    with Trainer(cfg, run_dir) as trainer:
+        trainer.fit()
+        _check_one_stale(trainer, run_dir)
+    rows = read_metrics(run_dir)
+    assert all(r["reward/verified"] == 4 for r in rows)  # verified in the producer's pool
+    assert multiprocessing.active_children() == []  # the producer is gone

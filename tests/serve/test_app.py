@@ -276,3 +276,11 @@ def test_an_unreadable_output_is_a_verdict_and_the_others_are_verified(
     assert [x["correct"] for x in v] == [True, False, True, False, False]
     assert v[1]["reward"] == v[3]["reward"] == -1.0
     assert "serve.max_answer_chars" in v[1]["detail"] and "\n" not in v[1]["detail"]
+
+
+def test_a_body_limit_that_cannot_carry_one_answer_is_refused() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="cannot carry one answer"):
+        ServeConfig(max_body_bytes=100_000, max_answer_chars=65_536)
+    assert ServeConfig(max_body_bytes=100_000, max_answer_chars=7_000).max_answer_chars == 7_000

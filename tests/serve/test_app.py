@@ -284,3 +284,14 @@ def test_a_body_limit_that_cannot_carry_one_answer_is_refused() -> None:
     with pytest.raises(ValidationError, match="cannot carry one answer"):
         ServeConfig(max_body_bytes=100_000, max_answer_chars=65_536)
     assert ServeConfig(max_body_bytes=100_000, max_answer_chars=7_000).max_answer_chars == 7_000
+
+
+def test_a_call_of_only_unreadable_outputs_counts_them_as_failures(client: TestClient) -> None:
+    client.post("/curricula", json={"name": "long"})
+    row = client.post("/curricula/long/tasks", json={"n": 1}).json()["problems"][0]
+    item = {k: row[k] for k in ("env", "difficulty", "seed")} | {"output": "y" * 500}
+    r = client.post("/verify", json={"items": [item], "curriculum": "long"})
+    assert r.status_code == 200, r.text
+    (verdict,) = r.json()["verdicts"]
+    assert verdict["status"] == "too_long" and verdict["counted"] is True
+    assert client.get("/curricula/long").json()["verdicts"] == 1

@@ -240,7 +240,8 @@ class Gym:
         problems = [self.problem(t.env, t.difficulty, t.seed) for t, _ in items]
         out: list[dict[str, Any] | None] = [self.unreadable(o) for _, o in items]
         todo = [i for i, o in enumerate(out) if o is None]
-        verdicts = self.verifier.verify([problems[i] for i in todo], [items[i][1] for i in todo])
+        texts = [items[i][1] for i in todo]
+        verdicts = self.verifier.verify([problems[i] for i in todo], texts) if todo else []
         for i, v in zip(todo, verdicts, strict=True):
             assert v is not None  # every problem is from a registered environment
             out[i] = verdict_json(v)

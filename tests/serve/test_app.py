@@ -180,6 +180,24 @@ def test_tool_world_takes_one_tool_call_per_step(client: TestClient) -> None:
             404,
             "ghost",
         ),
+        (
+            "post",
+            "/verify",
+            {"items": [{"env": "addition", "difficulty": 0, "seed": 0, "output": 5}]},
+            422,
+            "output",
+        ),
+        (
+            "post",
+            "/verify",
+            {
+                "items": [{"env": "addition", "difficulty": 0, "seed": 0, "output": "x"}],
+                "curriculum": "run",
+                "request_id": "not an id\n",
+            },
+            422,
+            "request_id",
+        ),
         ("get", "/curricula/ghost", None, 404, "no curriculum"),
         ("post", "/curricula", {"name": "a b"}, 400, "curriculum name"),
         ("put", "/curricula/x", {"state": 1}, 400, "config"),
@@ -235,3 +253,45 @@ def test_verifier_past_its_deadline_is_a_timeout_verdict(tmp_path: Path) -> None
         v = r.json()["verdicts"][0]
         assert v["status"] == "timeout" and v["correct"] is False and v["reward"] == -0.5
     gym.close()
+
+
+def test_an_unreadable_output_is_a_verdict_and_the_others_are_verified(
+    client: TestClient,
+) -> None:
+    """Over ``max_answer_chars`` (200 here) or not Unicode: a ``too_long`` / ``not_text``
+    verdict for that item alone, whatever the text holds; the rest verified as usual."""
+    assert client.get("/envs").json()["limits"]["max_answer_chars"] == 200
+    good = _solve("addition", 1, 4)
+    at_limit = " " * (200 - len(good)) + good  # exactly the limit: verified, accepted
+    over = "x" * (201 - len(good)) + good  # one past it, correct answer at the end: rejected
+    items = [
+        {"env": "addition", "difficulty": 1, "seed": 4, "output": text}
+        for text in (good, over, at_limit, "\ud800" + good, "no answer")
+    ]
+    body = json.dumps({"items": items}).encode()  # the lone surrogate as a \\u escape
+    r = client.post("/verify", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 200, r.text
+    v = r.json()["verdicts"]
+    assert [x["status"] for x in v] == ["ok", "too_long", "ok", "not_text", "ok"]
+    assert [x["correct"] for x in v] == [True, False, True, False, False]
+    assert v[1]["reward"] == v[3]["reward"] == -1.0
+    assert "serve.max_answer_chars" in v[1]["detail"] and "\n" not in v[1]["detail"]
+
+
+def test_a_body_limit_that_cannot_carry_one_answer_is_refused() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="cannot carry one answer"):
+        ServeConfig(max_body_bytes=100_000, max_answer_chars=65_536)
+    assert ServeConfig(max_body_bytes=100_000, max_answer_chars=7_000).max_answer_chars == 7_000
+
+
+def test_a_call_of_only_unreadable_outputs_counts_them_as_failures(client: TestClient) -> None:
+    client.post("/curricula", json={"name": "long"})
+    row = client.post("/curricula/long/tasks", json={"n": 1}).json()["problems"][0]
+    item = {k: row[k] for k in ("env", "difficulty", "seed")} | {"output": "y" * 500}
+    r = client.post("/verify", json={"items": [item], "curriculum": "long"})
+    assert r.status_code == 200, r.text
+    (verdict,) = r.json()["verdicts"]
+    assert verdict["status"] == "too_long" and verdict["counted"] is True
+    assert client.get("/curricula/long").json()["verdicts"] == 1

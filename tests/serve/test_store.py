@@ -109,3 +109,39 @@ def test_kill_9_mid_write_loses_nothing_reported(tmp_path: Path) -> None:
     (top,) = db.execute("SELECT MAX(seed) FROM issued WHERE curriculum = 'run'").fetchone()
     assert state["state"]["seed_counter"] == top + 1
     assert store.issue("run", 1)[0].seed == top + 1
+
+
+def test_a_request_id_counts_once_is_kept_across_reopen_and_bounded(tmp_path: Path) -> None:
+    from verirl.serve.store import RequestIdReused, request_digest
+
+    path = tmp_path / "r.sqlite"
+    store = CurriculumStore(path, CFG, keep_requests=3)
+    tasks = store.issue("run", 5)
+    calls: list[list[bool]] = []
+
+    def reply(counted: list[bool]) -> list[dict[str, object]]:
+        calls.append(counted)
+        return [{"correct": True, "counted": c} for c in counted]
+
+    digest = request_digest(["first"])
+    first = store.record_request("run", "id-0", digest, [(tasks[0], True)], reply)
+    again = store.record_request("run", "id-0", digest, [(tasks[0], True)], reply)
+    assert first == again == [{"correct": True, "counted": True}]
+    assert len(calls) == 1 and store.summary("run")["verdicts"] == 1  # counted once
+    with pytest.raises(RequestIdReused, match="other items"):
+        store.record_request("run", "id-0", request_digest(["other"]), [], reply)
+    store.close()
+
+    store = CurriculumStore(path, CFG, keep_requests=3)  # what kill -9 and a restart leave
+    assert store.replay("run", "id-0", digest) == first
+    assert store.record_request("run", "id-0", digest, [(tasks[0], True)], reply) == first
+    assert store.summary("run")["verdicts"] == 1
+    for k in range(1, 5):  # four more ids: only the newest three are kept
+        store.record_request("run", f"id-{k}", digest, [(tasks[k], False)], reply)
+    assert store.summary("run")["verdicts"] == 5
+    assert store.replay("run", "id-0", digest) is None
+    assert store.replay("run", "id-1", digest) is None
+    assert all(store.replay("run", f"id-{k}", digest) is not None for k in (2, 3, 4))
+    rows = sqlite3.connect(path).execute("SELECT count(*) FROM requests").fetchone()[0]
+    assert rows == 3
+    store.close()

@@ -8,6 +8,7 @@ import http.server
 import json
 import socket
 import threading
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -262,3 +263,103 @@ def test_config_needs_a_curriculum_name_for_a_server_run() -> None:
         load_config(None, ["envs.server=http://127.0.0.1:1"])
     cfg = load_config(None, [])
     assert cfg.envs.source == "local"
+
+
+def _drawn(gym: ServerProcess, name: str, n: int) -> list[dict[str, Any]]:
+    config = {"environments": ["addition"], "tau_num": 1000}
+    _call(gym, "POST", "/curricula", {"name": name, "config": config})
+    return _call(gym, "POST", f"/curricula/{name}/tasks", {"n": n})["problems"]
+
+
+def _answer(row: dict[str, Any], right: bool) -> str:
+    env = get_env(row["env"])
+    problem = env.generate(row["difficulty"], row["seed"])
+    return env.answer_format.render(env.solve(problem)) if right else "\\boxed{-1}"
+
+
+def test_a_repeated_request_id_is_answered_from_the_store_not_counted_again(
+    gym: ServerProcess,
+) -> None:
+    rows = _drawn(gym, "idempotent", 2)
+    items = [
+        {k: row[k] for k in ("env", "difficulty", "seed")} | {"output": _answer(row, i == 0)}
+        for i, row in enumerate(rows)
+    ]
+    body = {"items": items, "curriculum": "idempotent", "count": [True, True]}
+    first = _call(gym, "POST", "/verify", body | {"request_id": "step-7-chunk-0"})["verdicts"]
+    assert [v["correct"] for v in first] == [True, False] and all(v["counted"] for v in first)
+    again = _call(gym, "POST", "/verify", body | {"request_id": "step-7-chunk-0"})["verdicts"]
+    assert again == first
+    assert _call(gym, "GET", "/curricula/idempotent")["verdicts"] == 2  # counted once
+    _call(gym, "POST", "/verify", body)  # no id: a second call, counted again
+    assert _call(gym, "GET", "/curricula/idempotent")["verdicts"] == 4
+    other = body | {"request_id": "step-7-chunk-0", "count": [True, False]}
+    with pytest.raises(urllib.error.HTTPError) as err:
+        _call(gym, "POST", "/verify", other)
+    assert err.value.code == 409 and "other items" in json.loads(err.value.read())["detail"]
+
+
+def test_a_lost_reply_is_retried_and_counted_once(
+    gym: ServerProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server commits the counts, the reply is lost (the connection fails after the
+    request went through), the client retries: the same verdicts, counted once."""
+    client = GymClient(gym.url, TOKEN, retries=2, backoff_s=0.01)
+    name = "lost-reply"
+    summary = client.post(
+        "/curricula", {"name": name, "config": {"environments": ["addition"], "tau_num": 1000}}
+    )
+    tasks = ServerTasks(client, name, summary)
+    verifier = ServerVerifier(client, tasks, client.get("/envs")["limits"])
+    problems = tasks.sample(3)
+    texts = [
+        _answer({"env": p.env, "difficulty": p.difficulty, "seed": p.seed}, True) for p in problems
+    ]
+    real = GymClient._send
+    sent: list[str] = []
+
+    def lose_first_reply(self: GymClient, method: str, path: str, *args: Any) -> tuple[int, bytes]:
+        status, raw = real(self, method, path, *args)
+        sent.append(path)
+        if path == "/verify" and sent.count("/verify") == 1:
+            raise ConnectionResetError("the reply was lost")
+        return status, raw
+
+    monkeypatch.setattr(GymClient, "_send", lose_first_reply)
+    verdicts = verifier.verify(problems, texts)
+    assert sent.count("/verify") == 2 and client.retried == 1  # the server saw it twice
+    assert [v.correct for v in verdicts if v is not None] == [True] * 3
+    assert verifier.counted == 3
+    assert client.get(f"/curricula/{name}")["verdicts"] == 3  # not 6
+
+
+def test_an_over_long_output_is_a_verdict_not_a_stopped_run(gym: ServerProcess) -> None:
+    """Outputs far past the server's max_answer_chars (and its body limit, in ASCII JSON)
+    are rejected item by item, counted as failures; the others are verified as usual."""
+    client = GymClient(gym.url, TOKEN, retries=0)
+    listing = client.get("/envs")
+    limit = listing["limits"]["max_answer_chars"]
+    name = "long-outputs"
+    summary = client.post(
+        "/curricula", {"name": name, "config": {"environments": ["addition"], "tau_num": 1000}}
+    )
+    tasks = ServerTasks(client, name, summary)
+    verifier = ServerVerifier(client, tasks, listing["limits"])
+    problems = tasks.sample(5)
+    good = [
+        _answer({"env": p.env, "difficulty": p.difficulty, "seed": p.seed}, True) for p in problems
+    ]
+    texts = [
+        good[0],
+        "\U0001f600" * (3 * limit) + good[1],  # ~2.4 MB in ASCII JSON; correct at the end
+        " " * (limit - len(good[2])) + good[2],  # exactly the limit: verified whole
+        "\U0001f600" * limit + good[3],
+        good[4],
+    ]
+    verdicts = verifier.verify(problems, texts)
+    assert [v.correct for v in verdicts if v is not None] == [True, False, True, False, True]
+    assert [v.extra.get("status") for v in verdicts if v is not None][1::2] == ["too_long"] * 2
+    # two items of ~0.8 MB each cannot share a 1 MiB body: the client split the call
+    assert verifier.calls == 2
+    assert verifier.counted == 5
+    assert client.get(f"/curricula/{name}")["verdicts"] == 5

@@ -6,6 +6,9 @@ OpenEnv (``openenv-core`` 0.3.0, served by its ``create_fastapi_app``): ``GET /h
 ``GET|POST /curricula``, ``GET|PUT /curricula/{name}``, ``GET /curricula/{name}/export``,
 ``POST /curricula/{name}/tasks``. See docs/serving.md for the wire format.
 
+``GET /envs`` also gives the server's ``limits`` (``max_answer_chars``, ``max_body_bytes``,
+``max_batch``), which verirl's client sizes its ``/verify`` calls by.
+
 Hostile input: request bodies and WebSocket messages are bounded (413 past
 ``serve.max_body_bytes``); a token, when set, is required on every route but ``/health``
 (401); every refusal is a 4xx whose ``detail`` is one line naming what is wrong.
@@ -30,7 +33,7 @@ from verirl.curriculum import Task
 from verirl.errors import UserInputError
 from verirl.serve.episode import VerirlAction, VerirlEnvironment, VerirlObservation
 from verirl.serve.gym import Gym, UnknownEnvironment
-from verirl.serve.store import CurriculumNotFound
+from verirl.serve.store import CurriculumNotFound, RequestIdReused
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -56,6 +59,12 @@ class VerifyRequest(_Body):
     curriculum: str | None = Field(None, max_length=64)
     count: list[bool] | None = Field(
         None, description="Per item, whether its verdict counts towards the curriculum."
+    )
+    request_id: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9_.:-]{1,128}$",
+        description="With curriculum: names this request, so that a retry of it (same id, "
+        "same items) gets the stored reply and counts nothing again.",
     )
 
 
@@ -203,7 +212,10 @@ def build_app(gym: Gym, token: str | None = None) -> FastAPI:
 
     @app.exception_handler(UserInputError)
     async def _user_error(request: Request, exc: UserInputError) -> JSONResponse:
-        status = 404 if isinstance(exc, UnknownEnvironment | CurriculumNotFound) else 400
+        if isinstance(exc, UnknownEnvironment | CurriculumNotFound):
+            status = 404
+        else:
+            status = 409 if isinstance(exc, RequestIdReused) else 400
         return _error(status, str(exc))
 
     @app.exception_handler(RequestValidationError)
@@ -216,7 +228,13 @@ def build_app(gym: Gym, token: str | None = None) -> FastAPI:
 
     @app.get("/envs", tags=["verirl"], summary="The environments: family, difficulty, format")
     async def list_envs() -> dict[str, Any]:
-        return {"environments": gym.environments()}
+        return {"environments": gym.environments(), "limits": limits}
+
+    limits = {
+        "max_answer_chars": settings.max_answer_chars,
+        "max_body_bytes": settings.max_body_bytes,
+        "max_batch": settings.max_batch,
+    }
 
     @app.post(
         "/verify",
@@ -232,7 +250,9 @@ def build_app(gym: Gym, token: str | None = None) -> FastAPI:
         if body.count is not None and len(body.count) != len(body.items):
             raise UserInputError(f"count has {len(body.count)} flags for {len(body.items)} items")
         items = [(Task(i.env, i.difficulty, i.seed), i.output) for i in body.items]
-        verdicts = await run_in_threadpool(gym.verify, items, body.curriculum, body.count)
+        verdicts = await run_in_threadpool(
+            gym.verify, items, body.curriculum, body.count, body.request_id
+        )
         # already plain JSON values: answered as they are, without FastAPI's re-encoding pass
         return JSONResponse({"verdicts": verdicts})
 

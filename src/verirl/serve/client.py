@@ -14,9 +14,17 @@ Only the standard library (``http.client``); one keep-alive connection per proce
 Failures stop the run with one line naming what is wrong (:class:`GymServerError`): a server
 that cannot be reached, a refused token, an environment the server does not have, an answer
 that is not verirl's wire format. Connection errors are retried ``envs.retries`` times with a
-doubling wait (0.5 s, 1 s, 2 s, ... at most 10 s); a verdict is never invented. A ``/verify``
-whose reply was lost after the server committed it may be counted twice by the server's
-curriculum when retried (the verdicts, and so the rewards, are the same either way).
+doubling wait (0.5 s, 1 s, 2 s, ... at most 10 s); a verdict is never invented.
+
+A counted ``/verify`` carries a request id (a fresh UUID per call, the same on each of its
+retries), so a retry of a call whose reply was lost after the server committed it gets the
+server's stored reply and is not counted twice (:mod:`verirl.serve.store`).
+
+Model output never stops the run: the calls are sized by the server's advertised ``limits``
+(``GET /envs``: items per call, body bytes), and an output longer than the server's
+``max_answer_chars`` is sent as its first ``max_answer_chars + 1`` characters. The server
+answers any output over the limit with the same ``too_long`` verdict (reward -1) whatever its
+content, so the cut never changes a verdict; outputs within the limit are sent whole.
 """
 
 from __future__ import annotations
@@ -28,11 +36,13 @@ import os
 import threading
 import time
 import urllib.parse
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from verirl.envs import is_env, load_all
 from verirl.errors import UserInputError
+from verirl.serve.settings import ServeConfig
 from verirl.sources import ProblemSource
 from verirl.types import Problem, Rollout, Span, Verdict
 from verirl.verification.batch import BatchVerifier
@@ -86,9 +96,14 @@ class GymClient:
     def post(self, path: str, body: Any) -> Any:
         return self.request("POST", path, body)
 
-    def request(self, method: str, path: str, body: Any = None) -> Any:
-        """The parsed JSON reply of a 2xx; :class:`GymServerError` otherwise."""
-        data = None if body is None else json.dumps(body).encode("utf-8")
+    def request(
+        self, method: str, path: str, body: Any = None, *, data: bytes | None = None
+    ) -> Any:
+        """The parsed JSON reply of a 2xx; :class:`GymServerError` otherwise. ``data``: the
+        body already encoded as JSON (instead of ``body``). Every retry sends the same
+        bytes."""
+        if data is None and body is not None:
+            data = json.dumps(body).encode("utf-8")
         headers = {"Accept": "application/json"}
         if data is not None:
             headers["Content-Type"] = "application/json"
@@ -312,13 +327,20 @@ class ServerTasks:
 class ServerVerifier(BatchVerifier):
     """The batched verification stage on the server (``POST /verify``). A verdict counts
     towards the server's curriculum when its problem was handed to this run by
-    :class:`ServerTasks` and not verified yet; ``counted`` sums those the server counted."""
+    :class:`ServerTasks` and not verified yet; ``counted`` sums those the server counted.
 
-    def __init__(self, client: GymClient, tasks: ServerTasks) -> None:
+    ``limits`` are the server's (``GET /envs``; its defaults when not given): each call holds
+    at most ``max_batch`` items (and :data:`VERIFY_CHUNK`) in at most ``max_body_bytes``."""
+
+    def __init__(
+        self, client: GymClient, tasks: ServerTasks, limits: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__()
         self.client = client
         self.tasks = tasks
         self.counted = 0
+        self.limits = server_limits(limits)
+        self.calls = 0
 
     def verify(self, problems: Sequence[Problem], texts: Sequence[str]) -> list[Verdict | None]:
         if len(problems) != len(texts):
@@ -328,38 +350,79 @@ class ServerVerifier(BatchVerifier):
         out: list[Verdict | None] = [None] * len(problems)
         idx = [i for i, p in enumerate(problems) if is_env(p.env)]
         pending = self.tasks.pending
-        count = [_key(problems[i]) in pending for i in idx]
-        for start in range(0, len(idx), VERIFY_CHUNK):
-            part = idx[start : start + VERIFY_CHUNK]
-            flags = count[start : start + VERIFY_CHUNK]
-            body: dict[str, Any] = {
-                "items": [
-                    {
-                        "env": problems[i].env,
-                        "difficulty": problems[i].difficulty,
-                        "seed": problems[i].seed,
-                        "output": texts[i],
-                    }
-                    for i in part
-                ]
-            }
+        count = {i: _key(problems[i]) in pending for i in idx}
+        for part in self._calls(idx, problems, texts, count):
+            flags = [count[i] for i, _ in part]
+            items = b",".join(item for _, item in part)
+            data = b'{"items":[' + items + b"]"
             if any(flags):
-                body["curriculum"] = self.tasks.name
-                body["count"] = flags
-            rows = self.client.post("/verify", body)
+                extra = {"curriculum": self.tasks.name, "count": flags, "request_id": _new_id()}
+                data += b"," + json.dumps(extra).encode("utf-8")[1:-1]
+            rows = self.client.request("POST", "/verify", data=data + b"}")
+            self.calls += 1
             rows = rows.get("verdicts") if isinstance(rows, dict) else None
             if not isinstance(rows, list) or len(rows) != len(part):
                 raise _garbage("POST /verify", f"expected {{'verdicts': [{len(part)} verdicts]}}")
-            for i, row in zip(part, rows, strict=True):
+            for (i, _), row in zip(part, rows, strict=True):
                 verdict, counted = _verdict(row)
                 out[i] = verdict
                 self.counted += int(counted)
                 self._count(problems[i], verdict)
-        for i, flag in zip(idx, count, strict=True):
-            if flag:  # a problem's verdicts count in the call that first verifies it
+        for i in idx:
+            if count[i]:  # a problem's verdicts count in the call that first verifies it
                 pending.pop(_key(problems[i]), None)
         self._seconds += time.perf_counter() - t0
         return out
+
+    def _calls(
+        self,
+        idx: Sequence[int],
+        problems: Sequence[Problem],
+        texts: Sequence[str],
+        count: Mapping[int, bool],
+    ) -> list[list[tuple[int, bytes]]]:
+        """The items of ``idx``, encoded, in calls within the server's limits."""
+        chars = self.limits["max_answer_chars"]
+        per_call = min(VERIFY_CHUNK, self.limits["max_batch"])
+        room = self.limits["max_body_bytes"] - 1024  # the call's own keys, request id
+        calls: list[list[tuple[int, bytes]]] = []
+        size = room + 1
+        for i in idx:
+            p, text = problems[i], texts[i]
+            # past the limit the server's verdict is too_long whatever the text: the first
+            # chars + 1 characters get that same verdict and keep the call small
+            cut = text if len(text) <= chars else text[: chars + 1]
+            item = {"env": p.env, "difficulty": p.difficulty, "seed": p.seed, "output": cut}
+            encoded = json.dumps(item).encode("utf-8")
+            need = len(encoded) + 7  # its comma and its count flag
+            if need > room:
+                raise GymServerError(
+                    f"envs.server: one /verify item is {len(encoded)} bytes, more than the "
+                    f"server's serve.max_body_bytes ({self.limits['max_body_bytes']}) holds"
+                )
+            if not calls or len(calls[-1]) >= per_call or size + need > room:
+                calls.append([])
+                size = 0
+            calls[-1].append((i, encoded))
+            size += need
+        return calls
+
+
+def server_limits(limits: Mapping[str, Any] | None) -> dict[str, int]:
+    """The server's ``/verify`` limits (``GET /envs``'s ``limits``; a value it does not give
+    is ``serve:``'s default)."""
+    fields = ServeConfig.model_fields
+    out: dict[str, int] = {}
+    for key in ("max_answer_chars", "max_body_bytes", "max_batch"):
+        value = (limits or {}).get(key)
+        default = fields[key].default
+        assert isinstance(default, int)
+        out[key] = value if isinstance(value, int) and _int(value) and value > 0 else default
+    return out
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
 
 
 def _key(p: Problem) -> tuple[str, int, int]:
@@ -433,4 +496,7 @@ def connect(cfg: TrainConfig) -> ProblemSource:
             f"envs.server: the server's curriculum {name!r} draws from environment "
             f"{unknown[0][:80]!r}, which this installation does not have"
         )
-    return ProblemSource(tasks, ServerVerifier(client, tasks))
+    limits = listing.get("limits")
+    return ProblemSource(
+        tasks, ServerVerifier(client, tasks, limits if isinstance(limits, dict) else None)
+    )

@@ -215,6 +215,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
                 "the action (env, difficulty, seed) for a one-turn verdict"
             )
         task = Task(action.env, action.difficulty, action.seed)
+        self.gym.check_answer(action.answer)  # a step refuses what /verify scores too_long
         result = self.gym.verify([(task, action.answer)], action.curriculum)[0]
         problem = self.gym.problem(task.env, task.difficulty, task.seed)
         counted = result.pop("counted")

@@ -21,7 +21,7 @@ from verirl.errors import UnknownNameError, UserInputError
 from verirl.provers.settings import Provers, ProversConfig
 from verirl.sandbox import SandboxConfig, configure_sandbox
 from verirl.serve.settings import ServeConfig
-from verirl.serve.store import CurriculumStore
+from verirl.serve.store import CurriculumStore, request_digest
 from verirl.types import Problem, Verdict
 from verirl.verification.batch import BatchVerifier
 from verirl.verification.executors import EXECUTORS, Executor
@@ -95,6 +95,7 @@ class Gym:
             curriculum,
             durability=serve.durability,
             max_curricula=serve.max_curricula,
+            keep_requests=serve.request_ids,
         )
         self._cache: OrderedDict[tuple[str, int, int], Problem] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -177,36 +178,93 @@ class Gym:
         return output
 
     # ---- verdicts ----------------------------------------------------------------------
+    def unreadable(self, output: str) -> dict[str, Any] | None:
+        """The verdict of an output the verifiers are not given, or None when it is given.
+
+        An output longer than ``serve.max_answer_chars`` (``status: too_long``) or that is not
+        Unicode text (a lone surrogate; ``status: not_text``) is an answer in no readable
+        format: reward -1 (RLVE's wrong-format reward), not correct. It is decided by the
+        output alone, never by a cut of it, so no part of a long output can make it pass; a
+        client may send any ``max_answer_chars + 1`` characters of a longer output and gets
+        the same verdict."""
+        limit = self.settings.max_answer_chars
+        if len(output) > limit:
+            status = "too_long"
+            detail = (
+                f"not verified: the answer is longer than {limit} characters "
+                "(serve.max_answer_chars)"
+            )
+        else:
+            try:
+                output.encode("utf-8")
+                return None
+            except UnicodeEncodeError:
+                status = "not_text"
+                detail = "not verified: the answer is not Unicode text (a lone surrogate)"
+        return {
+            "reward": -1.0,
+            "correct": False,
+            "detail": detail,
+            "status": status,
+            "first_failed_step": None,
+            "steps": [],
+            "extra": {"status": status},
+        }
+
     def verify(
         self,
         items: Sequence[tuple[Task, str]],
         curriculum: str | None = None,
         count: Sequence[bool] | None = None,
+        request_id: str | None = None,
     ) -> list[dict[str, Any]]:
         """Verdicts for ``(task, output)`` pairs. With ``curriculum``, each verdict on a
         problem that curriculum issued (and, with ``count``, marked True) updates it,
-        committed before this returns; ``counted`` says which did."""
+        committed before this returns; ``counted`` says which did. With ``request_id`` too,
+        the reply is stored with the counts and a repeated id is answered with it, counting
+        nothing again (:mod:`verirl.serve.store`).
+
+        A bad problem (unknown environment, seed, difficulty) refuses the whole call; an
+        output never does: one the verifiers are not given gets :meth:`unreadable`'s
+        verdict, and the other items are verified as usual."""
+        digest = ""
         if curriculum is not None:
             self.store.require(curriculum)  # 404 before any work when it does not exist
-        problems = [self.problem(t.env, t.difficulty, t.seed) for t, _ in items]
-        texts = [self.check_answer(o) for _, o in items]
-        verdicts = self.verifier.verify(problems, texts)
-        out = []
-        for v in verdicts:
-            assert v is not None  # every problem is from a registered environment
-            out.append(verdict_json(v))
-        counted = [False] * len(items)
-        if curriculum is not None:
-            idx = [i for i in range(len(items)) if count is None or count[i]]
-            if idx:
-                flags = self.store.record(
-                    curriculum, [(items[i][0], bool(out[i]["correct"])) for i in idx]
+            if request_id is not None:
+                digest = request_digest(
+                    [[[t.env, t.difficulty, t.seed, o] for t, o in items], count]
                 )
-                for i, c in zip(idx, flags, strict=True):
-                    counted[i] = c
-        for o, c in zip(out, counted, strict=True):
-            o["counted"] = c
-        return out
+                stored = self.store.replay(curriculum, request_id, digest)
+                if stored is not None:
+                    return list(stored)
+        problems = [self.problem(t.env, t.difficulty, t.seed) for t, _ in items]
+        out: list[dict[str, Any] | None] = [self.unreadable(o) for _, o in items]
+        todo = [i for i, o in enumerate(out) if o is None]
+        texts = [items[i][1] for i in todo]
+        verdicts = self.verifier.verify([problems[i] for i in todo], texts) if todo else []
+        for i, v in zip(todo, verdicts, strict=True):
+            assert v is not None  # every problem is from a registered environment
+            out[i] = verdict_json(v)
+        rows = [o for o in out if o is not None]
+        assert len(rows) == len(items)
+        idx = (
+            []
+            if curriculum is None
+            else [i for i in range(len(items)) if count is None or count[i]]
+        )
+        outcomes = [(items[i][0], bool(rows[i]["correct"])) for i in idx]
+
+        def reply(flags: list[bool]) -> list[dict[str, Any]]:
+            counted = [False] * len(items)
+            for i, c in zip(idx, flags, strict=True):
+                counted[i] = c
+            return [r | {"counted": c} for r, c in zip(rows, counted, strict=True)]
+
+        if curriculum is None:
+            return reply([])
+        if request_id is not None:
+            return list(self.store.record_request(curriculum, request_id, digest, outcomes, reply))
+        return reply(self.store.record(curriculum, outcomes) if outcomes else [])
 
     def verdict(self, problem: Problem, text: str) -> Verdict:
         """One verdict, uncounted (multi-turn episodes count their last turn themselves)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 TOKEN_ENV = "VERIRL_SERVE_TOKEN"
 """Environment variable holding the access token (the ``--token`` option overrides it)."""
@@ -43,7 +43,12 @@ class ServeConfig(BaseModel):
         1_048_576, ge=1024, description="Largest request body (HTTP) or message (WebSocket)."
     )
     max_answer_chars: int = Field(
-        65_536, ge=16, description="Longest model output accepted in one step or verify item."
+        65_536,
+        ge=16,
+        description="Longest model output verified in one step or verify item (POST /verify "
+        "answers a longer one with a too_long verdict, reward -1; a step refuses it). "
+        "max_body_bytes must hold 12 bytes per character of it (ASCII JSON's worst case: a "
+        "character past U+FFFF is two \\u escapes).",
     )
     max_batch: int = Field(512, ge=1, description="Most items in one POST /verify.")
     max_sessions: int = Field(
@@ -60,6 +65,24 @@ class ServeConfig(BaseModel):
         description="uvicorn's event loop: 'auto' takes uvloop when it is installed (the serve "
         "extra installs it, except on Windows; faster), else asyncio.",
     )
+    request_ids: int = Field(
+        256,
+        ge=1,
+        le=100_000,
+        description="Request ids of counted POST /verify calls kept per curriculum, with their "
+        "replies: a retry of one of them is answered from the store and not counted again.",
+    )
     problem_cache: int = Field(
         4096, ge=0, description="Generated problems kept in memory (LRU) for verification."
     )
+
+    @model_validator(mode="after")
+    def _an_answer_fits_in_a_body(self) -> ServeConfig:
+        need = 12 * (self.max_answer_chars + 1) + 4096
+        if self.max_body_bytes < need:
+            raise ValueError(
+                f"serve.max_body_bytes ({self.max_body_bytes}) cannot carry one answer of "
+                f"serve.max_answer_chars ({self.max_answer_chars}) characters: it needs at "
+                f"least {need} bytes (12 per character, ASCII JSON's worst case, plus 4096)"
+            )
+        return self

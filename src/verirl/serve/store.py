@@ -20,15 +20,26 @@ that produced it is committed**.
 Only verdicts on problems the curriculum itself issued count (same env, difficulty, seed):
 a client cannot move a window with made-up problems. Each verdict counts once per call, so a
 group of G sampled answers to one problem counts G times, as in RLVE.
+
+**Retries count once.** A counted call may carry a request id (``POST /verify``'s
+``request_id``; verirl's client sends one per logical request and reuses it on every retry).
+The reply given to it is stored under (curriculum, request id) in the same transaction that
+counts its verdicts; a call repeating the id gets that stored reply, and nothing is counted
+again, even across a restart. The last ``keep_requests`` ids of each curriculum are kept
+(``serve.request_ids``; older ones are deleted in the same transaction): a retry arrives
+seconds after its first try, so only the newest ids of a curriculum matter. An id repeated
+with other items is refused (:class:`RequestIdReused`), never answered with another call's
+verdicts.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,11 +66,30 @@ CREATE TABLE IF NOT EXISTS issued (
     difficulty INTEGER NOT NULL,
     PRIMARY KEY (curriculum, seed)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS requests (
+    seq INTEGER PRIMARY KEY,
+    curriculum TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    UNIQUE (curriculum, request_id)
+);
+CREATE INDEX IF NOT EXISTS requests_by_age ON requests (curriculum, seq);
 """
 
 
 class CurriculumNotFound(UserInputError):
     """A curriculum name the server does not keep (the HTTP layer answers 404)."""
+
+
+class RequestIdReused(UserInputError):
+    """A request id sent again with other items (the HTTP layer answers 409)."""
+
+
+def request_digest(payload: object) -> str:
+    """What a request id stands for: a digest of the request's canonical JSON."""
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def check_name(name: object) -> str:
@@ -90,10 +120,12 @@ class CurriculumStore:
         *,
         durability: str = "process",
         max_curricula: int = 1024,
+        keep_requests: int = 256,
     ) -> None:
         self.path = str(path)
         self.default = default
         self.max_curricula = max_curricula
+        self.keep_requests = keep_requests
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -207,29 +239,100 @@ class CurriculumStore:
         this returns. Returns, per outcome, whether it counted (the task was issued by this
         curriculum with that env and difficulty)."""
         with self._lock:
-            e = self._get(name)
-            counted = [self._was_issued(name, t) for t, _ in outcomes]
-            results = [
-                Outcome(t.env, t.difficulty, ok)
-                for (t, ok), c in zip(outcomes, counted, strict=True)
-                if c
-            ]
-            if not results:
-                return counted
-            before = e.curriculum.state_dict()
-            try:
-                e.curriculum.update(results)
-                e.verdicts += len(results)
-                with self._db:
-                    self._db.execute("BEGIN IMMEDIATE")
-                    self._save(name, e)
-            except BaseException:
-                e.curriculum.load_state_dict(before)
-                e.verdicts -= len(results)
-                raise
-            return counted
+            return self._record(name, outcomes)
+
+    def replay(self, name: str, request_id: str, digest: str) -> Any | None:
+        """The reply stored for ``request_id`` of curriculum ``name`` (None: not seen, or no
+        longer kept); :class:`RequestIdReused` when it was sent with another ``digest``."""
+        with self._lock:
+            self._get(name)
+            return self._stored(name, request_id, digest)
+
+    def record_request(
+        self,
+        name: str,
+        request_id: str,
+        digest: str,
+        outcomes: Sequence[tuple[Task, bool]],
+        reply: Callable[[list[bool]], Any],
+    ) -> Any:
+        """:meth:`record` once per ``request_id``: the reply ``reply(counted)`` builds is
+        stored with the counts, in one transaction, and returned; a repeated id returns the
+        stored reply and counts nothing (the module's docstring says for how long)."""
+        with self._lock:
+            self._get(name)
+            stored = self._stored(name, request_id, digest)
+            if stored is not None:
+                return stored
+            box: list[Any] = []
+
+            def store(counted: list[bool]) -> None:
+                box.append(reply(counted))
+                self._db.execute(
+                    "INSERT INTO requests (curriculum, request_id, digest, reply) VALUES (?,?,?,?)",
+                    (name, request_id, digest, json.dumps(box[0])),
+                )
+                cut = self._db.execute(
+                    "SELECT seq FROM requests WHERE curriculum = ? ORDER BY seq DESC "
+                    "LIMIT 1 OFFSET ?",
+                    (name, self.keep_requests),
+                ).fetchone()
+                if cut is not None:
+                    self._db.execute(
+                        "DELETE FROM requests WHERE curriculum = ? AND seq <= ?", (name, cut[0])
+                    )
+
+            self._record(name, outcomes, store)
+            return box[0]
 
     # ---- internals (callers hold the lock) ---------------------------------------------
+    def _record(
+        self,
+        name: str,
+        outcomes: Sequence[tuple[Task, bool]],
+        also: Callable[[list[bool]], None] | None = None,
+    ) -> list[bool]:
+        """Count ``outcomes``; ``also(counted)`` writes more in the same transaction."""
+        e = self._get(name)
+        counted = [self._was_issued(name, t) for t, _ in outcomes]
+        results = [
+            Outcome(t.env, t.difficulty, ok)
+            for (t, ok), c in zip(outcomes, counted, strict=True)
+            if c
+        ]
+        if not results and also is None:
+            return counted
+        before = e.curriculum.state_dict()
+        try:
+            if results:
+                e.curriculum.update(results)
+            e.verdicts += len(results)
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                if results:
+                    self._save(name, e)
+                if also is not None:
+                    also(counted)
+        except BaseException:
+            e.curriculum.load_state_dict(before)
+            e.verdicts -= len(results)
+            raise
+        return counted
+
+    def _stored(self, name: str, request_id: str, digest: str) -> Any | None:
+        row = self._db.execute(
+            "SELECT digest, reply FROM requests WHERE curriculum = ? AND request_id = ?",
+            (name, request_id),
+        ).fetchone()
+        if row is None:
+            return None
+        if row[0] != digest:
+            raise RequestIdReused(
+                f"request_id {request_id[:80]!r} was sent before with other items; a request "
+                "id names one request (retries send the same body)"
+            )
+        return json.loads(row[1])
+
     def _config(self, config: object) -> CurriculumConfig:
         if config is None:
             return self.default
@@ -273,6 +376,7 @@ class CurriculumStore:
             self._db.execute("BEGIN IMMEDIATE")
             if replace:
                 self._db.execute("DELETE FROM issued WHERE curriculum = ?", (name,))
+                self._db.execute("DELETE FROM requests WHERE curriculum = ?", (name,))
             self._db.execute(
                 "INSERT OR REPLACE INTO curricula (name, config, seed, state, verdicts) "
                 "VALUES (?,?,?,?,?)",

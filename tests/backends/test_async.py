@@ -337,5 +337,5 @@ def test_a_producer_thread_with_vllm_is_refused() -> None:
         None,
         ["run.async.max_staleness=1", "run.async.producer=thread", "rollout.engine.name=vllm"],
     )
-    with pytest.raises(UserInputError, match="run.async.producer=process"):
+    with pytest.raises(UserInputError, match=r"run\.async\.producer=process"):
         async_local.AsyncLocalBackend(cfg, None)  # type: ignore[arg-type]

@@ -22,6 +22,9 @@ the extra to install.
   linear layer gets its full-size weight buffer back, is loaded through ``load_weights``
   (which stacks q/k/v and gate/up), and is re-dispatched; the embedding and a tied LM head are
   re-dispatched too (otherwise the logits stay stale). Then the prefix cache is reset.
+  :meth:`VLLMEngine.weights_mismatch` reads every weight back from vLLM's worker as it
+  computes with it (a packed layer through its GEMM handle) and names those that differ
+  from the learner's: the asynchronous producer checks it after every sync.
 - **Off-policy.** vLLM's kernels differ from the learner's, so the engine registers with
   ``logprobs_exact=False``: with ``optim.old_logprobs=auto`` the learner recomputes π_old
   and logs the drift; see ``loss.tis_cap`` for truncated importance sampling.

@@ -495,33 +495,36 @@ def _read_weights(worker: Any, packed: dict[str, list[str]]) -> dict[str, torch.
     build's GEMM handle (``cpu_linear``, packed from the weight when it was last dispatched;
     the plain weight is often dropped) is read through that handle: its output on the
     identity matrix is Wᵀ, exact in floating point (every sum has one non-zero term). Fused
-    layers (q/k/v, gate/up) are split back by their output sizes. An embedding or LM head
+    layers (q/k/v, gate/up) are split back by their output sizes, weights and biases alike
+    (on the GPU build too, whose plain fused weights are read as they are — untested here,
+    no GPU build installed). An embedding or LM head
     keeps vLLM's vocabulary padding (the caller compares the leading rows)."""
     model = worker.model_runner.model
     out: dict[str, torch.Tensor] = {}
     with torch.no_grad():
         for name, module in model.named_modules():
             handle = getattr(module, "cpu_linear", None)
+            tensors: dict[str, torch.Tensor] = {}
             for pname, param in module.named_parameters(recurse=False):
                 if param.numel() > 0 and not (handle is not None and pname == "weight"):
-                    out[f"{name}.{pname}" if name else pname] = param.detach().clone()
-            if handle is None:
-                continue
-            weight = module.weight
-            if weight.ndim == 2 and weight.numel() > 0:
-                k = weight.shape[1]
-            else:
-                k = int(module.input_size_per_partition)
-            eye = torch.eye(k, dtype=getattr(module, "params_dtype", weight.dtype))
-            w = handle(eye.to(weight.device), weight, None).T.contiguous()
+                    tensors[pname] = param.detach().clone()
+            if handle is not None:
+                weight = module.weight
+                if weight.ndim == 2 and weight.numel() > 0:
+                    k = weight.shape[1]
+                else:
+                    k = int(module.input_size_per_partition)
+                eye = torch.eye(k, dtype=getattr(module, "params_dtype", weight.dtype))
+                tensors["weight"] = handle(eye.to(weight.device), weight, None).T.contiguous()
             parent, _, leaf = name.rpartition(".")
             parts = packed.get(leaf)
-            sizes = list(getattr(module, "output_partition_sizes", [w.shape[0]]))
-            if parts and len(parts) == len(sizes):
-                for part, chunk in zip(parts, torch.split(w, sizes, dim=0), strict=True):
-                    out[f"{parent}.{part}.weight" if parent else f"{part}.weight"] = chunk
-            else:
-                out[f"{name}.weight"] = w
+            sizes = list(getattr(module, "output_partition_sizes", []))
+            for pname, t in tensors.items():
+                if parts and len(parts) == len(sizes) and t.shape[0] == sum(sizes):
+                    for part, chunk in zip(parts, torch.split(t, sizes, dim=0), strict=True):
+                        out[f"{parent}.{part}.{pname}" if parent else f"{part}.{pname}"] = chunk
+                else:
+                    out[f"{name}.{pname}" if name else pname] = t
     return out
 
 

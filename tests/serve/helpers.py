@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -52,3 +54,17 @@ class ServerProcess:
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
+
+
+@contextlib.contextmanager
+def gym_server(state: Path, envs: Sequence[str], **curriculum: object) -> Iterator[str]:
+    """A ``verirl serve`` process whose default curriculum is over ``envs`` (``curriculum``:
+    more ``curriculum.*`` settings, e.g. ``tau_num=2``), verifying on threads; yields its URL
+    and kills it afterwards."""
+    args = [f"curriculum.environments=[{','.join(envs)}]"]
+    args += [f"curriculum.{key}={value}" for key, value in curriculum.items()]
+    proc = ServerProcess(state, *args, "verification.executor.name=threads").start()
+    try:
+        yield proc.url
+    finally:
+        proc.kill()

@@ -41,13 +41,16 @@ Episode rules (identical on both paths, so an answer gets the same verdict every
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
 
 from verirl.curriculum import Curriculum
 from verirl.envs.base import WRONG_FORMAT
 from verirl.errors import UserInputError
-from verirl.serve.episode import VerirlAction, VerirlEnvironment, VerirlObservation
 from verirl.serve.local import MAX_OUTPUT_CHARS, LocalGym
+
+if TYPE_CHECKING:
+    from verirl.serve.episode import VerirlAction, VerirlEnvironment, VerirlObservation
 
 __all__ = [
     "MAX_OUTPUT_CHARS",
@@ -142,6 +145,18 @@ def explicit_task(
     return (env, difficulty, seed)
 
 
+def episode_module() -> ModuleType:
+    """:mod:`verirl.serve.episode` (the episode layer; an openenv-core ``Environment``),
+    imported when a session opens, so importing the adapters needs no openenv-core."""
+    try:
+        import verirl.serve.episode as episode
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "verirl's episodes are an openenv-core Environment: pip install 'verirl[openenv]'"
+        ) from exc
+    return episode
+
+
 class EpisodeSession:
     """A :class:`GymSession` over one :class:`~verirl.serve.episode.VerirlEnvironment`
     episode stream, local or remote: subclasses say how a reset and an action reach it."""
@@ -200,7 +215,7 @@ class EpisodeSession:
             output.encode("utf-8")
         except UnicodeEncodeError:
             return self._end_unsent("the output is not Unicode text (a lone surrogate)")
-        return self._outcome(self._send(VerirlAction(answer=output)))
+        return self._outcome(self._send(episode_module().VerirlAction(answer=output)))
 
     def finish(self) -> StepOutcome:
         """End the episode now: its final verdict (wrong format when no turn was taken),
@@ -209,14 +224,14 @@ class EpisodeSession:
             raise UserInputError("finish before reset: start an episode first")
         if self.done and self.last is not None:
             return self.last
-        return self._outcome(self._send(VerirlAction(finish=True)))
+        return self._outcome(self._send(episode_module().VerirlAction(finish=True)))
 
     # -- helpers -------------------------------------------------------------------------
     def _end_unsent(self, detail: str) -> StepOutcome:
         """An output that cannot be sent: the episode ends (the gym counts its last verdict,
         if any) and this step reports a wrong-format verdict."""
         assert self.start is not None
-        ended = self._outcome(self._send(VerirlAction(finish=True)))
+        ended = self._outcome(self._send(episode_module().VerirlAction(finish=True)))
         self.last = StepOutcome(float(WRONG_FORMAT), False, detail, "", True, ended.turn + 1)
         return self.last
 
@@ -254,7 +269,7 @@ class LocalSession(EpisodeSession):
     def __init__(self, source: LocalGym) -> None:
         super().__init__()
         self.source = source
-        self.environment = VerirlEnvironment(source)
+        self.environment: VerirlEnvironment = episode_module().VerirlEnvironment(source)
 
     def _reset(self, **kwargs: Any) -> VerirlObservation:
         return self.environment.reset(**kwargs)

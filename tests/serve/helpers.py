@@ -7,7 +7,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -23,6 +25,9 @@ class ServerProcess:
         self.startup_s = startup_s
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
+        self.output: deque[str] = deque(maxlen=2000)
+        """The server's last output lines (drained by a thread, so a server that logs a lot
+        never blocks on a full pipe)."""
 
     def start(self) -> ServerProcess:
         env = dict(os.environ)
@@ -43,9 +48,16 @@ class ServerProcess:
             lines.append(line)
             if "listening on " in line:
                 self.url = line.split("listening on ", 1)[1].strip()
+                self.output.extend(lines)
+                threading.Thread(target=self._drain, daemon=True).start()
                 return self
         self.kill()
         raise RuntimeError("verirl serve did not start:\n" + "".join(lines[-30:]))
+
+    def _drain(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.output.append(line)
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.proc is not None and self.proc.poll() is None:

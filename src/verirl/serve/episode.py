@@ -8,12 +8,20 @@ An episode::
     reset(env="addition", difficulty=3, seed=7, turns=3)   -> that exact problem
     step({"answer": "... \\boxed{42}"})  -> reward, done, the verdict, and (multi-turn) the
                                             feedback as the next observation
+    step({"finish": true})               -> end now with the last verdict
 
 With ``turns`` = K > 1 a wrong answer gets the environment's feedback (never the reference
 answer) as the next observation, until it is correct or K turns are used. A *stateful*
 environment (``tool_world``) takes one tool call per step: its verifier replays every call
-so far, and the observation is the last call's result. When the episode ends, its last
-verdict counts towards the curriculum that drew the problem (committed before the reply).
+so far, and the observation is the last call's result (``serve.default_tool_calls`` steps
+unless reset says ``turns``). When the episode ends (a correct answer, the turns used up,
+``finish``, or left by a new ``reset`` / ``close`` after at least one verdict), its last
+verdict counts towards the episode's curriculum once (committed before the reply).
+
+This is verirl's one episode layer: :class:`VerirlEnvironment` runs over an
+:class:`EpisodeBackend`, which the server's :class:`~verirl.serve.gym.Gym` (persistent named
+curricula) and :class:`~verirl.serve.local.LocalGym` (one in-memory curriculum, for the
+in-process adapters) both implement, so an answer gets the same episode everywhere.
 
 openenv-core 0.3.0 builds a fresh environment for every HTTP ``/reset`` and ``/step``, so
 over plain HTTP an episode is one call: ``/step`` names its problem in the action
@@ -23,28 +31,66 @@ turn. The stateful episode is the ``/ws`` session.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from openenv.core.env_server.interfaces import Environment as OpenEnvEnvironment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import Field, field_validator
 
 from verirl.curriculum import Task
+from verirl.envs.base import WRONG_FORMAT
 from verirl.errors import UserInputError
-from verirl.serve.gym import Gym, verdict_json
+from verirl.serve.gym import verdict_json
+from verirl.serve.settings import ServeConfig
 from verirl.serve.store import check_name
-from verirl.types import Problem
+from verirl.types import Problem, Verdict
 
 HARD_ANSWER_LIMIT = 4_000_000
 """Characters an action's answer may have before pydantic refuses it (the configured
 ``serve.max_answer_chars`` is checked after, with a clearer message)."""
 
 
+class EpisodeBackend(Protocol):
+    """What an episode needs from the gym: problems, verdicts and a curriculum to draw from
+    and count into. :class:`~verirl.serve.gym.Gym` and :class:`~verirl.serve.local.LocalGym`
+    implement it. Bad names and values raise :class:`~verirl.errors.UserInputError`."""
+
+    settings: ServeConfig
+
+    def environments(self) -> list[dict[str, Any]]: ...
+
+    def problem(self, env: object, difficulty: object, seed: object) -> Problem: ...
+
+    def check_answer(self, output: object) -> str: ...
+
+    def verdict(self, problem: Problem, text: str) -> Verdict: ...
+
+    def feedback(self, problem: Problem, text: str, verdict: Verdict) -> str: ...
+
+    def verify(
+        self, items: list[tuple[Task, str]], curriculum: str | None = None
+    ) -> list[dict[str, Any]]: ...
+
+    def draw(self, curriculum: str) -> Task: ...
+
+    def require(self, curriculum: str) -> None: ...
+
+    def record_episode(self, curriculum: str, task: Task, correct: bool) -> bool: ...
+
+    def window(self, curriculum: str, env: str) -> list[int] | None: ...
+
+
 class VerirlAction(Action):
-    """One model turn. ``answer``: the model's output (for ``tool_world``, one tool call).
+    """One model turn. ``answer``: the model's output (for ``tool_world``, one tool call);
+    ``finish``: end the episode now with its last verdict (the answer is then ignored).
     Over plain HTTP ``/step`` (no session) the action names its problem too."""
 
-    answer: str = Field(..., max_length=HARD_ANSWER_LIMIT, description="The model's output.")
+    answer: str = Field("", max_length=HARD_ANSWER_LIMIT, description="The model's output.")
+    finish: bool = Field(
+        False,
+        description="End the episode now with the last verdict (a wrong-format verdict when "
+        "no turn was taken); the answer is ignored.",
+    )
     env: str | None = Field(None, max_length=128, description="Problem's environment (HTTP).")
     difficulty: int | None = Field(None, ge=0, description="Problem's difficulty (HTTP).")
     seed: int | None = Field(None, ge=0, lt=2**63, description="Problem's seed (HTTP).")
@@ -70,9 +116,16 @@ class VerirlObservation(Observation):
     difficulty: int = 0
     seed: int = 0
     answer_format: str = Field("", description="boxed, tagged or code.")
+    tools: list[str] = Field(default_factory=list, description="Tool names (tool_world).")
     turn: int = Field(0, description="Turns taken so far.")
     max_turns: int = 1
-    feedback: str | None = Field(None, description="The verifier's feedback on the last turn.")
+    feedback: str | None = Field(
+        None,
+        description="What the model sees next: the environment's feedback on a wrong answer, "
+        "or a tool call's result (never the reference answer).",
+    )
+    correct: bool | None = Field(None, description="The last verdict's fully-correct flag.")
+    detail: str = Field("", description="The last verdict's reason (never the answer).")
     verdict: dict[str, Any] | None = Field(None, description="The last turn's verdict.")
     curriculum: str | None = None
     counted: bool | None = Field(None, description="Whether the verdict moved the curriculum.")
@@ -87,23 +140,31 @@ class VerirlState(State):
     max_turns: int = 1
     done: bool = False
     rewards: list[float] = Field(default_factory=list)
+    reward: float | None = Field(None, description="The last verdict's reward.")
+    window: list[int] | None = Field(
+        None, description="The curriculum's difficulty window [low, high] for this env."
+    )
 
 
 _RESET_FIELDS = ("env", "difficulty", "turns", "curriculum")
 
 
 class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, VerirlState]):
-    """One session's episode state; the :class:`Gym` (verifiers, curricula) is shared."""
+    """One session's episode state over a shared :class:`EpisodeBackend` (verifiers,
+    curricula). Bad requests raise :class:`~verirl.errors.UserInputError` with one line
+    naming what is wrong; model output never raises (it gets a verdict)."""
 
     SUPPORTS_CONCURRENT_SESSIONS: ClassVar[bool] = True
 
-    def __init__(self, gym: Gym) -> None:
+    def __init__(self, gym: EpisodeBackend) -> None:
         super().__init__()
         self.gym = gym
         self._problem: Problem | None = None
         self._task: Task | None = None
         self._state = VerirlState()
         self._turns: list[str] = []
+        self._last: Verdict | None = None
+        self._counted = True
 
     # ---- OpenEnv interface -----------------------------------------------------------
     def get_metadata(self) -> EnvironmentMetadata:
@@ -134,13 +195,15 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             isinstance(episode_id, str) and len(episode_id) <= 255 and _is_text(episode_id)
         ):
             raise UserInputError("episode_id must be a string of at most 255 characters")
-        turns = kwargs.get("turns", self.gym.settings.default_turns)
-        if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
-            raise UserInputError(f"turns must be an integer >= 1, got {ascii(turns)[:40]}")
-        if turns > self.gym.settings.max_turns:
-            raise UserInputError(
-                f"turns {turns} is above serve.max_turns ({self.gym.settings.max_turns})"
-            )
+        settings = self.gym.settings
+        turns = kwargs.get("turns")
+        if turns is not None:
+            if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
+                raise UserInputError(f"turns must be an integer >= 1, got {ascii(turns)[:40]}")
+            if turns > settings.max_turns:
+                raise UserInputError(
+                    f"turns {turns} is above serve.max_turns ({settings.max_turns})"
+                )
         curriculum = kwargs.get("curriculum")
         if curriculum is not None:
             check_name(curriculum)
@@ -150,7 +213,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             problem = self.gym.problem(env, difficulty, 0 if seed is None else seed)
             task = Task(problem.env, problem.difficulty, problem.seed)
             if curriculum is not None:
-                self.gym.store.require(curriculum)  # must exist to count towards it
+                self.gym.require(curriculum)  # must exist to count towards it
         else:
             if seed is not None or "difficulty" in kwargs:
                 raise UserInputError(
@@ -158,9 +221,14 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
                     "from the curriculum (name env to ask for one problem)"
                 )
             curriculum = "default" if curriculum is None else curriculum
-            task = self.gym.store.issue(curriculum, 1)[0]
+            task = self.gym.draw(curriculum)
             problem = self.gym.problem(task.env, task.difficulty, task.seed)
+        self._abandon()  # the episode left behind counts its last verdict, if it had one
+        stateful = _is_stateful(problem.env)
+        if turns is None:
+            turns = settings.default_tool_calls if stateful else settings.default_turns
         self._problem, self._task, self._turns = problem, task, []
+        self._last, self._counted = None, False
         self._state = VerirlState(
             episode_id=episode_id,
             env=task.env,
@@ -168,6 +236,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             seed=task.seed,
             curriculum=curriculum,
             max_turns=turns,
+            window=self._window(),
         )
         return self._observation(prompt=problem.prompt)
 
@@ -177,12 +246,15 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         if action.env is not None or self._problem is None:
             return self._single_turn(action)
         if self._state.done:
-            raise UserInputError("the episode is over: reset for a new problem")
+            raise UserInputError("the episode is over (step after the episode ended): reset")
+        if action.finish:
+            return self._finish()
         problem, st = self._problem, self._state
         text = self.gym.check_answer(action.answer)
         self._turns.append(text)
         scored = text
-        if _is_stateful(problem.env):
+        stateful = _is_stateful(problem.env)
+        if stateful:
             from verirl.envs.base import TURN_SEPARATOR
 
             scored = TURN_SEPARATOR.join(self._turns)
@@ -191,28 +263,64 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
                     "the episode's transcript is longer than serve.max_answer_chars"
                 )
         verdict = self.gym.verdict(problem, scored)
+        self._last = verdict
         st.turn += 1
         st.step_count += 1
         st.rewards.append(float(verdict.reward))
+        st.reward = float(verdict.reward)
         st.done = bool(verdict.correct) or st.turn >= st.max_turns
-        counted = None
-        if st.done and st.curriculum is not None and self._task is not None:
-            outcome = [(self._task, bool(verdict.correct))]
-            counted = self.gym.store.record(st.curriculum, outcome)[0]
-        feedback = None if verdict.correct else self.gym.feedback(problem, scored, verdict)
-        return self._observation(
-            feedback=feedback,
-            verdict=verdict_json(verdict),
-            reward=float(verdict.reward),
-            counted=counted,
-        )
+        counted = self._count() if st.done else None
+        if stateful:
+            feedback: str | None = verdict.detail  # the call's result (and the goals' progress)
+        else:
+            feedback = None if verdict.correct else self.gym.feedback(problem, scored, verdict)
+        return self._observation(verdict=verdict, feedback=feedback, counted=counted)
+
+    def close(self) -> None:
+        self._abandon()
 
     # ---- helpers -----------------------------------------------------------------------
+    def _finish(self) -> VerirlObservation:
+        """End the episode now: its last verdict (wrong format when no turn was taken)."""
+        st = self._state
+        if self._last is None:
+            self._last = Verdict(WRONG_FORMAT, False, "the episode ended without an answer")
+            st.rewards.append(float(WRONG_FORMAT))
+        st.reward = float(self._last.reward)
+        st.step_count += 1
+        st.done = True
+        return self._observation(verdict=self._last, counted=self._count())
+
+    def _abandon(self) -> None:
+        """Leave the current episode: a verdict already given counts; an episode with no
+        verdict (e.g. openenv's stateless HTTP ``/reset``) is not counted."""
+        if self._problem is not None and not self._counted and self._last is not None:
+            self._state.done = True
+            self._count()
+
+    def _count(self) -> bool | None:
+        """Count the last verdict towards the episode's curriculum, once."""
+        if self._counted or self._task is None or self._last is None:
+            return None
+        self._counted = True
+        name = self._state.curriculum
+        if name is None:
+            return None
+        counted = self.gym.record_episode(name, self._task, bool(self._last.correct))
+        self._state.window = self._window()
+        return counted
+
+    def _window(self) -> list[int] | None:
+        st = self._state
+        if st.curriculum is None or st.env is None:
+            return None
+        return self.gym.window(st.curriculum, st.env)
+
     def _single_turn(self, action: VerirlAction) -> VerirlObservation:
         if action.env is None or action.difficulty is None or action.seed is None:
             raise UserInputError(
-                "no episode in progress: reset first (WebSocket /ws), or name the problem in "
-                "the action (env, difficulty, seed) for a one-turn verdict"
+                "no episode in progress (step before reset): reset first (WebSocket /ws), or "
+                "name the problem in the action (env, difficulty, seed) for a one-turn verdict"
             )
         task = Task(action.env, action.difficulty, action.seed)
         self.gym.check_answer(action.answer)  # a step refuses what /verify scores too_long
@@ -224,9 +332,12 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             difficulty=task.difficulty,
             seed=task.seed,
             answer_format=_format(problem.env),
+            tools=_tools(problem.env),
             turn=1,
             max_turns=1,
             feedback=None if result["correct"] else result["detail"],
+            correct=bool(result["correct"]),
+            detail=str(result["detail"])[:2000],
             verdict=result,
             curriculum=action.curriculum,
             counted=counted if action.curriculum is not None else None,
@@ -239,8 +350,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         *,
         prompt: str = "",
         feedback: str | None = None,
-        verdict: dict[str, Any] | None = None,
-        reward: float | None = None,
+        verdict: Verdict | None = None,
         counted: bool | None = None,
     ) -> VerirlObservation:
         st = self._state
@@ -251,14 +361,17 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             difficulty=self._problem.difficulty,
             seed=self._problem.seed,
             answer_format=_format(self._problem.env),
+            tools=_tools(self._problem.env),
             turn=st.turn,
             max_turns=st.max_turns,
             feedback=feedback,
-            verdict=verdict,
+            correct=None if verdict is None else bool(verdict.correct),
+            detail="" if verdict is None else verdict.detail[:2000],
+            verdict=None if verdict is None else verdict_json(verdict),
             curriculum=st.curriculum,
             counted=counted,
             done=st.done,
-            reward=reward,
+            reward=None if verdict is None else float(verdict.reward),
         )
 
 
@@ -266,6 +379,14 @@ def _is_stateful(env: str) -> bool:
     from verirl.envs import get_env
 
     return bool(get_env(env).stateful)
+
+
+def _tools(env: str) -> list[str]:
+    if not _is_stateful(env):
+        return []
+    from verirl.envs.agents.tool_world import TOOLS
+
+    return list(TOOLS)
 
 
 def _format(env: str) -> str:

@@ -72,66 +72,17 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
     }
 
 
-class Gym:
-    """The server's state and verifier resources (thread-safe)."""
+class Problems:
+    """Problems, answer checks and feedback, shared by the server's :class:`Gym` and the
+    in-process :class:`~verirl.serve.local.LocalGym` (each sets ``settings`` and calls
+    :meth:`_init_problems`)."""
 
-    def __init__(
-        self,
-        serve: ServeConfig,
-        curriculum: CurriculumConfig,
-        *,
-        executor: Executor,
-        provers: Provers,
-        timeout_s: float,
-        state_path: str | None = None,
-    ) -> None:
-        load_all()
-        self.settings = serve
-        self.executor = executor
-        self.provers = provers
-        self.verifier = BatchVerifier(executor, provers, timeout_s)
-        self.store = CurriculumStore(
-            state_path or serve.state_path,
-            curriculum,
-            durability=serve.durability,
-            max_curricula=serve.max_curricula,
-            keep_requests=serve.request_ids,
-        )
+    settings: ServeConfig
+
+    def _init_problems(self) -> None:
         self._cache: OrderedDict[tuple[str, int, int], Problem] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._envs = [env_info(n) for n in sorted(ENVIRONMENTS.names())]
-
-    @classmethod
-    def from_config(
-        cls,
-        serve: ServeConfig,
-        curriculum: CurriculumConfig,
-        *,
-        executor_name: str = "processes",
-        executor_params: dict[str, Any] | None = None,
-        timeout_s: float = 10.0,
-        provers: ProversConfig | None = None,
-        sandbox: SandboxConfig | None = None,
-        plugins: Sequence[str] = (),
-        state_path: str | None = None,
-    ) -> Gym:
-        """Build the verifier resources a config names (the sandbox first, so the executor's
-        worker processes inherit its configuration)."""
-        configure_sandbox(sandbox or SandboxConfig())
-        executor = EXECUTORS.get(executor_name).build(executor_params or {}, plugins)
-        return cls(
-            serve,
-            curriculum,
-            executor=executor,
-            provers=Provers(provers),
-            timeout_s=timeout_s,
-            state_path=state_path,
-        )
-
-    def close(self) -> None:
-        self.store.close()
-        self.executor.close()
-        self.provers.close()
 
     # ---- environments and problems -----------------------------------------------------
     def environments(self) -> list[dict[str, Any]]:
@@ -176,6 +127,72 @@ class Gym:
         except UnicodeEncodeError:
             raise UserInputError("answer is not valid Unicode text (a lone surrogate)") from None
         return output
+
+    def feedback(self, problem: Problem, text: str, verdict: Verdict) -> str:
+        try:
+            return get_env(problem.env).feedback(problem, text, verdict)
+        except Exception:  # feedback is a courtesy; the verdict stands
+            return verdict.detail
+
+
+class Gym(Problems):
+    """The server's state and verifier resources (thread-safe)."""
+
+    def __init__(
+        self,
+        serve: ServeConfig,
+        curriculum: CurriculumConfig,
+        *,
+        executor: Executor,
+        provers: Provers,
+        timeout_s: float,
+        state_path: str | None = None,
+    ) -> None:
+        load_all()
+        self.settings = serve
+        self.executor = executor
+        self.provers = provers
+        self.verifier = BatchVerifier(executor, provers, timeout_s)
+        self.store = CurriculumStore(
+            state_path or serve.state_path,
+            curriculum,
+            durability=serve.durability,
+            max_curricula=serve.max_curricula,
+            keep_requests=serve.request_ids,
+        )
+        self._init_problems()
+
+    @classmethod
+    def from_config(
+        cls,
+        serve: ServeConfig,
+        curriculum: CurriculumConfig,
+        *,
+        executor_name: str = "processes",
+        executor_params: dict[str, Any] | None = None,
+        timeout_s: float = 10.0,
+        provers: ProversConfig | None = None,
+        sandbox: SandboxConfig | None = None,
+        plugins: Sequence[str] = (),
+        state_path: str | None = None,
+    ) -> Gym:
+        """Build the verifier resources a config names (the sandbox first, so the executor's
+        worker processes inherit its configuration)."""
+        configure_sandbox(sandbox or SandboxConfig())
+        executor = EXECUTORS.get(executor_name).build(executor_params or {}, plugins)
+        return cls(
+            serve,
+            curriculum,
+            executor=executor,
+            provers=Provers(provers),
+            timeout_s=timeout_s,
+            state_path=state_path,
+        )
+
+    def close(self) -> None:
+        self.store.close()
+        self.executor.close()
+        self.provers.close()
 
     # ---- verdicts ----------------------------------------------------------------------
     def unreadable(self, output: str) -> dict[str, Any] | None:
@@ -266,14 +283,22 @@ class Gym:
             return list(self.store.record_request(curriculum, request_id, digest, outcomes, reply))
         return reply(self.store.record(curriculum, outcomes) if outcomes else [])
 
+    # ---- the episode backend (verirl.serve.episode.EpisodeBackend) ---------------------
+    def draw(self, curriculum: str) -> Task:
+        return self.store.issue(curriculum, 1)[0]
+
+    def require(self, curriculum: str) -> None:
+        self.store.require(curriculum)
+
+    def record_episode(self, curriculum: str, task: Task, correct: bool) -> bool:
+        return self.store.record(curriculum, [(task, correct)])[0]
+
+    def window(self, curriculum: str, env: str) -> list[int] | None:
+        window = self.store.window(curriculum, env)
+        return None if window is None else list(window)
+
     def verdict(self, problem: Problem, text: str) -> Verdict:
         """One verdict, uncounted (multi-turn episodes count their last turn themselves)."""
         v = self.verifier.verify([problem], [self.check_answer(text)])[0]
         assert v is not None
         return v
-
-    def feedback(self, problem: Problem, text: str, verdict: Verdict) -> str:
-        try:
-            return get_env(problem.env).feedback(problem, text, verdict)
-        except Exception:  # feedback is a courtesy; the verdict stands
-            return verdict.detail

@@ -38,6 +38,13 @@ class ServeConfig(BaseModel):
         description="Turns per episode when reset does not say (K of multi-turn refinement; "
         "tool_world takes one tool call per turn and usually needs more).",
     )
+    default_tool_calls: int = Field(
+        16,
+        ge=1,
+        le=1024,
+        description="Steps of a stateful tool environment's episode (tool_world: one tool call "
+        "per step) when reset does not say.",
+    )
     max_turns: int = Field(64, ge=1, le=1024, description="The most turns reset may ask for.")
     max_body_bytes: int = Field(
         1_048_576, ge=1024, description="Largest request body (HTTP) or message (WebSocket)."

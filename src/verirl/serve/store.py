@@ -209,6 +209,16 @@ class CurriculumStore:
         with self._lock:
             return self._summary(name)
 
+    def window(self, name: str, env: str) -> tuple[int, int] | None:
+        """Curriculum ``name``'s difficulty window of ``env`` (None: no such curriculum, or
+        it does not hold ``env``)."""
+        with self._lock:
+            e = self._entries.get(name)
+            if e is None or env not in e.curriculum.environments:
+                return None
+            low, high = e.curriculum.window(env)
+            return (int(low), int(high))
+
     # ---- handing out problems and counting verdicts ------------------------------------
     def issue(self, name: str, n: int = 1) -> list[Task]:
         """``n`` new tasks of curriculum ``name`` (created with the default config when it

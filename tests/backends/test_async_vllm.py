@@ -12,6 +12,7 @@ import pytest
 from tests.vllm_support import needs_vllm, peaked_model_dir, require_vllm
 from verirl.backends import async_local
 from verirl.config import load_config
+from verirl.rollout import vllm_engine
 from verirl.train.loop import Trainer
 from verirl.train.metrics import read_metrics
 
@@ -81,7 +82,10 @@ def test_a_weight_load_that_never_reached_vllm_stops_the_run(
     only reading vLLM back can see it."""
     run_dir = tmp_path / "skipped"
     cfg = load_config(None, _config(model_dir, run_dir, "tests.backends.plugin_skip_vllm_load"))
+    load = vllm_engine._load_weights_cpu
     with Trainer(cfg, run_dir) as t, pytest.raises(async_local.WeightSyncError, match="VLLMEngine"):
         t.fit()
+    # the plugin patched only the producer's process: this one's later engines still load
+    assert vllm_engine._load_weights_cpu is load
     rows = read_metrics(run_dir)
     assert len(rows) < STEPS

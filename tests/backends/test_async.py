@@ -330,3 +330,12 @@ def test_a_wrong_merged_lora_weight_in_the_engine_is_detected_and_the_run_stops(
     rows = read_metrics(run_dir)
     assert len(rows) < 3  # stopped at the first batch sampled from version 1
     assert all(r["sync/mismatch"] == 0 for r in rows)  # version 0 was intact
+
+
+def test_a_producer_thread_with_vllm_is_refused() -> None:
+    cfg = load_config(
+        None,
+        ["run.async.max_staleness=1", "run.async.producer=thread", "rollout.engine.name=vllm"],
+    )
+    with pytest.raises(UserInputError, match=r"run\.async\.producer=process"):
+        async_local.AsyncLocalBackend(cfg, None)  # type: ignore[arg-type]

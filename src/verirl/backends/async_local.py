@@ -14,7 +14,9 @@ Checks, each counted in the step's metrics:
 - ``sync/mismatch``: the engine's weights after a sync differ from the learner's (checksums
   over every parameter and buffer — LoRA adapters and base weights — and over the merged
   LoRA weights W + s·BA the engine samples with,
-  :func:`~verirl.backends.staleness.engine_checksum`); the run stops
+  :func:`~verirl.backends.staleness.engine_checksum`), and for an engine with weights of
+  its own (vLLM) the weights read back from it vs the module it synced from
+  (``weights_mismatch``; ``sync/engine_checked``); the run stops
   (:class:`WeightSyncError`): training on samples from weights that never arrived looks like
   staleness and is not;
 - ``async/dropped``: a batch that arrives out of order or staler than k is dropped, counted
@@ -50,7 +52,7 @@ from verirl.backends.base import Backend, register_backend
 from verirl.backends.staleness import WeightRing, engine_checksum, version_for
 from verirl.config import TrainConfig
 from verirl.device import Placement
-from verirl.errors import WorkerLostError
+from verirl.errors import UserInputError, WorkerLostError
 from verirl.provers.settings import Provers
 from verirl.rollout.base import RolloutEngine
 from verirl.verification.executors import Executor, Outcome
@@ -169,15 +171,30 @@ def run_producer(
                 # adapters and base weights) and the merged LoRA weights it samples with
                 loaded, merged = engine_checksum(model)
                 expected, expected_merged = ring.expected(version)
+                # an engine with weights of its own (vLLM's worker) is read back and
+                # compared with the module it synced from, which the checksum ties to
+                # the learner: a load that never reached the engine is caught here
+                read_back = getattr(engine, "weights_mismatch", None)
+                stale_in_engine = read_back(model) if callable(read_back) else []
                 checksum_s = time.perf_counter() - t0
                 produced = producer.produce(version)
                 produced.state = producer.state_dict()
                 produced.sync = {
                     "producer_idle_s": idle,
                     "checksum_s": checksum_s,
-                    "mismatch": float(loaded != expected or merged != expected_merged),
+                    "mismatch": float(
+                        loaded != expected or merged != expected_merged or bool(stale_in_engine)
+                    ),
                     "mismatch_merged": float(merged != expected_merged),
+                    "engine_checked": float(callable(read_back)),
                 }
+                if stale_in_engine:
+                    produced.sync["mismatch_engine"] = float(len(stale_in_engine))
+                    produced.sync_detail = (
+                        f"the engine's own copy ({type(engine).__name__}) holds other "
+                        f"weights than the policy it synced from: {', '.join(stale_in_engine[:5])}"
+                        + (" …" if len(stale_in_engine) > 5 else "")
+                    )
                 # plain pickle: tensors travel as bytes, not as shared-memory handles that
                 # would tie the learner to this process's lifetime
                 out.put(("batch", i, pickle.dumps(produced)))
@@ -261,11 +278,14 @@ class AsyncConsumer:
         sync = produced.sync or {}
         mismatch = sync.get("mismatch", 0.0)
         if mismatch:
+            if sync.get("mismatch_engine"):
+                what = produced.sync_detail or "the engine's own copy differs"
+            else:
+                part = "merged LoRA weights" if sync.get("mismatch_merged") else "weights"
+                what = f"the checksum of its {part} differs from the learner's"
             raise WeightSyncError(
                 f"sync/mismatch: the producer's engine did not hold policy version "
-                f"{produced.version} after loading it (the checksum of its "
-                f"{'merged LoRA weights' if sync.get('mismatch_merged') else 'weights'} "
-                "differs from the learner's); "
+                f"{produced.version} after loading it ({what}); "
                 "stopping: its samples would not come from the policy the learner believes"
             )
         staleness = float(version - produced.version)
@@ -279,6 +299,7 @@ class AsyncConsumer:
             "async/dropped": float(self.dropped),
             "sync/mismatch": mismatch,
             "sync/checksum_s": float(sync.get("checksum_s", 0.0)),
+            "sync/engine_checked": float(sync.get("engine_checked", 0.0)),
         }
         return produced
 
@@ -342,6 +363,12 @@ class AsyncLocalBackend(AsyncConsumer, Backend):
         super().__init__(cfg, placement)
         self._init_async(cfg)
         self.in_process = cfg.run.async_.producer == "thread"
+        if self.in_process and cfg.rollout.engine.name == "vllm":
+            raise UserInputError(
+                "run.async.producer=thread cannot run rollout.engine.name=vllm: vLLM keeps "
+                "one parallel state per process, and the learner's process holds its own "
+                "engine (for evaluation); use run.async.producer=process"
+            )
         self._ring: WeightRing | None = None
         self._model: torch.nn.Module | None = None
         self._executor: LazyExecutor | None = None
@@ -430,8 +457,10 @@ class AsyncLocalBackend(AsyncConsumer, Backend):
         stop_producer(worker, self._ring)
 
     def publish_weights(self, engine: RolloutEngine, version: int) -> dict[str, float]:
-        cost = super().publish_weights(engine, version)  # the learner side's engine
+        """The producer's engine gets ``version`` through the ring. This process's engine
+        samples only for an evaluation and is not synced here: an engine with weights of
+        its own (vLLM) loads what changed before it next generates or scores."""
         assert self._ring is not None and self._model is not None
         if version < self.cfg.run.steps:  # the producer needs no weights after the last batch
             self._ring.publish(self._model, version)
-        return {**cost, **self._step_metrics}
+        return dict(self._step_metrics)

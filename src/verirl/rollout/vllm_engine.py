@@ -22,6 +22,9 @@ the extra to install.
   linear layer gets its full-size weight buffer back, is loaded through ``load_weights``
   (which stacks q/k/v and gate/up), and is re-dispatched; the embedding and a tied LM head are
   re-dispatched too (otherwise the logits stay stale). Then the prefix cache is reset.
+  :meth:`VLLMEngine.weights_mismatch` reads every weight back from vLLM's worker as it
+  computes with it (a packed layer through its GEMM handle) and names those that differ
+  from the learner's: the asynchronous producer checks it after every sync.
 - **Off-policy.** vLLM's kernels differ from the learner's, so the engine registers with
   ``logprobs_exact=False``: with ``optim.old_logprobs=auto`` the learner recomputes π_old
   and logs the drift; see ``loss.tis_cap`` for truncated importance sampling.
@@ -297,6 +300,41 @@ class VLLMEngine:
             return path
         return f"{parent}.{fused}" if parent else fused
 
+    def read_back(self) -> dict[str, torch.Tensor]:
+        """The weights vLLM's worker samples with, under Hugging Face names (see
+        :func:`_read_weights`): what a weight sync really delivered, not what it was given."""
+        packed = getattr(self.vllm_model, "packed_modules_mapping", {}) or {}
+        mapping = {fused: list(parts) for fused, parts in packed.items()}
+        return cast(
+            dict[str, torch.Tensor], self.llm.collective_rpc(_read_weights, args=(mapping,))[0]
+        )
+
+    def weights_mismatch(self, model: torch.nn.Module | None = None) -> list[str]:
+        """The Hugging Face names whose weights in vLLM's worker differ from ``model``'s
+        (default: the module this engine syncs from; LoRA merged), or that vLLM does not
+        hold at all. Empty when vLLM samples with exactly these weights. A tied LM head is
+        the embedding and is not compared twice."""
+        model = model if model is not None else self.model
+        expected = dict(policy_weights(model))
+        held = self.read_back()
+        embed = "model.embed_tokens.weight"
+        tied = getattr(_base_model(model).config, "tie_word_embeddings", False)
+        if tied and embed in expected and "lm_head.weight" in held:
+            expected["lm_head.weight"] = expected[embed]  # its GEMM handle is a copy
+        bad = []
+        for name, want in expected.items():
+            got = held.get(name)
+            if got is not None and got.shape[1:] == want.shape[1:] and len(got) > len(want):
+                got = got[: len(want)]  # vLLM pads the vocabulary
+            same = (
+                got is not None
+                and got.shape == want.shape
+                and torch.equal(got.to(want.dtype).cpu(), want.cpu())
+            )
+            if not same:
+                bad.append(name)
+        return bad
+
     def sleep(self) -> None:
         """CUDA with ``sleep_between_steps``: free the KV cache and offload weights while the
         learner runs (vLLM sleep mode level 1). A no-op otherwise. Untested without a GPU."""
@@ -449,6 +487,45 @@ def _load_weights_cpu(worker: Any, payload: _Payload) -> float:
         if lm_head.weight is embed.weight:  # tied: its packed copy is stale
             lm_head.quant_method.process_weights_after_loading(lm_head)
     return time.perf_counter() - start
+
+
+def _read_weights(worker: Any, packed: dict[str, list[str]]) -> dict[str, torch.Tensor]:
+    """Every weight of vLLM's model as it computes with it, under Hugging Face names. Plain
+    parameters are read as they are; a layer whose matrix multiply goes through the CPU
+    build's GEMM handle (``cpu_linear``, packed from the weight when it was last dispatched;
+    the plain weight is often dropped) is read through that handle: its output on the
+    identity matrix is Wᵀ, exact in floating point (every sum has one non-zero term). Fused
+    layers (q/k/v, gate/up) are split back by their output sizes, weights and biases alike
+    (on the GPU build too, whose plain fused weights are read as they are — untested here,
+    no GPU build installed). An embedding or LM head
+    keeps vLLM's vocabulary padding (the caller compares the leading rows)."""
+    model = worker.model_runner.model
+    out: dict[str, torch.Tensor] = {}
+    with torch.no_grad():
+        for name, module in model.named_modules():
+            handle = getattr(module, "cpu_linear", None)
+            tensors: dict[str, torch.Tensor] = {}
+            for pname, param in module.named_parameters(recurse=False):
+                if param.numel() > 0 and not (handle is not None and pname == "weight"):
+                    tensors[pname] = param.detach().clone()
+            if handle is not None:
+                weight = module.weight
+                if weight.ndim == 2 and weight.numel() > 0:
+                    k = weight.shape[1]
+                else:
+                    k = int(module.input_size_per_partition)
+                eye = torch.eye(k, dtype=getattr(module, "params_dtype", weight.dtype))
+                tensors["weight"] = handle(eye.to(weight.device), weight, None).T.contiguous()
+            parent, _, leaf = name.rpartition(".")
+            parts = packed.get(leaf)
+            sizes = list(getattr(module, "output_partition_sizes", []))
+            for pname, t in tensors.items():
+                if parts and len(parts) == len(sizes) and t.shape[0] == sum(sizes):
+                    for part, chunk in zip(parts, torch.split(t, sizes, dim=0), strict=True):
+                        out[f"{parent}.{part}.{pname}" if parent else f"{part}.{pname}"] = chunk
+                else:
+                    out[f"{name}.{pname}" if name else pname] = t
+    return out
 
 
 def _recreate_linear_weight(layer: Any) -> None:

@@ -64,6 +64,7 @@ class Produced:
     rollout_s: float = 0.0
     state: dict[str, Any] | None = None
     sync: dict[str, float] | None = None  # the producer's weight sync: idle s, checksum check
+    sync_detail: str = ""  # what a failed sync check found (names the stale weights)
 
 
 class RolloutProducer:

@@ -14,7 +14,8 @@ difference of two arms' means, from the binomial variance of 180 held-out proble
 seed-to-seed spread (the larger of the two).
 
 Run: ``python bench/bench_async_accuracy.py`` (``--seeds 1,2 --parallel 1 --threads 2``);
-one full pass is 4 default jobs (≈ 1 h on 2 idle cores).
+one full pass is 4 default jobs (≈ 1 h on 2 idle cores). ``--given sync:0=0.406`` counts a
+run measured elsewhere (the README's ``./run.sh train`` is the synchronous arm at seed 0).
 """
 
 from __future__ import annotations
@@ -89,15 +90,37 @@ def main() -> None:
     ap.add_argument("--parallel", type=int, default=1, help="runs at a time")
     ap.add_argument("--threads", type=int, default=2, help="torch threads in total")
     ap.add_argument("--problems", type=int, default=180, help="held-out problems (the job's)")
+    ap.add_argument(
+        "--given",
+        nargs="*",
+        default=[],
+        metavar="ARM:SEED=ACC",
+        help="a run measured elsewhere (e.g. the README's './run.sh train' is sync:0), "
+        "counted instead of run: sync:0=0.406",
+    )
     ap.add_argument("overrides", nargs="*", help="key=value for every run (e.g. run.steps=5)")
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",") if s]
     threads = max(1, args.threads // args.parallel)
+    given: list[dict] = []
+    for spec in args.given:
+        arm, _, rest = spec.partition(":")
+        seed, _, acc = rest.partition("=")
+        if arm not in ("sync", "k1") or not seed.isdigit() or not acc:
+            ap.error(f"--given {spec!r}: expected sync:SEED=ACC or k1:SEED=ACC")
+        k = None if arm == "sync" else 1
+        given.append({"k": k, "seed": int(seed), "after": float(acc)})
+        print(f"  {arm}-seed{seed}: accuracy after {float(acc):.3f} (given, not run here)")
     # arms interleaved: a drifting machine load reaches both alike
-    plan = [(k, s) for s in seeds for k in (None, 1)]
+    plan = [
+        (k, s)
+        for s in seeds
+        for k in (None, 1)
+        if not any(g["k"] == k and g["seed"] == s for g in given)
+    ]
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.parallel) as pool:
         root = Path(tmp)
-        results = list(
+        results = given + list(
             pool.map(lambda ks: run_arm(ks[0], ks[1], threads, root, args.overrides), plan)
         )
     arms = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -15,17 +16,19 @@ pytest.importorskip("openenv.core", reason="needs openenv-core==0.3.0 (extra 'op
 import requests
 from openenv.core import GenericEnvClient
 
-from tests.serve.helpers import gym_server
+from tests.serve.helpers import ServerProcess, gym_server
 from verirl.curriculum import AdaptiveDifficulty
 from verirl.envs import get_env
 from verirl.errors import UserInputError
 from verirl.integrations.episodes import LocalSource
 from verirl.integrations.openenv import (
     OpenEnvSource,
+    RemoteSession,
     VerirlAction,
     VerirlEnvClient,
     VerirlEnvironment,
 )
+from verirl.serve.client import GymClient, GymServerError
 
 
 def build_source(
@@ -189,3 +192,43 @@ def test_remote_source_feeds_the_server_curriculum(server_url: str) -> None:
         assert raised, seen
     finally:
         session.close()
+
+
+TOKEN = "an-openenv-token-of-32-characters"
+
+
+@pytest.mark.slow
+def test_remote_source_reaches_a_server_that_requires_a_token(tmp_path: Path) -> None:
+    """A non-loopback server always has a token: the source sends it on its HTTP calls and
+    on the /ws session's URL; without it (or with a wrong one) it is refused, and the
+    refusal never shows the token."""
+    proc = ServerProcess(
+        tmp_path / "state.sqlite",
+        "--token",
+        TOKEN,
+        "curriculum.environments=[addition]",
+        "verification.executor.name=threads",
+    ).start()
+    try:
+        with pytest.raises(GymServerError, match="token"):
+            OpenEnvSource(proc.url, curriculum="tok").session()
+        wrong = "a-wrong-token-of-32-characters-xx"
+        with pytest.raises(ConnectionError) as refused:
+            RemoteSession(proc.url, curriculum="tok", token=wrong)
+        assert wrong not in str(refused.value) and "***" in str(refused.value)
+        session = OpenEnvSource(proc.url, curriculum="tok", token=TOKEN).session()
+        try:
+            start = session.reset()
+            assert start.env == "addition"
+            out = session.step(_right(start.env, start.difficulty, start.seed))
+            assert out.correct and out.done
+        finally:
+            session.close()
+        client = GymClient(proc.url, TOKEN)
+        try:
+            summary = client.get("/curricula/tok")
+        finally:
+            client.close()
+        assert "addition" in str(summary)
+    finally:
+        proc.kill()

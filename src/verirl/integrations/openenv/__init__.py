@@ -20,6 +20,7 @@ side, built on openenv-core's own classes, plus the schema re-exported from
 from __future__ import annotations
 
 import threading
+import urllib.parse
 from typing import Any
 
 from verirl.integrations.episodes import EpisodeSession
@@ -44,7 +45,32 @@ TESTED_OPENENV_VERSION = "0.3.0"
 
 class VerirlEnvClient(EnvClient[VerirlAction, VerirlObservation, VerirlState]):
     """openenv's WebSocket client typed for verirl's schema; ``await client.reset()`` /
-    ``step(VerirlAction(answer=...))``, or ``client.sync()`` for blocking calls."""
+    ``step(VerirlAction(answer=...))``, or ``client.sync()`` for blocking calls.
+
+    ``token``: a server that requires one (any non-loopback ``verirl serve``) takes it on the
+    ``/ws`` URL's query (``?token=``), since openenv's client sends no headers; a refused
+    connection's message names the server without the token."""
+
+    def __init__(self, base_url: str, *, token: str | None = None, **kwargs: Any) -> None:
+        super().__init__(base_url, **kwargs)
+        self._token = token
+        if token:
+            # openenv-core 0.3.0 keeps the session URL here and connects to it as it is
+            url: str = self._ws_url  # type: ignore[has-type]
+            self._ws_url = f"{url}?{urllib.parse.urlencode({'token': token})}"
+
+    async def connect(self) -> VerirlEnvClient:
+        try:
+            await super().connect()
+        except ConnectionError as exc:
+            text = str(exc)
+            if self._token:
+                text = text.replace(urllib.parse.quote_plus(self._token), "***").replace(
+                    self._token, "***"
+                )
+            hint = "" if self._token else " (a server that requires a token refuses without)"
+            raise ConnectionError(text + hint) from None
+        return self
 
     def _step_payload(self, action: VerirlAction) -> dict[str, Any]:
         return action.model_dump(exclude={"metadata"}, exclude_none=True)
@@ -68,11 +94,18 @@ class RemoteSession(EpisodeSession):
     ``verirl serve`` (the server keeps the episode and counts it towards ``curriculum``)."""
 
     def __init__(
-        self, base_url: str, *, curriculum: str = "default", message_timeout_s: float = 120.0
+        self,
+        base_url: str,
+        *,
+        curriculum: str = "default",
+        message_timeout_s: float = 120.0,
+        token: str | None = None,
     ) -> None:
         super().__init__()
         self.curriculum = curriculum
-        self.client = VerirlEnvClient(base_url, message_timeout_s=message_timeout_s).sync()
+        self.client = VerirlEnvClient(
+            base_url, token=token, message_timeout_s=message_timeout_s
+        ).sync()
         self.client.connect()
 
     def _reset(self, **kwargs: Any) -> VerirlObservation:
@@ -90,14 +123,21 @@ class OpenEnvSource:
     ``verirl serve`` at ``base_url`` (one ``/ws`` session each), drawn from and counted
     towards the server's curriculum named ``curriculum`` (created with the server's
     curriculum config, ``POST /curricula``, when the first session opens, so explicit resets
-    count from the start)."""
+    count from the start). ``token``: the server's access token, when it requires one (its
+    HTTP routes get it as ``Authorization: Bearer``, the ``/ws`` sessions on their URL)."""
 
     def __init__(
-        self, base_url: str, *, curriculum: str = "default", message_timeout_s: float = 120.0
+        self,
+        base_url: str,
+        *,
+        curriculum: str = "default",
+        message_timeout_s: float = 120.0,
+        token: str | None = None,
     ) -> None:
         self.base_url = base_url
         self.curriculum = curriculum
         self.message_timeout_s = message_timeout_s
+        self.token = token
         self._created = False
         self._lock = threading.Lock()
 
@@ -106,14 +146,17 @@ class OpenEnvSource:
             if not self._created:
                 from verirl.serve.client import GymClient
 
-                client = GymClient(self.base_url, timeout_s=self.message_timeout_s)
+                client = GymClient(self.base_url, self.token, timeout_s=self.message_timeout_s)
                 try:
                     client.post("/curricula", {"name": self.curriculum, "exist_ok": True})
                 finally:
                     client.close()
                 self._created = True
         return RemoteSession(
-            self.base_url, curriculum=self.curriculum, message_timeout_s=self.message_timeout_s
+            self.base_url,
+            curriculum=self.curriculum,
+            message_timeout_s=self.message_timeout_s,
+            token=self.token,
         )
 
 

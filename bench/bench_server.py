@@ -7,6 +7,10 @@ answers) and prints verifies/s, p50 and p99 latency, next to the same problems v
 in-process (``Environment.verify`` in a loop, and through ``BatchVerifier`` on the same
 executor kind) and their ratio. Targets (2 cores): ≥ 1,000 verifies/s, p99 ≤ 20 ms at 8
 clients. ``os.getloadavg()`` is printed: on a shared machine the numbers move with it.
+Clients (``--client``): ``procs`` (default) runs each in its own process with keep-alive
+``http.client``, as trainers' workers are; ``async`` puts them all on one httpx event loop
+in this process, whose own scheduling then shows in the tail. ``--stacks fast unfrozen``
+compares the server with and without ``serve.gc_freeze`` in one run.
 
 ``--soak SECONDS``: mixed good traffic (verify with a curriculum, draws, /ws episodes) and
 hostile traffic (``tests/serve/hostile_requests.py``) for that long; prints the server's RSS
@@ -118,13 +122,76 @@ async def _load(url: str, clients: int, requests: int, batch: int) -> dict[str, 
         "p50_ms": 1000 * statistics.median(lat),
         "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))],
         "requests_done": len(lat),
-        "per": per,
+        "warm_done": min(clients, 4) * per,
+    }
+
+
+def _client_proc(url: str, seed: int, per: int, batch: int, warm: int, conn: Any) -> None:
+    """One client in its own process (a trainer's worker): keep-alive ``http.client``
+    round-trips; sends back its latencies (warm-up excluded) and its wall span."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    items = _items(max(batch * 8, 64), seed0=10_000)
+    rng = random.Random(seed)
+    c = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    lat: list[float] = []
+    conn.recv()  # start together
+    t_start = time.perf_counter()
+    for n in range(warm + per):
+        body = json.dumps({"items": rng.sample(items, batch)})
+        t0 = time.perf_counter()
+        c.request("POST", "/verify", body, {"content-type": "application/json"})
+        r = c.getresponse()
+        data = r.read()
+        if n >= warm:
+            lat.append(time.perf_counter() - t0)
+        elif n == warm - 1:
+            t_start = time.perf_counter()
+        assert r.status == 200, data[:200]
+    conn.send((lat, t_start, time.perf_counter()))
+    c.close()
+
+
+def _load_procs(url: str, clients: int, requests: int, batch: int) -> dict[str, float]:
+    """Like :func:`_load` with each client in its own process (no client shares an event
+    loop or a GIL with another, as with trainers' workers)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    per = max(1, requests // clients)
+    warm = max(1, min(50, per // 4))
+    pipes, procs = [], []
+    for k in range(clients):
+        here, there = ctx.Pipe()
+        p = ctx.Process(target=_client_proc, args=(url, k, per, batch, warm, there), daemon=True)
+        p.start()
+        pipes.append(here)
+        procs.append(p)
+    for here in pipes:
+        here.send("go")
+    results = [here.recv() for here in pipes]
+    for p in procs:
+        p.join(timeout=60)
+    lat = sorted(x for r in results for x in r[0])
+    wall = max(r[2] for r in results) - min(r[1] for r in results)
+    return {
+        "verifies_s": len(lat) * batch / wall,
+        "requests_s": len(lat) / wall,
+        "p50_ms": 1000 * statistics.median(lat),
+        "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))],
+        "requests_done": len(lat),
+        "warm_done": clients * warm,
     }
 
 
 STACKS = {
     "fast": ["serve.http=auto", "serve.loop=auto"],  # httptools + uvloop when installed
     "plain": ["serve.http=h11", "serve.loop=asyncio"],  # uvicorn's pure-Python stack
+    # the fast stack without gc.freeze: a full collection scans every start-up object
+    "unfrozen": ["serve.http=auto", "serve.loop=auto", "serve.gc_freeze=false"],
 }
 
 
@@ -149,21 +216,30 @@ def _bench_stack(
     p99: dict[int, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         server = ServerProcess(
-            Path(tmp) / "s.sqlite", f"verification.executor.name={args.executor}", *STACKS[stack]
+            Path(tmp) / "s.sqlite",
+            f"verification.executor.name={args.executor}",
+            *STACKS[stack],
+            *args.set,
         ).start()
         try:
             assert server.proc is not None
             pid = server.proc.pid
-            print(f"server stack {stack!r}: {' '.join(STACKS[stack])}")
+            print(
+                f"server stack {stack!r}: {' '.join([*STACKS[stack], *args.set])}; "
+                f"clients: {args.client}"
+            )
             print(
                 f"{'clients':>7} {'verifies/s':>11} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}"
                 f" {'vs Env.verify':>14} {'vs BatchVerifier':>17} {'server CPU ms/verify':>21}"
             )
             for clients in args.clients:
                 c0 = _cpu_s(pid)
-                r = asyncio.run(_load(server.url, clients, args.requests, args.batch))
+                if args.client == "procs":
+                    r = _load_procs(server.url, clients, args.requests, args.batch)
+                else:
+                    r = asyncio.run(_load(server.url, clients, args.requests, args.batch))
                 # load-independent: the server's own CPU time per verify (warm-up included)
-                done = r["requests_done"] + min(clients, 4) * r["per"]
+                done = r["requests_done"] + r["warm_done"]
                 per = 1000 * (_cpu_s(pid) - c0) / done
                 p99[clients] = r["p99_ms"]
                 print(
@@ -301,6 +377,16 @@ def main() -> None:
         default=["fast", "plain"],
         choices=sorted(STACKS),
         help="server stacks to measure in this run (the first two's p99 ratio is printed)",
+    )
+    ap.add_argument(
+        "--client",
+        default="procs",
+        choices=["procs", "async"],
+        help="procs: each client its own process with http.client (as trainers' workers); "
+        "async: all clients on one httpx event loop in this process",
+    )
+    ap.add_argument(
+        "--set", nargs="*", default=[], help="server config overrides (key=value) for every stack"
     )
     ap.add_argument("--inproc", type=int, default=2000, help="in-process baseline items")
     ap.add_argument("--soak", type=float, default=0.0, help="soak seconds (0: no soak)")

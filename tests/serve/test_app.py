@@ -323,3 +323,20 @@ def test_a_call_of_only_unreadable_outputs_counts_them_as_failures(client: TestC
     (verdict,) = r.json()["verdicts"]
     assert verdict["status"] == "too_long" and verdict["counted"] is True
     assert client.get("/curricula/long").json()["verdicts"] == 1
+
+
+def test_startup_objects_are_frozen_out_of_the_collectors_sight() -> None:
+    """``serve.gc_freeze``: what is alive at start-up (here: this test run's objects) leaves
+    the generations a full collection scans; off, nothing is frozen."""
+    import gc
+
+    from verirl.serve.server import freeze_startup_objects
+
+    gc.unfreeze()
+    try:
+        assert freeze_startup_objects(False) == 0
+        frozen = freeze_startup_objects(True)
+        assert frozen > 10_000  # the imported library and test session, at the least
+        assert frozen == gc.get_freeze_count()
+    finally:
+        gc.unfreeze()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import socket
@@ -33,6 +34,17 @@ def resolve_token(host: str, token: str | None) -> str | None:
             "(loopback addresses need none)"
         )
     return token
+
+
+def freeze_startup_objects(enabled: bool = True) -> int:
+    """Move every object alive now (the environments, the web stack: ~340,000) to the
+    collector's permanent generation, so no full collection scans them while requests wait:
+    on 2 cores such a collection took 0.1-0.3 s, the p99 at 64 clients 4x lower without it
+    (docs/serving.md). Returns how many objects are frozen."""
+    if enabled:
+        gc.collect()
+        gc.freeze()
+    return gc.get_freeze_count()
 
 
 def serve(cfg: TrainConfig, token: str | None = None) -> None:
@@ -75,6 +87,7 @@ def serve(cfg: TrainConfig, token: str | None = None) -> None:
             timeout_graceful_shutdown=5,
         )
         server = uvicorn.Server(config)
+        freeze_startup_objects(s.gc_freeze)
         # listen before saying so: a client that connects while uvicorn starts up waits in the
         # backlog instead of being refused (uvicorn's own listen() on this socket is a no-op)
         sock.listen(2048)

@@ -74,6 +74,23 @@ def test_k1_with_vllm_stays_within_k_and_vllm_holds_every_published_version(
     assert all(r["train/grad_norm"] > 0 for r in rows)
 
 
+def test_k1_with_vllm_and_lora_syncs_the_merged_weights(model_dir: Path, tmp_path: Path) -> None:
+    """With a LoRA adapter, vLLM samples with the merged W + s·BA: read back after every sync,
+    it equals the learner's merged weights, and the adapter really moved them."""
+    run_dir = tmp_path / "lora"
+    lora = "model.lora={r: 4, alpha: 8, target_modules: [q_proj, down_proj]}"
+    with Trainer(load_config(None, [*_config(model_dir, run_dir), lora]), run_dir) as t:
+        t.fit()
+        merged_b = [
+            float(p.detach().abs().sum()) for n, p in t.model.named_parameters() if "lora_B" in n
+        ]
+    rows = read_metrics(run_dir)
+    assert [r["step"] for r in rows] == [1, 2, 3]
+    assert all(r["async/staleness_max"] <= 1 and r["async/dropped"] == 0 for r in rows)
+    assert all(r["sync/mismatch"] == 0 and r["sync/engine_checked"] == 1 for r in rows)
+    assert merged_b and any(b > 0 for b in merged_b)  # B starts at 0: the updates reached it
+
+
 def test_a_weight_load_that_never_reached_vllm_stops_the_run(
     model_dir: Path, tmp_path: Path
 ) -> None:

@@ -396,26 +396,43 @@ def policy_weights(
     model: torch.nn.Module, keep: Callable[[str], bool] | None = None
 ) -> list[tuple[str, torch.Tensor]]:
     """(Hugging Face name, tensor) for every weight of the policy (those whose name ``keep``
-    accepts); a LoRA policy's adapted layers carry merged weights W + s·B·A (PEFT's
-    ``merge_adapter`` / ``unmerge_adapter`` around the read, as TRL's vLLM sync does).
+    accepts); a LoRA policy's adapted layers carry merged weights W + s·B·A, computed out of
+    place (:func:`_merged_lora_weights`): PEFT's ``merge_adapter`` / ``unmerge_adapter``
+    around the read (as TRL's vLLM sync does) leaves W as (W + s·B·A) − s·B·A, which is not W
+    in floating point, so the frozen base drifted by a rounding at every sync.
     Tensors are detached copies."""
-    peft = hasattr(model, "peft_config") and hasattr(model, "merge_adapter")
     if keep is not None and not any(keep(_clean_name(n)) for n, _ in model.named_parameters()):
         return []
+    base = _base_model(model)
     with torch.no_grad():
-        if peft:
-            model.merge_adapter()  # type: ignore[operator]
-        try:
-            out: dict[str, torch.Tensor] = {}
-            for name, tensor in _base_model(model).state_dict().items():
-                clean = _clean_name(name)
-                if ".lora_" in name or (keep is not None and not keep(clean)):
-                    continue
-                out.setdefault(clean, tensor.detach().clone())
-        finally:
-            if peft:
-                model.unmerge_adapter()  # type: ignore[operator]
+        merged = _merged_lora_weights(base) if hasattr(model, "peft_config") else {}
+        out: dict[str, torch.Tensor] = {}
+        for name, tensor in base.state_dict().items():
+            clean = _clean_name(name)
+            if ".lora_" in name or (keep is not None and not keep(clean)) or clean in out:
+                continue
+            out[clean] = merged[clean] if clean in merged else tensor.detach().clone()
     return list(out.items())
+
+
+def _merged_lora_weights(base: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """W + s·B·A of every LoRA-adapted layer of ``base`` (its active adapters, PEFT's own
+    ``get_delta_weight``: scaling and fan-in/fan-out as PEFT merges them; the same
+    floating-point sum ``merge_adapter`` stores), under the plain weight's name. The module
+    is not changed. A layer already merged, or with adapters disabled, holds its weight."""
+    from peft.tuners.lora import LoraLayer
+
+    out: dict[str, torch.Tensor] = {}
+    for name, module in base.named_modules():
+        if not isinstance(module, LoraLayer) or module.merged or module.disable_adapters:
+            continue
+        weight = module.get_base_layer().weight.detach()
+        merged = weight.clone()
+        for adapter in module.active_adapters:
+            if adapter in module.lora_A or adapter in getattr(module, "lora_embedding_A", {}):
+                merged += module.get_delta_weight(adapter)
+        out[_clean_name(f"{name}.weight")] = merged
+    return out
 
 
 def _param_versions(model: torch.nn.Module) -> dict[str, int]:

@@ -426,11 +426,12 @@ def _merged_lora_weights(base: torch.nn.Module) -> dict[str, torch.Tensor]:
     for name, module in base.named_modules():
         if not isinstance(module, LoraLayer) or module.merged or module.disable_adapters:
             continue
-        weight = module.get_base_layer().weight.detach()
+        layer: Any = module  # a concrete LoRA layer (Linear, Embedding, …): get_delta_weight
+        weight = layer.get_base_layer().weight.detach()
         merged = weight.clone()
         for adapter in module.active_adapters:
             if adapter in module.lora_A or adapter in getattr(module, "lora_embedding_A", {}):
-                merged += module.get_delta_weight(adapter)
+                merged += layer.get_delta_weight(adapter)
         out[_clean_name(f"{name}.weight")] = merged
     return out
 

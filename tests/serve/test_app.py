@@ -337,6 +337,5 @@ def test_startup_objects_are_frozen_out_of_the_collectors_sight() -> None:
         assert freeze_startup_objects(False) == 0
         frozen = freeze_startup_objects(True)
         assert frozen > 10_000  # the imported library and test session, at the least
-        assert frozen == gc.get_freeze_count()
     finally:
         gc.unfreeze()

@@ -73,7 +73,7 @@ def run_arm(k: int | None, seed: int, threads: int, root: Path, extra: list[str]
         "steps": max(int(r["step"]) for r in rows),
         "wall_min": wall / 60,
         "staleness_max": max((r.get("async/staleness_max", 0.0) for r in rows), default=0.0),
-        "dropped": sum(r.get("async/dropped", 0.0) for r in rows[-1:]),
+        "dropped": merged.get("async/dropped", 0.0),  # cumulative: the last value
     }
     print(
         f"  {tag}: accuracy {result['before']:.3f} -> {result['after']:.3f} after "

@@ -115,6 +115,11 @@ async def _load(url: str, clients: int, requests: int, batch: int) -> dict[str, 
         t0 = time.perf_counter()
         await asyncio.gather(*(one(k) for k in range(clients)))
         wall = time.perf_counter() - t0
+    return _summary(latencies, wall, batch, warm_done=min(clients, 4) * per)
+
+
+def _summary(latencies: list[float], wall: float, batch: int, warm_done: int) -> dict[str, float]:
+    """Rates over ``wall`` seconds and the latency percentiles of one client count."""
     lat = sorted(latencies)
     return {
         "verifies_s": len(lat) * batch / wall,
@@ -122,7 +127,7 @@ async def _load(url: str, clients: int, requests: int, batch: int) -> dict[str, 
         "p50_ms": 1000 * statistics.median(lat),
         "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))],
         "requests_done": len(lat),
-        "warm_done": min(clients, 4) * per,
+        "warm_done": warm_done,
     }
 
 
@@ -175,16 +180,8 @@ def _load_procs(url: str, clients: int, requests: int, batch: int) -> dict[str, 
     results = [here.recv() for here in pipes]
     for p in procs:
         p.join(timeout=60)
-    lat = sorted(x for r in results for x in r[0])
     wall = max(r[2] for r in results) - min(r[1] for r in results)
-    return {
-        "verifies_s": len(lat) * batch / wall,
-        "requests_s": len(lat) / wall,
-        "p50_ms": 1000 * statistics.median(lat),
-        "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))],
-        "requests_done": len(lat),
-        "warm_done": clients * warm,
-    }
+    return _summary([x for r in results for x in r[0]], wall, batch, warm_done=clients * warm)
 
 
 STACKS = {

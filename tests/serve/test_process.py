@@ -52,6 +52,34 @@ def test_openenv_core_client_plays_an_episode(server: ServerProcess) -> None:
         assert env.state()["turn"] == 2
 
 
+def test_websocket_sessions_end_without_an_application_error(server: ServerProcess) -> None:
+    """A client that closes its /ws session, or drops the connection mid-step, ends the session
+    quietly: uvicorn logs no "Exception in ASGI application" traceback for it."""
+    import socket
+
+    from websockets.sync.client import connect
+
+    before = len(server.output)
+    ws_url = server.url.replace("http://", "ws://") + "/ws"
+    with connect(ws_url, open_timeout=60) as ws:  # a clean close
+        ws.send('{"type": "reset", "data": {"env": "addition", "difficulty": 0, "seed": 1}}')
+        assert '"observation"' in ws.recv(timeout=60)
+    ws = connect(ws_url, open_timeout=60)  # a dropped connection, mid-step
+    ws.send('{"type": "reset", "data": {}}')
+    ws.recv(timeout=60)
+    ws.send('{"type": "step", "data": {"answer": "\\\\boxed{3}"}}')
+    ws.socket.shutdown(socket.SHUT_RDWR)
+    ws.socket.close()
+    # a third session proves the server went on, and gives it time to log the first two
+    with connect(ws_url, open_timeout=60) as ws:
+        ws.send('{"type": "reset", "data": {}}')
+        assert '"observation"' in ws.recv(timeout=60)
+    time.sleep(1.0)
+    logged = "".join(list(server.output)[before:])
+    assert "Exception in ASGI application" not in logged, logged[-3000:]
+    assert "Traceback" not in logged, logged[-3000:]
+
+
 def test_non_loopback_address_needs_a_token(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     env.pop("VERIRL_SERVE_TOKEN", None)

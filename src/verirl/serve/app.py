@@ -16,6 +16,7 @@ Hostile input: request bodies and WebSocket messages are bounded (413 past
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -26,6 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from openenv.core.env_server.http_server import create_fastapi_app
 from pydantic import BaseModel, ConfigDict, Field
+from starlette import websockets as _websockets
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -104,6 +106,14 @@ def _error(status: int, detail: object) -> JSONResponse:
     return JSONResponse({"detail": one_line(detail)}, status_code=status)
 
 
+_CLIENT_GONE: tuple[type[Exception], ...] = (
+    _websockets.WebSocketDisconnect,
+    getattr(_websockets, "WebSocketDisconnected", _websockets.WebSocketDisconnect),
+)
+"""What starlette raises when a /ws handler receives from, or sends to, a client that has gone
+(``WebSocketDisconnected``: starlette >= 1.0)."""
+
+
 # ---- ASGI guards: token and body size ----------------------------------------------------
 class Guard:
     """Checks the token (every route but ``/health``) and bounds request bodies before the
@@ -141,7 +151,12 @@ class Guard:
             await _send_json(send, 401, "missing or wrong token (Authorization: Bearer ...)")
             return
         if scope["type"] == "websocket":
-            await self.app(scope, receive, send)
+            # openenv-core's /ws handler answers a failed step, and closes the socket in a
+            # ``finally``, without expecting the client to have gone: starlette then raises one
+            # of these, which uvicorn would log as an application error with a traceback at the
+            # end of every session. The session is already destroyed.
+            with contextlib.suppress(*_CLIENT_GONE):
+                await self.app(scope, receive, send)
             return
         for key, value in scope.get("headers", []):
             if key == b"content-length":

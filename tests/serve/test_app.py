@@ -176,13 +176,6 @@ def test_tool_world_takes_one_tool_call_per_step(client: TestClient) -> None:
         ("post", "/reset", {"curriculum": {"a": 1}}, 400, "curriculum name"),
         ("post", "/step", {"action": {"answer": 5}}, 422, "answer"),
         ("post", "/step", {"action": {"answer": "x"}}, 400, "no episode"),
-        (
-            "post",
-            "/step",
-            {"action": {"answer": "x" * 201, "env": "addition", "difficulty": 0, "seed": 0}},
-            400,
-            "max_answer_chars",
-        ),
         ("post", "/verify", {"items": []}, 422, "items"),
         (
             "post",
@@ -249,7 +242,8 @@ def test_malformed_bodies_and_size_limit(client: TestClient) -> None:
     assert r.status_code == 413 and "max_body_bytes" in r.json()["detail"]
     lone = '{"action": {"answer": "\\ud800", "env": "addition", "difficulty": 0, "seed": 0}}'
     r = client.post("/step", content=lone.encode(), headers={"content-type": "application/json"})
-    assert r.status_code == 422 and "unicode" in r.json()["detail"].lower()
+    assert r.status_code == 200 and r.json()["reward"] == -1.0  # scored, as /verify does
+    assert r.json()["observation"]["verdict"]["status"] == "not_text"
 
 
 def test_token_guards_every_route_but_health(tmp_path: Path) -> None:
@@ -304,6 +298,36 @@ def test_an_unreadable_output_is_a_verdict_and_the_others_are_verified(
     assert [x["correct"] for x in v] == [True, False, True, False, False]
     assert v[1]["reward"] == v[3]["reward"] == -1.0
     assert "serve.max_answer_chars" in v[1]["detail"] and "\n" not in v[1]["detail"]
+
+
+def test_an_unreadable_step_is_a_wrong_format_turn_not_a_refused_request(
+    client: TestClient,
+) -> None:
+    """An episode's step takes any model output: over ``max_answer_chars`` (a correct answer
+    at its end) or not Unicode, the turn gets the too_long / not_text verdict (reward -1) and
+    its detail as feedback, and the episode goes on; over plain HTTP the one-turn step too."""
+    good = _solve("addition", 1, 4)
+    over = "x" * 201 + good
+    action = {"answer": over, "env": "addition", "difficulty": 1, "seed": 4}
+    r = client.post("/step", json={"action": action})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["done"] is True and body["reward"] == -1.0
+    assert body["observation"]["verdict"]["status"] == "too_long"
+    with client.websocket_connect("/ws") as ws:
+        reset = {"env": "addition", "difficulty": 1, "seed": 4, "turns": 3}
+        ws.send_text(json.dumps({"type": "reset", "data": reset}))
+        json.loads(ws.receive_text())
+        for text, status in ((over, "too_long"), ("\ud800" + good, "not_text")):
+            ws.send_text(json.dumps({"type": "step", "data": {"answer": text}}))  # \\u escape
+            data = json.loads(ws.receive_text())["data"]
+            obs = data["observation"]
+            assert data["done"] is False and data["reward"] == -1.0, data
+            assert obs["verdict"]["status"] == status and obs["correct"] is False
+            assert obs["feedback"] == obs["detail"] and "not verified" in obs["feedback"]
+        ws.send_text(json.dumps({"type": "step", "data": {"answer": good}}))
+        data = json.loads(ws.receive_text())["data"]
+        assert data["done"] is True and data["reward"] == 1.0
 
 
 def test_a_body_limit_that_cannot_carry_one_answer_is_refused() -> None:

@@ -35,7 +35,7 @@ from typing import Any, ClassVar, Protocol
 
 from openenv.core.env_server.interfaces import Environment as OpenEnvEnvironment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from verirl.curriculum import Task
 from verirl.envs.base import WRONG_FORMAT
@@ -44,10 +44,6 @@ from verirl.serve.gym import verdict_json
 from verirl.serve.settings import ServeConfig
 from verirl.serve.store import check_name
 from verirl.types import Problem, Verdict
-
-HARD_ANSWER_LIMIT = 4_000_000
-"""Characters an action's answer may have before pydantic refuses it (the configured
-``serve.max_answer_chars`` is checked after, with a clearer message)."""
 
 
 class EpisodeBackend(Protocol):
@@ -60,8 +56,6 @@ class EpisodeBackend(Protocol):
     def environments(self) -> list[dict[str, Any]]: ...
 
     def problem(self, env: object, difficulty: object, seed: object) -> Problem: ...
-
-    def check_answer(self, output: object) -> str: ...
 
     def verdict(self, problem: Problem, text: str) -> Verdict: ...
 
@@ -85,7 +79,11 @@ class VerirlAction(Action):
     ``finish``: end the episode now with its last verdict (the answer is then ignored).
     Over plain HTTP ``/step`` (no session) the action names its problem too."""
 
-    answer: str = Field("", max_length=HARD_ANSWER_LIMIT, description="The model's output.")
+    answer: str = Field(
+        "",
+        description="The model's output (longer than serve.max_answer_chars, or not Unicode "
+        "text: a wrong-format verdict, status too_long or not_text).",
+    )
     finish: bool = Field(
         False,
         description="End the episode now with the last verdict (a wrong-format verdict when "
@@ -97,15 +95,6 @@ class VerirlAction(Action):
     curriculum: str | None = Field(
         None, max_length=64, description="Count the verdict towards this curriculum (HTTP)."
     )
-
-    @field_validator("answer")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("answer is not valid Unicode text (a lone surrogate)") from None
-        return value
 
 
 class VerirlObservation(Observation):
@@ -250,18 +239,14 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         if action.finish:
             return self._finish()
         problem, st = self._problem, self._state
-        text = self.gym.check_answer(action.answer)
+        text = action.answer
         self._turns.append(text)
         scored = text
         stateful = _is_stateful(problem.env)
         if stateful:
             from verirl.envs.base import TURN_SEPARATOR
 
-            scored = TURN_SEPARATOR.join(self._turns)
-            if len(scored) > self.gym.settings.max_answer_chars:
-                raise UserInputError(
-                    "the episode's transcript is longer than serve.max_answer_chars"
-                )
+            scored = TURN_SEPARATOR.join(self._turns)  # too_long past max_answer_chars
         verdict = self.gym.verdict(problem, scored)
         self._last = verdict
         st.turn += 1
@@ -323,7 +308,6 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
                 "name the problem in the action (env, difficulty, seed) for a one-turn verdict"
             )
         task = Task(action.env, action.difficulty, action.seed)
-        self.gym.check_answer(action.answer)  # a step refuses what /verify scores too_long
         result = self.gym.verify([(task, action.answer)], action.curriculum)[0]
         problem = self.gym.problem(task.env, task.difficulty, task.seed)
         counted = result.pop("counted")

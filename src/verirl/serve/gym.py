@@ -17,6 +17,7 @@ from typing import Any
 
 from verirl.curriculum import CurriculumConfig, Task
 from verirl.envs import ENVIRONMENTS, get_env, load_all
+from verirl.envs.base import WRONG_FORMAT
 from verirl.errors import UnknownNameError, UserInputError
 from verirl.provers.settings import Provers, ProversConfig
 from verirl.sandbox import SandboxConfig, configure_sandbox
@@ -27,6 +28,8 @@ from verirl.verification.batch import BatchVerifier
 from verirl.verification.executors import EXECUTORS, Executor
 
 MAX_SEED = 2**63 - 1
+UNREADABLE = ("too_long", "not_text")
+"""Statuses of outputs the verifiers are not given (see :meth:`Problems.unreadable`)."""
 
 
 class UnknownEnvironment(UnknownNameError):
@@ -54,13 +57,12 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
     """A verdict as the wire carries it (``status``: ``timeout`` when the verifier ran past
     its deadline, ``verifier_error`` when it failed, else ``ok``)."""
     extra = dict(v.extra)
-    status = (
-        "verifier_error"
-        if "verifier_error" in extra
-        else str(extra.get("status", "ok"))
-        if extra.get("status") == "timeout"
-        else "ok"
-    )
+    if "verifier_error" in extra:
+        status = "verifier_error"
+    elif extra.get("status") in ("timeout", *UNREADABLE):
+        status = str(extra["status"])
+    else:
+        status = "ok"
     return {
         "reward": float(v.reward),
         "correct": bool(v.correct),
@@ -114,21 +116,35 @@ class Problems:
                     self._cache.popitem(last=False)
         return problem
 
-    def check_answer(self, output: object) -> str:
-        if not isinstance(output, str):
-            raise UserInputError(f"the answer must be a string, got {type(output).__name__}")
-        if len(output) > self.settings.max_answer_chars:
-            raise UserInputError(
-                f"answer is {len(output)} characters; the limit is "
-                f"{self.settings.max_answer_chars} (serve.max_answer_chars)"
+    def unreadable(self, output: str) -> Verdict | None:
+        """The verdict of an output the verifiers are not given, or None when it is given.
+
+        An output longer than ``serve.max_answer_chars`` (``status: too_long``) or that is not
+        Unicode text (a lone surrogate; ``status: not_text``) is an answer in no readable
+        format: reward -1 (RLVE's wrong-format reward), not correct, in ``POST /verify`` and
+        in an episode's step alike (model output is never a reason to refuse a request). It
+        is decided by the output alone, never by a cut of it, so no part of a long output can
+        make it pass; a client may send any ``max_answer_chars + 1`` characters of a longer
+        output and gets the same verdict."""
+        limit = self.settings.max_answer_chars
+        if len(output) > limit:
+            status = "too_long"
+            detail = (
+                f"not verified: the answer is longer than {limit} characters "
+                "(serve.max_answer_chars)"
             )
-        try:
-            output.encode("utf-8")
-        except UnicodeEncodeError:
-            raise UserInputError("answer is not valid Unicode text (a lone surrogate)") from None
-        return output
+        else:
+            try:
+                output.encode("utf-8")
+                return None
+            except UnicodeEncodeError:
+                status = "not_text"
+                detail = "not verified: the answer is not Unicode text (a lone surrogate)"
+        return Verdict(WRONG_FORMAT, False, detail, extra={"status": status})
 
     def feedback(self, problem: Problem, text: str, verdict: Verdict) -> str:
+        if verdict.extra.get("status") in UNREADABLE:
+            return verdict.detail
         try:
             return get_env(problem.env).feedback(problem, text, verdict)
         except Exception:  # feedback is a courtesy; the verdict stands
@@ -195,39 +211,6 @@ class Gym(Problems):
         self.provers.close()
 
     # ---- verdicts ----------------------------------------------------------------------
-    def unreadable(self, output: str) -> dict[str, Any] | None:
-        """The verdict of an output the verifiers are not given, or None when it is given.
-
-        An output longer than ``serve.max_answer_chars`` (``status: too_long``) or that is not
-        Unicode text (a lone surrogate; ``status: not_text``) is an answer in no readable
-        format: reward -1 (RLVE's wrong-format reward), not correct. It is decided by the
-        output alone, never by a cut of it, so no part of a long output can make it pass; a
-        client may send any ``max_answer_chars + 1`` characters of a longer output and gets
-        the same verdict."""
-        limit = self.settings.max_answer_chars
-        if len(output) > limit:
-            status = "too_long"
-            detail = (
-                f"not verified: the answer is longer than {limit} characters "
-                "(serve.max_answer_chars)"
-            )
-        else:
-            try:
-                output.encode("utf-8")
-                return None
-            except UnicodeEncodeError:
-                status = "not_text"
-                detail = "not verified: the answer is not Unicode text (a lone surrogate)"
-        return {
-            "reward": -1.0,
-            "correct": False,
-            "detail": detail,
-            "status": status,
-            "first_failed_step": None,
-            "steps": [],
-            "extra": {"status": status},
-        }
-
     def verify(
         self,
         items: Sequence[tuple[Task, str]],
@@ -255,7 +238,10 @@ class Gym(Problems):
                 if stored is not None:
                     return list(stored)
         problems = [self.problem(t.env, t.difficulty, t.seed) for t, _ in items]
-        out: list[dict[str, Any] | None] = [self.unreadable(o) for _, o in items]
+        out: list[dict[str, Any] | None] = []
+        for _, output in items:
+            unreadable = self.unreadable(output)
+            out.append(None if unreadable is None else verdict_json(unreadable))
         todo = [i for i, o in enumerate(out) if o is None]
         texts = [items[i][1] for i in todo]
         verdicts = self.verifier.verify([problems[i] for i in todo], texts) if todo else []
@@ -299,6 +285,9 @@ class Gym(Problems):
 
     def verdict(self, problem: Problem, text: str) -> Verdict:
         """One verdict, uncounted (multi-turn episodes count their last turn themselves)."""
-        v = self.verifier.verify([problem], [self.check_answer(text)])[0]
+        unreadable = self.unreadable(text)
+        if unreadable is not None:
+            return unreadable
+        v = self.verifier.verify([problem], [text])[0]
         assert v is not None
         return v

@@ -72,7 +72,10 @@ class LocalGym(Problems):
 
     # ---- verdicts ---------------------------------------------------------------------
     def verdict(self, problem: Problem, text: str) -> Verdict:
-        verdict = self.verifier.verify([problem], [self.check_answer(text)])[0]
+        unreadable = self.unreadable(text)
+        if unreadable is not None:
+            return unreadable
+        verdict = self.verifier.verify([problem], [text])[0]
         if verdict is None:  # not a registered environment: cannot happen after generate
             return Verdict(WRONG_FORMAT, False, f"no verifier for environment {problem.env!r}")
         return verdict

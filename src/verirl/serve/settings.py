@@ -53,7 +53,7 @@ class ServeConfig(BaseModel):
         65_536,
         ge=16,
         description="Longest model output verified in one step or verify item (POST /verify "
-        "answers a longer one with a too_long verdict, reward -1; a step refuses it). "
+        "and a step answer a longer one with a too_long verdict, reward -1). "
         "max_body_bytes must hold 12 bytes per character of it (ASCII JSON's worst case: a "
         "character past U+FFFF is two \\u escapes).",
     )

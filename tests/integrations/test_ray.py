@@ -234,6 +234,34 @@ RAY = [
 ]
 
 
+def test_a_replica_whose_engine_copy_did_not_load_reports_a_mismatch(
+    tiny_model_dir: Path,
+) -> None:
+    """The replica's check reads an engine's own copy back (vLLM's worker, through its
+    ``weights_mismatch``): weights that reached the policy but not the engine are a
+    ``sync/mismatch`` of 1.0, caught before the replica samples with them."""
+    from verirl.integrations.ray.learner import trainable_state
+    from verirl.integrations.ray.rollout import RolloutReplica
+    from verirl.models import load_policy
+
+    class Engine:
+        def __init__(self) -> None:
+            self.stale: list[str] = []
+
+        def sync_weights(self) -> None: ...
+
+        def weights_mismatch(self, model: torch.nn.Module) -> list[str]:
+            return self.stale
+
+    replica = RolloutReplica.__new__(RolloutReplica)  # without Ray: the check alone
+    replica.model = load_policy(str(tiny_model_dir))[0]
+    replica.engine = engine = Engine()  # type: ignore[assignment]
+    weights = trainable_state(replica.model)
+    assert replica.load_weights(weights) == 0.0
+    engine.stale = ["model.embed_tokens.weight"]
+    assert replica.load_weights(weights) == 1.0
+
+
 @pytest.mark.slow
 def test_the_loop_on_ray_reproduces_the_local_first_step(
     local_ray: None, tiny_model_dir: Path, tmp_path: Path
@@ -424,3 +452,67 @@ def test_async_on_ray_a_replica_killed_mid_run_resumes_from_its_checkpoint(
         return out
 
     assert rows(run) == rows(straight)
+
+
+@pytest.mark.slow
+@pytest.mark.vllm
+@pytest.mark.parametrize("k", [None, 1], ids=["sync", "async-k1"])
+def test_vllm_replicas_on_ray_sample_and_hold_every_synced_version(
+    local_ray: None, tmp_path: Path, k: int | None
+) -> None:
+    """``rollout.engine.name=vllm`` in the Ray rollout replica, synchronous and with
+    ``run.async.max_staleness=1``: the replica's vLLM samples, loads every published version
+    (``sync/mismatch`` 0: vLLM's own copy is read back at every load), and after the run
+    holds the learner's final weights."""
+    from tests.vllm_support import peaked_model_dir, require_vllm
+    from verirl.train.loop import Trainer
+
+    require_vllm()
+    model_dir = peaked_model_dir(tmp_path / "model")
+    run_dir = tmp_path / "run"
+    cfg = load_config(
+        None,
+        [
+            f"model.name={model_dir}",
+            "model.dtype=fp32",
+            f"run.dir={run_dir.parent}",
+            f"run.name={run_dir.name}",
+            "run.steps=3",
+            "run.save_every=0",
+            "run.threads=1",
+            "run.plugins=[tests.train.plugin_vllm]",
+            "rollout.engine.name=vllm",
+            "rollout.engine.params={kv_cache_gib: 0.5, max_model_len: 256}",
+            "rollout.prompts_per_step=2",
+            "rollout.group_size=2",
+            "rollout.max_new_tokens=6",
+            "rollout.few_shot=[]",
+            "rollout.prompt_variants=false",
+            "rollout.zero_shot_rate=0",
+            "reward.name=test_alternating",
+            "credit.name=test_raw_reward",
+            "optim.lr=1e-2",
+            "eval.before_and_after=false",
+            "verification.executor.name=inline",
+            *[o for o in RAY if not o.startswith("ray.learner.workers")],
+            "ray.learner.workers=1",
+            *([] if k is None else [f"run.async.max_staleness={k}"]),
+        ],
+    )
+    with Trainer(cfg, run_dir) as t:
+        t.fit()
+        assert t.backend.name == ("ray" if k is None else "ray-async")
+        replica = t.engine.replica_weights()[0]  # type: ignore[attr-defined]
+        final = {n: p.detach() for n, p in t.model.named_parameters() if p.requires_grad}
+        samples = [len(r.response_ids) for r in t.last_rollouts]
+        t.engine.sync_weights()  # the final weights again: vLLM's copy is read back
+        assert t.engine.metrics()["sync/mismatch"] == 0.0  # type: ignore[attr-defined]
+    rows = read_metrics(run_dir)
+    assert [r["step"] for r in rows] == [1, 2, 3]
+    assert all(r["train/grad_norm"] > 0 for r in rows)
+    assert all(r.get("sync/mismatch", 0.0) == 0.0 for r in rows)
+    if k is not None:
+        assert [r["async/staleness_max"] for r in rows] == [0.0, 1.0, 1.0]
+        assert all(r["async/dropped"] == 0 for r in rows)
+    assert samples and all(n > 0 for n in samples)
+    assert all(torch.equal(replica[n], final[n]) for n in final)

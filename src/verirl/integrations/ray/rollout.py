@@ -80,13 +80,19 @@ class RolloutReplica:
         this replica's policy now holds (0.0 when they landed). ``merged``: the learner's
         :func:`~verirl.backends.staleness.merged_checksum` (LoRA: the merged weights
         W + s·BA); when given and this replica's differs, 1.0 (the adapters may have landed
-        while what the engine samples with — scaling, active adapters — did not)."""
+        while what the engine samples with — scaling, active adapters — did not). An engine
+        with a copy of its own (vLLM) is read back: 1.0 when that copy differs."""
         load_trainable(self.model, weights)
         self.engine.sync_weights()
         params = dict(self.model.named_parameters())
         sent = weights_checksum(as_tensor(v, params[n].dtype) for n, v in weights.items())
         held = weights_checksum(params[n] for n in weights)
         if merged and merged_checksum(self.model) != merged:
+            return 1.0
+        # an engine with weights of its own (vLLM's worker) is read back and compared with
+        # the policy it synced from: a load that never reached the engine is a mismatch
+        read_back = getattr(self.engine, "weights_mismatch", None)
+        if callable(read_back) and read_back(self.model):
             return 1.0
         return checksum_mismatch(held, sent)
 

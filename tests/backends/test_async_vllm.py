@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vllm_support import needs_vllm, peaked_model_dir, require_vllm
+from tests.vllm_support import VLLM_TRAINING, needs_vllm, peaked_model_dir, require_vllm
 from verirl.backends import async_local
 from verirl.config import load_config
 from verirl.rollout import vllm_engine
@@ -32,20 +32,7 @@ def _config(model_dir: Path, run_dir: Path, *plugins: str) -> list[str]:
         f"run.plugins=[{','.join(['tests.train.plugin_vllm', *plugins])}]",
         "run.async.max_staleness=1",
         "run.async.producer=process",  # its own vLLM, as a real run has it
-        "rollout.engine.name=vllm",
-        "rollout.engine.params={kv_cache_gib: 0.5, max_model_len: 256}",
-        "rollout.prompts_per_step=2",
-        "rollout.group_size=2",
-        "rollout.max_new_tokens=6",
-        "rollout.few_shot=[]",
-        "rollout.prompt_variants=false",
-        "rollout.zero_shot_rate=0",
-        "reward.name=test_alternating",  # rewards 1, 0, 1, 0: every step has a gradient
-        "credit.name=test_raw_reward",
-        "optim.lr=1e-2",
-        "eval.before_and_after=false",
-        "verification.executor.name=inline",
-        "model.dtype=fp32",
+        *VLLM_TRAINING,
         "model.device=cpu",
     ]
 

@@ -464,7 +464,7 @@ def test_vllm_replicas_on_ray_sample_and_hold_every_synced_version(
     ``run.async.max_staleness=1``: the replica's vLLM samples, loads every published version
     (``sync/mismatch`` 0: vLLM's own copy is read back at every load), and after the run
     holds the learner's final weights."""
-    from tests.vllm_support import peaked_model_dir, require_vllm
+    from tests.vllm_support import VLLM_TRAINING, peaked_model_dir, require_vllm
     from verirl.train.loop import Trainer
 
     require_vllm()
@@ -474,26 +474,13 @@ def test_vllm_replicas_on_ray_sample_and_hold_every_synced_version(
         None,
         [
             f"model.name={model_dir}",
-            "model.dtype=fp32",
             f"run.dir={run_dir.parent}",
             f"run.name={run_dir.name}",
             "run.steps=3",
             "run.save_every=0",
             "run.threads=1",
             "run.plugins=[tests.train.plugin_vllm]",
-            "rollout.engine.name=vllm",
-            "rollout.engine.params={kv_cache_gib: 0.5, max_model_len: 256}",
-            "rollout.prompts_per_step=2",
-            "rollout.group_size=2",
-            "rollout.max_new_tokens=6",
-            "rollout.few_shot=[]",
-            "rollout.prompt_variants=false",
-            "rollout.zero_shot_rate=0",
-            "reward.name=test_alternating",
-            "credit.name=test_raw_reward",
-            "optim.lr=1e-2",
-            "eval.before_and_after=false",
-            "verification.executor.name=inline",
+            *VLLM_TRAINING,
             *[o for o in RAY if not o.startswith("ray.learner.workers")],
             "ray.learner.workers=1",
             *([] if k is None else [f"run.async.max_staleness={k}"]),

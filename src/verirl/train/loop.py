@@ -47,6 +47,7 @@ from verirl.train.checkpoint import (
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.health import HealthMonitor
 from verirl.train.learner import PolicyLearner, collate
+from verirl.train.memory import MemoryMonitor
 from verirl.train.metrics import MetricsLog
 from verirl.train.producer import RolloutProducer, StepOutput, build_producer
 from verirl.types import Batch, Rollout
@@ -101,6 +102,7 @@ class Trainer:
         self.step = 0
         self.last_rollouts: list[Rollout] = []
         self.health = HealthMonitor.from_config(cfg, run_dir if run_dir.is_dir() else None)
+        self.memory = MemoryMonitor(self.placement.device)
 
     # the producer's parts, by their old names
     @property
@@ -136,6 +138,8 @@ class Trainer:
 
     def close(self) -> None:
         """Stop the verifier workers, proof checkers and the backend (idempotent)."""
+        if hasattr(self, "memory"):
+            self.memory.close()
         try:
             self._finalizer()
         finally:
@@ -201,6 +205,8 @@ class Trainer:
             if cfg.eval.unseen_prompt:
                 summary["after_plain"] = self.evaluate(self.plain_formatter)
                 log.write(self.step, summary["after_plain"].flat("eval_after_plain"))
+        self.memory.sample()
+        summary["peak_rss_mb"] = self.memory.run_peak / 1e6
         log.close()
         return summary
 
@@ -208,6 +214,7 @@ class Trainer:
         """One step: rollouts (sampled now or queued) → advantages → one learner update →
         the new weights to the engine. Returns the step's metrics."""
         t0 = time.perf_counter()
+        self.memory.reset()
         produced = self.backend.next_rollouts(self.producer, self.step)
         out = produced.out
         self.last_rollouts = out.generated
@@ -235,6 +242,7 @@ class Trainer:
             "throughput/trained_tokens": float(trained_tokens),
             "throughput/tokens_per_s": (generated_tokens + trained_tokens) / max(t2 - t0, 1e-9),
             "curriculum/moved": float(produced.moved),
+            **self.memory.step_metrics(),
         }
         return metrics
 

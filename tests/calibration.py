@@ -33,7 +33,7 @@ def _reference_work() -> int:
 
 def reference_seconds(repeats: int = 5) -> float:
     """Seconds the reference workload takes on this machine now (the fastest of ``repeats``:
-    other processes only ever make it slower). About 20 ms on an idle 2-core CI machine."""
+    other processes only ever make it slower). About 5 ms on a 2-core CI machine."""
     best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()

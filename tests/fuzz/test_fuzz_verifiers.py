@@ -4,7 +4,7 @@ that bounds a verifier call in training, tested on a verifier that runs past it.
 The counted run verifies ``VERIRL_FUZZ_COUNT`` outputs (default 10,000) spread over all
 registered environments (the registry is iterated: new environments are fuzzed with no change
 here). A call's budget is ``VERIRL_FUZZ_BUDGET`` reference workloads (default
-:data:`~tests.fuzz.runner.BUDGET_UNITS`, about 1 s on an idle 2-core machine), timed in the
+:data:`~tests.fuzz.runner.BUDGET_UNITS`, about 1 s on a 2-core machine), timed in the
 same run (:mod:`tests.calibration`): no wall-clock time is assumed. What bounds a call in
 training is not this budget but the verification stage's deadline, tested directly below.
 For a large run use ``bench/fuzz_verifiers.py``.

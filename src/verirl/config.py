@@ -114,7 +114,15 @@ class RunConfig(_Section):
         10, ge=0, description="Write a checkpoint every this many steps (0: only at the end)."
     )
     keep_checkpoints: int = Field(2, ge=1, description="How many recent checkpoints to keep.")
-    tensorboard: bool = Field(False, description="Also log metrics to TensorBoard.")
+    loggers: list[Plugin] = Field(
+        default_factory=list,
+        description="Experiment trackers that receive every step's metrics besides "
+        "metrics.jsonl (verirl.train.loggers): 'tensorboard' {dir} (event files in the run "
+        "directory), 'wandb' {project, entity, mode: online|offline|disabled, group, tags} "
+        "(Weights & Biases; offline: files under <run_dir>/wandb, no network), 'trackio' "
+        "{project, space_id, group} (Hugging Face's local-first tracker). A name alone is "
+        "enough: [tensorboard, wandb]. The old run.tensorboard=true still adds 'tensorboard'.",
+    )
     threads: int | None = Field(
         None, ge=1, description="torch CPU threads (None: torch's default, one per core)."
     )
@@ -144,6 +152,30 @@ class RunConfig(_Section):
         alias="async",
         description="Asynchronous training with bounded staleness (max_staleness: k).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _logger_shorthands(cls, data: Any) -> Any:
+        """``loggers: [wandb]`` as ``[{name: wandb}]``; the old ``tensorboard: true`` as a
+        ``tensorboard`` logger (``false``, as older run directories' config.yaml hold it, is
+        dropped)."""
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        loggers = out.get("loggers")
+        if isinstance(loggers, str | dict):
+            loggers = [loggers]
+        if isinstance(loggers, list):
+            loggers = [{"name": x} if isinstance(x, str) else x for x in loggers]
+            out["loggers"] = loggers
+        if "tensorboard" in out:
+            old = out.pop("tensorboard")
+            if not isinstance(old, bool):
+                raise ValueError(f"run.tensorboard must be true or false (got {old!r})")
+            names = [x.get("name") for x in loggers or [] if isinstance(x, dict)]
+            if old and "tensorboard" not in names:
+                out["loggers"] = [*(loggers or []), {"name": "tensorboard"}]
+        return out
 
 
 class LoraConfig(_Section):

@@ -47,6 +47,7 @@ from verirl.train.checkpoint import (
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.health import HealthMonitor
 from verirl.train.learner import PolicyLearner, collate
+from verirl.train.loggers import run_loggers
 from verirl.train.memory import MemoryMonitor
 from verirl.train.metrics import MetricsLog
 from verirl.train.producer import RolloutProducer, StepOutput, build_producer
@@ -170,9 +171,10 @@ class Trainer:
         cfg = self.cfg
         log = MetricsLog(
             self.run_dir,
-            tensorboard=cfg.run.tensorboard,
             resume_step=self.step,
             samples_per_step=cfg.run.log_samples,
+            loggers=run_loggers(cfg, self.run_dir, self.step),
+            total_steps=cfg.run.steps,
         )
         summary: dict[str, Any] = {"run_dir": str(self.run_dir)}
         if cfg.eval.before_and_after and self.step == 0:
@@ -186,7 +188,7 @@ class Trainer:
         for step in range(self.step, cfg.run.steps):
             metrics = self.train_step()
             self.step = step + 1
-            log.write(self.step, metrics)
+            log.write_step(self.step, metrics)  # + its line in run.log
             log.write_samples(self.step, self.last_rollouts)
             if progress is not None:
                 progress(self.step, metrics)

@@ -85,11 +85,8 @@ def _check_plugins(cfg: TrainConfig) -> None:
         ("credit", cfg.credit, get_credit),
         ("loss.policy", cfg.loss.policy, POLICY_LOSSES.get),
         ("verification.executor", cfg.verification.executor, EXECUTORS.get),
-<<<<<<< HEAD
         ("optim.optimizer", cfg.optim.optimizer, OPTIMIZERS.get),
-=======
         *((f"run.loggers[{i}]", item, LOGGERS.get) for i, item in enumerate(cfg.run.loggers)),
->>>>>>> i32a
     ]
     for where, plugin, lookup in checks:
         try:

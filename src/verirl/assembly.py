@@ -7,12 +7,8 @@ whole system:
 
 - every named part exists in its registry (``rollout.engine``, ``rollout.collector``,
   ``reward``, ``credit``, ``loss.policy``, ``loss.off_policy``, ``verification.executor``,
-<<<<<<< HEAD
-  ``optim.optimizer``, ``run.health`` detectors) and its ``params`` fit the part's parameter model;
-=======
-  ``run.health`` detectors, ``run.loggers``) and its ``params`` fit the part's parameter
-  model;
->>>>>>> i32a
+  ``optim.optimizer``, ``run.health`` detectors, ``run.loggers``) and its ``params`` fit the
+  part's parameter model;
 - what each part needs is produced by another. Collectors, reward sources and credit
   estimators declare what they produce and need — ``"turns"`` (multi-turn episodes with
   per-turn scores, from the ``multi_turn`` collector), ``"counterfactual"`` (alternative scores

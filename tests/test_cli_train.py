@@ -15,7 +15,7 @@ from tests.train import wandb_files
 from verirl.cli import main
 from verirl.cli.train import REPEATS, _RunOutput
 
-STEP_KEYS = ["step", "reward", "acc", "windows", "step_s", "tokens_per_s"]
+STEP_KEYS = ["step", "reward", "acc", "windows", "step_s", "tokens_per_s", "peak_rss_mb", "rss_mb"]
 HAS_WANDB = importlib.util.find_spec("wandb") is not None  # not in the lowest-versions stage
 
 
@@ -70,6 +70,8 @@ def test_a_run_to_a_file_prints_a_line_per_step_and_its_warnings(
         assert float(parsed["acc"]) == pytest.approx(row["rollout/accuracy"], abs=5e-4)
         assert float(parsed["step_s"]) == pytest.approx(row["time/step_s"], abs=0.05)
         assert parsed["windows"] == "addition:0-0,gcd:0-0"
+        assert float(parsed["peak_rss_mb"]) == pytest.approx(row["memory/peak_rss_mb"], abs=0.5)
+        assert float(parsed["peak_rss_mb"]) >= float(parsed["rss_mb"]) > 100  # a live process
 
     # each warning right after the step that raised it
     printed = [line for line in out if line.startswith(("step=", "warning:"))]

@@ -126,6 +126,17 @@ class RunConfig(_Section):
     threads: int | None = Field(
         None, ge=1, description="torch CPU threads (None: torch's default, one per core)."
     )
+    release_memory: bool = Field(
+        True,
+        description="On a CPU run, have glibc return a freed tensor's memory to the OS "
+        "(mallopt: tensors of 1 MB or more mapped on their own): without it the heap keeps "
+        "every step's freed activations, ~1.7 GB more peak RSS on the default job.",
+    )
+    check_memory: bool = Field(
+        True,
+        description="Before any work, plan the step's peak memory (`verirl memory`) and refuse "
+        "a run that will not fit this machine, naming the setting that brings it under.",
+    )
     log_samples: int = Field(
         4,
         ge=0,

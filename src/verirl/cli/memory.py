@@ -55,12 +55,7 @@ def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -
     cfg = load_config(path, overrides)
     plan = plan_memory(cfg, device, limit, prompt_tokens)
     out = Console()
-    table = Table(
-        title=f"planned memory of one step on {plan.device} ({cfg.model.name}, "
-        f"{plan.learner_tokens} tokens in the largest micro-batch)",
-        caption="peak = runtime + weights + optimizer + reference + max(gradients + "
-        "activations + log-prob chunk, generation) + workers",
-    )
+    table = Table(title=f"one step on {plan.device}")
     table.add_column("component")
     table.add_column("GB", justify="right")
     for name, value in plan.components.items():
@@ -69,6 +64,12 @@ def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -
     if plan.limit is not None:
         table.add_row("limit", f"{plan.limit / GB:.2f}")
     out.print(table)
+    out.print(
+        f"{cfg.model.name}: {plan.learner_tokens} tokens in the largest micro-batch; peak = "
+        "runtime + weights + optimizer + reference + max(gradients + activations + log-prob "
+        "chunk, generation) + workers",
+        highlight=False,
+    )
     ckpt = plan.settings["activation_checkpointing"]
     how = "(auto: needed to fit)" if ckpt and cfg.optim.activation_checkpointing == "auto" else ""
     out.print(f"activation checkpointing: {'on' if ckpt else 'off'} {how}".rstrip())

@@ -48,7 +48,8 @@ from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.health import HealthMonitor
 from verirl.train.learner import PolicyLearner, collate
 from verirl.train.loggers import run_loggers
-from verirl.train.memory import MemoryMonitor
+from verirl.train.memory import MemoryMonitor, return_freed_memory_to_the_os
+from verirl.train.memory_plan import check_fits
 from verirl.train.metrics import MetricsLog
 from verirl.train.producer import RolloutProducer, StepOutput, build_producer
 from verirl.types import Batch, Rollout
@@ -73,11 +74,15 @@ class Trainer:
         self._log_handler = _run_log(run_dir)
         if cfg.run.threads:
             torch.set_num_threads(cfg.run.threads)
+        if cfg.run.check_memory and policy is None:
+            check_fits(cfg)  # before any work: a run that will not fit stops here, in one line
         self.model: torch.nn.Module
         self.model, self.tokenizer, self.placement = build_policy(
             PolicySpec.from_config(cfg), policy
         )
         logger.info("device %s; precision %s", self.placement.device, self.placement.reason)
+        if cfg.run.release_memory and self.placement.device.type == "cpu":
+            return_freed_memory_to_the_os()
         self.backend: Backend = select(cfg, self.placement)
         # registered first: a part that fails to start below still stops the backend
         self._backend_finalizer = weakref.finalize(self, self.backend.close)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from pathlib import Path
+from typing import Any
 
 import psutil
 import torch
@@ -151,3 +152,21 @@ def return_freed_memory_to_the_os(threshold: int = RETURN_TO_OS_BYTES) -> bool:
         return False
     ok = mallopt(_M_MMAP_THRESHOLD, threshold) == 1
     return bool(ok and mallopt(_M_TRIM_THRESHOLD, threshold) == 1)
+
+
+def wait_and_measure(proc: Any, interval_s: float = 0.02) -> tuple[int, int]:
+    """Wait for ``proc`` (a :class:`subprocess.Popen`) and sample its process tree meanwhile;
+    ``(exit code, peak tree RSS in bytes)`` — how benchmarks and the memory plan's test
+    measure a run from outside it."""
+    import time
+
+    peak = 0
+    try:
+        root = psutil.Process(proc.pid)
+    except psutil.Error:
+        return proc.wait(), 0
+    while proc.poll() is None:
+        with contextlib.suppress(psutil.Error):
+            peak = max(peak, tree_rss_bytes(root)[0])
+        time.sleep(interval_s)
+    return proc.wait(), peak

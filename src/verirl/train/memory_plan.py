@@ -356,50 +356,104 @@ def resolve_checkpointing(cfg: TrainConfig, device: str | None = None) -> bool:
     return on
 
 
+def check_fits(cfg: TrainConfig) -> MemoryPlan | None:
+    """Before any work: the plan of ``cfg`` on this machine, or a
+    :class:`~verirl.errors.UserInputError` in one line when it does not fit, naming the
+    setting that brings it under. None when the plan cannot be made (logged)."""
+    from verirl.errors import UserInputError
+
+    try:
+        plan = plan_memory(cfg)
+    except Exception as exc:  # advice only: a model the plan cannot read runs unplanned
+        logger.warning("no memory plan for this run (%s)", exc)
+        return None
+    if plan.fits:
+        logger.info(
+            "memory plan: peak %.2f GB of %.1f GB (activation checkpointing %s)",
+            plan.peak / GB,
+            (plan.limit or 0) / GB,
+            "on" if plan.settings["activation_checkpointing"] else "off",
+        )
+        return plan
+    fix = suggest_fix(cfg, plan)
+    raise UserInputError(
+        f"the planned step needs {plan.peak / GB:.1f} GB but this {plan.device} has "
+        f"{(plan.limit or 0) / GB:.1f} GB available ({plan.learner_tokens} tokens in the "
+        "largest micro-batch); "
+        + (f"set {fix}" if fix else "use a smaller model or shorter responses")
+        + " (`verirl memory` shows the plan; run.check_memory=false skips this check)"
+    )
+
+
 # ---- what to change ------------------------------------------------------------------------
 def suggest_fix(cfg: TrainConfig, plan: MemoryPlan) -> str | None:
-    """The first of a few settings, in order of least change to the run, whose plan fits
-    ``plan.limit``; None when the plan fits or none does."""
+    """The settings that bring ``plan`` under its limit, found by changing one thing at a
+    time in order of least change to the run — activation checkpointing, a smaller engine
+    batch (generation's key/value cache), smaller micro-batches, 8-bit optimizer state, LoRA
+    — and keeping each change that lowers the peak, until it fits. None when it fits
+    already or nothing here is enough."""
     if plan.fits or plan.limit is None:
         return None
     inputs = plan_inputs(cfg, plan.device)
-    candidates: list[tuple[str, PlanInputs]] = []
-    if not inputs.activation_checkpointing:
-        candidates.append(
-            ("optim.activation_checkpointing=true", replace(inputs, activation_checkpointing=True))
+    steps: list[tuple[str, Any]] = [
+        ("optim.activation_checkpointing=true", lambda p: replace(p, activation_checkpointing=True))
+    ]
+    batch = inputs.engine_batch
+    while batch > 1:
+        batch //= 2
+        steps.append(
+            (
+                f"rollout.engine.params.max_batch_sequences={batch}",
+                lambda p, b=batch: replace(p, engine_batch=b),
+            )
         )
-    ckpt = replace(inputs, activation_checkpointing=True)
     budget = inputs.micro_batch_tokens
     while budget > 256:
         budget //= 2
-        candidates.append(
+        steps.append(
             (
-                f"optim.activation_checkpointing=true optim.micro_batch_tokens={budget}",
-                replace(ckpt, micro_batch_tokens=budget),
+                f"optim.micro_batch_tokens={budget}",
+                lambda p, b=budget: replace(p, micro_batch_tokens=b),
             )
         )
     if inputs.optimizer_state_bytes > 2:
-        candidates.append(
-            (
-                "optim.activation_checkpointing=true optim.optimizer.name=adamw_8bit",
-                replace(ckpt, optimizer_state_bytes=2.0, micro_batch_tokens=1024),
-            )
+        steps.append(
+            ("optim.optimizer.name=adamw_8bit", lambda p: replace(p, optimizer_state_bytes=2.0))
         )
     if not inputs.lora:
-        lora = inputs.shape.lora_params(
-            16, ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-        )
-        candidates.append(
-            (
-                "optim.activation_checkpointing=true model.lora.r=16",
-                replace(ckpt, trainable=lora, lora=True, micro_batch_tokens=1024),
-            )
-        )
-    for setting, alt in candidates:
-        alt_plan = compute_plan(alt, plan.limit)
-        if alt_plan.fits:
-            return f"{setting} (planned peak {alt_plan.peak / GB:.1f} GB)"
-    return None
+        targets = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+        lora = inputs.shape.lora_params(16, targets)
+        steps.append(("model.lora.r=16", lambda p: replace(p, trainable=lora, lora=True)))
+    # keep every change that does not raise the peak until the plan fits ...
+    chosen: list[tuple[str, Any]] = []
+    current, peak = inputs, compute_plan(inputs).peak
+    for setting, change in steps:
+        candidate = change(current)
+        alt = compute_plan(candidate, plan.limit)
+        if alt.peak > peak:
+            continue
+        chosen.append((setting, change))
+        current, peak = candidate, alt.peak
+        if alt.fits:
+            break
+    else:
+        return None
+    # ... then drop those it fits without (a later halving of a field replaces earlier ones)
+
+    def apply(changes: list[tuple[str, Any]]) -> MemoryPlan:
+        p = inputs
+        for _, change in changes:
+            p = change(p)
+        return compute_plan(p, plan.limit)
+
+    for item in list(reversed(chosen)):
+        rest = [c for c in chosen if c is not item]
+        if apply(rest).fits:
+            chosen = rest
+    final: dict[str, str] = {}
+    for setting, _ in chosen:
+        final[setting.split("=", 1)[0]] = setting
+    return " ".join(final.values()) + f" (planned peak {apply(chosen).peak / GB:.1f} GB)"
 
 
 def memory_limit(device: str) -> float:

@@ -284,12 +284,10 @@ def _vllm_engine(r: Ran) -> None:
 
 def _gpu_check(r: Ran) -> None:
     rows = {ln.split()[0]: ln for ln in r.stdout.splitlines()[2:] if ln.strip()}
-    assert set(rows) == {"doctor", "grpo", "lora", "cer", "process_credit", "tcpo"} | {
-        "fsdp2",
-        "torchrun_dp2",
-        "vllm",
-    }, r.tail()
-    for name in ("doctor", "grpo", "lora", "cer", "process_credit", "tcpo"):
+    runs_here = ("doctor", "grpo", "lora", "cer", "process_credit", "tcpo")
+    memory = ("logprob_memory", "checkpointing", "memory_flat", "memory_plan")
+    assert set(rows) == {*runs_here, *memory, "fsdp2", "torchrun_dp2", "vllm"}, r.tail()
+    for name in (*runs_here, *memory):
         assert rows[name].split()[1] == "ok", rows[name]
     for name in ("fsdp2", "torchrun_dp2", "vllm"):
         assert "skipped (CUDA only)" in rows[name], rows[name]

@@ -77,8 +77,9 @@ def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -
         out.print("the step fits" if plan.limit is not None else "no limit given")
         return 0
     fix = suggest_fix(cfg, plan)
+    limit = plan.limit or 0.0
     out.print(
-        f"[red]does not fit[/red]: planned {plan.peak / GB:.1f} GB > {plan.limit / GB:.1f} GB"
+        f"[red]does not fit[/red]: planned {plan.peak / GB:.1f} GB > {limit / GB:.1f} GB"
         + (f"; {fix}" if fix else "; no single setting brings it under: use a smaller model"),
         highlight=False,
     )

@@ -73,6 +73,15 @@ def train(args: Sequence[str], resume: str | None) -> int:
     try:
         with _RunOutput(live, plain), Trainer(cfg, run_dir) as trainer:
             console.print(f"device {trainer.placement.device}; {trainer.placement.reason}")
+            plan = trainer.memory_plan
+            if plan is not None:
+                console.print(
+                    f"memory plan: peak {plan.peak / 1e9:.1f} GB of "
+                    f"{(plan.limit or 0) / 1e9:.1f} GB available, activation checkpointing "
+                    f"{'on' if plan.settings['activation_checkpointing'] else 'off'} "
+                    "(`verirl memory` shows the parts)",
+                    highlight=False,
+                )
             if resume:
                 resumed = trainer.resume()
                 (run_dir / "config.yaml").write_text(dump_config(cfg))

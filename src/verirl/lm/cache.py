@@ -16,7 +16,7 @@ altogether). These two caches give the same answer however often a layer calls t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import torch
 from transformers import DynamicCache
@@ -27,7 +27,7 @@ class PromptCache(DynamicCache):
     """A cache filled by one forward pass from empty; replaying a layer overwrites its entry
     with the same tensors."""
 
-    def update(  # type: ignore[override]
+    def update(
         self,
         key_states: torch.Tensor,
         value_states: torch.Tensor,
@@ -37,7 +37,7 @@ class PromptCache(DynamicCache):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         while len(self.layers) <= layer_idx:
             self.layers.append(DynamicLayer())
-        layer = self.layers[layer_idx]
+        layer = _layer(self, layer_idx)
         layer.update(key_states[..., :0, :], value_states[..., :0, :])  # initialises it
         layer.keys, layer.values = key_states, value_states
         return key_states, value_states
@@ -45,7 +45,8 @@ class PromptCache(DynamicCache):
     def gathered(self, rows: torch.Tensor) -> ContinuationCache:
         """The cache for pass 2: every layer's keys and values indexed by ``rows`` (a
         differentiable gather: gradients of all rows sum into the shared prompt)."""
-        return ContinuationCache([(layer.keys[rows], layer.values[rows]) for layer in self.layers])  # type: ignore[index]
+        kv = [_kv(self, i) for i in range(len(self.layers))]
+        return ContinuationCache([(k[rows], v[rows]) for k, v in kv])
 
 
 class ContinuationCache(DynamicCache):
@@ -54,10 +55,11 @@ class ContinuationCache(DynamicCache):
 
     def __init__(self, prompt: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         super().__init__(ddp_cache_data=[(k[..., :0, :], v[..., :0, :]) for k, v in prompt])
-        for layer, (k, v) in zip(self.layers, prompt, strict=True):
+        for i, (k, v) in enumerate(prompt):
+            layer = _layer(self, i)
             layer.keys, layer.values = k, v
 
-    def update(  # type: ignore[override]
+    def update(
         self,
         key_states: torch.Tensor,
         value_states: torch.Tensor,
@@ -65,8 +67,15 @@ class ContinuationCache(DynamicCache):
         *args: Any,
         **kwargs: Any,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        layer = self.layers[layer_idx]
-        return (
-            torch.cat([layer.keys, key_states], dim=-2),
-            torch.cat([layer.values, value_states], dim=-2),
-        )
+        keys, values = _kv(self, layer_idx)
+        return torch.cat([keys, key_states], dim=-2), torch.cat([values, value_states], dim=-2)
+
+
+def _layer(cache: DynamicCache, i: int) -> DynamicLayer:
+    """Layer ``i`` of a cache built here: every layer is a full-attention ``DynamicLayer``."""
+    return cast(DynamicLayer, cache.layers[i])
+
+
+def _kv(cache: DynamicCache, i: int) -> tuple[torch.Tensor, torch.Tensor]:
+    layer = _layer(cache, i)
+    return cast(torch.Tensor, layer.keys), cast(torch.Tensor, layer.values)

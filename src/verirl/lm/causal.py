@@ -30,7 +30,8 @@ class SoftCappedHead(torch.nn.Module):
         return cast(torch.Tensor, self.lm_head.weight)
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
-        return torch.tanh(self.lm_head(hidden) / self.cap) * self.cap
+        logits = cast(torch.Tensor, self.lm_head(hidden))
+        return torch.tanh(logits / self.cap) * self.cap
 
 
 class CausalLM:
@@ -56,7 +57,7 @@ class CausalLM:
             )
         self.model = model
         self.decoder: torch.nn.Module = decoder
-        config = getattr(base, "config", None)
+        config: Any = getattr(base, "config", None)
         text = config.get_text_config() if hasattr(config, "get_text_config") else config
         cap = getattr(text, "final_logit_softcapping", None)
         self.head: torch.nn.Module = SoftCappedHead(lm_head, cap) if cap else lm_head
@@ -71,6 +72,7 @@ class CausalLM:
 
 def _base_model(model: torch.nn.Module) -> torch.nn.Module:
     """The transformers model inside a PEFT wrapper (the model itself otherwise)."""
-    if hasattr(model, "peft_config") and hasattr(model, "get_base_model"):
-        return cast(torch.nn.Module, model.get_base_model())
+    get_base = getattr(model, "get_base_model", None)
+    if hasattr(model, "peft_config") and callable(get_base):
+        return cast(torch.nn.Module, get_base())
     return model

@@ -50,7 +50,7 @@ def enable_activation_checkpointing(model: torch.nn.Module) -> int:
     for layer in layers:
         if getattr(layer, _MARK, False):
             continue
-        layer.forward = functools.partial(_checkpointed, layer.forward, layer)  # type: ignore[method-assign]
+        layer.forward = functools.partial(_checkpointed, layer.forward, layer)
         setattr(layer, _MARK, True)
     return len(layers)
 
@@ -63,7 +63,7 @@ def disable_activation_checkpointing(model: torch.nn.Module) -> None:
             if getattr(wrapped, "__func__", None) is type(layer).forward:
                 del layer.forward
             else:  # an instance forward set by someone else (e.g. accelerate's hooks)
-                layer.forward = wrapped  # type: ignore[method-assign]
+                layer.forward = wrapped
             delattr(layer, _MARK)
 
 

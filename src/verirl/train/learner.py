@@ -309,8 +309,8 @@ class Learner:
                     work[0] += padded
                     work[1] += real
                     mask = sub.response_mask
-                    out = self.token_logprobs(sub, entropy=True)
-                    logp = out.logprobs
+                    policy = self.token_logprobs(sub, entropy=True)
+                    logp = policy.logprobs
                     ratio_logp = self.corrections.logprobs(logp, sub.old_logprobs, mask)
                     loss_mat, stats = self.policy_loss(
                         ratio_logp, sub.old_logprobs, sub.advantages, mask, self.loss_params
@@ -321,8 +321,8 @@ class Learner:
                         kl = kl_penalty(logp, ref, loss_cfg.kl_estimator)
                         loss_mat = loss_mat + loss_cfg.kl_coef * kl
                         stats["kl_ref"] = ((kl * mask).sum() / mask.sum().clamp(min=1)).detach()
-                    if out.entropy is not None:
-                        stats["entropy"] = (out.entropy * mask).sum() / mask.sum().clamp(min=1)
+                    if policy.entropy is not None:
+                        stats["entropy"] = (policy.entropy * mask).sum() / mask.sum().clamp(min=1)
                     loss = self.aggregate(loss_mat, mask, scale)
                     loss.backward()
                     weight = float(mask.sum()) / max(scale.tokens, 1.0)

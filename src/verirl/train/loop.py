@@ -49,7 +49,7 @@ from verirl.train.health import HealthMonitor
 from verirl.train.learner import PolicyLearner, collate
 from verirl.train.loggers import run_loggers
 from verirl.train.memory import MemoryMonitor, return_freed_memory_to_the_os
-from verirl.train.memory_plan import check_fits
+from verirl.train.memory_plan import MemoryPlan, check_fits
 from verirl.train.metrics import MetricsLog
 from verirl.train.producer import RolloutProducer, StepOutput, build_producer
 from verirl.types import Batch, Rollout
@@ -74,8 +74,10 @@ class Trainer:
         self._log_handler = _run_log(run_dir)
         if cfg.run.threads:
             torch.set_num_threads(cfg.run.threads)
+        self.memory_plan: MemoryPlan | None = None
         if cfg.run.check_memory and policy is None:
-            check_fits(cfg)  # before any work: a run that will not fit stops here, in one line
+            # before any work: a run that will not fit stops here, in one line
+            self.memory_plan = check_fits(cfg)
         self.model: torch.nn.Module
         self.model, self.tokenizer, self.placement = build_policy(
             PolicySpec.from_config(cfg), policy

@@ -277,7 +277,8 @@ def _vllm_engine(r: Ran) -> None:
     for side in ("hf", "vllm"):
         assert r.number(rf"^{side}\s+start-up .* generate ([\d.]+) tok/s") > 0
     assert r.number(r"generated tokens/s ratio vllm/hf: ([\d.]+)x") > 0
-    assert r.number(r"weight-sync share of a vllm step: ([\d.]+)%") > 0
+    # a tiny model's weights sync in well under 0.05% of its step: printed as 0.0
+    assert 0 <= r.number(r"weight-sync share of a vllm step: ([\d.]+)%") <= 100
     assert r.number(r"step time ratio hf/vllm: ([\d.]+)x") > 0
     assert "engine/learner drift" in r.stdout
 

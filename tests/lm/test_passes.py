@@ -144,7 +144,12 @@ def _reference_logprobs(
 
 
 def _learner(model: torch.nn.Module, placement: Placement, *overrides: str) -> Learner:
-    cfg = load_config(None, ["model.dtype=fp32", *overrides])
+    """A learner on ``model`` without activation checkpointing (its own test below): the
+    reference paths here run the same model with a transformers cache, which a replayed
+    layer would append to twice."""
+    cfg = load_config(
+        None, ["model.dtype=fp32", "optim.activation_checkpointing=false", *overrides]
+    )
     return Learner(model, LearnerSettings.from_config(cfg, placement), 1)
 
 

@@ -10,8 +10,13 @@ altogether). These two caches give the same answer however often a layer calls t
 
 - :class:`PromptCache` (pass 1, starting empty): an update *stores* the keys and values it is
   given (what appending to an empty cache does) and returns them;
-- :class:`ContinuationCache` (pass 2): holds the gathered prompt keys and values; an update
-  returns ``prompt ⊕ new`` and stores nothing.
+- :class:`ContinuationCache` (pass 2): holds the prompts' keys and values and which prompt
+  each row continues; an update gathers that layer's prompt keys and values to the rows and
+  returns ``prompt ⊕ new``, storing nothing.
+
+The gather happens inside the layer, so under activation checkpointing the rows' copies of
+the prompt keys and values (rows × prompt tokens × layers: 0.3 GB on the default job) exist
+one layer at a time and are rebuilt in the backward pass, like every other activation.
 """
 
 from __future__ import annotations
@@ -43,18 +48,21 @@ class PromptCache(DynamicCache):
         return key_states, value_states
 
     def gathered(self, rows: torch.Tensor) -> ContinuationCache:
-        """The cache for pass 2: every layer's keys and values indexed by ``rows`` (a
-        differentiable gather: gradients of all rows sum into the shared prompt)."""
-        kv = [_kv(self, i) for i in range(len(self.layers))]
-        return ContinuationCache([(k[rows], v[rows]) for k, v in kv])
+        """The cache for pass 2, whose row ``i`` continues prompt ``rows[i]`` (a
+        differentiable gather, done per layer: gradients of all rows sum into the shared
+        prompt)."""
+        return ContinuationCache([_kv(self, i) for i in range(len(self.layers))], rows)
 
 
 class ContinuationCache(DynamicCache):
-    """Fixed prompt keys/values; an update returns them with the new ones appended and keeps
-    nothing, so a replayed layer sees exactly what the first run saw."""
+    """Fixed prompt keys/values and the prompt of each row; an update gathers the layer's
+    prompt keys/values to the rows, appends the new ones and keeps nothing, so a replayed
+    layer sees exactly what the first run saw."""
 
-    def __init__(self, prompt: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
-        super().__init__(ddp_cache_data=[(k[..., :0, :], v[..., :0, :]) for k, v in prompt])
+    def __init__(self, prompt: list[tuple[torch.Tensor, torch.Tensor]], rows: torch.Tensor) -> None:
+        rows_kv = [(k[rows][..., :0, :], v[rows][..., :0, :]) for k, v in prompt]
+        super().__init__(ddp_cache_data=rows_kv)  # empty, with the rows' batch size
+        self.rows = rows
         for i, (k, v) in enumerate(prompt):
             layer = _layer(self, i)
             layer.keys, layer.values = k, v
@@ -68,7 +76,10 @@ class ContinuationCache(DynamicCache):
         **kwargs: Any,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         keys, values = _kv(self, layer_idx)
-        return torch.cat([keys, key_states], dim=-2), torch.cat([values, value_states], dim=-2)
+        return (
+            torch.cat([keys[self.rows], key_states], dim=-2),
+            torch.cat([values[self.rows], value_states], dim=-2),
+        )
 
 
 def _layer(cache: DynamicCache, i: int) -> DynamicLayer:

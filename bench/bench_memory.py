@@ -16,9 +16,9 @@ everything a step holds from then on); the time is the last step's.
 
 Sides (``--sides``):
 
-- ``verirl``: its defaults, with ``optim.activation_checkpointing=true`` (the setting the
-  default job uses; ``auto`` turns it on only when the plan says the step would not fit);
-- ``verirl-auto``: its defaults as they are;
+- ``verirl``: its defaults (activation checkpointing on);
+- ``verirl-auto``: ``optim.activation_checkpointing=auto``, on only when the plan says the
+  step would not fit this machine without it (the fastest choice when memory is plentiful);
 - ``trl``: ``GRPOTrainer`` as it ships (gradient checkpointing on, its default batch size);
 - ``trl-best``: the least memory TRL reaches on a CPU: gradient checkpointing on and one
   completion per forward/backward (gradient accumulation over the rest). Liger kernels, TRL's
@@ -167,8 +167,7 @@ def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
         *("reward.overlong.buffer=0", "optim.epochs=1", "optim.minibatches=1"),
         *("eval.before_and_after=false", "run.check_memory=false", "run.save_every=0"),
     ]
-    if not auto:
-        overrides.append("optim.activation_checkpointing=true")
+    overrides.append(f"optim.activation_checkpointing={'auto' if auto else 'true'}")
     cfg = load_config(None, overrides)
     with tempfile.TemporaryDirectory(prefix="verirl-mem-") as run_dir:
         trainer = Trainer(cfg, Path(run_dir))

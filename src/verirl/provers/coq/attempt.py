@@ -168,7 +168,7 @@ _NAME_AFTER_KEYWORD = re.compile(
     r"^(?:#\[[^\]]*\]\s*)?(?:(?:Local|Global|Polymorphic|Monomorphic)\s+)*"
     r"(?:" + "|".join(sorted(THEOREM_KEYWORDS | {"Definition"})) + r")\s+([A-Za-z_][\w']*)"
 )
-_ASSUMPTION_ENTRY = re.compile(r"^(\S+) : ")
+_ASSUMPTION_ENTRY = re.compile(r"^(\S+)\s+:(?:\s|$)")
 # Headers of Print Assumptions whose entries are not trust assumptions (a section's own
 # variables, discharged at its End).
 _HARMLESS_HEADERS = ("Section Variables:",)
@@ -241,11 +241,13 @@ def untrusted_assumptions(output: str, allowed: Sequence[str]) -> list[str] | No
             if header != "Axioms:" and header not in _HARMLESS_HEADERS:
                 out.append(header.rstrip(":"))  # e.g. relying on type-in-type or no guard
             continue
-        m = _ASSUMPTION_ENTRY.match(line)
-        if m is None:
+        if line[0].isspace():
             continue  # the continuation of a long type
+        # An entry starts at the left margin: ``name : type`` or, when the type is long,
+        # ``name`` alone with ``  : type`` on the lines below.
+        m = _ASSUMPTION_ENTRY.match(line)
         if header == "Axioms:":
-            name = m.group(1)
+            name = m.group(1) if m is not None else line.split()[0]
             if name not in ok and name.rsplit(".", 1)[-1] not in ok:
                 out.append(name)
     return out

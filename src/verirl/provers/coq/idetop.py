@@ -16,11 +16,11 @@ sentence by sentence, reusing the longest already-loaded prefix -- and remembers
 the statement. The pool hands a check to the idle worker whose document shares the longest
 prefix with the problem, so problems with one header (miniF2F's ``Require Import Reals.``, a
 library file's prefix) pay for the header once per worker: the worker rewinds (``Edit_at``) to
-the state after the shared sentences and adds only what differs. Each proof then starts with ``Edit_at`` that state and adds the proof's
-sentences **one per Add** (an ``Add`` holding several sentences silently runs only the first),
-each followed by ``Goal``; the first failure is the first error. ``Qed.`` is added when the proof
-has none. ``bp`` is the byte offset of the sentence in the proof text, so ``loc_s``/``loc_e``
-come back in proof-text bytes.
+the state after the shared sentences and adds only what differs. Each proof then starts with
+``Edit_at`` that state and adds the proof's sentences **one per Add** (an ``Add`` holding
+several sentences silently runs only the first), each followed by ``Goal``; the first failure is
+the first error. ``Qed.`` is added when the proof has none. ``bp`` is the byte offset of the
+sentence in the proof text, so ``loc_s``/``loc_e`` come back in proof-text bytes.
 
 On the deadline (for the whole attempt, excluding prelude loading) the worker gets SIGINT; Coq
 answers ``User interrupt.`` and stays usable. If it does not answer within ``grace_s`` it is
@@ -518,20 +518,21 @@ class CoqIdeChecker(CoqChecker):
 
     # ---- pool management ---------------------------------------------------------------
     def _acquire(self, key: tuple[str, ...]) -> _Worker:
-        """An idle worker, preferring the one whose loaded document shares the longest prefix
-        with ``key`` (a problem with the same header then costs only its own statement: the
-        worker rewinds to the state after the header instead of loading it again); among
-        equals, the one released last."""
+        """A worker for a problem whose prelude and statement are ``key``: the idle worker
+        whose loaded document shares the longest prefix with it (a problem with the same
+        header then costs only its own statement: the worker rewinds to the state after the
+        header instead of loading it again; among equals, the one released last); when no
+        idle worker shares anything and the pool is not full, a new worker, so that the
+        headers already loaded stay loaded."""
         with self._cond:
             while True:
                 if self._closed:
                     raise RuntimeError("CoqIdeChecker is closed")
                 if self._idle:
-                    best = max(
-                        range(len(self._idle)),
-                        key=lambda i: (_common_prefix(self._idle[i].key, key), i),
-                    )
-                    return self._idle.pop(best)
+                    shared = [_common_prefix(w.key, key) for w in self._idle]
+                    best = max(range(len(self._idle)), key=lambda i: (shared[i], i))
+                    if shared[best] > 0 or len(self._all) >= self.workers:
+                        return self._idle.pop(best)
                 if len(self._all) < self.workers:
                     w = _Worker(self.binary, self.memory_bytes, self.extra_args)
                     self._all.append(w)

@@ -303,24 +303,37 @@ def prompt_context(lemma: LibraryLemma, root: str | Path | None = None) -> str:
     ``Open Scope`` lines and, for each ``Section``/``Module`` open at the lemma, its opening
     line and its variables, hypotheses, local definitions and notations (the latest
     :data:`CONTEXT_CHARS` characters of them)."""
-    text = file_text(lemma.file, root)[: lemma.start]
+    return _file_contexts(str(library_root(root) / lemma.file))[lemma.start]
+
+
+@functools.lru_cache(maxsize=64)
+def _file_contexts(path: str) -> dict[int, str]:
+    """The prompt context at the start of every lemma-like sentence of a file (one pass)."""
+    text = _read(path)
     imports: list[str] = []
     stack: list[tuple[str, list[str]]] = []  # open blocks: (opening sentence, declarations)
+    out: dict[int, str] = {}
     for s in scan(text).sentences:
         if s.structural:
             continue
         words = _head(s)
         if not words:
             continue
+        if words[0] in LEMMA_KEYWORDS:
+            out[s.start] = _render_context(imports, stack)
         flat = " ".join(s.text.split())
-        if words[0] in ("Require", "From") or (words[0] in ("Import", "Export", "Open")):
+        if words[0] in ("Require", "From", "Import", "Export", "Open"):
             (stack[-1][1] if stack else imports).append(flat)
-        elif words[0] in _OPENERS and not flat.rstrip(".").endswith(":=") and ":=" not in flat:
+        elif words[0] in _OPENERS and ":=" not in flat:
             stack.append((flat, []))
         elif words[0] == "End" and stack:
             stack.pop()
         elif words[0] in _CONTEXT_WORDS and stack:
             stack[-1][1].append(flat)
+    return out
+
+
+def _render_context(imports: list[str], stack: list[tuple[str, list[str]]]) -> str:
     lines = list(dict.fromkeys(imports))
     for opening, decls in stack:
         lines.append(opening)

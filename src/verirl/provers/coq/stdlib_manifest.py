@@ -19,9 +19,9 @@ rest on beyond them (inside a functor, ``Print Assumptions`` lists the functor's
 allowed to every proof in that file — the proof text itself can declare nothing.
 
 The result is a **manifest**: Coq's version, the time limit, and per file its SHA-256, its
-context assumptions and the indices of its excluded lemmas with their reasons. verirl ships the manifest measured on
-Debian's Coq 8.16.1 (``provers/data/coq_stdlib_<version>.json``), so the benchmark and the
-environment are the same on every machine with that Coq; for another version
+context assumptions and the indices of its excluded lemmas with their reasons. verirl ships the
+manifest measured on Debian's Coq 8.16.1 (``provers/data/coq_stdlib_<version>.json``), so the
+benchmark and the environment are the same on every machine with that Coq; for another version
 :func:`load_manifest` reads one built on this machine (``python -m
 verirl.provers.coq.stdlib_manifest``, about half an hour on two cores) from the cache. A file
 whose SHA-256 differs from the manifest's is an error, not a silent change of the problems.

@@ -47,6 +47,14 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--workers", type=int, default=2, help="formal benchmarks: Coq worker processes"
     )
+    group.add_argument(
+        "--difficulty",
+        type=int,
+        action="append",
+        metavar="D",
+        help="coq-stdlib: only lemmas at the coq_stdlib environment's difficulty D (library "
+        "proof of D + 1 tactics; repeat it)",
+    )
 
 
 def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
@@ -68,8 +76,10 @@ def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
     checker = CoqIdeChecker(ns.workers, extra_roots=formal.CHECK_ROOTS, restart_after_timeout=True)
     try:
         if spec.name == "minif2f-rocq":
-            if ns.hub:
-                raise UserInputError("minif2f-rocq reads a local copy (--data DIR), not the Hub")
+            if ns.hub or ns.difficulty:
+                raise UserInputError(
+                    "minif2f-rocq reads a local copy (--data DIR; no --hub) and has no --difficulty"
+                )
             items, where = formal.load_minif2f(split, ns.data)
             published = len(items)
             console.print(
@@ -86,7 +96,7 @@ def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
                 raise UserInputError(
                     "coq-stdlib reads the installed Coq's library sources: drop --data/--hub"
                 )
-            items, excluded, rule = formal.load_stdlib(split, ns.seed)
+            items, excluded, rule = formal.load_stdlib(split, ns.seed, ns.difficulty)
             published, where = len(items) + len(excluded), "the installed Coq stdlib"
         console.print(
             f"{spec.name}/{split}: {rule}: {len(excluded)} of {published} "

@@ -220,10 +220,18 @@ def statement_rule(timeout_s: float = STATEMENT_TIMEOUT_S) -> str:
 
 
 # ---- the Coq standard library ----------------------------------------------------------------
-def load_stdlib(split: str, seed: int = 0) -> tuple[list[FormalItem], dict[str, str], str]:
-    """The lemmas of one split of the installed standard library that the manifest keeps,
-    in a seeded order; the excluded ones (``{id: reason}``); and the manifest's rule."""
-    from verirl.provers.coq.stdlib import file_split, library_files, library_lemmas
+def load_stdlib(
+    split: str, seed: int = 0, difficulties: Sequence[int] | None = None
+) -> tuple[list[FormalItem], dict[str, str], str]:
+    """The lemmas of one split of the installed standard library that the manifest keeps
+    (only those at ``difficulties``, the ``coq_stdlib`` environment's levels, when given), in
+    a seeded order; the excluded ones (``{id: reason}``); and the manifest's rule."""
+    from verirl.provers.coq.stdlib import (
+        difficulty_of,
+        file_split,
+        library_files,
+        library_lemmas,
+    )
     from verirl.provers.coq.stdlib_manifest import load_manifest
 
     if split not in STDLIB_SPLITS:
@@ -239,6 +247,8 @@ def load_stdlib(split: str, seed: int = 0) -> tuple[list[FormalItem], dict[str, 
     excluded: dict[str, str] = {}
     for lemma in library_lemmas(files=measured):
         if lemma.skip is not None:
+            continue
+        if difficulties is not None and difficulty_of(lemma) not in difficulties:
             continue
         why = manifest.excluded(lemma)
         if why is not None:

@@ -37,11 +37,10 @@ from verirl.envs.base import ENVIRONMENTS, Instance, register_env
 from verirl.envs.proofs.coq import CoqProofs, _fence
 from verirl.errors import UserInputError
 from verirl.provers.base import FormalProblem
+from verirl.provers.coq.stdlib import TOP_TACTICS
 from verirl.types import Problem
 
 NAME = "coq_stdlib"
-TOP_TACTICS = 20
-"""Library proofs of this many tactics or more share the top difficulty (``TOP_TACTICS - 1``)."""
 EVAL_SEED_BASE = 2**31  # verirl.curriculum.EVAL_SEED_BASE (envs do not import the curriculum)
 
 _SPLIT: contextvars.ContextVar[str] = contextvars.ContextVar("coq_stdlib_split", default="train")
@@ -71,7 +70,12 @@ def _manifest() -> Any:
 @functools.cache
 def _bank(split: str) -> dict[int, tuple[Any, ...]]:
     """The split's lemmas the manifest keeps, by difficulty (library proof length − 1)."""
-    from verirl.provers.coq.stdlib import file_split, library_files, library_lemmas
+    from verirl.provers.coq.stdlib import (
+        difficulty_of,
+        file_split,
+        library_files,
+        library_lemmas,
+    )
 
     try:
         files = [f for f in library_files() if file_split(f) == split]
@@ -83,7 +87,7 @@ def _bank(split: str) -> dict[int, tuple[Any, ...]]:
     groups: dict[int, list[Any]] = {}
     for lemma in library_lemmas(files=files):
         if lemma.skip is None and manifest.excluded(lemma) is None:
-            groups.setdefault(min(lemma.tactics, TOP_TACTICS) - 1, []).append(lemma)
+            groups.setdefault(difficulty_of(lemma), []).append(lemma)
     if not groups:
         raise UserInputError(f"{NAME}: no {split} lemma left (is the library installed?)")
     return {d: tuple(groups[d]) for d in sorted(groups)}

@@ -56,6 +56,8 @@ from verirl.provers.coq.sentences import Sentence, scan
 LEMMA_KEYWORDS = frozenset({"Lemma", "Theorem", "Fact", "Remark", "Corollary", "Proposition"})
 HELDOUT_SHARE = 0.1
 SPLIT_SEED = 0
+TOP_TACTICS = 20
+"""Library proofs of this many tactics or more share the top difficulty (``TOP_TACTICS - 1``)."""
 Split = Literal["train", "heldout"]
 
 _PREFIX = re.compile(r"^(?:#\[[^\]]*\]\s*|(?:Local|Global|Polymorphic|Monomorphic)\s+)*")
@@ -289,6 +291,12 @@ def library_axioms(root: str | Path | None = None) -> tuple[str, ...]:
         return ()
 
 
+def difficulty_of(lemma: LibraryLemma) -> int:
+    """The lemma's difficulty: its library proof's length in tactics minus one, the longest
+    proofs (:data:`TOP_TACTICS` tactics or more) sharing the top."""
+    return min(lemma.tactics, TOP_TACTICS) - 1
+
+
 # ---- the split ---------------------------------------------------------------------------
 def file_split(file: str, seed: int = SPLIT_SEED, heldout_share: float = HELDOUT_SHARE) -> Split:
     """``"heldout"`` or ``"train"`` for a library file (see the module docstring)."""
@@ -348,7 +356,9 @@ __all__ = [
     "HELDOUT_SHARE",
     "LEMMA_KEYWORDS",
     "SPLIT_SEED",
+    "TOP_TACTICS",
     "LibraryLemma",
+    "difficulty_of",
     "file_lemmas",
     "file_sha256",
     "file_split",

@@ -38,8 +38,15 @@ def test_a_baseline_imports_its_tactic_before_the_header() -> None:
     assert BASELINES.get("ring").problem(PROBLEM, 15.0) == PROBLEM  # no import needed
     hammer = BASELINES.get("hammer").problem(PROBLEM, 15.0)
     lines = hammer.prelude.splitlines()
-    assert lines[:2] == ["From Hammer Require Import Hammer.", "Set Hammer ATPLimit 7."]
-    assert BASELINES.get("hammer").prelude(40.0).endswith("Set Hammer ATPLimit 20.")
+    assert lines[:4] == [
+        "From Hammer Require Import Hammer.",
+        "Set Hammer GSMode 2.",
+        "Set Hammer ATPLimit 7.",
+        "Set Hammer ReconstrLimit 3.",
+    ]
+    assert "Set Hammer ATPLimit 20.\nSet Hammer ReconstrLimit 10." in (
+        BASELINES.get("hammer").prelude(40.0)
+    )
     assert BASELINES.get("sauto").roots == ("Hammer",)
 
 

@@ -342,7 +342,8 @@ def generate(
     return out
 
 
-def _share(flags: Sequence[Sequence[bool]], seed: int) -> Estimate:
+def share_of(flags: Sequence[Sequence[bool]], seed: int) -> Estimate:
+    """The share of ``True`` over every sample of every problem, with its 95% interval."""
     return mean_estimate([(len(f), sum(f)) for f in flags], seed)
 
 
@@ -384,8 +385,8 @@ def run_math(
         settings,
         tuple(records),
         summarize(counts, settings.ks, settings.seed),
-        _share([r.boxed for r in records], settings.seed),
-        _share([[f == "length" for f in r.finish] for r in records], settings.seed),
+        share_of([r.boxed for r in records], settings.seed),
+        share_of([[f == "length" for f in r.finish] for r in records], settings.seed),
         time.perf_counter() - started,
         f"{style.name}: {style.source}",
     )
@@ -425,7 +426,7 @@ def run_humaneval(
         tuple(records),
         summarize(counts, settings.ks, settings.seed),
         None,
-        _share([[f == "length" for f in r.finish] for r in records], settings.seed),
+        share_of([[f == "length" for f in r.finish] for r in records], settings.seed),
         time.perf_counter() - started,
         "verirl.evals.humaneval.chat_prompt (the function in a fenced Python block)",
     )

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from verirl.errors import UserInputError
-from verirl.evals.benchmarks import BenchmarkResult, BenchmarkSettings, ProblemRecord, _share
+from verirl.evals.benchmarks import BenchmarkResult, BenchmarkSettings, ProblemRecord, share_of
 from verirl.evals.formal import FormalItem, by_locality
 from verirl.evals.stats import summarize
 from verirl.provers.base import FormalProblem, ProofCheck
@@ -273,12 +273,12 @@ def run_proofs(
         "statuses": dict(statuses.most_common()),
     }
     format_rate = (
-        None if policy.deterministic else _share([[c is not None for c in r] for r in checks], 0)
+        None if policy.deterministic else share_of([[c is not None for c in r] for r in checks], 0)
     )
     truncated = (
         None
         if policy.deterministic
-        else _share([[f == "length" for f in r.finish] for r in records], settings.seed)
+        else share_of([[f == "length" for f in r.finish] for r in records], settings.seed)
     )
     return BenchmarkResult(
         bench,

@@ -23,7 +23,7 @@ context assumptions and the indices of its excluded lemmas with their reasons. v
 manifest measured on Debian's Coq 8.16.1 (``provers/data/coq_stdlib_<version>.json``), so the
 benchmark and the environment are the same on every machine with that Coq; for another version
 :func:`load_manifest` reads one built on this machine (``python -m
-verirl.provers.coq.stdlib_manifest``, about half an hour on two cores) from the cache. A file
+verirl.provers.coq.stdlib_manifest``, about 45 minutes on two cores) from the cache. A file
 whose SHA-256 differs from the manifest's is an error, not a silent change of the problems.
 """
 
@@ -167,8 +167,8 @@ def load_manifest(version: str | None = None) -> Manifest:
     if local.is_file():
         return _from_json(json.loads(local.read_text("utf-8")), str(local))
     raise UserInputError(
-        f"no Coq stdlib manifest for Coq {version}: build it (about half an hour on two "
-        "cores) with: python -m verirl.provers.coq.stdlib_manifest"
+        f"no Coq stdlib manifest for Coq {version}: build it (about 45 minutes on two cores) "
+        "with: python -m verirl.provers.coq.stdlib_manifest"
     )
 
 

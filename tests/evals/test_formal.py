@@ -152,3 +152,50 @@ def test_eval_of_a_tiny_model_prints_the_rule_and_the_budget(
     assert all(len(p["statuses"]) == 2 for p in entry["per_problem"])
     low, high = entry["metrics"]["pass@2"]["ci95"]
     assert low <= entry["metrics"]["pass@2"]["value"] <= high
+
+
+def _no_manifest() -> str | None:
+    from verirl.provers.coq.stdlib_manifest import load_manifest
+
+    try:
+        load_manifest()
+    except UserInputError as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.coq
+@needs_coq
+@pytest.mark.skipif(_no_manifest() is not None, reason=str(_no_manifest()))
+def test_eval_on_the_stdlib_s_held_out_files(tmp_path: Path) -> None:
+    from verirl.provers.coq.stdlib import file_lemmas, file_split
+
+    out = tmp_path / "stdlib.json"
+    code = main(
+        [
+            "eval",
+            "--benchmark",
+            "coq-stdlib",
+            "--difficulty",
+            "0",
+            "--limit",
+            "4",
+            "--prover",
+            "auto,intros; auto",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    doc = json.loads(out.read_text())["benchmarks"]
+    entry = doc["coq-stdlib/heldout [auto]"]
+    assert entry["problems_evaluated"] == 4 and entry["split"] == "heldout"
+    assert "the library's own proof is not accepted" in entry["excluded"]["rule"]
+    for record in entry["per_problem"]:
+        file, name = record["id"].split(":")
+        assert file_split(file) == "heldout"
+        (lemma,) = [m for m in file_lemmas(file) if m.name == name]
+        assert lemma.tactics == 1  # difficulty 0: a one-tactic library proof
+    # the same seeded sample for both provers
+    other = doc["coq-stdlib/heldout [intros; auto]"]
+    assert [p["id"] for p in other["per_problem"]] == [p["id"] for p in entry["per_problem"]]

@@ -199,3 +199,23 @@ def test_eval_on_the_stdlib_s_held_out_files(tmp_path: Path) -> None:
     # the same seeded sample for both provers
     other = doc["coq-stdlib/heldout [intros; auto]"]
     assert [p["id"] for p in other["per_problem"]] == [p["id"] for p in entry["per_problem"]]
+
+
+@pytest.mark.skipif(_no_manifest() is not None, reason=str(_no_manifest()))
+def test_the_model_is_asked_exactly_what_the_environment_asks() -> None:
+    from verirl.envs import get_env
+    from verirl.evals.formal import load_stdlib
+    from verirl.evals.proving import ModelPolicy
+    from verirl.provers.coq.stdlib import file_lemmas
+    from verirl.rollout.prompts import PromptFormatter
+
+    formatter = PromptFormatter(None, "You are a Coq expert.", (("demo", "```coq\nauto.\n```"),))
+    policy = ModelPolicy("m", None, None, formatter)
+    env = get_env("coq_stdlib")
+    problem = env.generate(0, 2**31 + 5)  # a held-out draw
+    items, _, _ = load_stdlib("heldout", difficulties=[0])
+    lemma = file_lemmas(problem.data["file"])[problem.data["index"]]
+    (item,) = [it for it in items if it.id == lemma.id]
+    chat = policy.conversation(item)
+    assert chat == formatter.messages(problem)  # system, demonstration, the same user turn
+    assert chat[-1]["content"] == problem.prompt

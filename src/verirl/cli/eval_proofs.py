@@ -109,6 +109,7 @@ def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
             items = items[: ns.limit]
         if not policies:
             policies = [_model_policy(ns)]
+            policies[0].progress = _Progress(f"{spec.name}/{split}", len(items), "sampled")
         results = []
         for policy in policies:
             advance = _Progress(f"{spec.name}/{split} [{policy.name}]", len(items))
@@ -136,17 +137,17 @@ def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
 
 
 class _Progress:
-    """Prints one line every 25 theorems checked (and at the end)."""
+    """Prints a line each time another 25 theorems are done (and at the end)."""
 
-    def __init__(self, label: str, total: int) -> None:
-        self.label, self.total, self.done = label, total, 0
+    def __init__(self, label: str, total: int, what: str = "checked") -> None:
+        self.label, self.total, self.what, self.done = label, total, what, 0
         self.started = time.monotonic()
 
     def __call__(self, n: int) -> None:
-        self.done += n
-        if self.done % 25 == 0 or self.done == self.total:
+        before, self.done = self.done, self.done + n
+        if self.done // 25 > before // 25 or self.done == self.total:
             console.print(
-                f"{self.label}: {self.done}/{self.total} theorems checked, "
+                f"{self.label}: {self.done}/{self.total} theorems {self.what}, "
                 f"{time.monotonic() - self.started:.0f} s",
                 highlight=False,
                 markup=False,

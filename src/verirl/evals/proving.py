@@ -29,7 +29,8 @@ from verirl.errors import UserInputError
 from verirl.evals.benchmarks import BenchmarkResult, BenchmarkSettings, ProblemRecord, share_of
 from verirl.evals.formal import FormalItem, by_locality
 from verirl.evals.stats import summarize
-from verirl.provers.base import FormalProblem, ProofCheck
+from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage
+from verirl.provers.coq.attempt import CoqProblemError
 from verirl.provers.coq.baselines import BASELINES, CoqBaseline
 
 Progress = Callable[[int], None]
@@ -199,8 +200,11 @@ def check_attempts(
             for att in attempts[i]:
                 if att.proof is None:
                     row.append(None)
-                else:
+                    continue
+                try:
                     row.append(checker.check(problem, att.proof, timeout_s=timeout_s))
+                except CoqProblemError as exc:  # the context itself fails (a prover's import)
+                    row.append(_context_failure(str(exc)))
             out[i] = row
             if progress is not None:
                 with lock:
@@ -210,6 +214,15 @@ def check_attempts(
         for future in [pool.submit(run, c) for c in chunks if c]:
             future.result()
     return out
+
+
+def _context_failure(message: str) -> ProofCheck:
+    return ProofCheck(
+        passed=False,
+        status="crash",
+        messages=(ProverMessage("error", message),),
+        raw={"context": message[:500]},
+    )
 
 
 def run_proofs(
@@ -241,7 +254,9 @@ def run_proofs(
     records = []
     statuses: collections.Counter[str] = collections.Counter()
     for item, row, answers in zip(items, checks, attempts, strict=True):
-        status = tuple("format" if c is None else c.status for c in row)
+        status = tuple(
+            "format" if c is None else ("context" if "context" in c.raw else c.status) for c in row
+        )
         statuses.update(status)
         correct = tuple(c is not None and c.passed for c in row)
         records.append(

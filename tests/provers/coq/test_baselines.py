@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.provers.coq.marks import needs_coq
 from verirl.errors import UnknownNameError, UserInputError
 from verirl.evals.benchmarks import BenchmarkSettings
 from verirl.evals.proving import BaselinePolicy, baseline_policies, run_proofs
@@ -77,3 +78,24 @@ def test_a_deterministic_prover_refuses_several_samples() -> None:
     policy = BaselinePolicy(BASELINES.get("lia"))
     with pytest.raises(UserInputError, match="deterministic"):
         run_proofs("minif2f-rocq", "test", [], policy, None, settings, 15.0)
+
+
+@pytest.mark.coq
+@needs_coq
+def test_a_context_that_fails_is_a_failed_attempt_not_a_crash_of_the_run() -> None:
+    from verirl.evals.formal import FormalItem
+    from verirl.evals.proving import check_attempts
+    from verirl.provers.coq.idetop import CoqIdeChecker
+
+    good = FormalProblem("coq", "g", "Theorem g : 1 = 1.")
+    bad = FormalProblem("coq", "b", "Theorem b : 1 = 1.", "Require Import NoSuchLibrary.")
+    items = [
+        FormalItem("g", "g", good.statement, "", lambda: good, locality="a"),
+        FormalItem("b", "b", bad.statement, "", lambda: bad, locality="b"),
+    ]
+    policy = BaselinePolicy(BASELINES.get("reflexivity"))
+    with CoqIdeChecker(workers=2) as checker:
+        attempts = policy.attempts(items, BenchmarkSettings())
+        (g,), (b,) = check_attempts(items, attempts, policy, checker, 15.0)
+    assert g is not None and g.passed
+    assert b is not None and not b.passed and "NoSuchLibrary" in b.raw["context"]

@@ -111,7 +111,6 @@ class CoqStdlib(CoqProofs):
     """Prove a Coq standard-library lemma in its file's context (module docstring)."""
 
     name = NAME
-    family = "proofs"
     size_measure = "tactics in the library's own proof"
     difficulty_scales = (
         f"library lemmas whose own proof has d + 1 tactics (proofs of {TOP_TACTICS}+ tactics at "

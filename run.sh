@@ -116,6 +116,18 @@ system_packages() {
     $sudo apt-get update -qq >/dev/null || true
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq coq >/dev/null
   fi
+  # miniF2F-rocq's headers load Coquelicot (which brings mathcomp-ssreflect); the classical
+  # baselines' CoqHammer calls the E prover and CVC4 (z3 and cvc5 too, where it finds them)
+  local coq_libs=()
+  [ -d "$(coqc -where 2>/dev/null)/user-contrib/Coquelicot" ] || coq_libs+=(libcoq-coquelicot)
+  [ -d "$(coqc -where 2>/dev/null)/user-contrib/Hammer" ] || coq_libs+=(libcoq-hammer)
+  for tool in eprover z3 cvc4 cvc5; do
+    command -v "$tool" >/dev/null 2>&1 || coq_libs+=("$tool")
+  done
+  if [ "${#coq_libs[@]}" -gt 0 ]; then
+    echo "installing ${coq_libs[*]} from Debian (miniF2F-rocq and the CoqHammer baselines)..." >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${coq_libs[@]}" >/dev/null || true
+  fi
   # bubblewrap: the code sandbox's isolation layer (verirl.sandbox falls back to resource
   # limits alone, with a warning, where it cannot be installed or cannot run)
   if ! command -v bwrap >/dev/null 2>&1; then

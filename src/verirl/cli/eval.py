@@ -21,6 +21,7 @@ from rich.progress import (
 from rich.table import Table
 
 from verirl.assembly import load_config
+from verirl.cli import eval_proofs
 from verirl.cli.common import console, split_args
 from verirl.config import TrainConfig
 from verirl.errors import UserInputError
@@ -54,11 +55,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--benchmark",
         action="append",
         metavar="NAME",
-        help="gsm8k, math500, gsm_symbolic or humaneval (repeat it, or NAME,NAME): avg@k and "
-        "pass@k with 95%% intervals",
+        help="gsm8k, math500, gsm_symbolic, humaneval, minif2f-rocq or coq-stdlib (repeat it, "
+        "or NAME,NAME): avg@k and pass@k with 95%% intervals",
     )
     bench.add_argument(
-        "--data", metavar="PATH", help="the benchmark's JSONL or parquet file (one benchmark)"
+        "--data",
+        metavar="PATH",
+        help="the benchmark's JSONL or parquet file (one benchmark); minif2f-rocq: its directory",
     )
     bench.add_argument(
         "--hub", action="store_true", help="no local file: load the Hub copy through datasets"
@@ -73,6 +76,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     bench.add_argument("--seed", type=int, default=0, help="sampling (and GSM-Symbolic) seed")
     bench.add_argument("--out", metavar="PATH", help="write every number and sample as JSON")
+    eval_proofs.add_arguments(bench)
     p_eval.set_defaults(run=run)
 
 
@@ -169,6 +173,18 @@ def benchmarks(ns: argparse.Namespace) -> int:
         limit=ns.limit,
     )
     settings.check()
+    formal = eval_proofs.formal_specs(specs)
+    if formal:
+        if ns.out and len(formal) < len(specs):
+            raise UserInputError("--out: run the formal benchmarks apart from the others")
+        results = [r for spec in formal for r in eval_proofs.run_formal(ns, spec, settings)]
+        eval_proofs.wide_console().print(bm.results_table(results))
+        if ns.out:
+            header = {"prover": ns.prover or "model", "settings": settings.as_dict()}
+            Console().print(f"results: {bm.write_json(ns.out, results, header)}")
+        specs = [s for s in specs if s.kind != "proof"]
+        if not specs:
+            return 0
     loaded: list[tuple[Any, list[Any], str]] = []  # every data error before the model loads
     for spec in specs:
         if spec.kind == "code":

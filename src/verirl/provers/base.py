@@ -43,12 +43,17 @@ Status = Literal["pass", "error", "incomplete", "timeout", "rejected", "crash"]
 class FormalProblem:
     """A theorem to prove. ``prelude`` (imports, opens, helper definitions) is identical
     across many problems, so workers can load it once; ``statement`` is the declaration the
-    proof must close (``Theorem t : ... .`` in Coq, ``theorem t ... := by`` in Lean)."""
+    proof must close (``Theorem t : ... .`` in Coq, ``theorem t ... := by`` in Lean).
+    ``allowed_axioms``: axioms the problem's context itself rests on, which a proof may use
+    on top of the checker's own list (Coq: the standard library's declared axioms for a
+    statement over the reals, a library functor's parameters); the proof text can never
+    declare one."""
 
     system: ProofSystem
     name: str
     statement: str
     prelude: str = ""
+    allowed_axioms: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "system", proof_system(self.system))

@@ -317,3 +317,22 @@ def test_memory_limit_stops_a_memory_bomb_and_the_pool_recovers() -> None:
         assert res.first_error_index == 0  # the tactic that was running
         assert ide.check(problem, "exact I.").passed
         assert ide.starts == 2
+
+
+def test_the_pool_hands_a_check_to_the_worker_that_holds_its_header() -> None:
+    nats = "Require Import Arith.\nOpen Scope nat_scope."
+    ints = "Require Import ZArith.\nOpen Scope Z_scope."
+    n1 = FormalProblem("coq", "n1", "Theorem n1 : forall x : nat, x + 0 = x.", nats)
+    n2 = FormalProblem("coq", "n2", "Theorem n2 : forall x : nat, x * 1 = x.", nats)
+    z1 = FormalProblem("coq", "z1", "Theorem z1 : forall x : Z, x + 0 = x.", ints)
+    with CoqIdeChecker(workers=2) as ide:
+        assert ide.check(n1, "intros; ring.").passed
+        assert ide.check(z1, "intros; ring.").passed  # the Arith worker is idle: a new one
+        before = ide.sentences_loaded
+        assert before == 6  # two headers of two sentences, two statements
+        # the worker released last holds ZArith; n2 must go to the one that holds Arith
+        assert ide.check(n2, "intros; ring.").passed
+        assert ide.sentences_loaded == before + 1  # only n2's statement was added
+        assert ide.starts == 2
+        heads = sorted(tuple(s for s, _ in w.loaded)[:1] for w in ide._all)
+        assert heads == [("Require Import Arith.",), ("Require Import ZArith.",)]

@@ -60,6 +60,20 @@ def test_untrusted_assumptions_parsing() -> None:
     odd = "Constants/Inductives relying on type-in-type:\nbad\n"
     assert untrusted_assumptions(odd, ()) == ["Constants/Inductives relying on type-in-type"]
     assert untrusted_assumptions("garbage", ()) is None
+    # a long type puts the name alone on its line (Coq 8.16, `lra` on R): both axioms count
+    reals = (
+        "Axioms:\nClassicalDedekindReals.sig_forall_dec\n  : forall P : nat -> Prop,\n"
+        "    {n : nat | ~ P n} + {forall n : nat, P n}\n"
+        "FunctionalExtensionality.functional_extensionality_dep\n"
+        "  : forall (A : Type) (B : A -> Type) (f g : forall x : A, B x),\n"
+        "    (forall x : A, f x = g x) -> f = g\n"
+    )
+    assert untrusted_assumptions(reals, ()) == [
+        "ClassicalDedekindReals.sig_forall_dec",
+        "FunctionalExtensionality.functional_extensionality_dep",
+    ]
+    allowed = ("sig_forall_dec", "functional_extensionality_dep")
+    assert untrusted_assumptions(reals, allowed) == []
 
 
 def test_prelude_assumptions() -> None:

@@ -43,7 +43,7 @@ from typing import Self
 
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage, Status, TacticSpan
 from verirl.provers.coq.safety import check_prelude, check_proof, check_statement
-from verirl.provers.coq.sentences import THEOREM_KEYWORDS, Sentence, scan
+from verirl.provers.coq.sentences import THEOREM_KEYWORDS, Sentence, scan, scan_cached
 
 INSTALL_HINT = (
     "Coq is not installed: install it with `apt-get install coq` (Debian/Ubuntu; provides "
@@ -168,7 +168,7 @@ _NAME_AFTER_KEYWORD = re.compile(
     r"^(?:#\[[^\]]*\]\s*)?(?:(?:Local|Global|Polymorphic|Monomorphic)\s+)*"
     r"(?:" + "|".join(sorted(THEOREM_KEYWORDS | {"Definition"})) + r")\s+([A-Za-z_][\w']*)"
 )
-_ASSUMPTION_ENTRY = re.compile(r"^(\S+) : ")
+_ASSUMPTION_ENTRY = re.compile(r"^(\S+)\s+:(?:\s|$)")
 # Headers of Print Assumptions whose entries are not trust assumptions (a section's own
 # variables, discharged at its End).
 _HARMLESS_HEADERS = ("Section Variables:",)
@@ -197,7 +197,7 @@ def prelude_assumptions(prelude: str) -> frozenset[str]:
     (:mod:`verirl.provers.coq.safety`)."""
     names: set[str] = set()
     last_theorem = None
-    for sentence in scan(prelude).sentences:
+    for sentence in scan_cached(prelude).sentences:
         words = re.findall(r"[A-Za-z_][\w']*|:", sentence.code)
         words = [w for w in words if w not in ("Local", "Global", "Polymorphic", "Monomorphic")]
         if not words:
@@ -241,11 +241,13 @@ def untrusted_assumptions(output: str, allowed: Sequence[str]) -> list[str] | No
             if header != "Axioms:" and header not in _HARMLESS_HEADERS:
                 out.append(header.rstrip(":"))  # e.g. relying on type-in-type or no guard
             continue
-        m = _ASSUMPTION_ENTRY.match(line)
-        if m is None:
+        if line[0].isspace():
             continue  # the continuation of a long type
+        # An entry starts at the left margin: ``name : type`` or, when the type is long,
+        # ``name`` alone with ``  : type`` on the lines below.
+        m = _ASSUMPTION_ENTRY.match(line)
         if header == "Axioms:":
-            name = m.group(1)
+            name = m.group(1) if m is not None else line.split()[0]
             if name not in ok and name.rsplit(".", 1)[-1] not in ok:
                 out.append(name)
     return out
@@ -282,7 +284,7 @@ def assumptions_check(
         messages=(ProverMessage("error", f"rejected: {reason}"), *messages),
         elapsed_s=elapsed,
         backend=backend,
-        raw={"assumptions": output[:2000]},
+        raw={"assumptions": output[:2000], "untrusted": extra},
     )
 
 
@@ -407,10 +409,19 @@ def pass_check(
     )
 
 
+HAMMER_HELPERS = "/usr/libexec/coq-hammer"
+"""Where Debian's ``libcoq-hammer`` puts the helpers its tactic runs (``htimeout``,
+``predict``): off ``PATH``, so :func:`minimal_env` adds the directory when it exists."""
+
+
 def minimal_env(home: str) -> dict[str, str]:
-    """The environment of a Coq subprocess: no inherited variables (and so no secrets)."""
+    """The environment of a Coq subprocess: no inherited variables (and so no secrets), and
+    ``PATH`` plus CoqHammer's helper directory (:data:`HAMMER_HELPERS`) when installed."""
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    if os.path.isdir(HAMMER_HELPERS) and HAMMER_HELPERS not in path.split(os.pathsep):
+        path = f"{path}{os.pathsep}{HAMMER_HELPERS}"
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": path,
         "HOME": home,
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
@@ -443,9 +454,14 @@ class CoqChecker:
     check_assumptions: bool = True
 
     def allowed_for(self, problem: FormalProblem) -> tuple[str, ...]:
-        """The axioms a proof of ``problem`` may rest on: :attr:`allowed_axioms` and what the
+        """The axioms a proof of ``problem`` may rest on: :attr:`allowed_axioms`, the
+        problem's own :attr:`~verirl.provers.base.FormalProblem.allowed_axioms` and what the
         prelude assumes (:func:`prelude_assumptions`)."""
-        return (*self.allowed_axioms, *sorted(prelude_assumptions(problem.prelude)))
+        return (
+            *self.allowed_axioms,
+            *problem.allowed_axioms,
+            *sorted(prelude_assumptions(problem.prelude)),
+        )
 
     def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
         """Check ``proof`` against ``problem``; never raises on the proof text."""

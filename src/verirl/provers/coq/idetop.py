@@ -13,11 +13,14 @@ number of ``<feedback>``)::
 
 Per attempt: the worker loads the prelude and the statement once per (prelude, statement) --
 sentence by sentence, reusing the longest already-loaded prefix -- and remembers the state after
-the statement. Each proof then starts with ``Edit_at`` that state and adds the proof's
-sentences **one per Add** (an ``Add`` holding several sentences silently runs only the first),
-each followed by ``Goal``; the first failure is the first error. ``Qed.`` is added when the proof
-has none. ``bp`` is the byte offset of the sentence in the proof text, so ``loc_s``/``loc_e``
-come back in proof-text bytes.
+the statement. The pool hands a check to the idle worker whose document shares the longest
+prefix with the problem, so problems with one header (miniF2F's ``Require Import Reals.``, a
+library file's prefix) pay for the header once per worker: the worker rewinds (``Edit_at``) to
+the state after the shared sentences and adds only what differs. Each proof then starts with
+``Edit_at`` that state and adds the proof's sentences **one per Add** (an ``Add`` holding
+several sentences silently runs only the first), each followed by ``Goal``; the first failure is
+the first error. ``Qed.`` is added when the proof has none. ``bp`` is the byte offset of the
+sentence in the proof text, so ``loc_s``/``loc_e`` come back in proof-text bytes.
 
 On the deadline (for the whole attempt, excluding prelude loading) the worker gets SIGINT; Coq
 answers ``User interrupt.`` and stays usable. If it does not answer within ``grace_s`` it is
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import os
 import re
 import select
@@ -52,6 +56,7 @@ from verirl.provers.coq.attempt import (
     CoqChecker,
     CoqProblemError,
     assumptions_check,
+    check_problem,
     crash_check,
     failure_check,
     find_coq_binary,
@@ -196,6 +201,7 @@ class _Worker:
         self.proc: subprocess.Popen[bytes] | None = None
         self.workdir: str | None = None
         self.uses = 0
+        self.sentences_loaded = 0  # prelude/statement sentences run by load(), restarts included
         self.root_state = 0
         self.loaded: list[tuple[str, int]] = []  # (sentence, state after it): prelude+statement
         self.tip: int | None = None
@@ -383,6 +389,7 @@ class _Worker:
         base = self.loaded[-1][1] if self.loaded else self.root_state
         self.edit_at(base, deadline)
         for text, bp in sentences[common:]:
+            self.sentences_loaded += 1
             reply = self.add_and_run(text, bp, deadline)
             if not reply.good:
                 raise CoqProblemError(
@@ -394,11 +401,14 @@ class _Worker:
 
 
 def _problem_sentences(problem: FormalProblem) -> list[tuple[str, int]]:
-    out: list[tuple[str, int]] = []
-    for source in (problem.prelude, problem.statement):
-        offsets = ByteOffsets(source)
-        out.extend((s.text, offsets.to_byte(s.start)) for s in scan(source).sentences)
-    return out
+    return [*_source_sentences(problem.prelude), *_source_sentences(problem.statement)]
+
+
+@functools.lru_cache(maxsize=16)
+def _source_sentences(source: str) -> tuple[tuple[str, int], ...]:
+    """The sentences of ``source`` with their byte offsets (remembered: a prelude recurs)."""
+    offsets = ByteOffsets(source)
+    return tuple((s.text, offsets.to_byte(s.start)) for s in scan(source).sentences)
 
 
 # ---- the pool ----------------------------------------------------------------------------
@@ -463,6 +473,42 @@ class CoqIdeChecker(CoqChecker):
         finally:
             self._release(worker)
 
+    def statement_error(self, problem: FormalProblem, timeout_s: float) -> str | None:
+        """Why Coq does not accept ``problem``'s prelude and statement within ``timeout_s``
+        seconds (loading the prelude included), or ``None`` when it does. The problem's
+        lexical rules are checked first (:func:`~verirl.provers.coq.attempt.check_problem`)."""
+        try:
+            check_problem(problem, self.extra_roots)
+        except CoqProblemError as exc:
+            return str(exc)
+        sentences = _problem_sentences(problem)
+        worker = self._acquire(tuple(s for s, _ in sentences))
+        try:
+            for tries in (1, 2):
+                try:
+                    self._ensure_started(worker)
+                    worker.load(sentences, timeout_s)
+                    return None
+                except CoqProblemError as exc:
+                    return str(exc)
+                except _Timeout:
+                    worker.stop()
+                    return f"not accepted within {timeout_s:g} s"
+                except (_Dead, OSError) as exc:
+                    worker.stop()
+                    if tries == 2:
+                        return f"coqidetop failed while loading it: {exc}"
+            return None  # unreachable: the loop returns
+        finally:
+            self._release(worker)
+
+    @property
+    def sentences_loaded(self) -> int:
+        """Prelude and statement sentences the workers have run so far (a header shared by
+        many problems counts once per worker that loaded it)."""
+        with self._cond:
+            return sum(w.sentences_loaded for w in self._all)
+
     def close(self) -> None:
         """Stop every worker process and remove their directories."""
         with self._cond:
@@ -472,15 +518,21 @@ class CoqIdeChecker(CoqChecker):
 
     # ---- pool management ---------------------------------------------------------------
     def _acquire(self, key: tuple[str, ...]) -> _Worker:
+        """A worker for a problem whose prelude and statement are ``key``: the idle worker
+        whose loaded document shares the longest prefix with it (a problem with the same
+        header then costs only its own statement: the worker rewinds to the state after the
+        header instead of loading it again; among equals, the one released last); when no
+        idle worker shares anything and the pool is not full, a new worker, so that the
+        headers already loaded stay loaded."""
         with self._cond:
             while True:
                 if self._closed:
                     raise RuntimeError("CoqIdeChecker is closed")
                 if self._idle:
-                    for i, w in enumerate(self._idle):
-                        if w.key == key:
-                            return self._idle.pop(i)
-                    return self._idle.pop()
+                    shared = [_common_prefix(w.key, key) for w in self._idle]
+                    best = max(range(len(self._idle)), key=lambda i: (shared[i], i))
+                    if shared[best] > 0 or len(self._all) >= self.workers:
+                        return self._idle.pop(best)
                 if len(self._all) < self.workers:
                     w = _Worker(self.binary, self.memory_bytes, self.extra_args)
                     self._all.append(w)
@@ -599,6 +651,15 @@ class CoqIdeChecker(CoqChecker):
         if self.restart_after_timeout or reply.good or _INTERRUPTED not in reply.text:
             # A reply that is not the interrupt means SIGINT may still be pending: restart.
             worker.stop()
+
+
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _stop_all(workers: list[_Worker]) -> None:

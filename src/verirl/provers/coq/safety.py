@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from verirl.provers.coq.sentences import THEOREM_KEYWORDS, Scan, Sentence, scan
+from verirl.provers.coq.sentences import THEOREM_KEYWORDS, Scan, Sentence, scan, scan_cached
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_']*"
 _WORD = re.compile(_IDENT)
@@ -363,7 +363,7 @@ def check_prelude(prelude: str, extra_roots: Iterable[str] = ()) -> Rejection | 
     """Refuse file-system and native-code commands in the prelude, and ``Require`` of modules
     outside the allowlist (the stdlib, plus ``extra_roots`` such as ``"mathcomp"``)."""
     roots = tuple(extra_roots)
-    sc = scan(prelude)
+    sc = scan_cached(prelude)
     if sc.unterminated is not None:
         return Rejection(f"unterminated {sc.unterminated} in the prelude")
     if _CONTROL.search(prelude):

@@ -19,6 +19,7 @@ Offsets are Python ``str`` indices (code points). Coq reports UTF-8 *byte* offse
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -168,6 +169,13 @@ def scan(text: str) -> Scan:
         )
         i = end
     return Scan(tuple(sentences), code, unterminated)
+
+
+@functools.lru_cache(maxsize=16)
+def scan_cached(text: str) -> Scan:
+    """:func:`scan`, remembered for the last texts seen: for a problem's prelude, which many
+    checks share (a Coq library file's prefix can hold thousands of sentences)."""
+    return scan(text)
 
 
 def _command_end(text: str, code: str, is_code: list[bool], i: int) -> tuple[int, bool]:

@@ -1,0 +1,51 @@
+"""The table of experiments/process_coq_stdlib.sh: held-out pass@k of each run, with its 95%
+interval, and each arm's mean over its seeds.
+
+Run: ``python experiments/process_tables.py runs/process_coq_stdlib``.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def _entry(path: Path) -> dict:
+    doc = json.loads(path.read_text())
+    (entry,) = doc["benchmarks"].values()
+    return entry
+
+
+def main(out: Path) -> None:
+    rows = []
+    for path in sorted(out.glob("*.json")):
+        entry = _entry(path)
+        metrics = entry["metrics"]
+        ks = sorted(int(m.split("@")[1]) for m in metrics if m.startswith("pass@"))
+        cells = []
+        for k in ks:
+            m = metrics[f"pass@{k}"]
+            cells.append(f"{m['value']:.3f} [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]")
+        rows.append((path.stem, entry["problems_evaluated"], ks, cells, metrics))
+    if not rows:
+        raise SystemExit(f"no results in {out}")
+    ks = rows[0][2]
+    print("| run | lemmas | " + " | ".join(f"pass@{k} [95% CI]" for k in ks) + " |")
+    print("|---|---|" + "---|" * len(ks))
+    for name, n, _, cells, _ in rows:
+        print(f"| {name} | {n} | " + " | ".join(cells) + " |")
+    for arm in ("process", "outcome"):
+        runs = [r for r in rows if r[0].startswith(arm + "-")]
+        if runs:
+            means = [statistics.mean(r[4][f"pass@{k}"]["value"] for r in runs) for k in ks]
+            print(
+                f"| {arm}, mean of {len(runs)} seeds | | "
+                + " | ".join(f"{m:.3f}" for m in means)
+                + " |"
+            )
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "runs/process_coq_stdlib"))

@@ -46,9 +46,7 @@ class Toolset:
         cached: dict[str, Tool] | None = self.__dict__.get("_tools")
         if cached is None:
             cached = {}
-            for attr, _ in inspect.getmembers(type(self), predicate=inspect.isfunction):
-                if attr.startswith("_") or attr in _HOOKS:
-                    continue
+            for attr in tool_names(type(self)):
                 t = tool(getattr(self, attr))
                 cached[t.name] = t
             self.__dict__["_tools"] = cached
@@ -89,6 +87,15 @@ class FunctionToolset(Toolset):
         if dupes:
             raise UserInputError(f"two tools share the name(s) {dupes}")
         self.__dict__["_tools"] = {t.name: t for t in tools}
+
+
+def tool_names(cls: type[Toolset]) -> list[str]:
+    """The names of a toolset class's tools (its public methods), without building one."""
+    return [
+        attr
+        for attr, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+        if not attr.startswith("_") and attr not in _HOOKS
+    ]
 
 
 TOOLSETS: Registry[type[Toolset]] = Registry("toolset")

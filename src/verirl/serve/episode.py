@@ -415,7 +415,11 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             difficulty=self._problem.difficulty,
             seed=self._problem.seed,
             answer_format=_format(self._problem.env),
-            tools=_tools(self._problem.env),
+            tools=(
+                _tools(self._problem.env)
+                if self._tools is None
+                else sorted(s["function"]["name"] for s in self._tools.schemas())
+            ),
             turn=st.turn,
             max_turns=st.max_turns,
             feedback=feedback,

@@ -172,3 +172,20 @@ def test_all_calls_in_one_reply_are_replayed_in_order() -> None:
     assert ENV.verify(problem, one).correct
     reply = ParsedReply("", tuple(calls))
     assert get_format("chatml_tools").parse(get_format("chatml_tools").render(reply)) == reply
+
+
+def test_the_apps_offered_are_those_the_goals_need_and_replay_agrees() -> None:
+    from verirl.envs.agents.tool_world import offered_apps
+
+    easy, hard = ENV.generate(0, 0), ENV.generate(6, 0)
+    assert offered_apps(easy.data["goals"]) == ["files"]
+    assert offered_apps(hard.data["goals"]) == ["files", "calendar", "contacts", "shop"]
+    apps = ToolWorldApps(easy.data["world"], **{"apps": ["files"]})
+    assert sorted(apps.tools()) == ["files_delete", "files_list", "files_read", "files_write"]
+    assert apps.call("calendar_add", {"title": "x", "day": 9, "hour": 9}).refused
+    # a call to an app the episode did not offer changes nothing in the verifier's replay
+    goal = easy.data["goals"][0]
+    done = transcript_of([("files_write", {"path": goal["path"], "content": goal["content"]})])
+    extra = transcript_of([("calendar_add", {"title": "x", "day": 9, "hour": 9})])
+    assert ENV.verify(easy, done + TURN_SEPARATOR + extra).correct
+    assert ENV.toolset_params(easy)["apps"] == ["files"]

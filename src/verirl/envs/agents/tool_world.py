@@ -20,9 +20,9 @@ final state:
   purchase); −1 when no call can be read at all;
 - ``correct`` when every goal holds and nothing else changed.
 
-Difficulty: goals = 1 + difficulty // 2 (more steps; several need a lookup first), apps used
-grow with the goals, and distractor records (files, events, contacts, catalogue items) grow
-with difficulty.
+Difficulty: goals = 1 + difficulty // 2 (more steps; several need a lookup first); the apps
+offered are those the goals need, so they grow with the goals; distractor records (files,
+events, contacts, catalogue items) grow with difficulty.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from verirl.envs.agents.world_apps import (
+    APPS,
     ITEMS,
     NAMES,
     TITLES,
@@ -78,6 +79,8 @@ class Goal(ABC):
     :data:`GOALS`; adding a kind means adding one class here."""
 
     kind: ClassVar[str]
+    apps: ClassVar[tuple[str, ...]]
+    """The apps the goal needs (their tools are offered to the episode)."""
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -107,6 +110,7 @@ class Goal(ABC):
 
 class _Write(Goal):
     kind = "write"
+    apps = ("files",)
 
     @staticmethod
     def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
@@ -134,6 +138,7 @@ class _Write(Goal):
 
 class _Schedule(Goal):
     kind = "schedule"
+    apps = ("calendar",)
 
     @staticmethod
     def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
@@ -162,6 +167,7 @@ class _Schedule(Goal):
 
 class _Phone(Goal):
     kind = "phone"
+    apps = ("contacts",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -188,6 +194,7 @@ class _Phone(Goal):
 
 class _SaveEmail(Goal):
     kind = "save_email"
+    apps = ("contacts", "files")
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -222,6 +229,7 @@ class _SaveEmail(Goal):
 
 class _Buy(Goal):
     kind = "buy"
+    apps = ("shop",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -248,6 +256,7 @@ class _Buy(Goal):
 
 class _Cancel(Goal):
     kind = "cancel"
+    apps = ("calendar",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -285,6 +294,7 @@ class _Cancel(Goal):
 
 class _Copy(Goal):
     kind = "copy"
+    apps = ("files",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -314,6 +324,7 @@ class _Copy(Goal):
 
 class _Delete(Goal):
     kind = "delete"
+    apps = ("files",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -342,6 +353,12 @@ GOALS: dict[str, type[Goal]] = {
     g.kind: g for g in (_Write, _Schedule, _Phone, _Buy, _SaveEmail, _Cancel, _Copy, _Delete)
 }
 """The goal kinds, in the order the first goals of a problem cycle through them."""
+
+
+def offered_apps(goals: list[dict[str, Any]]) -> list[str]:
+    """The apps an episode offers: those its goals need, in :data:`APPS` order."""
+    need = {app for g in goals if g.get("kind") in GOALS for app in GOALS[g["kind"]].apps}
+    return [a for a in APPS if a in need]
 
 
 def _goal_met(goal: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
@@ -408,7 +425,8 @@ class ToolWorld(Environment):
         return Instance(prompt=prompt, answer=transcript_of(self._plan(world, goals)), data=data)
 
     def toolset_params(self, problem: Problem) -> dict[str, Any]:
-        return {"world": problem.data["world"]}
+        """The world and the apps the goals need (more apps with more goals)."""
+        return {"world": problem.data["world"], "apps": offered_apps(problem.data["goals"])}
 
     def _world(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
         extra = 2 + difficulty
@@ -477,7 +495,8 @@ class ToolWorld(Environment):
     def verify(self, problem: Problem, output: str) -> Verdict:
         if not isinstance(output, str):
             return Verdict(WRONG_FORMAT, False, "no tool call found")
-        apps, readable = replay(problem.data["world"], output)
+        data = problem.data
+        apps, readable = replay(data["world"], output, offered_apps(data["goals"]))
         if readable == 0:
             return Verdict(WRONG_FORMAT, False, "no tool call could be read")
         return self.check_world(problem, apps.world)

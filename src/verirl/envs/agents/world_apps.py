@@ -18,7 +18,7 @@ from verirl.envs.base import TURN_SEPARATOR
 from verirl.tools.calls import ParsedReply, ToolCall, decode_transcript, encode_transcript
 from verirl.tools.session import MAX_CALLS_PER_TURN
 from verirl.tools.toolset import Toolset, register_toolset
-from verirl.tools.typed import ToolError, ToolLimits
+from verirl.tools.typed import Tool, ToolError, ToolLimits
 
 MAX_CALLS = 200
 """At most this many calls of a transcript are replayed."""
@@ -31,14 +31,28 @@ _REPLAY_LIMITS = ToolLimits(timeout_s=5.0, max_output_chars=1500)
 
 
 # ---- the world's apps, as typed tools ---------------------------------------------------------
+APPS: tuple[str, ...] = ("files", "calendar", "contacts", "shop")
+"""The apps; a tool's name starts with its app's (``files_read``)."""
+
+
 @register_toolset("tool_world")
 class ToolWorldApps(Toolset):
     """The apps of one ``tool_world`` episode: each method is a tool acting on this episode's
     copy of the world. A bad call raises :class:`~verirl.tools.typed.ToolError` (the
-    observation ``error: ...``) and changes nothing."""
+    observation ``error: ...``) and changes nothing. ``apps``: the apps offered (all when
+    ``None``); another app's tool is an unknown tool."""
 
-    def __init__(self, world: dict[str, Any]) -> None:
+    def __init__(self, world: dict[str, Any], apps: list[str] | None = None) -> None:
         self.world = copy.deepcopy(world)
+        unknown = sorted(set(apps or ()) - set(APPS))
+        if unknown:
+            raise ToolError(f"unknown apps {unknown}; the apps: {', '.join(APPS)}")
+        self.apps = tuple(APPS if apps is None else [a for a in APPS if a in apps])
+
+    def tools(self) -> dict[str, Tool]:
+        return {
+            name: t for name, t in super().tools().items() if name.split("_", 1)[0] in self.apps
+        }
 
     def files_list(self) -> list[str]:
         """List the paths of all files.
@@ -196,11 +210,10 @@ class ToolWorldApps(Toolset):
         return {"paid": total}
 
     def demonstration(self) -> list[dict[str, Any]]:
-        """One worked call on a task the generator never draws (a phone change for a
-        contact outside the name pool)."""
-        call = ToolCall("contacts_update", {"name": "zed", "field": "phone", "value": "555-0100"})
+        """One worked call, of a kind the generator never asks for (reading a file)."""
+        call = ToolCall("files_read", {"path": "notes/readme.txt"})
         return [
-            {"role": "user", "content": "1. Change zed's phone number to 555-0100."},
+            {"role": "user", "content": "Tasks:\n1. Show me the file notes/readme.txt."},
             {"role": "assistant", "content": "", "tool_calls": [call.chat()]},
         ]
 
@@ -209,11 +222,14 @@ TOOL_NAMES: tuple[str, ...] = tuple(ToolWorldApps({}).tools())
 """The tools of the world, by name."""
 
 
-def replay(world: dict[str, Any], transcript: str) -> tuple[ToolWorldApps, int]:
+def replay(
+    world: dict[str, Any], transcript: str, apps: list[str] | None = None
+) -> tuple[ToolWorldApps, int]:
     """The apps after replaying ``transcript``'s calls (at most
     :data:`~verirl.tools.session.MAX_CALLS_PER_TURN` per turn, :data:`MAX_CALLS` in all)
-    from ``world``, and the number of turns whose calls could be read and that made one."""
-    apps = ToolWorldApps(world)
+    from ``world`` with the ``apps`` the episode offered, and the number of turns whose calls
+    could be read and that made one."""
+    tools = ToolWorldApps(world, apps)
     readable = made = 0
     for turn in decode_transcript(transcript, TURN_SEPARATOR):
         if turn.error is not None or not turn.calls:
@@ -221,10 +237,10 @@ def replay(world: dict[str, Any], transcript: str) -> tuple[ToolWorldApps, int]:
         readable += 1
         for call in turn.calls[:MAX_CALLS_PER_TURN]:
             if made >= MAX_CALLS:
-                return apps, readable
+                return tools, readable
             made += 1
-            apps.call(call.name, call.arguments, _REPLAY_LIMITS)
-    return apps, readable
+            tools.call(call.name, call.arguments, _REPLAY_LIMITS)
+    return tools, readable
 
 
 def transcript_of(calls: list[tuple[str, dict[str, Any]]], per_turn: int = 1) -> str:

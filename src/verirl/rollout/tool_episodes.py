@@ -206,7 +206,11 @@ class ToolCalls(Collector):
         return frozenset({"turns", "counterfactual"} if self.params.counterfactual else {"turns"})
 
     def for_evaluation(self) -> ToolCalls:
-        return ToolCalls(self.params.model_copy(update={"counterfactual": False}))
+        """The same episodes without counterfactual alternatives (the template checked
+        once: the setups are shared)."""
+        evaluation = ToolCalls(self.params.model_copy(update={"counterfactual": False}))
+        evaluation._setups = self._setups
+        return evaluation
 
     def metrics(self) -> dict[str, float]:
         return dict(self._metrics)

@@ -174,18 +174,21 @@ def test_all_calls_in_one_reply_are_replayed_in_order() -> None:
     assert get_format("chatml_tools").parse(get_format("chatml_tools").render(reply)) == reply
 
 
-def test_the_apps_offered_are_those_the_goals_need_and_replay_agrees() -> None:
-    from verirl.envs.agents.tool_world import offered_apps
-
-    easy, hard = ENV.generate(0, 0), ENV.generate(6, 0)
-    assert offered_apps(easy.data["goals"]) == ["files"]
-    assert offered_apps(hard.data["goals"]) == ["files", "calendar", "contacts", "shop"]
-    apps = ToolWorldApps(easy.data["world"], **{"apps": ["files"]})
-    assert sorted(apps.tools()) == ["files_delete", "files_list", "files_read", "files_write"]
-    assert apps.call("calendar_add", {"title": "x", "day": 9, "hour": 9}).refused
-    # a call to an app the episode did not offer changes nothing in the verifier's replay
+def test_the_tools_offered_grow_with_difficulty_and_replay_agrees() -> None:
+    easy, mid, hard = ENV.generate(0, 0), ENV.generate(2, 0), ENV.generate(6, 0)
+    assert ENV.offered_tools(easy) == ["files_write"]  # only what the task needs
+    assert sorted(ENV.offered_tools(mid)) == sorted(
+        n for n in TOOL_NAMES if n.startswith(("files_", "calendar_"))
+    )
+    assert sorted(ENV.offered_tools(hard)) == sorted(TOOL_NAMES)  # four goals, four apps
+    apps = ToolWorldApps(easy.data["world"], ENV.offered_tools(easy))
+    assert list(apps.tools()) == ["files_write"]
+    assert apps.call("files_list", {}).refused
+    # a call to a tool the episode did not offer changes nothing in the verifier's replay
     goal = easy.data["goals"][0]
     done = transcript_of([("files_write", {"path": goal["path"], "content": goal["content"]})])
-    extra = transcript_of([("calendar_add", {"title": "x", "day": 9, "hour": 9})])
+    extra = transcript_of([("files_delete", {"path": sorted(easy.data["world"]["files"])[0]})])
     assert ENV.verify(easy, done + TURN_SEPARATOR + extra).correct
-    assert ENV.toolset_params(easy)["apps"] == ["files"]
+    victim = transcript_of([("files_delete", {"path": sorted(mid.data["world"]["files"])[0]})])
+    assert not ENV.verify(mid, ENV.solve(mid) + TURN_SEPARATOR + victim).correct  # offered
+    assert ENV.toolset_params(easy)["tools"] == ["files_write"]

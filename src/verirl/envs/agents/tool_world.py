@@ -20,9 +20,10 @@ final state:
   purchase); −1 when no call can be read at all;
 - ``correct`` when every goal holds and nothing else changed.
 
-Difficulty: goals = 1 + difficulty // 2 (more steps; several need a lookup first); the apps
-offered are those the goals need, so they grow with the goals; distractor records (files,
-events, contacts, catalogue items) grow with difficulty.
+Difficulty: goals = 1 + difficulty // 2 (more steps; several need a lookup first); the tools
+offered are, at difficulties 0–1, only those the task needs, and from 2 on every tool of the
+apps the goals need (so they grow with the goals); distractor records (files, events,
+contacts, catalogue items) grow with difficulty.
 """
 
 from __future__ import annotations
@@ -425,8 +426,18 @@ class ToolWorld(Environment):
         return Instance(prompt=prompt, answer=transcript_of(self._plan(world, goals)), data=data)
 
     def toolset_params(self, problem: Problem) -> dict[str, Any]:
-        """The world and the apps the goals need (more apps with more goals)."""
-        return {"world": problem.data["world"], "apps": offered_apps(problem.data["goals"])}
+        """The world and the tools offered (:meth:`offered_tools`)."""
+        return {"world": problem.data["world"], "tools": self.offered_tools(problem)}
+
+    def offered_tools(self, problem: Problem) -> list[str]:
+        """The tools an episode offers: at difficulty 0–1 only those the reference solution
+        calls; from 2 on every tool of the apps the goals need (more apps with more goals)."""
+        goals = problem.data["goals"]
+        if problem.difficulty < 2:
+            used = {name for name, _ in self._plan(problem.data["world"], goals)}
+            return [n for n in TOOL_NAMES if n in used]
+        apps = offered_apps(goals)
+        return [n for n in TOOL_NAMES if n.split("_", 1)[0] in apps]
 
     def _world(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
         extra = 2 + difficulty
@@ -495,8 +506,7 @@ class ToolWorld(Environment):
     def verify(self, problem: Problem, output: str) -> Verdict:
         if not isinstance(output, str):
             return Verdict(WRONG_FORMAT, False, "no tool call found")
-        data = problem.data
-        apps, readable = replay(data["world"], output, offered_apps(data["goals"]))
+        apps, readable = replay(problem.data["world"], output, self.offered_tools(problem))
         if readable == 0:
             return Verdict(WRONG_FORMAT, False, "no tool call could be read")
         return self.check_world(problem, apps.world)

@@ -39,20 +39,18 @@ APPS: tuple[str, ...] = ("files", "calendar", "contacts", "shop")
 class ToolWorldApps(Toolset):
     """The apps of one ``tool_world`` episode: each method is a tool acting on this episode's
     copy of the world. A bad call raises :class:`~verirl.tools.typed.ToolError` (the
-    observation ``error: ...``) and changes nothing. ``apps``: the apps offered (all when
-    ``None``); another app's tool is an unknown tool."""
+    observation ``error: ...``) and changes nothing. ``tools``: the tools offered, by name
+    (all when ``None``); any other is an unknown tool."""
 
-    def __init__(self, world: dict[str, Any], apps: list[str] | None = None) -> None:
+    def __init__(self, world: dict[str, Any], tools: list[str] | None = None) -> None:
         self.world = copy.deepcopy(world)
-        unknown = sorted(set(apps or ()) - set(APPS))
-        if unknown:
-            raise ToolError(f"unknown apps {unknown}; the apps: {', '.join(APPS)}")
-        self.apps = tuple(APPS if apps is None else [a for a in APPS if a in apps])
+        self.offered = None if tools is None else frozenset(tools)
 
     def tools(self) -> dict[str, Tool]:
-        return {
-            name: t for name, t in super().tools().items() if name.split("_", 1)[0] in self.apps
-        }
+        every = super().tools()
+        if self.offered is None:
+            return every
+        return {name: t for name, t in every.items() if name in self.offered}
 
     def files_list(self) -> list[str]:
         """List the paths of all files.
@@ -211,9 +209,13 @@ class ToolWorldApps(Toolset):
 
     def demonstration(self) -> list[dict[str, Any]]:
         """One worked call, of a kind the generator never asks for (reading a file)."""
-        call = ToolCall("files_read", {"path": "notes/readme.txt"})
+        call = ToolCall("files_write", {"path": "notes/example.txt", "content": "demo-0"})
         return [
-            {"role": "user", "content": "Tasks:\n1. Show me the file notes/readme.txt."},
+            {
+                "role": "user",
+                "content": "Tasks:\n1. Create the file notes/example.txt "
+                "containing exactly 'demo-0'.",
+            },
             {"role": "assistant", "content": "", "tool_calls": [call.chat()]},
         ]
 
@@ -223,13 +225,13 @@ TOOL_NAMES: tuple[str, ...] = tuple(ToolWorldApps({}).tools())
 
 
 def replay(
-    world: dict[str, Any], transcript: str, apps: list[str] | None = None
+    world: dict[str, Any], transcript: str, offered: list[str] | None = None
 ) -> tuple[ToolWorldApps, int]:
     """The apps after replaying ``transcript``'s calls (at most
     :data:`~verirl.tools.session.MAX_CALLS_PER_TURN` per turn, :data:`MAX_CALLS` in all)
-    from ``world`` with the ``apps`` the episode offered, and the number of turns whose calls
+    from ``world`` with the tools the episode ``offered``, and the number of turns whose calls
     could be read and that made one."""
-    tools = ToolWorldApps(world, apps)
+    tools = ToolWorldApps(world, offered)
     readable = made = 0
     for turn in decode_transcript(transcript, TURN_SEPARATOR):
         if turn.error is not None or not turn.calls:

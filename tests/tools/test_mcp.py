@@ -50,7 +50,6 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.slow
 def test_mcp_server_tools_are_a_toolset(tmp_path: Path) -> None:
     script = tmp_path / "server.py"
     script.write_text(SERVER)

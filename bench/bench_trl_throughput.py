@@ -160,7 +160,7 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
             def metrics(self) -> dict[str, float]:
                 return {}
 
-        trainer.curriculum = FixedProblems()  # type: ignore[assignment]
+        trainer.producer.curriculum = FixedProblems()  # type: ignore[assignment]
         counts = {"gen": 0, "trained": 0}
         original = trainer.sample_step
 

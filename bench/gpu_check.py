@@ -16,6 +16,16 @@ tcpo                  multi-turn refinement with TCPO credit (Liao et al. 2026),
 fsdp2                 FSDP2 (``fully_shard``) on a one-rank NCCL group: a forward/backward/step
 torchrun_dp2          ``torchrun --nproc_per_node 2`` data parallel, both ranks on the one GPU
 vllm                  the vLLM CUDA engine, only where vLLM is importable
+logprob_memory        log-probs of 8 × 1,024 tokens over a 151,936-token head: the chunked
+                      path (verirl.lm.head) against every token's logits — values and
+                      gradients equal, and the peak GPU memory of each (the chunked one must
+                      be lower)
+checkpointing         one learner update with and without activation checkpointing on 4 × 512
+                      tokens: gradients equal, the peak lower with it
+memory_flat           five GRPO steps: the step's peak allocated memory (memory/cuda_max_
+                      allocated_mb) flat after step 2 (within 5 %)
+memory_plan           ``verirl memory``'s planned peak for a step next to torch's measured
+                      max_memory_allocated (reported; fails outside ±35 %)
 ====================  =====================================================================
 
 It prints one table (check, status, seconds, peak GPU memory) and exits non-zero at the first
@@ -227,6 +237,136 @@ def check_vllm(model_dir: str, device: str) -> dict[str, float]:
     return _train(model_dir, device, ["rollout.engine.name=vllm"])
 
 
+def check_logprob_memory(model_dir: str, device: str) -> dict[str, float]:
+    """Chunked log-probs against every token's logits, on a Qwen-sized vocabulary."""
+    import torch
+
+    from verirl.lm.head import head_logprobs, token_logprobs_from_logits
+
+    cuda = device == "cuda"
+    vocab, hidden, tokens = (151_936, 896, 8 * 1024) if cuda else (4_096, 64, 256)
+    g = torch.Generator().manual_seed(0)
+    head = torch.nn.Linear(hidden, vocab, bias=False).to(device)
+    h = (torch.randn(tokens, hidden, generator=g) * 0.5).to(device)
+    t = torch.randint(0, vocab, (tokens,), generator=g).to(device)
+
+    def run(chunked: bool) -> tuple[torch.Tensor, torch.Tensor, float]:
+        x = h.clone().requires_grad_(True)
+        head.zero_grad(set_to_none=True)
+        if cuda:
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated() if cuda else 0
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=cuda):
+            lp = (
+                head_logprobs(head, x, t).logprobs
+                if chunked
+                else token_logprobs_from_logits(head(x), t)
+            )
+        lp.sum().backward()
+        peak = (torch.cuda.max_memory_allocated() - base) / 2**30 if cuda else 0.0
+        assert x.grad is not None
+        return lp.detach(), x.grad.detach(), peak
+
+    lp_full, g_full, peak_full = run(False)
+    lp_chunk, g_chunk, peak_chunk = run(True)
+    if not torch.allclose(lp_full, lp_chunk, atol=1e-3, rtol=1e-3):
+        raise RuntimeError("chunked log-probs differ from the full-logits path")
+    if not torch.allclose(g_full, g_chunk, atol=1e-3, rtol=1e-2):
+        raise RuntimeError("chunked log-prob gradients differ from the full-logits path")
+    if cuda and peak_chunk >= peak_full:
+        raise RuntimeError(f"chunked peak {peak_chunk:.2f} GiB >= full {peak_full:.2f} GiB")
+    return {"full_gib": peak_full, "chunked_gib": peak_chunk}
+
+
+def _learner_update(model_dir: str, device: str, checkpointing: bool) -> tuple[Any, float]:
+    import torch
+
+    from verirl.config import load_config
+    from verirl.device import resolve_placement
+    from verirl.models import load_policy
+    from verirl.train.learner import Learner, LearnerSettings, collate
+    from verirl.types import Problem, Rollout, Verdict
+
+    cuda = device == "cuda"
+    r_len = 512 if cuda else 32
+    dtype = "bf16" if cuda else "fp32"
+    cfg = load_config(None, [f"model.dtype={dtype}", "optim.lr=1e-5"])
+    placement = resolve_placement(device, dtype)
+    model, _ = load_policy(model_dir)
+    model.to(placement.device)
+    settings = LearnerSettings.from_config(cfg, placement, activation_checkpointing=checkpointing)
+    learner = Learner(model, settings, 1)
+    g = torch.Generator().manual_seed(0)
+    vocab = model.config.vocab_size
+    rollouts = []
+    for k in range(4):
+        prompt = tuple(torch.randint(3, vocab, (64,), generator=g).tolist())
+        resp = tuple(torch.randint(3, vocab, (r_len,), generator=g).tolist())
+        v = Verdict(float(k % 2), False)
+        rollouts.append(Rollout(Problem("addition", 0, 0, "x", "1"), k // 2, prompt, resp,
+                                (-1.0,) * r_len, "t", "length", verdict=v))  # fmt: skip
+    batch = collate(rollouts, torch.randn(4, r_len, generator=g), 0)
+    if cuda:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    sub = batch.to(placement.device)
+    model.train()
+    (learner.logprobs(sub) * sub.advantages).sum().backward()
+    peak = torch.cuda.max_memory_allocated() / 2**30 if cuda else 0.0
+    grads = torch.cat([p.grad.flatten().float().cpu() for p in model.parameters()])
+    return grads, peak
+
+
+def check_checkpointing(model_dir: str, device: str) -> dict[str, float]:
+    plain, peak_plain = _learner_update(model_dir, device, False)
+    ckpt, peak_ckpt = _learner_update(model_dir, device, True)
+    cos = float(plain @ ckpt / (plain.norm() * ckpt.norm()))
+    if cos < 0.9999:
+        raise RuntimeError(f"checkpointed gradients differ (cosine {cos:.6f})")
+    if device == "cuda" and peak_ckpt >= peak_plain:
+        raise RuntimeError(f"checkpointing did not lower the peak ({peak_ckpt:.2f} GiB)")
+    return {"plain_gib": peak_plain, "checkpointed_gib": peak_ckpt}
+
+
+def check_memory_flat(model_dir: str, device: str) -> dict[str, float]:
+    from verirl.config import load_config
+    from verirl.train.loop import Trainer
+
+    key = "memory/cuda_max_allocated_mb" if device == "cuda" else "memory/peak_rss_mb"
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=5"])
+        with Trainer(cfg, Path(tmp)) as trainer:
+            peaks = [trainer.train_step()[key] for _ in range(5)]
+    steady = peaks[2:]
+    spread = (max(steady) - min(steady)) / max(steady)
+    if device == "cuda" and spread > 0.05:
+        raise RuntimeError(f"peak memory not flat over steps 3-5: {[round(p) for p in peaks]} MB")
+    return {"first_mb": peaks[0], "last_mb": peaks[-1], "spread": spread}
+
+
+def check_memory_plan(model_dir: str, device: str) -> dict[str, float]:
+    import torch
+
+    from verirl.config import load_config
+    from verirl.train.loop import Trainer
+    from verirl.train.memory_plan import plan_memory
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=2"])
+        plan = plan_memory(cfg, device, limit=None)
+        with Trainer(cfg, Path(tmp)) as trainer:
+            metrics = [trainer.train_step() for _ in range(2)]
+    if device != "cuda":
+        measured = metrics[-1]["memory/peak_rss_mb"] * 1e6
+    else:
+        measured = float(torch.cuda.max_memory_allocated())
+    ratio = plan.peak / measured
+    if not 0.65 <= ratio <= 1.35:
+        raise RuntimeError(f"plan {plan.peak / 2**30:.2f} GiB vs measured {measured / 2**30:.2f}")
+    return {"plan_gib": plan.peak / 2**30, "measured_gib": measured / 2**30, "ratio": ratio}
+
+
 CHECKS: dict[str, Callable[[str, str], dict[str, float]]] = {
     "doctor": check_doctor,
     "grpo": check_grpo,
@@ -237,6 +377,10 @@ CHECKS: dict[str, Callable[[str, str], dict[str, float]]] = {
     "fsdp2": check_fsdp2,
     "torchrun_dp2": check_torchrun_dp2,
     "vllm": check_vllm,
+    "logprob_memory": check_logprob_memory,
+    "checkpointing": check_checkpointing,
+    "memory_flat": check_memory_flat,
+    "memory_plan": check_memory_plan,
 }
 
 
@@ -306,7 +450,11 @@ def main(argv: list[str] | None = None) -> int:
                 ok, line, detail = False, "", f"timed out after {args.timeout:.0f} s"
             if ok:
                 r = json.loads(line.removeprefix("RESULT "))
-                rows.append((name, "ok", f"{r['seconds']:.1f}", f"{r['peak_gib']:.2f}"))
+                extra = {k: v for k, v in r.items() if k not in ("seconds", "peak_gib")}
+                note = " ".join(f"{k}={v:.3g}" for k, v in extra.items())
+                rows.append(
+                    (name, f"ok {note}".strip(), f"{r['seconds']:.1f}", f"{r['peak_gib']:.2f}")
+                )
                 continue
             rows.append((name, "FAILED", f"{time.perf_counter() - start:.1f}", ""))
             print(f"--- {name} failed:\n{detail}", file=sys.stderr)

@@ -86,15 +86,6 @@ def test_report_writes_html_for_a_run(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["report", str(tmp_path / "missing")]) == 2
 
 
-def test_tensorboard_logging_writes_events(tmp_path: Path) -> None:
-    from verirl.train.metrics import MetricsLog
-
-    log = MetricsLog(tmp_path, tensorboard=True)
-    log.write(1, {"rollout/reward": 0.5})
-    log.close()
-    assert list((tmp_path / "tensorboard").glob("events.out.tfevents.*"))
-
-
 def test_a_bad_model_path_is_one_line_and_leaves_no_run_directory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from verirl import docgen
 from verirl.cli import main
-from verirl.envs import ENVIRONMENTS, env_names
+from verirl.envs import ENVIRONMENTS, env_names, families
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -51,9 +51,10 @@ def test_splice_needs_both_markers() -> None:
 def test_envs_markdown_lists_every_environment(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["envs", "list", "--markdown"]) == 0
     out = capsys.readouterr().out
-    rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line]
+    catalogue, _, old_names = out.partition("Old family names")
+    rows = [line for line in catalogue.splitlines() if line.startswith("| ") and "---" not in line]
     header, body = rows[0], rows[1:]
-    assert header == "| name | family | what difficulty scales | answer format |"
+    assert header == "| name | module | what difficulty scales | answer format |"
     names = env_names()
     assert [row.split(" | ")[0].removeprefix("| ") for row in body] == sorted(names)
     by_name = {row.split(" | ")[0].removeprefix("| "): row for row in body}
@@ -64,13 +65,15 @@ def test_envs_markdown_lists_every_environment(capsys: pytest.CaptureFixture[str
     assert coded and all(
         f"| code ({ENVIRONMENTS.get(n).answer_format.language}) |" in by_name[n] for n in coded
     )
-    assert out.startswith(f"{len(names)} environments in ")
+    assert out.startswith(f"{len(names)} environments in {len(families())} modules.")
+    assert "| graph_optimization | graphs/colourings, graphs/covers_flows," in old_names
 
 
 def test_envs_markdown_family_filter_and_escaping() -> None:
     family = ENVIRONMENTS.get("addition").family
     table = docgen.envs_markdown(family)
-    assert table.startswith(f"{len(env_names(family=family))} environments in 1 families.")
+    assert table.startswith(f"{len(env_names(family=family))} environments in 1 module.")
+    assert "Old family names" not in table
     assert docgen._cell("a | b\n c") == "a \\| b c"
 
 

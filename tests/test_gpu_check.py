@@ -25,10 +25,14 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_cpu_mode_runs_the_checks_and_prints_the_table() -> None:
-    res = _run("--only", "doctor", "grpo", "process_credit", "fsdp2", "--timeout", "600")
+    res = _run(
+        *("--only", "doctor", "grpo", "process_credit", "fsdp2", "logprob_memory"),
+        *("checkpointing", "--timeout", "600"),
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     rows = {line.split()[0]: line for line in res.stdout.splitlines() if line.strip()}
-    assert " ok " in rows["grpo"] and " ok " in rows["process_credit"] and " ok " in rows["doctor"]
+    for name in ("grpo", "process_credit", "doctor", "logprob_memory", "checkpointing"):
+        assert " ok" in rows[name], rows[name]
     assert "skipped (CUDA only)" in rows["fsdp2"]
 
 

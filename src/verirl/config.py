@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -58,7 +58,7 @@ class HealthConfig(_Section):
         description="Detectors whose warning stops the run instead (after the step is logged; "
         "exit status 3), e.g. [non_finite, weight_mismatch]; 'all' for every detector. "
         "Names: truncation, no_signal, weight_mismatch, logprob_drift, reward_hacking, "
-        "verifier_failures, non_finite, curriculum_stall.",
+        "verifier_failures, non_finite, curriculum_stall, memory_growth.",
     )
     disable: list[str] = Field(
         default_factory=list, description="Detectors not to run (names as in stop_on)."
@@ -114,9 +114,28 @@ class RunConfig(_Section):
         10, ge=0, description="Write a checkpoint every this many steps (0: only at the end)."
     )
     keep_checkpoints: int = Field(2, ge=1, description="How many recent checkpoints to keep.")
-    tensorboard: bool = Field(False, description="Also log metrics to TensorBoard.")
+    loggers: list[Plugin] = Field(
+        default_factory=list,
+        description="Experiment trackers that receive every step's metrics besides "
+        "metrics.jsonl (verirl.train.loggers): 'tensorboard' {dir} (event files in the run "
+        "directory), 'wandb' {project, entity, mode: online|offline|disabled, group, tags} "
+        "(Weights & Biases; offline: files under <run_dir>/wandb, no network), 'trackio' "
+        "{project, space_id, group} (Hugging Face's local-first tracker). A name alone is "
+        "enough: [tensorboard, wandb]. The old run.tensorboard=true still adds 'tensorboard'.",
+    )
     threads: int | None = Field(
         None, ge=1, description="torch CPU threads (None: torch's default, one per core)."
+    )
+    release_memory: bool = Field(
+        True,
+        description="On a CPU run, have glibc return a freed tensor's memory to the OS "
+        "(mallopt: tensors of 1 MB or more mapped on their own): without it the heap keeps "
+        "every step's freed activations, ~1.7 GB more peak RSS on the default job.",
+    )
+    check_memory: bool = Field(
+        True,
+        description="Before any work, plan the step's peak memory (`verirl memory`) and refuse "
+        "a run that will not fit this machine, naming the setting that brings it under.",
     )
     log_samples: int = Field(
         4,
@@ -144,6 +163,30 @@ class RunConfig(_Section):
         alias="async",
         description="Asynchronous training with bounded staleness (max_staleness: k).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _logger_shorthands(cls, data: Any) -> Any:
+        """``loggers: [wandb]`` as ``[{name: wandb}]``; the old ``tensorboard: true`` as a
+        ``tensorboard`` logger (``false``, as older run directories' config.yaml hold it, is
+        dropped)."""
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        loggers = out.get("loggers")
+        if isinstance(loggers, str | dict):
+            loggers = [loggers]
+        if isinstance(loggers, list):
+            loggers = [{"name": x} if isinstance(x, str) else x for x in loggers]
+            out["loggers"] = loggers
+        if "tensorboard" in out:
+            old = out.pop("tensorboard")
+            if not isinstance(old, bool):
+                raise ValueError(f"run.tensorboard must be true or false (got {old!r})")
+            names = [x.get("name") for x in loggers or [] if isinstance(x, dict)]
+            if old and "tensorboard" not in names:
+                out["loggers"] = [*(loggers or []), {"name": "tensorboard"}]
+        return out
 
 
 class LoraConfig(_Section):
@@ -401,6 +444,14 @@ class OptimConfig(_Section):
         "2e-5 suits the 135M default model's 25-step default job (+22.8 held-out points against "
         "+20.0 at 1e-5, same job).",
     )
+    optimizer: Plugin = Field(
+        default_factory=lambda: Plugin(name="adamw"),
+        description="The optimizer, by registered name (verirl.train.optimizers): 'adamw' "
+        "(torch, fused kernel; 8 bytes of state per trainable parameter), 'adamw_8bit' "
+        "(bitsandbytes, 8-bit block-wise state, ~2 bytes; CPU and CUDA), 'paged_adamw_8bit' / "
+        "'paged_adamw' (bitsandbytes, state paged out to CPU RAM; CUDA only). The 8-bit ones "
+        "need the optim extra.",
+    )
     weight_decay: float = Field(0.01, ge=0, description="AdamW weight decay. RLVE: 0.01.")
     betas: tuple[float, float] = Field((0.9, 0.98), description="AdamW betas. RLVE: (0.9, 0.98).")
     warmup_steps: int = Field(0, ge=0, description="Linear warmup, in optimizer steps.")
@@ -425,6 +476,22 @@ class OptimConfig(_Section):
         description="Encode each distinct prompt once per micro-batch and share its keys/"
         "values among the group's responses (same gradients, ~G× less prompt compute). "
         "False runs every prompt ⊕ response in full.",
+    )
+    logprob_chunk_tokens: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
+        "auto",
+        description="Positions per chunk of the output head when log-probs are taken (learner, "
+        "π_old, reference, CER/VeriFree scorers): logits are built, reduced and freed one "
+        "chunk at a time and recomputed in backward, so no [N, R, vocab] tensor exists. "
+        "'auto': 64 MiB of float32 logits per chunk on a CPU (341 positions for a 49k "
+        "vocabulary), 512 MiB on a GPU. prime-rl's RL default is 8192 positions.",
+    )
+    activation_checkpointing: bool | Literal["auto"] = Field(
+        "auto",
+        description="Recompute each decoder layer's activations in the backward pass instead "
+        "of keeping them (about one more forward pass of compute; activation memory from "
+        "layers × everything a layer saves to layers × hidden). Works with LoRA, the shared "
+        "prompt prefix and the data-parallel learner. 'auto': on when the memory plan "
+        "(`verirl memory`) says the step would not fit in this machine's memory without it.",
     )
     old_logprobs: Literal["auto", "rollout", "recompute"] = Field(
         "auto",

@@ -37,6 +37,10 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def answer_format_label(cls: Any) -> str:
     """How an environment's answers are written: ``boxed``, ``tagged`` or ``code (lang)``."""
     fmt = getattr(cls, "answer_format", None)
@@ -46,21 +50,33 @@ def answer_format_label(cls: Any) -> str:
 
 
 def envs_markdown(family: str | None = None) -> str:
-    """The registered environments as a Markdown table, sorted by name."""
-    from verirl.envs import ENVIRONMENTS, env_names
+    """The registered environments as a Markdown table, sorted by name, with the module that
+    defines each (its family, :mod:`verirl.envs.families`); the whole catalogue ends with
+    the old family names and the modules each stands for."""
+    from verirl.envs import ENVIRONMENTS, FAMILY_ALIASES, env_names
 
     names = sorted(env_names(family=family))
     families = {ENVIRONMENTS.get(name).family for name in names}
     lines = [
-        f"{len(names)} environments in {len(families)} families.",
+        f"{_count(len(names), 'environment')} in {_count(len(families), 'module')}.",
         "",
-        "| name | family | what difficulty scales | answer format |",
+        "| name | module | what difficulty scales | answer format |",
         "|---|---|---|---|",
     ]
     for name in names:
         cls = ENVIRONMENTS.get(name)
         row = (name, cls.family, cls.difficulty_scales, answer_format_label(cls))
         lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+    if family is None:
+        lines += [
+            "",
+            "Old family names, still accepted wherever a family is named (`--family`):",
+            "",
+            "| old name | modules |",
+            "|---|---|",
+        ]
+        for old, modules in sorted(FAMILY_ALIASES.items()):
+            lines.append(f"| {_cell(old)} | {_cell(', '.join(modules))} |")
     return "\n".join(lines) + "\n"
 
 

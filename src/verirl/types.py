@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 FinishReason = Literal["stop", "length"]
 
@@ -213,6 +214,8 @@ class Batch:
 
     def to(self, device: torch.device | str) -> Batch:
         """The same batch with every tensor on ``device`` (itself when already there)."""
+        import torch  # not at the top: verifier worker processes import this module
+
         device = torch.device(device)
         if self.input_ids.device == device:
             return self
@@ -220,6 +223,8 @@ class Batch:
 
     def select(self, index: torch.Tensor | Sequence[int]) -> Batch:
         """The rows ``index``, with padding columns no selected row needs removed."""
+        import torch
+
         idx = torch.as_tensor(index, dtype=torch.long)
         p = self.prompt_width
         attn = self.attention_mask[idx]

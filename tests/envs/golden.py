@@ -4,9 +4,11 @@ Every registered environment generates its problems at difficulties 0–5 (those
 seeds 0–4; the prompt, answer and data of each are written as canonical JSON (types kept:
 a tuple is not a list, a ``Fraction`` is not a float) and hashed with SHA-256, one digest per
 environment. The environment's class attributes a user sees (family, tags, answer format) are
-hashed too, and so are the default config and every ``examples/*.yaml`` as loaded. The digests
-live in ``golden_problems.json`` beside this file; ``tests/envs/test_golden.py`` compares them,
-naming the first environment that differs.
+hashed too (the family under its old name, :data:`verirl.envs.families.FAMILY_ALIASES`: the
+digest pins what each old name selects, while ``tests/envs/test_layout.py`` pins the family to
+the module path), and so are the default config and every ``examples/*.yaml`` as loaded. The
+digests live in ``golden_problems.json`` beside this file; ``tests/envs/test_golden.py``
+compares them, naming the first environment that differs.
 
 Regenerate (only when a change of problems is intended, and say so in the commit)::
 
@@ -77,10 +79,11 @@ def env_digest(name: str) -> str:
 def env_meta(name: str) -> str:
     """SHA-256 over what a user sees of ``name`` besides its problems."""
     from verirl.envs import get_env
+    from verirl.envs.families import old_family_name
 
     env = get_env(name)
     meta = {
-        "family": env.family,
+        "family": old_family_name(env.family) or env.family,
         "tags": list(env.tags),
         "difficulty_scales": env.difficulty_scales,
         "max_difficulty": env.max_difficulty,

@@ -1,29 +1,55 @@
 """Regression tests: verifier inputs that used to take seconds to minutes (untrusted text is data).
 
-Each input is one from the hostile-output issue; the bound is generous (a busy 2-core CI
-machine) but far below the old times (noted per test, measured on that machine).
+Each input is one from the hostile-output issues (the old time noted per test, measured on a
+2-core CI machine). What is checked is what makes it cheap — refused by the shared reader's
+bounds before sympy or the ANTLR parser is called, extraction linear in the text — and where
+times are compared it is a ratio of two measured in the same run: no absolute wall-clock time.
 """
 
 from __future__ import annotations
 
 import random
-import time
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from tests.calibration import timed
 from verirl.envs import Environment, Instance, get_env
+from verirl.envs.reading import symbolic_parser
 from verirl.envs.reading.answers import extract_answer, last_answer_tag, last_boxed
 from verirl.envs.reading.symbolic_parser import Limits, SizeError, check_size, parse_expression
 from verirl.errors import UserInputError
 from verirl.types import Problem, Verdict
 
-BUDGET_S = 1.0
+
+class _Refused:
+    """Stands in for a parser that must not run: records its calls, builds nothing."""
+
+    exact = True
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        self.calls.append(name)
+        raise AssertionError(f"{name} was called")
+
+    def __call__(self, text: str, *args: object, **kwargs: object) -> Any:
+        self.calls.append(text)
+        raise AssertionError("the ANTLR parser was called")
 
 
-def _timed(fn, *args):  # type: ignore[no-untyped-def]
-    t0 = time.perf_counter()
-    out = fn(*args)
-    return out, time.perf_counter() - t0
+@pytest.fixture
+def nothing_parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_Refused, _Refused]]:
+    """Neither the shared reader's sympy pass nor the ANTLR LaTeX parser may run."""
+    import latex2sympy2_extended
+
+    sympy_pass, antlr = _Refused(), _Refused()
+    monkeypatch.setattr(symbolic_parser, "SYMPY", sympy_pass)
+    monkeypatch.setattr(latex2sympy2_extended, "latex2sympy", antlr)
+    yield sympy_pass, antlr
+    assert sympy_pass.calls == [] and antlr.calls == []
 
 
 @pytest.mark.parametrize(
@@ -34,33 +60,28 @@ def _timed(fn, *args):  # type: ignore[no-untyped-def]
         r"((x+1)^{10})^{10}",  # was 19 s: degree 100 but 10^4 multinomial terms
         r"((x+1)^{6})^{10}",
         r"(x+1)^{66}(x-1)^{66}",
-    ],
-)
-def test_equivalent_expression_refuses_huge_expressions_fast(answer: str) -> None:
-    env = get_env("equivalent_expression")
-    problem = env.generate(3, 0)
-    verdict, seconds = _timed(env.verify, problem, f"\\boxed{{{answer}}}")
-    assert seconds < BUDGET_S, f"{answer}: {seconds:.2f} s"
-    assert not verdict.correct
-    assert verdict.reward == -0.5  # RLVE's "invalid answer"
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        # found by the 1,000,000-output fuzz run: text the size check cannot read lets the
+        # found by the 1,000,000-output fuzz run: text the size check could not read let the
         # nested power through to sympy, whose expand/Poly took 20-30 s on it
         '$-20784894378393589837"((x+1)^{10})^{10}',
         "((x+1)^{10})^{10}\x856x + 2inf",
         "((x+1)^{10})^{10} + 2inf",
+        # issue 34: outside the reader's grammar, handed to the ANTLR parser: 1.02 s on an
+        # AVX2-only machine at the lowest supported versions
+        '１２Redirect "x" Print nat.27x^2 + 4x - 1Admitted.27x^2 + 4x - 1',
+        # inside the grammar, but costly for the ANTLR parser: 13 s, 0.3 s, 0.3 s
+        "(" * 30 + "x" + ")" * 30,
+        "x" * 199,
+        "+".join(["x"] * 99),
+        "((((12x^{3} - 4x + 5))))",
     ],
 )
-def test_fuzz_found_nested_powers_behind_unreadable_text_are_fast(answer: str) -> None:
+def test_equivalent_expression_refuses_hostile_answers_before_parsing(
+    nothing_parsed: tuple[_Refused, _Refused], answer: str
+) -> None:
     env = get_env("equivalent_expression")
-    problem = env.generate(0, 1)
-    verdict, seconds = _timed(env.verify, problem, f"\\boxed{{{answer}}}")
-    assert seconds < BUDGET_S, f"{answer!r}: {seconds:.2f} s (was 20-30 s)"
-    assert not verdict.correct and verdict.reward <= 0.0
+    problem = env.generate(3, 0)
+    verdict = env.verify(problem, f"\\boxed{{{answer}}}")
+    assert (verdict.reward, verdict.correct) == (-0.5, False)  # RLVE's "invalid answer"
 
 
 def test_equivalent_expression_still_accepts_factored_forms() -> None:
@@ -69,6 +90,9 @@ def test_equivalent_expression_still_accepts_factored_forms() -> None:
         problem = env.generate(6, seed)
         for form in env.equivalent_forms(problem):
             assert env.verify(problem, f"\\boxed{{{form}}}").correct, form
+            # latex2sympy reads every symbol in lowercase, and so does the guard before it
+            upper = form.split("=")[-1].replace("x", "X")
+            assert env.verify(problem, f"\\boxed{{{upper}}}").correct, form
 
 
 def test_tower_is_refused_by_the_size_check_before_sympy() -> None:
@@ -79,16 +103,22 @@ def test_tower_is_refused_by_the_size_check_before_sympy() -> None:
     assert check_size("(x+1)^3 (x-2)", ("x",)) == (4, 2 * 3 + 2)  # digit bounds add up
 
 
+def _growth(call: Any, small: str, large: str) -> float:
+    """How much longer ``call`` takes on ``large`` than on ``small`` (fastest of five each)."""
+    t_small = min(timed(lambda: call(small)) for _ in range(5))
+    t_large = min(timed(lambda: call(large)) for _ in range(5))
+    return t_large / max(t_small, 1e-9)
+
+
 @pytest.mark.parametrize(
-    ("text", "old_s"),
-    [("\\boxed{" * 4000, 11.8), ("<answer>" * 8000, 5.2), ("\\boxed{x}" + "\\boxed{" * 4000, 11.8)],
+    ("marker", "old_s"), [("\\boxed{", 11.8), ("<answer>", 5.2), ("\\boxed{x}\\boxed{", 11.8)]
 )
-def test_extraction_is_linear_in_unclosed_markers(text: str, old_s: float) -> None:
-    _, seconds = _timed(extract_answer, text)
-    assert seconds < 0.2, f"{seconds:.2f} s (was {old_s} s)"
+def test_extraction_is_linear_in_unclosed_markers(marker: str, old_s: float) -> None:
+    """Four times the markers take about four times as long (a quadratic scan: sixteen times;
+    ``old_s``: what the old scan took on 4,000 markers)."""
+    assert _growth(extract_answer, marker * 8000, marker * 32000) < 10
     env = get_env("addition")
-    verdict, seconds = _timed(env.verify, env.generate(2, 0), text)
-    assert seconds < BUDGET_S and verdict.reward == -1.0
+    assert env.verify(env.generate(2, 0), marker * 4000).reward == -1.0
 
 
 def test_extraction_semantics() -> None:
@@ -101,11 +131,16 @@ def test_extraction_semantics() -> None:
 
 
 def test_knights_knaves_long_name_is_linear() -> None:
+    """Four times the name, at most about four times the time (it took 19 s on 10,000)."""
     env = get_env("knights_knaves")
     problem = env.generate(3, 0)
-    verdict, seconds = _timed(env.verify, problem, "\\boxed{" + "a" * 10_000 + "}")
-    assert seconds < BUDGET_S, f"{seconds:.2f} s (was 19 s)"
-    assert not verdict.correct
+    growth = _growth(
+        lambda text: env.verify(problem, text),
+        "\\boxed{" + "a" * 10_000 + "}",
+        "\\boxed{" + "a" * 40_000 + "}",
+    )
+    assert growth < 10
+    assert not env.verify(problem, "\\boxed{" + "a" * 10_000 + "}").correct
     solution = env.solve(problem)
     assert env.verify(problem, f"\\boxed{{{solution}}}").correct
 
@@ -114,7 +149,7 @@ def test_knights_knaves_long_name_is_linear() -> None:
 def test_difficulty_above_the_cap_names_the_difficulty(difficulty: int) -> None:
     env = get_env("addition")
     with pytest.raises(UserInputError, match=f"difficulty {difficulty}.*max_difficulty"):
-        _timed(env.generate, difficulty, 0)
+        env.generate(difficulty, 0)
 
 
 def test_generator_failures_become_user_errors_naming_the_difficulty() -> None:

@@ -1,7 +1,7 @@
 """The house rules of ``verirl.envs``, read from the source with ``ast`` (nothing imported):
 
-- at the top of ``envs/`` only the protocol and registry (``base``), the package itself and
-  the self-check;
+- at the top of ``envs/`` only the protocol and registry (``base``), the family names
+  (``families``), the package itself and the self-check;
 - ``reading/`` imports nothing else of ``envs``; ``kit/`` only ``base``, ``reading`` and ``kit``;
 - a family module (one in a category package) imports only ``base``, ``reading``, ``kit`` and
   its own category.
@@ -17,7 +17,7 @@ from pathlib import Path
 from verirl.envs import CATEGORIES
 
 ENVS = Path(__file__).resolve().parents[2] / "src" / "verirl" / "envs"
-TOP = {"__init__", "base", "selfcheck"}
+TOP = {"__init__", "base", "families", "selfcheck"}
 
 
 def _module_name(path: Path) -> str:
@@ -45,7 +45,7 @@ def _modules() -> list[Path]:
     return sorted(p for p in ENVS.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def test_top_of_envs_holds_only_protocol_registry_and_selfcheck() -> None:
+def test_top_of_envs_holds_only_protocol_registry_families_and_selfcheck() -> None:
     top = {p.stem for p in ENVS.glob("*.py")}
     assert top == TOP, f"modules at the top of envs/ besides {sorted(TOP)}: {sorted(top - TOP)}"
     packages = {p.name for p in ENVS.iterdir() if (p / "__init__.py").exists()}
@@ -83,6 +83,12 @@ def test_every_environment_lives_in_a_category_package() -> None:
         assert parts[:2] == ["verirl", "envs"] and len(parts) == 4 and parts[2] in CATEGORIES, (
             f"{name} is defined in {cls.__module__}, not in a category package"
         )
+        assert cls.family == f"{parts[2]}/{parts[3]}", f"{name}'s family is not its module path"
+
+
+def test_families_imports_nothing_of_envs() -> None:
+    # base imports families: an import back would be a circle
+    assert _envs_imports(ENVS / "families.py") == set()
 
 
 def test_the_rule_reader_sees_imports(tmp_path: Path) -> None:

@@ -184,7 +184,9 @@ def test_the_deadline_survives_a_swallowed_alarm() -> None:
                 swallowed += 1  # what a gc callback does with it
                 if swallowed > 1:
                     raise
-    assert swallowed == 2 and time.monotonic() - t0 < 5.0
+    # the first GradeTimeout was swallowed and a second one came: the alarm repeated (with
+    # a one-shot alarm the loop would have ended after 10 s with none raised)
+    assert swallowed == 2
 
 
 def test_a_grade_that_overruns_is_wrong_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,6 +199,5 @@ def test_a_grade_that_overruns_is_wrong_not_a_hang(monkeypatch: pytest.MonkeyPat
         return True
 
     monkeypatch.setattr(math_verify, "verify", slow_verify)
-    t0 = time.monotonic()
+    # waited out, the slow verify would have said True: False is the deadline's verdict
     assert grade_5s("\\boxed{42}", "42", timeout_s=1).correct is False
-    assert time.monotonic() - t0 < 10.0

@@ -39,9 +39,12 @@ def rollouts() -> list[Rollout]:
     return out
 
 
-def update(mode: str, dp: DataParallel | None) -> tuple[dict[str, torch.Tensor], dict[str, float]]:
+def update(
+    mode: str, dp: DataParallel | None, checkpointing: bool = False
+) -> tuple[dict[str, torch.Tensor], dict[str, float]]:
     """A fresh tiny model, one ``Learner.update`` (2 epochs × 2 minibatches, recomputed old
-    log-probs, k3 KL to the reference); the new weights and the statistics."""
+    log-probs, k3 KL to the reference; activation checkpointing when asked); the new weights
+    and the statistics."""
     cfg = load_config(
         None,
         [
@@ -54,6 +57,7 @@ def update(mode: str, dp: DataParallel | None) -> tuple[dict[str, torch.Tensor],
             "optim.micro_batch_tokens=40",
             "optim.old_logprobs=recompute",
             "optim.weight_decay=0.0",
+            f"optim.activation_checkpointing={str(checkpointing).lower()}",
         ],
     )
     model = tiny_model(VOCAB, seed=4)
@@ -70,6 +74,7 @@ def main(out: str) -> None:
     torch.set_num_threads(1)
     dp = from_environment("gloo")
     results: dict[str, Any] = {m: update(m, dp) for m in MODES}
+    results["token-mean+checkpointing"] = update("token-mean", dp, checkpointing=True)
     if dp is None or dp.rank == 0:
         results["world_size"] = dp.world_size if dp else 1
         torch.save(results, out)

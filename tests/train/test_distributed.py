@@ -75,6 +75,8 @@ def test_two_gloo_processes_make_the_one_process_update(tmp_path: Path) -> None:
     assert results["world_size"] == 2
     for mode in MODES:
         assert_same_update(results[mode], update(mode, None))
+    # activation checkpointing in the group: still the one-process (unchecked) update
+    assert_same_update(results["token-mean+checkpointing"], update("token-mean", None))
 
 
 def _train_overrides(model_dir: Path, run_dir: Path) -> list[str]:

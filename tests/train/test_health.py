@@ -50,6 +50,7 @@ def _healthy(step: int, rng: random.Random) -> dict[str, Any]:
         "curriculum/addition/checks": float(step // 2),
         "curriculum/chain_sum/h": 0.0,
         "curriculum/chain_sum/checks": float(step // 3),
+        "memory/peak_rss_mb": 3000.0 + rng.gauss(0, 40),
     }
 
 
@@ -66,6 +67,10 @@ def _hacking(row: dict[str, Any], step: int) -> None:  # format reward up, corre
 
 def _before_hacking(row: dict[str, Any], step: int) -> None:
     row["rollout/reward"], row["rollout/accuracy"] = 0.1, 0.3
+
+
+def _leak(row: dict[str, Any], step: int) -> None:  # 400 MB more kept after every step
+    row["memory/peak_rss_mb"] = 3000.0 + 400.0 * (step - FAULT_AT + 1)
 
 
 def _stall(row: dict[str, Any], step: int) -> None:  # many environments, none ever moves
@@ -97,6 +102,7 @@ FAULTS: dict[str, tuple[Callable[[dict[str, Any], int], None], str]] = {
     ),
     "non_finite": (_set(**{"train/loss": math.nan}), "optim.lr"),
     "curriculum_stall": (_stall, "curriculum.tau_acc"),
+    "memory_growth": (_leak, "verirl memory"),
 }
 
 

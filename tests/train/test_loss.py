@@ -15,7 +15,6 @@ from verirl.train.loss import (
     ClippedSurrogateParams,
     clipped_surrogate,
     kl_penalty,
-    token_logprobs,
 )
 
 DAPO = ClippedSurrogateParams(eps_low=0.2, eps_high=0.28)
@@ -103,12 +102,3 @@ def test_overlong_penalty_dapo_eq13() -> None:
     assert got.tolist() == pytest.approx([0.0, 0.0, -0.5, -1.0, -1.0])
     with pytest.raises(ValueError, match="buffer"):
         overlong_penalty(torch.tensor([1]), max_length=10, buffer=11)
-
-
-def test_token_logprobs_match_log_softmax_with_temperature() -> None:
-    torch.manual_seed(0)
-    logits = torch.randn(2, 3, 7)
-    targets = torch.randint(0, 7, (2, 3))
-    for t in (1.0, 0.7):
-        ref = torch.log_softmax(logits / t, -1).gather(-1, targets[..., None]).squeeze(-1)
-        assert torch.allclose(token_logprobs(logits, targets, t), ref, atol=1e-6)

@@ -1,11 +1,11 @@
-"""The verirl command line: train, eval, preflight, report, envs, config, serve, doctor.
+"""The verirl command line: train, eval, preflight, memory, report, envs, config, serve, doctor.
 
 Bad input (a config value, a path, a name) prints one line naming what is wrong and exits
 with status 2, no traceback. A training run stopped by ``run.health.stop_on`` exits with
 status 3. Anything else is an internal error: its traceback is printed (and
 written to ``<run_dir>/error.txt`` for a training run) and the exit status is 1.
 
-One module per command group (``train``, ``eval``, ``preflight``, ``report``, ``envs``,
+One module per command group (``train``, ``eval``, ``preflight``, ``memory``, ``report``, ``envs``,
 ``config``, ``doctor``, ``serve``), each adding its parser (``register``) and a thin handler
 over the library; :func:`main` parses, dispatches and turns errors into exit statuses.
 """
@@ -16,7 +16,7 @@ import argparse
 import traceback
 from collections.abc import Sequence
 
-from verirl.cli import config, doctor, envs, eval, preflight, report, serve, train
+from verirl.cli import config, doctor, envs, eval, memory, preflight, report, serve, train
 from verirl.cli.common import console
 from verirl.config import ConfigError
 from verirl.errors import UserInputError
@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="verirl", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    for group in (train, eval, preflight, report, envs, config, doctor, serve):
+    for group in (train, eval, preflight, memory, report, envs, config, doctor, serve):
         group.register(sub)
 
     ns = parser.parse_args(argv)

@@ -15,8 +15,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this command's parser to ``sub``, the top-level subparsers."""
     p_envs = sub.add_parser("envs", help="list, show and self-check environments")
     envs_sub = p_envs.add_subparsers(dest="envs_command", required=True)
-    p_list = envs_sub.add_parser("list", help="name, family and what difficulty scales")
-    p_list.add_argument("--family")
+    p_list = envs_sub.add_parser("list", help="name, module and what difficulty scales")
+    p_list.add_argument(
+        "--family",
+        help="a module (graphs/walks) or an old family name (graphs_walks): only its environments",
+    )
     p_list.add_argument(
         "--markdown", action="store_true", help="a Markdown table (docs/environments.md)"
     )
@@ -43,7 +46,7 @@ def envs(ns: argparse.Namespace) -> int:
     if ns.envs_command == "list":
         names = env_names(family=ns.family)
         table = Table(title=f"{len(names)} environments")
-        for col in ("name", "family", "difficulty scales"):
+        for col in ("name", "module", "difficulty scales"):
             table.add_column(col)
         for name in names:
             cls = ENVIRONMENTS.get(name)

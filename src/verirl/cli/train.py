@@ -1,9 +1,18 @@
-"""``verirl train`` (and ``--resume``): the run, a progress bar and the held-out summary
-(:class:`verirl.train.loop.Trainer`)."""
+"""``verirl train`` (and ``--resume``): the run, its progress and the held-out summary
+(:class:`verirl.train.loop.Trainer`).
+
+Progress: on a terminal console (stderr) a live bar and the warnings in yellow; when stdout
+is not a terminal (``verirl train > log``, a pipe, ``nohup``, CI) — or the console is not —
+one plain line per step on stdout (:func:`verirl.train.metrics.step_line`, the line
+``run.log`` gets too) and every warning as it happens, so a log file can be followed.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +27,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from verirl.assembly import load_config
 from verirl.cli.common import console, keep_traceback, split_args
@@ -58,18 +68,32 @@ def train(args: Sequence[str], resume: str | None) -> int:
     console.print(f"run directory: [bold]{run_dir}[/bold]")
     from verirl.train.health import RunUnhealthy
 
+    live = console.is_terminal
+    plain = not live or not sys.stdout.isatty()
     try:
-        with _health_to_console(), Trainer(cfg, run_dir) as trainer:
+        with _RunOutput(live, plain), Trainer(cfg, run_dir) as trainer:
             console.print(f"device {trainer.placement.device}; {trainer.placement.reason}")
+            plan = trainer.memory_plan
+            if plan is not None:
+                console.print(
+                    f"memory plan: peak {plan.peak / 1e9:.1f} GB of "
+                    f"{(plan.limit or 0) / 1e9:.1f} GB available, activation checkpointing "
+                    f"{'on' if plan.settings['activation_checkpointing'] else 'off'} "
+                    "(`verirl memory` shows the parts)",
+                    highlight=False,
+                )
             if resume:
                 resumed = trainer.resume()
                 (run_dir / "config.yaml").write_text(dump_config(cfg))
                 if resumed:
                     console.print(f"resumed at step {trainer.step}")
-            with _progress(cfg) as (progress, update):
-                if trainer.step:
-                    progress.update(TaskID(0), completed=trainer.step)
-                summary = trainer.fit(progress=update)
+            if not live:
+                summary = trainer.fit()
+            else:
+                with _progress(cfg) as (progress, update):
+                    if trainer.step:
+                        progress.update(TaskID(0), completed=trainer.step)
+                    summary = trainer.fit(progress=update)
     except UserInputError:
         raise
     except RunUnhealthy as exc:
@@ -82,24 +106,58 @@ def train(args: Sequence[str], resume: str | None) -> int:
     return 0
 
 
-class _health_to_console:
-    """Print the run-health warnings (logger ``verirl.health``) on the console while training;
-    run.log gets them through the run directory's own handler."""
+REPEATS = 3
+"""Warnings with the same message template shown on the console before the rest go to
+``run.log`` only (a verifier that fails on every rollout warns once per rollout)."""
 
-    def __enter__(self) -> None:
-        import logging
 
-        class _Console(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                console.print(f"[yellow]{record.getMessage()}[/yellow]", highlight=False)
+class _RunOutput:
+    """While training: verirl's warnings on the console (yellow) when ``live``, and, when
+    ``plain``, each step's line (logger ``verirl.steps``) and every warning on stdout.
+    ``run.log`` gets all of them through the run directory's own handler."""
 
-        self.handler = _Console(logging.WARNING)
-        logging.getLogger("verirl.health").addHandler(self.handler)
+    def __init__(self, live: bool, plain: bool) -> None:
+        self.live, self.plain = live, plain
+        self.seen: Counter[tuple[str, str]] = Counter()
+
+    def __enter__(self) -> _RunOutput:
+        self.handler = _Handler(self)
+        logging.getLogger("verirl").addHandler(self.handler)
+        return self
 
     def __exit__(self, *exc: object) -> None:
-        import logging
+        logging.getLogger("verirl").removeHandler(self.handler)
 
-        logging.getLogger("verirl.health").removeHandler(self.handler)
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno < logging.WARNING:
+            if self.plain and record.name == "verirl.steps":
+                _stdout(record.getMessage())
+            return
+        key = (record.name, str(record.msg))
+        self.seen[key] += 1
+        if self.seen[key] > REPEATS + 1:
+            return
+        text = record.getMessage()
+        if self.seen[key] == REPEATS + 1:
+            text = f"more warnings like this one go to run.log only ({record.name})"
+        if self.live:
+            console.print(Text(text, style="yellow"))  # Text: no markup read from the message
+        if self.plain:
+            _stdout(f"warning: {text}")
+
+
+class _Handler(logging.Handler):
+    def __init__(self, output: _RunOutput) -> None:
+        super().__init__(logging.INFO)
+        self.output = output
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.output.emit(record)
+
+
+def _stdout(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 class _progress:

@@ -1,9 +1,11 @@
 """Verifiable environments: the protocol, the registry and every family of environments.
 
-Each family lives in a module of a category package (``graphs/``, ``counting/``, ...) and
-registers its environments with ``@register_env``; the modules are discovered on first
-lookup, so adding an environment touches only its own file. ``base`` holds the protocol and
-the registry, ``reading/`` answer extraction and normalisation, ``kit/`` what families share.
+Each family is a module of a category package (``graphs/walks.py`` is the family
+``graphs/walks``; :mod:`verirl.envs.families`, which also keeps the old family names as
+aliases) and registers its environments with ``@register_env``; the modules are discovered on
+first lookup, so adding an environment touches only its own file. ``base`` holds the protocol
+and the registry, ``reading/`` answer extraction and normalisation, ``kit/`` what families
+share.
 
 Environments from other libraries (reasoning-gym's tasks as ``rg/<task>``) are *on demand*:
 :data:`ON_DEMAND` maps a name prefix to the function that registers such a name, which
@@ -26,12 +28,14 @@ from verirl.envs.base import (
     register_env,
 )
 from verirl.envs.base import get_env as _get_env
+from verirl.envs.families import FAMILY_ALIASES, family_members
 from verirl.envs.reading.answers import extract_answer, last_boxed, split_boxed
 from verirl.errors import UserInputError
 
 __all__ = [
     "CATEGORIES",
     "ENVIRONMENTS",
+    "FAMILY_ALIASES",
     "INVALID",
     "TURN_SEPARATOR",
     "WRONG_FORMAT",
@@ -39,6 +43,7 @@ __all__ = [
     "Instance",
     "env_names",
     "extract_answer",
+    "families",
     "family_modules",
     "get_env",
     "is_env",
@@ -68,7 +73,7 @@ CATEGORIES = (
     "simulation",
     "strings",
 )
-"""The category packages: every module in one holds a family (or sub-family) of environments.
+"""The category packages: every module in one is a family of environments.
 ``reading`` (answer extraction and normalisation) and ``kit`` (shared helpers) register
 nothing and are not categories."""
 _loaded = False
@@ -125,25 +130,37 @@ def _is_on_demand(name: str) -> bool:
     return any(name.startswith(prefix) for prefix in ON_DEMAND)
 
 
+def families(*, on_demand: bool = False) -> list[str]:
+    """The families of the registered environments, sorted (``<category>/<module>`` for
+    verirl's own; on-demand environments only with ``on_demand``)."""
+    load_all()
+    return sorted(
+        {cls.family for name, cls in ENVIRONMENTS.items() if on_demand or not _is_on_demand(name)}
+    )
+
+
 def env_names(
     family: str | None = None, tag: str | None = None, *, on_demand: bool = False
 ) -> list[str]:
-    """Registered environment names, optionally filtered by family or tag. An unknown
-    ``family`` raises :class:`~verirl.errors.UserInputError` listing the known ones.
-    Environments registered on demand (:data:`ON_DEMAND`) are left out unless
+    """Registered environment names, optionally filtered by family or tag. ``family`` is a
+    family (``graphs/walks``) or an old family name (``graphs_walks``,
+    :data:`~verirl.envs.families.FAMILY_ALIASES`), which selects the environments it always
+    did; an unknown one raises :class:`~verirl.errors.UserInputError` listing the known
+    names. Environments registered on demand (:data:`ON_DEMAND`) are left out unless
     ``on_demand``."""
     load_all()
-    if family is not None:
-        families = sorted({cls.family for _, cls in ENVIRONMENTS.items()})
-        if family not in families:
-            raise UserInputError(
-                f"unknown environment family {family!r}; known families: {', '.join(families)}"
-            )
+    members = None if family is None else family_members(family)
+    if members is not None and not members & {cls.family for _, cls in ENVIRONMENTS.items()}:
+        raise UserInputError(
+            f"unknown environment family {family!r}; known families: "
+            f"{', '.join(families(on_demand=True))}; old family names (aliases): "
+            f"{', '.join(sorted(FAMILY_ALIASES))}"
+        )
     out = []
     for name, cls in ENVIRONMENTS.items():
         if not on_demand and _is_on_demand(name):
             continue
-        if family is not None and cls.family != family:
+        if members is not None and cls.family not in members:
             continue
         if tag is not None and tag not in cls.tags:
             continue

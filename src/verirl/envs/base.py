@@ -7,13 +7,15 @@ R. Writing one means subclassing :class:`Environment` and filling in four method
     @register_env
     class Addition(Environment):
         name = "addition"
-        family = "arithmetic"
         difficulty_scales = "digits per operand: 1 + difficulty"
 
         def _generate(self, difficulty, rng) -> Instance: ...   # P and I
         def check(self, problem, answer) -> Verdict: ...        # R on the extracted answer
         def solve(self, problem) -> str: ...                    # an independent solver
         def corrupt(self, problem, answer, rng) -> str: ...     # a surely-wrong answer (tests)
+
+An environment's family is the module that defines it (``arithmetic/operations`` for
+``envs/arithmetic/operations.py``; :mod:`verirl.envs.families`), never typed by hand.
 
 Rules: generation is pure and deterministic — the random source is seeded from the *string*
 ``"verirl/<name>/<difficulty>/<seed>"`` (SHA-512 based, so it is the same in every process,
@@ -36,6 +38,7 @@ from fractions import Fraction
 from hashlib import sha512 as _sha512
 from typing import Any, ClassVar, Literal
 
+from verirl.envs.families import module_family, path_family
 from verirl.envs.reading import normalize
 from verirl.envs.reading.answers import extract_answer
 from verirl.envs.reading.formats import BOXED, AnswerFormat
@@ -75,6 +78,9 @@ class Environment(ABC):
 
     name: ClassVar[str]
     family: ClassVar[str]
+    """``<category>/<module>``, from the module that defines the class (set when the class is
+    created; :mod:`verirl.envs.families`). Only an environment outside ``verirl.envs`` may set
+    it; one that does not gets its module's path."""
     difficulty_scales: ClassVar[str]
     tags: ClassVar[tuple[str, ...]] = ()
     answer_instruction: ClassVar[str] = BOXED_INSTRUCTION
@@ -115,6 +121,20 @@ class Environment(ABC):
     unique_answer: ClassVar[bool] = False
     """The prompt promises exactly one answer ("determine who is ..."): the contract test
     then requires :meth:`count_answers` to find exactly one."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        derived = module_family(cls.__module__)
+        if derived is None:  # outside the category packages: the plugin's own, or register_env's
+            return
+        own = cls.__dict__.get("family")
+        if own is not None:  # never typed by hand: the file is the name
+            raise TypeError(
+                f"environment {cls.__qualname__} sets family = {own!r}; an environment in "
+                f"{cls.__module__} belongs to the family {derived!r}, named by its module: "
+                "remove the attribute"
+            )
+        cls.family = derived
 
     # ---- the generator P and template I --------------------------------------------------
     def generate(self, difficulty: int, seed: int) -> Problem:
@@ -480,7 +500,10 @@ _INSTANCES: dict[str, Environment] = {}
 
 
 def register_env(cls: type[Environment]) -> type[Environment]:
-    """Class decorator: register an environment under ``cls.name``."""
+    """Class decorator: register an environment under ``cls.name``. An environment from
+    outside the category packages that names no family gets its module's path."""
+    if not isinstance(getattr(cls, "family", None), str):
+        cls.family = path_family(cls.__module__)
     for attr in ("name", "family", "difficulty_scales"):
         if not isinstance(getattr(cls, attr, None), str):
             raise TypeError(f"environment {cls.__qualname__} must set the class attribute {attr}")

@@ -23,7 +23,7 @@ Implementations here:
   its contexts' remainders in length-sorted batches, keeping the key/value cache. Every
   continuation of a context is then scored from a row-indexed copy of that cache, in batches:
   only the continuation tokens go through the model (none at all for one-token answers, whose
-  log-prob is read from the context's last logits).
+  log-prob is read from the context's last hidden state).
 - :class:`ReferenceScorer` — the plain way, as the CER release does it: re-encode
   ``context ⊕ continuation`` in full for every distinct pair (padded batches). Used by tests
   and the benchmark as the ground truth.
@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import torch
 from transformers import DynamicCache
+
+from verirl.lm import CausalLM, head_logprobs
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
@@ -151,6 +153,9 @@ class _TransformersScorer:
       (bounds activation and key/value-cache memory).
     - ``autocast_dtype``: e.g. ``torch.bfloat16`` to run forwards under autocast; log-softmax is
       always taken in float32. ``None`` keeps the model's dtype.
+    - ``chunk_tokens``: positions per chunk of the output head (None: automatic); the model
+      returns hidden states and only the scored positions' logits are built, a chunk at a
+      time (:func:`verirl.lm.head_logprobs`).
     """
 
     def __init__(
@@ -161,6 +166,7 @@ class _TransformersScorer:
         max_batch_tokens: int = 16384,
         autocast_dtype: torch.dtype | None = None,
         device: torch.device | str | None = None,
+        chunk_tokens: int | None = None,
     ) -> None:
         if max_batch_rows < 1:
             raise ValueError(f"max_batch_rows must be >= 1, got {max_batch_rows}")
@@ -172,6 +178,8 @@ class _TransformersScorer:
         self.max_batch_tokens = max_batch_tokens
         self.autocast_dtype = autocast_dtype
         self._device = torch.device(device) if device is not None else None
+        self.chunk_tokens = chunk_tokens
+        self.lm = CausalLM(model)
         self.stats = ScoringStats()
 
     @property
@@ -226,11 +234,25 @@ class _TransformersScorer:
         return int(cast(torch.nn.Embedding, emb).num_embeddings)
 
     def _forward(self, real: int, **kwargs: Any) -> torch.Tensor:
-        """Run the model; ``real`` counts the non-padding input tokens (statistics)."""
+        """Run the decoder; the final hidden states [B, S, H]. ``real`` counts the
+        non-padding input tokens (statistics)."""
         self.stats.forward_calls += 1
         self.stats.tokens_forwarded += int(kwargs["input_ids"].numel())
         self.stats.padding_tokens += int(kwargs["input_ids"].numel()) - real
-        return self.model(**kwargs).logits
+        return self.lm.hidden(**kwargs)
+
+    def _logprobs(
+        self, hidden: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Float64 log-probs of ``targets`` at the masked positions (0 elsewhere), on the CPU."""
+        out = head_logprobs(
+            self.lm.head,
+            hidden,
+            targets.to(hidden.device),
+            None if mask is None else mask.to(hidden.device),
+            chunk_tokens=self.chunk_tokens,
+        )
+        return out.logprobs.cpu().double()
 
     @contextlib.contextmanager
     def _autocast(self) -> Iterator[None]:
@@ -281,17 +303,10 @@ def _as_ids(seq: Sequence[int], vocab: int, n: int, what: str) -> tuple[int, ...
     return ids
 
 
-def _token_logprobs(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """log softmax(logits)[target] in float32; ``logits`` [..., V], ``targets`` [...]."""
-    logits = logits.float()
-    picked = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-    return picked - torch.logsumexp(logits, dim=-1)
-
-
 class ReferenceScorer(_TransformersScorer):
     """Full re-encode of ``context ⊕ continuation`` for every distinct pair (the CER release's
     way: one ``compute_log_prob`` row per pair). Rows are sorted by length, left-padded and
-    batched; only the last ``max continuation + 1`` positions produce logits."""
+    batched; only the continuation's positions reach the output head."""
 
     def _score_unique(self, pairs: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> list[float]:
         out = [0.0] * len(pairs)
@@ -308,20 +323,21 @@ class ReferenceScorer(_TransformersScorer):
                 ids[i, width - len(s) :] = torch.tensor(s)
                 mask[i, width - len(s) :] = 1
             positions = (mask.cumsum(1) - 1).clamp(min=0)
-            logits = self._forward(
+            hidden = self._forward(
                 sum(len(q) for q in seqs),
                 input_ids=ids.to(self.device),
                 attention_mask=mask.to(self.device),
                 position_ids=positions.to(self.device),
-                logits_to_keep=min(keep, width),
-            )
-            # logits[:, -keep + t] predicts ids[:, width - keep + t + 1]
-            preds = logits[:, :-1, :]
-            targets = ids[:, width - preds.shape[1] :].to(self.device)
-            lp = _token_logprobs(preds, targets).cpu()
+            )[:, width - min(keep, width) :]
+            # hidden[:, -keep + t] predicts ids[:, width - keep + t + 1]
+            preds = hidden[:, :-1, :]
+            targets = ids[:, width - preds.shape[1] :]
+            wanted = torch.zeros(targets.shape, dtype=torch.bool)
             for i, r in enumerate(rows):
-                n = len(pairs[r][1])
-                out[r] = float(lp[i, lp.shape[1] - n :].double().sum())
+                wanted[i, targets.shape[1] - len(pairs[r][1]) :] = True
+            lp = self._logprobs(preds, targets, wanted)
+            for i, r in enumerate(rows):
+                out[r] = float(lp[i].sum())
         return out
 
 
@@ -336,8 +352,8 @@ class PrefixCacheScorer(_TransformersScorer):
        (at most ``max_contexts_per_chunk`` / ``max_batch_rows`` rows and ``max_batch_tokens``
        positions, longest at most ``max_length_spread`` × the shortest + 2 to bound padding),
        left-padded: cache rows read ``prefix ⊕ pad… ⊕ remainder`` with the pads masked out
-       and explicit position ids. The last position's logits give every continuation's first
-       token, so one-token continuations need no further forward.
+       and explicit position ids. The last position's hidden state gives every
+       continuation's first token, so one-token continuations need no further forward.
     3. Longer continuations are batched the same way; each batch takes a row-indexed copy of
        the chunk's cache (``cache[row_of_context]``, repeats allowed) and runs only
        ``continuation[:-1]`` through the model, right-padded.
@@ -412,7 +428,6 @@ class PrefixCacheScorer(_TransformersScorer):
                 input_ids=torch.tensor([family[0][:shared]], dtype=torch.long).to(self.device),
                 past_key_values=prefix,
                 use_cache=True,
-                logits_to_keep=1,
             )
         members = sorted(family, key=len)
         rests = [len(c) - shared for c in members]
@@ -426,8 +441,8 @@ class PrefixCacheScorer(_TransformersScorer):
         self, chunk: list[tuple[int, ...]], shared: int, prefix: DynamicCache | None
     ) -> tuple[DynamicCache, torch.Tensor, torch.Tensor]:
         """Encode the remainders of ``chunk`` after the ``shared`` prefix (cached in
-        ``prefix``); return (cache [n rows], its attention mask [n, W], log-softmax of each
-        context's last position [n, V])."""
+        ``prefix``); return (cache [n rows], its attention mask [n, W], the hidden state of
+        each context's last position [n, H])."""
         n = len(chunk)
         cache = DynamicCache()
         if prefix is not None:  # expanded views: the family's prefix cache stays untouched
@@ -446,37 +461,39 @@ class PrefixCacheScorer(_TransformersScorer):
             rmask[i, r_max - len(r) :] = 1
         mask = torch.cat([torch.ones((n, shared), dtype=torch.long), rmask], dim=1)
         positions = (mask.cumsum(1) - 1)[:, shared:].clamp(min=0)
-        logits = self._forward(
+        hidden = self._forward(
             sum(len(r) for r in rests),
             input_ids=ids.to(self.device),
             attention_mask=mask.to(self.device),
             position_ids=positions.to(self.device),
             past_key_values=cache,
             use_cache=True,
-            logits_to_keep=1,
         )
-        last = torch.log_softmax(logits[:, -1, :].float(), dim=-1).cpu()
-        return cache, mask, last
+        return cache, mask, hidden[:, -1, :]
 
     def _score_continuations(
         self,
         chunk: list[tuple[int, ...]],
         cache: DynamicCache,
         ctx_mask: torch.Tensor,
-        last_logp: torch.Tensor,
+        last: torch.Tensor,
         by_context: dict[tuple[int, ...], list[int]],
         pairs: list[tuple[tuple[int, ...], tuple[int, ...]]],
         out: list[float],
     ) -> None:
         width = ctx_mask.shape[1]
         ctx_len = ctx_mask.sum(1)  # real tokens per context = position of the next token
+        # first tokens: every continuation's from its context's last hidden state
+        firsts = [(c, p) for c, ctx in enumerate(chunk) for p in by_context[ctx]]
+        first_lp = self._logprobs(
+            last[torch.tensor([c for c, _ in firsts], device=last.device)],
+            torch.tensor([pairs[p][1][0] for _, p in firsts]),
+        )
         longer = []
-        for c, ctx in enumerate(chunk):
-            for p in by_context[ctx]:
-                cont = pairs[p][1]
-                out[p] = float(last_logp[c, cont[0]])  # first token: the context's last logits
-                if len(cont) > 1:
-                    longer.append((c, p))
+        for (c, p), lp0 in zip(firsts, first_lp.tolist(), strict=True):
+            out[p] = lp0
+            if len(pairs[p][1]) > 1:
+                longer.append((c, p))
         longer.sort(key=lambda cp: len(pairs[cp[1]][1]))
         lengths = [len(pairs[p][1]) - 1 for _, p in longer]
         for batch in self._batches(lengths, extra=width, spread=self.max_length_spread):
@@ -499,7 +516,7 @@ class PrefixCacheScorer(_TransformersScorer):
                     for keys, values in map(_filled_kv, cache.layers)
                 ]
             )
-            logits = self._forward(
+            hidden = self._forward(
                 int(tmask.sum()),
                 input_ids=ids.to(self.device),
                 attention_mask=torch.cat([ctx_mask[idx], tmask], dim=1).to(self.device),
@@ -507,8 +524,7 @@ class PrefixCacheScorer(_TransformersScorer):
                 past_key_values=rows_cache,
                 use_cache=True,
             )
-            lp = _token_logprobs(logits, targets.to(self.device)).cpu().double()
-            lp = lp.masked_fill(tmask == 0, 0.0)
+            lp = self._logprobs(hidden, targets, tmask)
             for i, (_, p) in enumerate(sel):
                 out[p] += float(lp[i].sum())
 

@@ -26,6 +26,7 @@ The metrics detectors read (and who writes them):
 ``reward/verifier_timeouts|errors``        counts, over ``reward/verified`` calls
 ``train/loss``, ``train/grad_norm``        the learner's loss and pre-clip gradient norm
 ``curriculum/<env>/h``, ``.../checks``     each environment's window top and accuracy checks
+``memory/peak_rss_mb``, ``memory/cuda_*``  the step's peak memory (process tree; CUDA)
 =========================================  ====================================================
 """
 
@@ -485,6 +486,69 @@ class CurriculumStall(Detector):
 def _mean(xs: Iterable[float]) -> float:
     vals = list(xs)
     return sum(vals) / len(vals) if vals else 0.0
+
+
+class MemoryGrowthParams(DetectorParams):
+    warmup: int = Field(
+        2,
+        ge=0,
+        description="Skip this many first steps (the optimizer allocates its state at step 1) ...",
+    )
+    window: int = Field(
+        4, ge=1, description="... then compare the median peak of the first this many steps ..."
+    )
+    min_growth: float = Field(
+        0.15,
+        gt=0,
+        description="... with the last this many, and warn when it rose by this share ...",
+    )
+    min_mb: float = Field(300.0, ge=0, description="... and by at least this many MB.")
+
+
+@register_detector("memory_growth")
+class MemoryGrowth(Detector):
+    """The step's peak memory keeps growing: something is kept from one step to the next
+    (a leak) or the allocator fragments, and the run will eventually run out of memory.
+    Reads ``memory/cuda_max_allocated_mb`` on a GPU, else ``memory/peak_rss_mb``."""
+
+    Params = MemoryGrowthParams
+    params: MemoryGrowthParams
+
+    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
+        super().__init__(params, cfg)
+        self.peaks: list[float] = []
+
+    def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
+        key = "memory/cuda_max_allocated_mb"
+        peak = _value(metrics, key)
+        if peak is None:
+            key = "memory/peak_rss_mb"
+            peak = _value(metrics, key)
+        if peak is None:
+            return None
+        self.peaks.append(peak)
+        p = self.params
+        seen = self.peaks[p.warmup :]
+        if len(seen) < 2 * p.window:
+            return None
+        first = _median(seen[: p.window])
+        last = _median(seen[-p.window :])
+        if last - first < max(p.min_mb, p.min_growth * first):
+            return None
+        return (
+            f"the step's peak memory ({key}) grew from {first:.0f} MB (median of steps "
+            f"{p.warmup + 1}–{p.warmup + p.window}) to {last:.0f} MB (last {p.window} steps): "
+            "something outlives its step (a plug-in keeping rollouts, tensors or graphs) or "
+            "the allocator fragments",
+            "check plug-ins for state kept across steps; on a GPU set "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; `verirl memory` shows the plan",
+        )
+
+
+def _median(xs: Sequence[float]) -> float:
+    ys = sorted(xs)
+    mid = len(ys) // 2
+    return ys[mid] if len(ys) % 2 else 0.5 * (ys[mid - 1] + ys[mid])
 
 
 # ---- the monitor -------------------------------------------------------------------------------

@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import torch
-from transformers import DynamicCache
 
 from verirl.config import LossConfig, OptimConfig, TrainConfig
 from verirl.device import Placement
+from verirl.lm import CausalLM, TokenLogProbs, head_logprobs
+from verirl.lm.checkpointing import enable_activation_checkpointing
+from verirl.lm.passes import response_hidden
 from verirl.train.distributed import DataParallel
 from verirl.train.loss import (
     AGGREGATIONS,
@@ -29,10 +31,28 @@ from verirl.train.loss import (
     AggregationScale,
     kl_penalty,
     logprob_mismatch,
-    token_logprobs,
 )
+from verirl.train.memory_plan import resolve_checkpointing
 from verirl.train.off_policy import Corrections
+from verirl.train.optimizers import AdamSettings, build_optimizer
+from verirl.train.packing import (
+    MAX_ROWS_PER_MICRO_BATCH,
+    MICRO_BATCH_OVERHEAD_TOKENS,
+    pack_rows,
+    padded_work,
+)
 from verirl.types import Batch, Rollout
+
+__all__ = [
+    "MAX_ROWS_PER_MICRO_BATCH",
+    "MICRO_BATCH_OVERHEAD_TOKENS",
+    "Learner",
+    "LearnerSettings",
+    "PolicyLearner",
+    "collate",
+    "pack_rows",
+    "padded_work",
+]
 
 
 def collate(rollouts: Sequence[Rollout], advantages: torch.Tensor, pad_id: int) -> Batch:
@@ -84,6 +104,8 @@ class LearnerSettings:
     - ``engine_logprobs_exact``: whether the rollout engine's log-probs are the learner's own
       (the ``hf`` engine shares the module); ``optim.old_logprobs = "auto"`` recomputes
       π_old when they are not (vLLM).
+    - ``activation_checkpointing``: checkpoint the decoder layers (``optim.
+      activation_checkpointing`` with 'auto' resolved by the memory plan).
     """
 
     loss: LossConfig = field(default_factory=LossConfig)
@@ -95,12 +117,19 @@ class LearnerSettings:
     )
     seed: int = 0
     engine_logprobs_exact: bool = True
+    activation_checkpointing: bool = False
 
     @classmethod
     def from_config(
-        cls, cfg: TrainConfig, placement: Placement, engine_logprobs_exact: bool | None = None
+        cls,
+        cfg: TrainConfig,
+        placement: Placement,
+        engine_logprobs_exact: bool | None = None,
+        activation_checkpointing: bool | None = None,
     ) -> LearnerSettings:
-        """``engine_logprobs_exact`` None: what ``rollout.engine``'s registration says."""
+        """``engine_logprobs_exact`` None: what ``rollout.engine``'s registration says;
+        ``activation_checkpointing`` None: ``optim.activation_checkpointing``, 'auto' decided
+        by the memory plan (:func:`verirl.train.memory_plan.resolve_checkpointing`)."""
         if engine_logprobs_exact is None:
             from verirl.rollout.base import get_engine
 
@@ -113,6 +142,11 @@ class LearnerSettings:
             placement=placement,
             seed=cfg.run.seed,
             engine_logprobs_exact=engine_logprobs_exact,
+            activation_checkpointing=(
+                activation_checkpointing
+                if activation_checkpointing is not None
+                else resolve_checkpointing(cfg, placement.device.type)
+            ),
         )
 
     @property
@@ -161,8 +195,12 @@ class Learner:
         if not self.trainable:
             raise ValueError("the model has no trainable parameters")
         o = settings.optim
-        self.optimizer = torch.optim.AdamW(
-            self.trainable, lr=o.lr, betas=o.betas, weight_decay=o.weight_decay
+        self.optimizer = build_optimizer(
+            o.optimizer.name,
+            o.optimizer.params,
+            self.trainable,
+            AdamSettings(o.lr, o.betas, o.weight_decay),
+            settings.placement.device,
         )
         updates = max(1, total_steps * o.epochs * o.minibatches)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -176,30 +214,48 @@ class Learner:
         self.corrections = settings.corrections()
         self.temperature = settings.temperature if settings.temperature > 0 else 1.0
         self.device = settings.placement.device
+        chunk = settings.optim.logprob_chunk_tokens
+        self.chunk_tokens = None if chunk == "auto" else int(chunk)
         self.generator = torch.Generator().manual_seed(settings.seed + 1)
+        if settings.activation_checkpointing:
+            enable_activation_checkpointing(model)
         self._reference: torch.nn.Module | None = None
         if loss.kl_coef > 0 and not _is_peft(model):
             self._reference = copy.deepcopy(model).eval().requires_grad_(False)
 
     # ---- log-probs -------------------------------------------------------------------------
     def logprobs(self, batch: Batch, model: torch.nn.Module | None = None) -> torch.Tensor:
-        """log π(response token | prefix) for every response column: [N, R] (grad if enabled).
+        """log π(response token | prefix) for every response column: [N, R] (grad if enabled;
+        0 where ``batch.response_mask`` is 0)."""
+        return self.token_logprobs(batch, model).logprobs
 
-        With ``optim.share_prompt_prefix`` (default) each distinct prompt of the batch is
-        encoded once and its keys/values are shared by all the rows that continue it — the G
-        samples of a GRPO group — so the prompt costs one forward/backward instead of G.
-        Gradients are unchanged: the rows' contributions through the shared prompt add up,
-        exactly as they would across separate copies. Only response positions go through the
-        LM head.
+    def token_logprobs(
+        self, batch: Batch, model: torch.nn.Module | None = None, entropy: bool = False
+    ) -> TokenLogProbs:
+        """Log-probs (and, when asked, entropies) of the response tokens, [N, R].
+
+        The decoder gives the hidden state predicting each response token
+        (:mod:`verirl.lm.passes`); with ``optim.share_prompt_prefix`` (default) each distinct
+        prompt of the batch is encoded once and its keys/values are shared by all the rows
+        that continue it — the G samples of a GRPO group — so the prompt costs one
+        forward/backward instead of G, with the same gradients. The log-probs then come from
+        the output head a chunk of trained positions at a time (:func:`verirl.lm.head_logprobs`,
+        ``optim.logprob_chunk_tokens``): no [N, R, V] logits tensor is built, and padding
+        never reaches the head.
         """
-        model = model if model is not None else self.model
-        with self.settings.placement.autocast():
-            if self.settings.optim.share_prompt_prefix:
-                logits = _response_logits_shared_prefix(model, batch)
-            else:
-                logits = _response_logits_full(model, batch)
+        lm = CausalLM(model if model is not None else self.model)
         p = batch.prompt_width
-        return token_logprobs(logits, batch.input_ids[:, p:], self.temperature)
+        with self.settings.placement.autocast():
+            hidden = response_hidden(lm, batch, self.settings.optim.share_prompt_prefix)
+            return head_logprobs(
+                lm.head,
+                hidden,
+                batch.input_ids[:, p:],
+                mask=batch.response_mask,
+                temperature=self.temperature,
+                chunk_tokens=self.chunk_tokens,
+                entropy=entropy,
+            )
 
     @torch.no_grad()
     def _logprobs_no_grad(self, batch: Batch, reference: bool = False) -> torch.Tensor:
@@ -234,6 +290,7 @@ class Learner:
         ref_lp = self._logprobs_no_grad(batch, reference=True) if loss_cfg.kl_coef else None
         n = len(batch)
         updates = 0
+        work = [0, 0]  # padded and real token positions the micro-batches ran
         for _ in range(o.epochs):
             order = torch.randperm(n, generator=self.generator)
             for mb in torch.tensor_split(order, min(o.minibatches, n)):
@@ -248,8 +305,12 @@ class Learner:
                 mine = self._my_rows(mb)
                 for rows in self._micro_batches(batch, mine) if mine.numel() else ():
                     sub = batch.select(rows).to(self.device)
+                    padded, real = padded_work(sub, o.share_prompt_prefix)
+                    work[0] += padded
+                    work[1] += real
                     mask = sub.response_mask
-                    logp = self.logprobs(sub)
+                    policy = self.token_logprobs(sub, entropy=True)
+                    logp = policy.logprobs
                     ratio_logp = self.corrections.logprobs(logp, sub.old_logprobs, mask)
                     loss_mat, stats = self.policy_loss(
                         ratio_logp, sub.old_logprobs, sub.advantages, mask, self.loss_params
@@ -260,6 +321,8 @@ class Learner:
                         kl = kl_penalty(logp, ref, loss_cfg.kl_estimator)
                         loss_mat = loss_mat + loss_cfg.kl_coef * kl
                         stats["kl_ref"] = ((kl * mask).sum() / mask.sum().clamp(min=1)).detach()
+                    if policy.entropy is not None:
+                        stats["entropy"] = (policy.entropy * mask).sum() / mask.sum().clamp(min=1)
                     loss = self.aggregate(loss_mat, mask, scale)
                     loss.backward()
                     weight = float(mask.sum()) / max(scale.tokens, 1.0)
@@ -281,6 +344,8 @@ class Learner:
         self.model.eval()
         out = {f"train/{k}": v / max(updates, 1) for k, v in sums.items()}
         out.update({f"train/{k}": v for k, v in drift.items()})
+        if work[0]:
+            out["train/padding_fraction"] = 1.0 - work[1] / work[0]
         return out
 
     # ---- helpers -------------------------------------------------------------------------------
@@ -321,101 +386,6 @@ class Learner:
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.generator.set_state(state["generator"])
-
-
-MICRO_BATCH_OVERHEAD_TOKENS = 64  # fixed cost of one more forward/backward, in token units
-MAX_ROWS_PER_MICRO_BATCH = 256  # bounds the packing DP at O(rows × 256)
-
-
-def pack_rows(
-    prompt_len: list[int],
-    resp_len: list[int],
-    prompt_key: list[int],
-    budget: int,
-    shared_prefix: bool,
-) -> list[list[int]]:
-    """Partition rows into micro-batches with the least padded work, by dynamic programming.
-
-    Rows are sorted by response length (then prompt); a micro-batch is a contiguous run of
-    that order. Its cost is what the forward/backward actually computes — with shared
-    prefixes ``distinct prompts × longest prompt + rows × longest response``, otherwise
-    ``rows × (longest prompt + longest response)`` — plus a fixed per-pass overhead, and it
-    must fit ``budget`` (a single row always fits). Sharing favours big micro-batches, a few
-    long (e.g. truncated) responses favour splitting them off; the DP weighs the two exactly.
-    Returns lists of positions into the input lists.
-    """
-    n = len(resp_len)
-    order = sorted(range(n), key=lambda i: (resp_len[i], prompt_key[i], i))
-    best = [0.0] + [float("inf")] * n  # best[j]: least cost of packing order[:j]
-    cut = [0] * (n + 1)
-    for j in range(1, n + 1):
-        keys: set[int] = set()
-        max_p = 0
-        for i in range(j - 1, -1, -1):  # segment order[i:j]; its longest response is order[j-1]
-            row = order[i]
-            keys.add(prompt_key[row])
-            max_p = max(max_p, prompt_len[row])
-            rows, max_r = j - i, resp_len[order[j - 1]]
-            work = (len(keys) * max_p + rows * max_r) if shared_prefix else rows * (max_p + max_r)
-            if (work > budget and rows > 1) or rows > MAX_ROWS_PER_MICRO_BATCH:
-                break
-            cost = best[i] + work + MICRO_BATCH_OVERHEAD_TOKENS
-            if cost < best[j]:
-                best[j], cut[j] = cost, i
-    segments = []
-    j = n
-    while j > 0:
-        segments.append([order[k] for k in range(cut[j], j)])
-        j = cut[j]
-    return segments[::-1]
-
-
-def _response_logits_full(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
-    """[N, R, V]: logits predicting each response token, from one pass over prompt ⊕ response."""
-    p, r = batch.prompt_width, batch.response_mask.shape[1]
-    positions = (batch.attention_mask.cumsum(1) - 1).clamp(min=0)
-    return model(
-        input_ids=batch.input_ids,
-        attention_mask=batch.attention_mask,
-        position_ids=positions,
-        logits_to_keep=torch.arange(p - 1, p + r - 1),
-        use_cache=False,
-    ).logits
-
-
-def _response_logits_shared_prefix(model: torch.nn.Module, batch: Batch) -> torch.Tensor:
-    """[N, R, V] like :func:`_response_logits_full`, encoding each distinct prompt once.
-
-    Pass 1 runs the U distinct (left-padded) prompts and keeps their key/value cache; the
-    cache is then gathered to the N rows (a differentiable index, so gradients from every row
-    flow back into the one shared prompt computation); pass 2 runs the responses on top.
-    The logits for the first response token come from pass 1's last prompt position.
-    """
-    p, r = batch.prompt_width, batch.response_mask.shape[1]
-    key = torch.cat([batch.input_ids[:, :p], batch.attention_mask[:, :p]], dim=1)
-    uniq, inverse = torch.unique(key, dim=0, return_inverse=True)
-    u_ids, u_mask = uniq[:, :p], uniq[:, p:]
-    cache = DynamicCache()
-    first = model(
-        input_ids=u_ids,
-        attention_mask=u_mask,
-        position_ids=(u_mask.cumsum(1) - 1).clamp(min=0),
-        past_key_values=cache,
-        use_cache=True,
-        logits_to_keep=1,
-    ).logits[inverse]  # [N, 1, V]
-    if r == 1:
-        return first
-    cache.batch_select_indices(inverse)
-    start = u_mask.sum(1)[inverse].unsqueeze(1)
-    rest = model(
-        input_ids=batch.input_ids[:, p : p + r - 1],
-        attention_mask=batch.attention_mask[:, : p + r - 1],
-        position_ids=start + torch.arange(r - 1).unsqueeze(0),
-        past_key_values=cache,
-        use_cache=True,
-    ).logits
-    return torch.cat([first, rest], dim=1)
 
 
 def _prompt_index(batch: Batch) -> torch.Tensor:

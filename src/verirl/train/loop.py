@@ -47,6 +47,9 @@ from verirl.train.checkpoint import (
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.health import HealthMonitor
 from verirl.train.learner import PolicyLearner, collate
+from verirl.train.loggers import run_loggers
+from verirl.train.memory import MemoryMonitor, return_freed_memory_to_the_os
+from verirl.train.memory_plan import MemoryPlan, check_fits
 from verirl.train.metrics import MetricsLog
 from verirl.train.producer import RolloutProducer, StepOutput, build_producer
 from verirl.types import Batch, Rollout
@@ -71,11 +74,17 @@ class Trainer:
         self._log_handler = _run_log(run_dir)
         if cfg.run.threads:
             torch.set_num_threads(cfg.run.threads)
+        self.memory_plan: MemoryPlan | None = None
+        if cfg.run.check_memory and policy is None:
+            # before any work: a run that will not fit stops here, in one line
+            self.memory_plan = check_fits(cfg)
         self.model: torch.nn.Module
         self.model, self.tokenizer, self.placement = build_policy(
             PolicySpec.from_config(cfg), policy
         )
         logger.info("device %s; precision %s", self.placement.device, self.placement.reason)
+        if cfg.run.release_memory and self.placement.device.type == "cpu":
+            return_freed_memory_to_the_os()
         self.backend: Backend = select(cfg, self.placement)
         # registered first: a part that fails to start below still stops the backend
         self._backend_finalizer = weakref.finalize(self, self.backend.close)
@@ -101,6 +110,7 @@ class Trainer:
         self.step = 0
         self.last_rollouts: list[Rollout] = []
         self.health = HealthMonitor.from_config(cfg, run_dir if run_dir.is_dir() else None)
+        self.memory = MemoryMonitor(self.placement.device)
 
     # the producer's parts, by their old names
     @property
@@ -136,6 +146,8 @@ class Trainer:
 
     def close(self) -> None:
         """Stop the verifier workers, proof checkers and the backend (idempotent)."""
+        if hasattr(self, "memory"):
+            self.memory.close()
         try:
             self._finalizer()
         finally:
@@ -166,9 +178,10 @@ class Trainer:
         cfg = self.cfg
         log = MetricsLog(
             self.run_dir,
-            tensorboard=cfg.run.tensorboard,
             resume_step=self.step,
             samples_per_step=cfg.run.log_samples,
+            loggers=run_loggers(cfg, self.run_dir, self.step),
+            total_steps=cfg.run.steps,
         )
         summary: dict[str, Any] = {"run_dir": str(self.run_dir)}
         if cfg.eval.before_and_after and self.step == 0:
@@ -182,7 +195,7 @@ class Trainer:
         for step in range(self.step, cfg.run.steps):
             metrics = self.train_step()
             self.step = step + 1
-            log.write(self.step, metrics)
+            log.write_step(self.step, metrics)  # + its line in run.log
             log.write_samples(self.step, self.last_rollouts)
             if progress is not None:
                 progress(self.step, metrics)
@@ -201,6 +214,8 @@ class Trainer:
             if cfg.eval.unseen_prompt:
                 summary["after_plain"] = self.evaluate(self.plain_formatter)
                 log.write(self.step, summary["after_plain"].flat("eval_after_plain"))
+        self.memory.sample()
+        summary["peak_rss_mb"] = self.memory.run_peak / 1e6
         log.close()
         return summary
 
@@ -208,6 +223,7 @@ class Trainer:
         """One step: rollouts (sampled now or queued) → advantages → one learner update →
         the new weights to the engine. Returns the step's metrics."""
         t0 = time.perf_counter()
+        self.memory.reset()
         produced = self.backend.next_rollouts(self.producer, self.step)
         out = produced.out
         self.last_rollouts = out.generated
@@ -235,6 +251,7 @@ class Trainer:
             "throughput/trained_tokens": float(trained_tokens),
             "throughput/tokens_per_s": (generated_tokens + trained_tokens) / max(t2 - t0, 1e-9),
             "curriculum/moved": float(produced.moved),
+            **self.memory.step_metrics(),
         }
         return metrics
 

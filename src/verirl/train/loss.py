@@ -185,19 +185,6 @@ def kl_penalty(
     raise ValueError(f"unknown KL estimator {estimator!r}; use 'k1' or 'k3'")
 
 
-# ---- token log-probs -------------------------------------------------------------------------
-def token_logprobs(
-    logits: torch.Tensor, targets: torch.Tensor, temperature: float = 1.0
-) -> torch.Tensor:
-    """log softmax(logits / T)[targets] without materialising the full log-softmax:
-    gather the target logit and subtract the row's logsumexp. [n, R, V], [n, R] → [n, R]."""
-    logits = logits.float()
-    if temperature != 1.0:
-        logits = logits / temperature
-    picked = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-    return picked - torch.logsumexp(logits, dim=-1)
-
-
 # ---- engine/learner mismatch -----------------------------------------------------------------
 def logprob_mismatch(
     learner_logprobs: torch.Tensor, engine_logprobs: torch.Tensor, mask: torch.Tensor

@@ -1,15 +1,29 @@
-"""Per-step metrics: JSON lines in the run directory (and TensorBoard when asked)."""
+"""Per-step metrics: JSON lines in the run directory, one plain line per step in ``run.log``
+(logger ``verirl.steps``; the console prints it too when it is not a terminal), and the
+registered loggers of ``run.loggers`` (:mod:`verirl.train.loggers`)."""
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import time
-from collections.abc import Sequence
+import weakref
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from verirl.train.loggers import MetricLogger
 from verirl.types import Rollout
+
+STEPS = logging.getLogger("verirl.steps")
+"""Where :class:`MetricsLog` sends each training step's :func:`step_line` (level INFO; set
+here so that the line reaches ``run.log`` whatever level the ``verirl`` logger has)."""
+STEPS.setLevel(logging.INFO)
+
+MAX_WINDOWS = 6
+"""Up to this many environments, the step line lists each difficulty window; above, their
+mean and largest top."""
 
 
 class MetricsLog:
@@ -17,14 +31,17 @@ class MetricsLog:
 
     On resume (``resume_step`` > 0) lines logged after the checkpoint's step — written by the
     killed process after its last save — are dropped, so the file reads as one clean run.
+    Every row also goes to ``loggers`` (finite values only); :meth:`write_step` adds the
+    step's line (:func:`step_line`, ``total_steps`` its denominator) to :data:`STEPS`.
     """
 
     def __init__(
         self,
         run_dir: Path,
-        tensorboard: bool = False,
         resume_step: int = 0,
         samples_per_step: int = 0,
+        loggers: Sequence[MetricLogger] = (),
+        total_steps: int = 0,
     ) -> None:
         self.path = run_dir / "metrics.jsonl"
         self.samples_path = run_dir / "samples.jsonl"
@@ -34,25 +51,24 @@ class MetricsLog:
             for path in (self.path, self.samples_path):
                 _truncate_after(path, resume_step)
         self._file = self.path.open("a")
-        self._tb: Any = None
-        if tensorboard:
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-            except ImportError as exc:  # pragma: no cover - depends on the install
-                raise RuntimeError(
-                    "run.tensorboard=true needs the tensorboard package: "
-                    "pip install 'verirl[tensorboard]'"
-                ) from exc
-            self._tb = SummaryWriter(str(run_dir / "tensorboard"))
+        self.loggers = list(loggers)
+        self.total_steps = total_steps
+        # a run stopped by an exception still finishes its trackers' runs
+        self._finalizer = weakref.finalize(self, _close, self._file, self.loggers)
 
     def write(self, step: int, metrics: dict[str, float]) -> None:
+        """One row of ``metrics.jsonl`` (non-finite values as null), and to every logger."""
         clean = {k: _finite(v) for k, v in metrics.items()}
         self._file.write(json.dumps({"step": step, "time": time.time(), **clean}) + "\n")
         self._file.flush()
-        if self._tb is not None:
-            for k, v in clean.items():
-                if v is not None:
-                    self._tb.add_scalar(k, v, step)
+        finite = {k: v for k, v in clean.items() if v is not None}
+        for logger in self.loggers:
+            logger.log(step, finite)
+
+    def write_step(self, step: int, metrics: dict[str, float]) -> None:
+        """A training step: :meth:`write`, then its line to :data:`STEPS` (``run.log``)."""
+        self.write(step, metrics)
+        STEPS.info(step_line(step, self.total_steps, metrics))
 
     def write_samples(self, step: int, rollouts: Sequence[Rollout]) -> None:
         """A few rollouts of the step, one JSON line each (spread over the step's groups)."""
@@ -77,9 +93,59 @@ class MetricsLog:
                 f.write(json.dumps(row) + "\n")
 
     def close(self) -> None:
-        self._file.close()
-        if self._tb is not None:
-            self._tb.close()
+        self._finalizer()
+
+
+def _close(file: Any, loggers: list[MetricLogger]) -> None:
+    file.close()
+    for logger in loggers:
+        logger.close()
+
+
+def step_line(step: int, total: int, metrics: Mapping[str, float]) -> str:
+    """One step as ``key=value`` words, for a log file a person or a script reads::
+
+        step=3/25 reward=+0.120 acc=0.333 windows=addition:0-1,gcd:0-0 step_s=12.4 ...
+
+    then ``tokens_per_s`` and every ``memory/*`` metric under its own name, the section
+    dropped (``peak_rss_mb=1234``). ``windows``: each environment's difficulty window
+    ``low-h`` (``curriculum/<env>/low``, ``/h``); with more than :data:`MAX_WINDOWS`
+    environments ``mean_h`` and ``max_h`` instead. A metric the step did not report is left
+    out; values carry no units but their names'."""
+    words = [f"step={step}/{total}" if total else f"step={step}"]
+
+    def add(name: str, key: str, fmt: str) -> None:
+        value = metrics.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            words.append(f"{name}={float(value):{fmt}}")
+
+    add("reward", "rollout/reward", "+.3f")
+    add("acc", "rollout/accuracy", ".3f")
+    envs = [k[len("curriculum/") : -len("/h")] for k in metrics if _is_window_top(k)]
+    if len(envs) > MAX_WINDOWS:
+        add("mean_h", "curriculum/mean_h", ".2f")
+        add("max_h", "curriculum/max_h", ".0f")
+    elif envs:
+        windows = []
+        for env in envs:
+            high = f"{metrics[f'curriculum/{env}/h']:.0f}"
+            low = metrics.get(f"curriculum/{env}/low")
+            windows.append(f"{env}:{low:.0f}-{high}" if low is not None else f"{env}:{high}")
+        words.append("windows=" + ",".join(windows))
+    add("step_s", "time/step_s", ".1f")
+    add("tokens_per_s", "throughput/tokens_per_s", ".0f")
+    for key in sorted(k for k in metrics if k.startswith("memory/")):
+        add(key[len("memory/") :].replace("/", "_"), key, ".0f" if key.endswith("_mb") else ".4g")
+    return " ".join(words)
+
+
+def _is_window_top(key: str) -> bool:
+    """``curriculum/<env>/h`` (an environment name may hold a ``/``: ``rg/<task>``)."""
+    return (
+        key.startswith("curriculum/")
+        and key.endswith("/h")
+        and not key.startswith("curriculum/last/")
+    )
 
 
 def _truncate_after(path: Path, step: int) -> None:

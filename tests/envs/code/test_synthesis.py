@@ -8,7 +8,7 @@ import pytest
 from verirl.envs import env_names, get_env
 from verirl.envs.code.synthesis import extract_code
 
-CODE_ENVS = [n for n in env_names() if get_env(n).family.startswith("code_")]
+CODE_ENVS = [n for n in env_names() if get_env(n).family.startswith("code/")]
 
 
 def block(code: str) -> str:
@@ -18,7 +18,13 @@ def block(code: str) -> str:
 def test_at_least_twenty_code_environments_in_five_families() -> None:
     assert len(CODE_ENVS) >= 20
     families = {get_env(n).family for n in CODE_ENVS}
-    assert families == {"code_strings", "code_lists", "code_numbers", "code_dp", "code_simulation"}
+    assert families == {
+        "code/strings",
+        "code/lists",
+        "code/numbers",
+        "code/dynamic_programming",
+        "code/simulation",
+    }
 
 
 def test_extraction_takes_the_last_python_block() -> None:

@@ -404,7 +404,6 @@ def _collateral(goals: list[dict[str, Any]], world: dict[str, Any], start: dict[
 @register_env
 class ToolWorld(Environment):
     name = "tool_world"
-    family = "agents"
     difficulty_scales = "goals: 1 + difficulty // 2 (more apps and lookups); distractor records"
     tags: ClassVar[tuple[str, ...]] = ("agent", "multi_turn", "tools")
     stateful: ClassVar[bool] = True

@@ -104,7 +104,6 @@ class Derivative(_FunctionEnv):
     name = "derivative"
 
     size_measure = "length of the function"
-    family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "terms: 2 + d//3; coefficients up to 3 + d//2; term kinds grow with d"
 
@@ -133,7 +132,6 @@ class Antiderivative(_FunctionEnv):
     name = "antiderivative"
 
     size_measure = "length of the integrand"
-    family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = (
         "terms of the hidden antiderivative: 2 + d//3 (monomials of degree 1 to 4 + d//4); "
@@ -210,7 +208,6 @@ class RationalLimit(_NumberEnv):
     """Limit of a rational function (removable 0/0 or at infinity); exact, binary."""
 
     name = "limit"
-    family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = (
         "factor degrees up to 1 + d//6; a third of the seeds x -> infinity (degrees 2 + d//4, "
@@ -269,7 +266,6 @@ class DefiniteIntegral(_NumberEnv):
     """Definite integral of a polynomial; exact, with (min/max)^10 credit."""
 
     name = "definite_integral"
-    family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "polynomial degree: 1 + d//3; coefficients up to 3 + d//2; bounds widen"
     size_measure = "length of the integrand plus the width of the interval"

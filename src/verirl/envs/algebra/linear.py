@@ -36,7 +36,6 @@ from verirl.envs.kit.linear_algebra import (
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "linear_algebra"
 TAGS = ("matrices", "linear_algebra")
 
 
@@ -59,7 +58,6 @@ class MatrixDeterminant(SizedInteger):
     """The determinant of an integer matrix."""
 
     name = "matrix_determinant"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "n = min(9, 2 + d//3); entries in [-(3 + d), 3 + d]"
     size_measure = "matrix side n times the entry bound"
@@ -93,7 +91,6 @@ class Gf2MatrixRank(SizedInteger):
     """The rank over GF(2) (arithmetic modulo 2) of a 0/1 matrix."""
 
     name = "gf2_matrix_rank"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "rows 3 + d//2, columns 3 + d//2 .. 5 + d//2; planted dependencies"
     size_measure = "number of entries"
@@ -146,7 +143,6 @@ class GaussianElimination(Environment):
     The verifier substitutes the answer; partial credit (equations satisfied / all)^5."""
 
     name = "gaussian_elimination"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     max_difficulty = 40
@@ -223,7 +219,6 @@ class SpanningTreeCount(SizedInteger):
     """The number of spanning trees of a graph (Kirchhoff's matrix-tree theorem)."""
 
     name = "spanning_tree_count"
-    family = FAMILY
     tags = (*TAGS, "graphs")
     difficulty_scales = "n = min(14, 5 + d//2) vertices; extra edges with probability 0.2-0.5"
     size_measure = "number of edges"
@@ -277,7 +272,6 @@ class MatrixPowerTrace(SizedInteger):
     """trace(A^k) for a small integer matrix A."""
 
     name = "matrix_power_trace"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "n = min(6, 2 + d//5); k = 2 + d; entries in [-2, 3]"
     size_measure = "matrix side times the exponent"

@@ -32,7 +32,6 @@ from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "matrices"
 TAGS = ("rlve", "matrices")
 
 
@@ -41,7 +40,6 @@ def _count(k: int, noun: str) -> str:
 
 
 class _MatrixEnv(Environment):
-    family = FAMILY
     tags = TAGS
     size_measure = "cells of the input matrix"
 

@@ -70,7 +70,6 @@ class PolynomialRoots(Environment):
     name = "polynomial_roots"
 
     size_measure = "number of coefficients"
-    family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = (
         "distinct roots: 2 + d//4 in [-(10 + d//4), 10 + d//4]; a fractional root from d = 8; "
@@ -182,7 +181,6 @@ class LinearSystem(Environment):
     name = "linear_system"
 
     size_measure = "entries of the coefficient matrix"
-    family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "unknowns: 2 + d//4; coefficients up to 2 + d//3; solution up to 3 + d//2"
 
@@ -284,7 +282,6 @@ class PolynomialExpand(Environment):
     name = "polynomial_expand"
 
     size_measure = "length of the product"
-    family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = "factors: 2 + d//4; factor degree up to 2 from d = 6; coefficients 7 + d//3"
     size_key = "product"
@@ -334,7 +331,6 @@ class PolynomialFactor(Environment):
     name = "polynomial_factor"
 
     size_measure = "length of the polynomial"
-    family = "symbolic"
     tags = ("symbolic",)
     difficulty_scales = (
         "linear factors: 2 + d//4 with leading coefficients up to 1 + d//6 and constants up to "

@@ -30,8 +30,6 @@ from verirl.envs.kit.answers import ResidueAnswer
 from verirl.envs.kit.wording import commas
 from verirl.types import Problem, Verdict
 
-FAMILY = "sequences_dp"
-
 
 def _terms(values: list[int]) -> str:
     return ", ".join(f"a({i}) = {v}" for i, v in enumerate(values, 1))
@@ -46,7 +44,6 @@ class _SequenceTerm(IntegerAnswer):
 class ArithmeticSequenceTerm(_SequenceTerm):
     name = "arithmetic_sequence_term"
     size_measure = "index of the asked term"
-    family = FAMILY
     difficulty_scales = "asked index ≤ 5 + d²/2; start, step grow with d (any sign from d 3)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -79,7 +76,6 @@ class ArithmeticSequenceTerm(_SequenceTerm):
 class GeometricSequenceTerm(_SequenceTerm):
     name = "geometric_sequence_term"
     size_measure = "index of the asked term"
-    family = FAMILY
     difficulty_scales = (
         "asked term index 5 + d//2 (+0 or 1); first term up to 12 + 3d; ratio up to 3 + d//4 "
         "(negative from d 6)"
@@ -116,7 +112,6 @@ class GeometricSequenceTerm(_SequenceTerm):
 class PolynomialSequenceNext(IntegerAnswer):
     name = "polynomial_sequence_next"
     size_measure = "degree of the hidden polynomial"
-    family = FAMILY
     difficulty_scales = "degree 2 + d//5; coefficients up to 6 + d//3 in size (negative from d 3)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -149,7 +144,6 @@ class PolynomialSequenceNext(IntegerAnswer):
 @register_env
 class LinearRecurrenceMod(ResidueAnswer):
     name = "linear_recurrence_mod"
-    family = FAMILY
     difficulty_scales = (
         "index 6 + 4d (+0..3); multipliers ≤ 1 + d//3; modulus 10, from d 3 ≤ 10^(1 + d//6)"
     )
@@ -217,7 +211,6 @@ class LongestIncreasingSubsequence(Environment):
     name = "longest_increasing_subsequence"
     size_measure = "number of values"
     answer_kind = "integer_list"
-    family = FAMILY
     difficulty_scales = "n = 5 + d numbers in 1..2n"
     size_key = "values"
 
@@ -270,7 +263,6 @@ def _lcs(a: str, b: str) -> str:
 class LongestCommonSubsequence(Environment):
     name = "longest_common_subsequence"
     size_measure = "total length of the two strings"
-    family = FAMILY
     difficulty_scales = "two strings of 4 + d//2 and 4 + d//2..6 + d//2 letters from 2 + d//6"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -312,7 +304,6 @@ class LongestCommonSubsequence(Environment):
 class MaxSubarraySum(IntegerAnswer):
     name = "max_subarray_sum"
     size_measure = "number of values"
-    family = FAMILY
     difficulty_scales = "n = 5 + d numbers within ±(5 + 2d)"
     size_key = "values"
 
@@ -362,7 +353,6 @@ class CoinChangeMinCoins(Environment):
     name = "coin_change_min_coins"
     size_measure = "target amount"
     answer_kind = "integer_set"
-    family = FAMILY
     difficulty_scales = (
         "2 + d//5 denominations up to 9 + 3d; the amount is a sum of 2 + d to 4 + d coins"
     )
@@ -409,7 +399,6 @@ class CoinChangeMinCoins(Environment):
 @register_env
 class ClimbingStairs(IntegerAnswer):
     name = "climbing_stairs"
-    family = FAMILY
     difficulty_scales = (
         "4 + 2d..8 + 3d stairs; 2..4 allowed step sizes drawn from 1..3 + d//4 "
         "(redrawn when the top cannot be reached)"
@@ -489,7 +478,6 @@ def _or_list(values: list[int]) -> str:
 class GridMinPathSum(Environment):
     name = "grid_min_path_sum"
     size_measure = "number of cells"
-    family = FAMILY
     difficulty_scales = "grid of 2 + d//3 rows and 3 + d//3 columns; cell costs up to 9 + 3·(d//5)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -559,7 +547,6 @@ class MaxNonAdjacentSum(Environment):
     name = "max_nonadjacent_sum"
     size_measure = "number of values"
     answer_kind = "integer_list"
-    family = FAMILY
     difficulty_scales = "n = 4 + d values in 1..9 + 3d"
     size_key = "values"
 

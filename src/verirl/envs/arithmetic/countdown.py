@@ -25,7 +25,6 @@ from verirl.envs.reading import normalize
 from verirl.envs.reading.normalize import InvalidAnswer
 from verirl.types import Problem, Verdict
 
-FAMILY = "countdown"
 TAGS = ("rlve", "arithmetic", "search")
 MAX_TOKENS = 200
 _TOKEN = re.compile(r"\s*(\d+|[-+*/()])")
@@ -187,7 +186,6 @@ def pairwise_search(numbers: list[int], target: int, stop_at_exact: bool) -> tup
 
 class _Countdown(Environment):
     tags = TAGS
-    family = FAMILY
     size_measure = "number of given numbers"
 
     def read(self, problem: Problem, answer: str) -> Fraction | Verdict:

@@ -19,7 +19,6 @@ class Division(IntegerAnswer):
     """⌊a / b⌋ for a with 2 + d digits and b with 1 + d//2 digits."""
 
     name = "division"
-    family = "arithmetic"
     tags = ("rlve", "arithmetic")
     difficulty_scales = "dividend: 2 + d digits; divisor: 1 + d//2 digits"
     size_measure = "digits of the dividend and the divisor"

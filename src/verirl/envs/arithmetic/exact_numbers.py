@@ -18,7 +18,6 @@ from verirl.envs.base import Environment, Instance, count_reward, graded, parse_
 from verirl.envs.kit.fractions import fraction_text, parse_fraction
 from verirl.types import Problem, Verdict
 
-FAMILY = "numeric_exact"
 TAGS = ("rlve", "numeric")
 
 
@@ -27,7 +26,6 @@ class RootExtraction(Environment):
     """⌊N^(1/K)⌋ for a large N; reward 1/(1 + |answer − gold|)^2."""
 
     name = "root_extraction"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "K = 2 + d//4; the root has 1 + d//2 digits"
@@ -103,7 +101,6 @@ class SmallestCircle(Environment):
     (min/max)^10 credit."""
 
     name = "smallest_circle"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "N = 4 + d//2 points (at most 19) with coordinates in -(5 + d)..5 + d"

@@ -28,7 +28,6 @@ def _operand(rng: random.Random, digits: int) -> int:
 class Addition(_Terms):
     name = "addition"
     size_measure = "digits of the operands"
-    family = "arithmetic"
     tags = ("default",)
     difficulty_scales = "digits per operand: 1 + difficulty // 2; a third operand from difficulty 5"
 
@@ -56,7 +55,6 @@ class Addition(_Terms):
 class Multiplication(_Terms):
     name = "multiplication"
     size_measure = "digits of the factors"
-    family = "arithmetic"
     tags = ("default",)
     difficulty_scales = "digits of the two factors: (1 + (d+1)//2, 1 + d//2)"
 
@@ -85,7 +83,6 @@ class Multiplication(_Terms):
 class ChainSum(_Terms):
     name = "chain_sum"
     size_measure = "digits of the terms"
-    family = "arithmetic"
     tags = ("default",)
     difficulty_scales = "terms: 3 + difficulty // 2; digits per term: 1 + difficulty // 3"
 

@@ -28,7 +28,6 @@ from verirl.envs.kit.graphs import parse_pairs
 from verirl.envs.kit.wording import commas
 from verirl.types import Problem, Verdict
 
-FAMILY = "array_construction"
 TAGS = ("rlve", "construction")
 
 
@@ -53,7 +52,6 @@ class DistinctArrayPermutation(Environment):
     smallest; ``solve``: search over permutations."""
 
     name = "distinct_array_permutation"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d//3 distinct values (at most 15) up to 10N"
     size_measure = "array length N (2^N subsets to check)"
@@ -100,7 +98,6 @@ class IntegerProgramming(Environment):
     exhaustive search of the box."""
 
     name = "integer_programming"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d//4 unknowns in [0, 3 + d//5]; M = N·(1 + (d mod 11)/10)"
     size_measure = "search space (R + 1)^N"
@@ -164,7 +161,6 @@ class DifferentColorPairing(Environment):
     sort by colour and pair pearl i with pearl i + N/2."""
 
     name = "different_color_pairing"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 6 + 2d pearls, 2 + d//3 colours"
     size_measure = "number of pearls N"

@@ -28,7 +28,6 @@ from verirl.envs.base import (
 )
 from verirl.types import Problem, Verdict
 
-FAMILY = "intervals"
 TAGS = ("rlve", "intervals")
 
 
@@ -82,7 +81,6 @@ class MaxMinimumAfterIntervalAddition(Environment):
     minimum of the array; (minimum/gold)^5 credit."""
 
     name = "max_minimum_after_interval_addition"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d positions; M = N intervals; K in 1..M-1; values 1..2N"
     size_measure = "number of positions N"

@@ -37,12 +37,10 @@ from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "intervals"
 TAGS = ("rlve", "intervals")
 
 
 class _IntervalEnv(Environment):
-    family = FAMILY
     tags = TAGS
     size_measure = "number of items (intervals, points, players)"
 

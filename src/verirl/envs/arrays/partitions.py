@@ -32,12 +32,10 @@ from verirl.envs.kit.size_ladder import grown
 from verirl.envs.kit.wording import indexed
 from verirl.types import Problem, Verdict
 
-FAMILY = "arrays"
 TAGS = ("rlve", "arrays")
 
 
 class _ArrayEnv(Environment):
-    family = FAMILY
     tags = TAGS
     size_measure = "length N of the array"
 

@@ -28,7 +28,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
-FAMILY = "arrays"
 TAGS = ("rlve", "arrays")
 
 
@@ -61,7 +60,6 @@ class MaximumSubsequenceNum(Environment):
     subsequences as possible; (count/gold)^5 credit."""
 
     name = "maximum_subsequence_num"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N, M = 2 then int(1.1·x + 1) per level; K in 2..2 + d//4"
     size_measure = "final length N + M"
@@ -125,7 +123,6 @@ class PalembangBridges(Environment):
     |S_i − x| + |x − T_i| is smallest; (gold/total)^5 credit."""
 
     name = "palembang_bridges"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d people; positions in 0..10N; K = 1 or 2"
     size_measure = "number of people N"

@@ -35,7 +35,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "arrays_scans"
 TAGS = ("rlve", "arrays")
 
 
@@ -49,7 +48,6 @@ def _elementwise(got: list[int], gold: list[int], beta: float, what: str) -> Ver
 
 
 class _ListTask(Environment):
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     unique_answer = True
@@ -158,7 +156,6 @@ class SingleStackSorting(Environment):
     stack: mean([gold = answer])^10 over the 2N operations."""
 
     name = "single_stack_sorting"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     unique_answer = True
@@ -311,7 +308,6 @@ class WeightedLis(Environment):
     """Indices with strictly increasing A maximising the sum of B: (answer/gold)^5."""
 
     name = "weighted_lis"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 4 + d; A in 1..2N, B in 1..20"
@@ -374,7 +370,6 @@ class Wil(Environment):
     elements is laid (set to 0) inside it: (length/gold)^5."""
 
     name = "wil"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d elements in 1..10; D in 1..N; P up to 3N"
@@ -444,7 +439,6 @@ class SubsequenceReversalLnds(Environment):
     subsequence: its largest possible length (binary reward)."""
 
     name = "subsequence_reversal_lnds"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "N = 4 + d//2 elements (at most 11); values 1..3 + d//4"

@@ -31,7 +31,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.wording import commas
 from verirl.types import Problem, Verdict
 
-FAMILY = "sorting_searching"
 _VALUE_RANGE = "values within ±(9 + 10·(d//2)), negative ones from d 5"
 
 
@@ -60,7 +59,6 @@ class SortList(Environment):
     name = "sort_list"
     size_measure = "number of values"
     answer_kind = "integer_list"
-    family = FAMILY
     difficulty_scales = f"n = 3 + d; {_VALUE_RANGE}; descending order from d 2"
     size_key = "values"
 
@@ -99,7 +97,6 @@ class MergeSortedLists(Environment):
     name = "merge_sorted_lists"
     size_measure = "total number of values"
     answer_kind = "integer_list"
-    family = FAMILY
     difficulty_scales = "2 + d//6 lists of 1 + d//3 to 3 + d//3 numbers up to 9 + 5d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -161,7 +158,6 @@ def _names(rng: random.Random, n: int) -> list[str]:
 class StableSortByKey(Environment):
     name = "stable_sort_by_key"
     size_measure = "number of records"
-    family = FAMILY
     difficulty_scales = "n = 3 + d records with scores in 0..2 + d//3 (ties kept in order)"
     size_key = "names"
 
@@ -204,7 +200,6 @@ class KthSmallest(Environment):
     name = "kth_smallest"
     size_measure = "number of values"
     answer_kind = "integer"
-    family = FAMILY
     difficulty_scales = f"n = 4 + d; {_VALUE_RANGE}; k uniform in 1..n"
     size_key = "values"
 
@@ -238,7 +233,6 @@ class KthSmallest(Environment):
 class Median(KthSmallest):
     name = "median"
     size_measure = "number of values"
-    family = FAMILY
     difficulty_scales = f"odd n = 3 + d + d mod 2; {_VALUE_RANGE}"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -256,7 +250,6 @@ class TopKLargest(Environment):
     name = "top_k_largest"
     size_measure = "number of values"
     answer_kind = "integer_set"
-    family = FAMILY
     difficulty_scales = f"n = 5 + d; {_VALUE_RANGE}; k in 2..2 + d//3"
     size_key = "values"
 
@@ -299,7 +292,6 @@ class TopKLargest(Environment):
 class SearchInsertPosition(IntegerAnswer):
     name = "search_insert_position"
     size_measure = "length of the sorted list"
-    family = FAMILY
     difficulty_scales = "sorted list of 4 + d distinct numbers below 4·(4 + d)"
     size_key = "values"
 
@@ -338,7 +330,6 @@ class SearchInsertPosition(IntegerAnswer):
 class CountInversions(IntegerAnswer):
     name = "count_inversions"
     size_measure = "number of values"
-    family = FAMILY
     difficulty_scales = "n = 4 + d distinct numbers"
     size_key = "values"
 
@@ -378,7 +369,6 @@ def _merge_count(values: list[int]) -> tuple[list[int], int]:
 @register_env
 class PairWithSum(Environment):
     name = "pair_with_sum"
-    family = FAMILY
     difficulty_scales = "n = 4 + d distinct numbers below 10 + 6n"
     size_key = "values"
     size_measure = "list length (pairs to search: n(n-1)/2)"

@@ -32,12 +32,10 @@ from verirl.envs.kit.size_ladder import grown
 from verirl.envs.kit.wording import indexed, plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "arrays"
 TAGS = ("rlve", "arrays")
 
 
 class _ArrayEnv(Environment):
-    family = FAMILY
     tags = TAGS
     size_key = "values"
     size_measure = "length N of the array"

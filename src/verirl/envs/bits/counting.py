@@ -19,7 +19,6 @@ from verirl.envs.base import Instance, register_env
 from verirl.envs.kit.answers import SizedInteger
 from verirl.types import Problem
 
-FAMILY = "bits_counting"
 TAGS = ("bits",)
 
 
@@ -46,7 +45,6 @@ class PopcountRangeSum(SizedInteger):
     """The total number of one-bits in the binary forms of L, L+1, ..., R."""
 
     name = "popcount_range_sum"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "R below 2^(6 + 2d)"
     size_measure = "bits of R"
@@ -84,7 +82,6 @@ class KOnesCounting(SizedInteger):
     """How many integers in [1, N] have exactly k ones in binary."""
 
     name = "k_ones_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N below 2^(7 + 2d)"
     size_measure = "bits of N"
@@ -126,7 +123,6 @@ class GrayCodeRank(SizedInteger):
     """The position of a number in the reflected binary Gray-code sequence."""
 
     name = "gray_code_rank"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "codes of 5 + 2d bits"
     size_measure = "bits of the code"
@@ -164,7 +160,6 @@ class RangeBitwiseAnd(SizedInteger):
     """L AND (L+1) AND ... AND R: the common binary prefix of L and R."""
 
     name = "range_bitwise_and"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "R below 2^(8 + 2d), R - L at most 2^(2 + d)"
     size_measure = "bits of R"
@@ -205,7 +200,6 @@ class ZeroAndPairsCounting(SizedInteger):
     """Pairs i < j with A[i] AND A[j] = 0."""
 
     name = "zero_and_pairs_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "6 + 2d numbers below 2^min(14, 4 + d//3)"
     size_measure = "array length"
@@ -239,7 +233,6 @@ class OrSubsetCounting(SizedInteger):
     """Non-empty subsets whose bitwise OR equals a target."""
 
     name = "or_subset_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "5 + d numbers below 2^min(12, 4 + d//4)"
     size_measure = "number of values"
@@ -289,7 +282,6 @@ class HammingDistanceSum(SizedInteger):
     """Σ over pairs of the Hamming distance between binary forms."""
 
     name = "hamming_distance_sum"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "4 + 2d numbers below 2^(4 + d//2)"
     size_measure = "array length"

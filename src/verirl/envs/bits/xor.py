@@ -36,7 +36,6 @@ from verirl.envs.kit.size_ladder import grown
 from verirl.envs.kit.wording import indexed
 from verirl.types import Problem, Verdict
 
-FAMILY = "xor"
 TAGS = ("rlve", "bitwise")
 
 
@@ -73,7 +72,6 @@ class MaxXorSet(Environment):
     """A non-empty subset of an array with the largest XOR; (xor/gold)^5 credit."""
 
     name = "max_xor_set"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level; bit length B with 2^B - 2 ≥ 2N"
     size_measure = "length N of the array"
@@ -143,7 +141,6 @@ class MinXorPair(Environment):
     """Two positions of an array of distinct values whose XOR is smallest; (gold/xor)^5."""
 
     name = "min_xor_pair"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level; values below 2^B with 2^B > 2N"
     size_measure = "length N of the array"
@@ -212,7 +209,6 @@ class MaxXorPath(Environment):
     count each time). Binary reward."""
 
     name = "max_xor_path"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; weights below 2^B, 2^B ≥ 2N"
     size_measure = "vertices plus edges"
@@ -283,7 +279,6 @@ class MaxTreeXorPath(Environment):
     """Two vertices of a weighted tree whose path has the largest XOR; (xor/gold)^5."""
 
     name = "max_tree_xor_path"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; weights below 2^B, 2^B ≥ 2N"
     size_measure = "vertices of the tree"
@@ -387,7 +382,6 @@ class NewNimGame(Environment):
     possible; (gold/removed)^3 credit, a losing or empty position is invalid."""
 
     name = "new_nim_game"
-    family = FAMILY
     tags = (*TAGS, "games")
     difficulty_scales = "N = 3 + d heaps of up to 2^(3 + d//3) - 1 matches"
     size_measure = "number of heaps"

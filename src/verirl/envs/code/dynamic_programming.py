@@ -1,4 +1,4 @@
-"""Program synthesis of small dynamic programmes (family ``code_dp``, see
+"""Program synthesis of small dynamic programmes (see
 :mod:`verirl.envs.code.synthesis`): coin change ways, edit distance, 0/1 knapsack, paths
 through a grid. Difficulty adds variants and grows the inputs; where a brute force exists,
 the large tests' CPU limit rules it out."""
@@ -23,7 +23,6 @@ def ref_coin_ways(p: dict[str, Any], coins: list[int], amount: int) -> int:
 @register_env
 class CodeCoinWays(ProgramSynthesis):
     name = "code_coin_ways"
-    family = "code_dp"
     difficulty_scales = "more coin kinds, amounts grow to 10^5 (enumeration is too slow)"
     signature = "def solve(coins: list[int], amount: int) -> int"
     reference = ref_coin_ways
@@ -69,7 +68,6 @@ def ref_edit_distance(p: dict[str, Any], a: str, b: str) -> int:
 @register_env
 class CodeEditDistance(ProgramSynthesis):
     name = "code_edit_distance"
-    family = "code_dp"
     difficulty_scales = (
         "unequal operation costs at d >= 3; longer strings (exhaustive search is hopeless)"
     )
@@ -111,7 +109,6 @@ def ref_knapsack(p: dict[str, Any], items: list[list[int]], capacity: int) -> in
 @register_env
 class CodeKnapsack(ProgramSynthesis):
     name = "code_knapsack"
-    family = "code_dp"
     difficulty_scales = "unbounded copies at d >= 4; more items (2^n subsets become too many)"
     signature = "def solve(items: list[list[int]], capacity: int) -> int"
     reference = ref_knapsack
@@ -156,7 +153,6 @@ def ref_grid_paths(p: dict[str, Any], grid: list[str]) -> int:
 @register_env
 class CodeGridPaths(ProgramSynthesis):
     name = "code_grid_paths"
-    family = "code_dp"
     difficulty_scales = "diagonal moves at d >= 4; grids grow (enumerating paths is too slow)"
     signature = "def solve(grid: list[str]) -> int"
     reference = ref_grid_paths

@@ -1,4 +1,4 @@
-"""Program synthesis over integers (family ``code_numbers``, see
+"""Program synthesis over integers (see
 :mod:`verirl.envs.code.synthesis`): a pipeline of number steps, counting primes in a range,
 counting digit sums, writing n in a base. Difficulty adds steps and variants and grows the
 inputs; where a brute force exists, the large tests' CPU limit rules it out."""
@@ -50,7 +50,6 @@ _NUMBER_STEPS = {
 @register_env
 class CodeNumberPipeline(ProgramSynthesis):
     name = "code_number_pipeline"
-    family = "code_numbers"
     difficulty_scales = "pipeline steps: 1 + difficulty // 3; larger inputs"
     signature = "def solve(n: int) -> int"
     reference = ref_number_pipeline
@@ -97,7 +96,6 @@ def ref_count_primes(p: dict[str, Any], lo: int, hi: int) -> int:
 @register_env
 class CodeCountPrimes(ProgramSynthesis):
     name = "code_count_primes"
-    family = "code_numbers"
     difficulty_scales = "residue condition at d >= 3; ranges grow to 10^6 (trial division too slow)"
     signature = "def solve(lo: int, hi: int) -> int"
     reference = ref_count_primes
@@ -147,7 +145,6 @@ def ref_digit_sum_count(p: dict[str, Any], n: int) -> int:
 @register_env
 class CodeDigitSumCount(ProgramSynthesis):
     name = "code_digit_sum_count"
-    family = "code_numbers"
     difficulty_scales = "n grows to 10^(3 + difficulty) (counting one by one is too slow past 10^7)"
     signature = "def solve(n: int) -> int"
     reference = ref_digit_sum_count
@@ -189,7 +186,6 @@ def ref_base_digits(p: dict[str, Any], n: int, base: int) -> str:
 @register_env
 class CodeBaseDigits(ProgramSynthesis):
     name = "code_base_digits"
-    family = "code_numbers"
     difficulty_scales = (
         "bases 2..10, then up to 36 (d >= 3), digit groups (d >= 6), negatives, larger n"
     )

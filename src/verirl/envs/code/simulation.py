@@ -1,4 +1,4 @@
-"""Program synthesis of simulations (family ``code_simulation``, see
+"""Program synthesis of simulations (see
 :mod:`verirl.envs.code.synthesis`): a robot walk, a stack machine, a ledger of events, a
 cellular automaton. Difficulty adds rules and variants and grows the inputs."""
 
@@ -30,7 +30,6 @@ def ref_robot(p: dict[str, Any], moves: str) -> list[int]:
 @register_env
 class CodeRobotWalk(ProgramSynthesis):
     name = "code_robot_walk"
-    family = "code_simulation"
     difficulty_scales = (
         "walls, then visited-cell count (d >= 3), then a wrapping board (d >= 6); longer programs"
     )
@@ -107,7 +106,6 @@ _STACK_OPS = ["push", "pop", "add", "dup", "swap", "mul", "sub", "mod"]
 @register_env
 class CodeStackMachine(ProgramSynthesis):
     name = "code_stack_machine"
-    family = "code_simulation"
     difficulty_scales = (
         "instruction set grows (3 + difficulty // 2 kinds, up to 8); longer programs"
     )
@@ -172,7 +170,6 @@ def ref_ledger(p: dict[str, Any], events: list[list[Any]]) -> dict[str, int]:
 @register_env
 class CodeLedger(ProgramSynthesis):
     name = "code_ledger"
-    family = "code_simulation"
     difficulty_scales = "event kinds grow (withdrawal fee, transfers, closing); longer event logs"
     signature = "def solve(events: list[list]) -> dict[str, int]"
     reference = ref_ledger
@@ -244,7 +241,6 @@ def ref_life(p: dict[str, Any], grid: list[str], steps: int) -> list[str]:
 @register_env
 class CodeCellularAutomaton(ProgramSynthesis):
     name = "code_cellular_automaton"
-    family = "code_simulation"
     difficulty_scales = (
         "wrapping edges at d >= 3, other birth/survival rules at d >= 6; bigger grids, more steps"
     )

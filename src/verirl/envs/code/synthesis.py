@@ -30,6 +30,7 @@ import functools
 import inspect
 import json
 import random
+import re
 import textwrap
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
@@ -87,6 +88,14 @@ def extract_code(text: str) -> str | None:
             break
         pos = end + 3
     return blocks[-1] if blocks else None
+
+
+_ONE_OF_MANY = re.compile(r"\b1 (place|position|character|word|item)s\b")
+
+
+def step_text(template: str, **values: Any) -> str:
+    """A pipeline step's wording with its parameters filled in, "1 places" made "1 place"."""
+    return _ONE_OF_MANY.sub(r"1 \1", template.format(**values))
 
 
 def _show(value: Any, limit: int = 160) -> str:

@@ -22,12 +22,10 @@ from verirl.envs.base import Instance, IntegerAnswer, register_env
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 
-FAMILY = "counting_arrays"
 TAGS = ("rlve", "counting")
 
 
 class _SeqCount(IntegerAnswer):
-    family = FAMILY
     tags = TAGS
     size_measure = "length of the sequences or strings involved"
 

@@ -18,8 +18,6 @@ from verirl.envs.base import Instance, IntegerAnswer, register_env
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 
-FAMILY = "combinatorics"
-
 
 def _pascal_row(n: int) -> list[int]:
     row = [1]
@@ -39,7 +37,6 @@ class _Count(IntegerAnswer):
 class BinomialCoefficient(_Count):
     name = "binomial_coefficient"
     size_measure = "n"
-    family = FAMILY
     difficulty_scales = "n in 3 + d..5 + 2d, k in 1..n-1"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -63,7 +60,6 @@ class BinomialCoefficient(_Count):
 class WordArrangements(_Count):
     name = "word_arrangements"
     size_measure = "n (word length)"
-    family = FAMILY
     difficulty_scales = "word of 3 + d letters drawn from 2 + d//3"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -107,7 +103,6 @@ def _fixed_point_cases(difficulty: int) -> list[tuple[int, int]]:
 class PermutationsWithFixedPoints(_Count):
     name = "permutations_with_fixed_points"
     size_measure = "n"
-    family = FAMILY
     difficulty_scales = "n in 3 + d..5 + 2d; exactly k fixed points, k ≤ min(1 + d//2, n//2)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -157,7 +152,6 @@ def _count_paths(grid: list[str]) -> int:
 class LatticePathsBlocked(_Count):
     name = "lattice_paths_blocked"
     size_measure = "grid size"
-    family = FAMILY
     difficulty_scales = "grid of 2 + d//3 rows and 3 + d//2 columns, about a fifth of cells blocked"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -213,7 +207,6 @@ class LatticePathsBlocked(_Count):
 class DivisibleByAnyCount(_Count):
     name = "divisible_by_any_count"
     size_measure = "digits of N plus the number of divisors"
-    family = FAMILY
     difficulty_scales = "N up to 60·(d+1)²; k = 2 + d//8 divisors (at most 8) in 2..3 + 2d + k"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -271,7 +264,6 @@ def _catalan_cases(difficulty: int) -> list[tuple[str, int, int]]:
 class CatalanCount(_Count):
     name = "catalan_count"
     size_measure = "n"
-    family = FAMILY
     difficulty_scales = (
         "n in 2 + d..4 + 2d (balanced parentheses, Dyck paths, triangulations, trees) and "
         "ballot counts (n opening, k < n closing; paths to (n, k) under the diagonal)"
@@ -301,7 +293,6 @@ class CatalanCount(_Count):
 class StarsAndBars(_Count):
     name = "stars_and_bars"
     size_measure = "n"
-    family = FAMILY
     difficulty_scales = (
         "2..3 + d//4 variables summing to 3 + d..5 + 2d; lower bounds 0..1, 0..2 from d 6"
     )
@@ -336,7 +327,6 @@ class StarsAndBars(_Count):
 class IntegerPartitions(_Count):
     name = "integer_partitions"
     size_measure = "n"
-    family = FAMILY
     difficulty_scales = (
         "n in 4 + d..6 + 2d; parts at most m (m in 2..n, m = n: no limit); distinct parts or not "
         "(then m large enough for a partition to exist)"

@@ -33,19 +33,16 @@ from verirl.envs.base import (
 from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
-FAMILY = "counting"
 TAGS = ("rlve", "counting")
 
 
 class _Count(IntegerAnswer):
-    family = FAMILY
     tags = TAGS
 
 
 class _CountModulo(Environment):
     """A count asked modulo ``data["modulus"]``: binary reward, out-of-range is invalid."""
 
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
 

@@ -22,7 +22,6 @@ from verirl.envs.base import Instance, register_env
 from verirl.envs.kit.answers import SizedInteger
 from verirl.types import Problem
 
-FAMILY = "grid_tilings"
 TAGS = ("grids", "counting")
 
 
@@ -108,7 +107,6 @@ class DominoTilingCount(SizedInteger):
     """Tilings of a board with holes by 1 × 2 dominoes."""
 
     name = "domino_tiling_count"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "board (3 + d//5) × (4 + d//3), at most 5 × 12; 0-30% holes"
     size_measure = "number of cells"
@@ -139,7 +137,6 @@ class GridColoringCounting(SizedInteger):
     """Colourings of a grid with k colours, neighbours different, some cells fixed."""
 
     name = "grid_coloring_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "grid (2 + d//8) × (4 + d//2), at most 3 × 14; k = 3..4 colours; 25% fixed"
     size_measure = "number of cells"
@@ -215,7 +212,6 @@ class LightsOutMinPresses(SizedInteger):
     neighbours)."""
 
     name = "lights_out_min_presses"
-    family = FAMILY
     tags = ("grids", "puzzles", "linear_algebra")
     difficulty_scales = "grid (3 + d//5) × (3 + d//3), at most 7 × 10; planted presses"
     size_measure = "number of cells"
@@ -305,7 +301,6 @@ class RookPlacementCounting(SizedInteger):
     """Ways to put k rooks on the free cells of a board, no two in one row or column."""
 
     name = "rook_placement_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "board n × n with n = min(8, 4 + d//3); k up to n; 20-40% forbidden"
     size_measure = "number of cells"
@@ -359,7 +354,6 @@ class KingPlacementCounting(SizedInteger):
     """Ways to put k kings on a board with holes, no two attacking (touching)."""
 
     name = "king_placement_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = (
         "board (3 + d//6) × (4 + d//4), at most 6 × 8; 20% holes; k up to a sixth of the cells"

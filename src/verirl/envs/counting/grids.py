@@ -20,12 +20,10 @@ from verirl.envs.base import Instance, IntegerAnswer, register_env
 from verirl.envs.kit.grids import grid_lines
 from verirl.types import Problem
 
-FAMILY = "counting_grids"
 TAGS = ("rlve", "counting")
 
 
 class _GridCount(IntegerAnswer):
-    family = FAMILY
     tags = TAGS
     size_measure = "cells of the grid (or points of the set)"
 

@@ -28,8 +28,6 @@ from verirl.envs.kit.answers import FastCount
 from verirl.envs.kit.numbers import factorize, is_prime, mobius_table
 from verirl.types import Problem, Verdict
 
-FAMILY = "number_counting"
-
 
 def _grow(base: float, rate: float, difficulty: int) -> int:
     return int(base * rate**difficulty)
@@ -43,7 +41,6 @@ class AddMultipleDivisibleCounting(FastCount):
     a = t·x·(x + y), b = t·y·(x + y) for t ≥ 1; count the t in range for each (x, y)."""
 
     name = "add_multiple_divisible_counting"
-    family = FAMILY
     difficulty_scales = "upper bound R ≤ 30·1.15^d; lower bound L in 1..R/2"
     size_measure = "upper bound R (brute force checks R²/2 pairs)"
     size_param = "r"
@@ -84,7 +81,6 @@ class GcdOneCounting(FastCount):
     Σ_d μ(d)·⌊N/d⌋·⌊M/d⌋."""
 
     name = "gcd_one_counting"
-    family = FAMILY
     difficulty_scales = "N, M ≤ 15·1.2^d"
     size_measure = "N (the search space is N·M pairs)"
 
@@ -113,7 +109,6 @@ class GcdPrimeCounting(FastCount):
     count Σ_p Σ_d μ(d)·⌊N/pd⌋·⌊M/pd⌋ over primes p."""
 
     name = "gcd_prime_counting"
-    family = FAMILY
     difficulty_scales = "N, M ≤ 15·1.2^d"
     size_measure = "N (the search space is N·M pairs)"
 
@@ -146,7 +141,6 @@ class GcdLcmCounting(FastCount):
     """Ordered pairs (P, Q) with gcd G and lcm L (RLVE GcdLcmCounting); fast count 2^ω(L/G)."""
 
     name = "gcd_lcm_counting"
-    family = FAMILY
     difficulty_scales = "L ≤ 60·1.3^d (G divides L)"
     size_measure = "L (brute force tries every P ≤ L)"
     size_param = "lcm"
@@ -199,7 +193,6 @@ class BinaryLinearEquationSolutionCounting(FastCount):
     BinaryLinearEquation_SolutionCounting); fast count by extended Euclid."""
 
     name = "binary_linear_equation_solution_counting"
-    family = FAMILY
     difficulty_scales = "coefficients and box bounds up to 8·1.3^d in absolute value"
     size_measure = "coefficient and box bound R"
     size_param = "range"
@@ -258,7 +251,6 @@ class FactorialTrailingZeroCount(FastCount):
     Legendre's formula over the prime powers of K."""
 
     name = "factorial_trailing_zero_count"
-    family = FAMILY
     difficulty_scales = "N ≤ 20·1.17^d, base K ≤ 16 + d"
     size_measure = "N (digits of N! grow as N log N)"
 
@@ -298,7 +290,6 @@ class IntegerFactorizationCounting(FastCount):
     IntegerFactorizationCounting). Fast count: a 0/1 knapsack over the divisors of N."""
 
     name = "integer_factorization_counting"
-    family = FAMILY
     difficulty_scales = "N ≤ 160·1.3^d"
     size_measure = "N (the number factorised)"
 
@@ -347,7 +338,6 @@ class CirculatingDecimalCounting(FastCount):
     Σ_{y ≤ M, gcd(y, K) = 1} #{x ≤ N : gcd(x, y) = 1} by Möbius over the divisors of y."""
 
     name = "circulating_decimal_counting"
-    family = FAMILY
     difficulty_scales = "N, M ≤ 11·1.2^d; base K ≤ 3 + d//2"
     size_measure = "N (the search space is N·M fractions)"
 
@@ -386,7 +376,6 @@ class FibonacciContainingCounting(FastCount):
     F(n−1)·a + F(n)·b, solved for each n, pairs collected in a set."""
 
     name = "fibonacci_containing_counting"
-    family = FAMILY
     difficulty_scales = "K ≤ 150·1.12^d"
     size_measure = "K (brute force tries K² start pairs)"
     size_param = "k"
@@ -434,7 +423,6 @@ class EnergyStorageMeter(FastCount):
     intervals with a closed-form sum."""
 
     name = "energy_storage_meter"
-    family = FAMILY
     difficulty_scales = "N, M ≤ 10·1.2^d; K below the largest XOR"
     size_measure = "N (the search space is N·M pairs)"
 
@@ -478,7 +466,6 @@ class HalvingChainCounting(FastCount):
     f(n) = 1 + Σ_{k ≤ n/2} f(k)."""
 
     name = "halving_chain_counting"
-    family = FAMILY
     difficulty_scales = "N ≤ 150·1.2^d"
     size_measure = "N (the first term; the count grows with it)"
 
@@ -519,7 +506,6 @@ class FixedModKSelectionCounting(FastCount):
     squaring; brute: the binomial sum."""
 
     name = "fixed_mod_k_selection_counting"
-    family = FAMILY
     tags = ("rlve", "residue")
     difficulty_scales = "n ≤ 8 + 3d, k ≤ 3 + d//3; p a prime below 10^4 + 10^3·d"
     size_measure = "n (the binomial sum has about n terms)"

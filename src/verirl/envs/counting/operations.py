@@ -16,8 +16,6 @@ import random
 from verirl.envs.base import Instance, IntegerAnswer, count_verdict, parse_int, register_env
 from verirl.types import Problem, Verdict
 
-FAMILY = "counting_operations"
-
 
 def _swap_blocks(a: list[int], size: int, x: int, y: int) -> list[int]:
     """Swap the x-th and y-th blocks of length ``size`` (0-based)."""
@@ -74,7 +72,6 @@ class SegmentTreeSortingCounting(IntegerAnswer):
     sequences sort the array?"""
 
     name = "segment_tree_sorting_counting"
-    family = FAMILY
     tags = ("rlve", "counting")
     difficulty_scales = (
         "N = 2 + d//6 (at most 4, 16 elements); the permutation is 0..3 random ops from sorted"

@@ -24,7 +24,6 @@ from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 
-FAMILY = "permutation_counting"
 TAGS = ("counting", "permutations")
 
 
@@ -69,7 +68,6 @@ class DescentPatternCounting(SizedInteger):
     """Permutations of 1..n whose rises and falls follow a given U/D word."""
 
     name = "descent_pattern_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "n = 5 + d (pattern of n - 1 letters)"
     size_measure = "permutation length n"
@@ -139,7 +137,6 @@ class ForbiddenPositionPermutations(SizedInteger):
     """Permutations with some (position, value) pairs forbidden: a 0/1 permanent."""
 
     name = "forbidden_position_permutations"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "n = min(11, 4 + d//2); each pair forbidden with probability 0.2-0.4"
     size_measure = "permutation length n"
@@ -207,7 +204,6 @@ class NoAdjacentEqualArrangements(SizedInteger):
     """Words using a multiset of letters exactly, no two equal letters side by side."""
 
     name = "no_adjacent_equal_arrangements"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "3 + d//6 letters (at most 7), each used 1..2 + d//4 times (at most 6)"
     size_measure = "word length"
@@ -281,7 +277,6 @@ class LinearExtensionCounting(SizedInteger):
     """Orderings of n items that respect a list of "a before b" constraints."""
 
     name = "linear_extension_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "n = min(13, 4 + d//2) items; about n constraints"
     size_measure = "number of items"
@@ -333,7 +328,6 @@ class PermutationMinSwaps(SizedInteger):
     """The fewest swaps (of any two entries) that sort a permutation: n - #cycles."""
 
     name = "permutation_min_swaps"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "n = 6 + 2d"
     size_measure = "permutation length n"
@@ -368,7 +362,6 @@ class PermutationOrder(SizedInteger):
     """The least k ≥ 1 with p^k = identity: the lcm of the cycle lengths."""
 
     name = "permutation_order"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "n = 6 + 2d"
     size_measure = "permutation length n"

@@ -29,14 +29,11 @@ from verirl.envs.reading import normalize
 from verirl.envs.reading.normalize import InvalidAnswer
 from verirl.types import Problem, Verdict
 
-FAMILY = "recurrence_counting"
 TAGS = ("rlve", "counting")
 
 
 class _Exact(FastCount):
     """An integer value scored right or wrong (binary rows)."""
-
-    family = FAMILY
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         ok = normalize.parse_integer(answer) == self.count(dict(problem.data))
@@ -147,7 +144,6 @@ class BinaryTreeLeafNumExpectation(Environment):
     form N(N+1)/(2(2N−1)); ``solve``: counting trees and leaves by DP over subtree sizes."""
 
     name = "binary_tree_leaf_num_expectation"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N ≤ 5 + 10d"
     size_measure = "number of nodes N"
@@ -208,7 +204,6 @@ class CombinationOddSubsequenceCounting(FastCount):
     sequence; ``solve``: every subsequence with the binomials computed in full."""
 
     name = "combination_odd_subsequence_counting"
-    family = FAMILY
     difficulty_scales = "N = 3 + d distinct values below 2^(3 + d//4)"
     size_measure = "sequence length N"
 
@@ -249,7 +244,6 @@ class BoundedAdjacencyDifferencePermutationCounting(FastCount):
     value); ``solve``: all permutations."""
 
     name = "bounded_adjacency_difference_permutation_counting"
-    family = FAMILY
     difficulty_scales = "N = 4 + d//4 (at most 11), K in 1..3"
     size_measure = "N (N! permutations)"
 

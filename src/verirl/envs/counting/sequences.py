@@ -23,8 +23,6 @@ from verirl.envs.kit.answers import FastCount
 from verirl.envs.kit.wording import commas, plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "sequence_counting"
-
 
 class BinaryCount(FastCount):
     """A count scored right or wrong (RLVE's binary rows)."""
@@ -40,7 +38,6 @@ class AntiPalindromicSubstringCounting(FastCount):
     complement (RLVE AntiPalindromicSubstringCounting); fast: expansion around each centre."""
 
     name = "anti_palindromic_substring_counting"
-    family = FAMILY
     difficulty_scales = "string length N = 4 + 2d"
     size_measure = "string length N (brute force checks N²/2 substrings)"
     size_param = "length"
@@ -88,7 +85,6 @@ class BoundedMeanSubarrayCounting(FastCount):
     pairs of prefix sums of A − K in order, counted with a sorted list."""
 
     name = "bounded_mean_subarray_counting"
-    family = FAMILY
     difficulty_scales = "array length N = 3 + 2d, values 0..9 + d"
     size_measure = "array length N"
 
@@ -124,7 +120,6 @@ class BoundedSubarrayCounting(FastCount):
     BoundedSubarrayCounting); fast: two pointers over B."""
 
     name = "bounded_subarray_counting"
-    family = FAMILY
     difficulty_scales = "A of length N = 3 + d, repeated M = 2 + d//2 times; values 1..9"
     size_measure = "length of B = N·M"
     size_param = "length"
@@ -166,7 +161,6 @@ class BoundedIntervalIntersection(FastCount):
     left end (ties by index) and count the others that may join it."""
 
     name = "bounded_interval_intersection"
-    family = FAMILY
     difficulty_scales = "N = 3 + d intervals inside [0, 10 + 2d]"
     size_measure = "number of intervals N (2^N subsets)"
 
@@ -220,7 +214,6 @@ class InversionPair(FastCount):
     answer is inv(π). Fast: merge-sort count; solve: π by rank counting and all pairs."""
 
     name = "inversion_pair"
-    family = FAMILY
     difficulty_scales = "arrays of length N = 3 + 2d with distinct values up to 10N"
     size_measure = "array length N"
 
@@ -280,7 +273,6 @@ class InversionPairKCounting(BinaryCount):
     wrong. Fast: the insertion DP with prefix sums; solve: the product ∏ (1 + x + … + x^{i−1})."""
 
     name = "inversion_pair_k_counting"
-    family = FAMILY
     difficulty_scales = "N in 3..4 + d//2, K in 0..N(N−1)/2"
     size_measure = "N (permutations of N elements)"
 
@@ -323,7 +315,6 @@ class HeapCounting(BinaryCount):
     tree hook-length formula n! / ∏ subtree sizes."""
 
     name = "heap_counting"
-    family = FAMILY
     difficulty_scales = "N in 2..10 + 3d"
     size_measure = "N (permutations of N elements)"
 
@@ -370,7 +361,6 @@ class CantorExpansion(BinaryCount):
     solve: a recursion on the remaining multiset (no factorials)."""
 
     name = "cantor_expansion"
-    family = FAMILY
     difficulty_scales = "sequence length N = 3 + d, values 1..2 + d//2"
     size_measure = "sequence length N"
     size_param = "length"
@@ -462,7 +452,6 @@ class BitEquationCounting(FastCount):
     BitEquationCounting); fast: (ways to 0, ways to 1) up the tree; brute: all 2^N."""
 
     name = "bit_equation_counting"
-    family = FAMILY
     difficulty_scales = "N = 2 + d variables"
     size_measure = "number of variables N (2^N assignments)"
 
@@ -519,7 +508,6 @@ class ExpressionAddingParentheseCounting(FastCount):
     value sets; brute: every full binary tree, enumerated without memory."""
 
     name = "expression_adding_parenthese_counting"
-    family = FAMILY
     difficulty_scales = "operands: 3 + d//4 (at most 10), each 1..9"
     size_measure = "number of operands (Catalan-many parenthesisations)"
     size_param = "operands"
@@ -574,7 +562,6 @@ class GridTriangleCounting(FastCount):
     and gcd; brute: all triples with a cross product."""
 
     name = "grid_triangle_counting"
-    family = FAMILY
     difficulty_scales = "N, M ≤ 2 + d//2"
     size_measure = "lattice points T = (N+1)(M+1) (brute force checks T³/6 triples)"
     size_param = "points"

@@ -25,7 +25,6 @@ from verirl.envs.kit.strings import random_word
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 
-FAMILY = "string_counting"
 TAGS = ("strings", "counting")
 
 
@@ -34,7 +33,6 @@ class DistinctSubsequenceCount(SizedInteger):
     """How many different non-empty strings occur as subsequences of S."""
 
     name = "distinct_subsequence_count"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "|S| = 6 + 2d over 2-4 letters"
     size_measure = "string length"
@@ -76,7 +74,6 @@ class DistinctSubstringCount(SizedInteger):
     """How many different non-empty substrings S has."""
 
     name = "distinct_substring_count"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "|S| = 6 + 2d over 2-3 letters"
     size_measure = "string length"
@@ -108,7 +105,6 @@ class BracketCompletionCounting(SizedInteger):
     """Replacements of ? by brackets that give a balanced bracket sequence."""
 
     name = "bracket_completion_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "length 8 + 2d, about half the characters ?"
     size_measure = "pattern length"
@@ -178,7 +174,6 @@ class NecklaceCounting(SizedInteger):
     """Necklaces (up to rotation) with given numbers of beads of each colour: Burnside."""
 
     name = "necklace_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = (
         "2-4 colours, 1..3 + d//2 beads each (a common factor planted half the time)"
@@ -256,7 +251,6 @@ class PalindromicSubsequenceCount(SizedInteger):
     """Non-empty subsequences, counted by their positions, that read as palindromes."""
 
     name = "palindromic_subsequence_count"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "|S| = 5 + 2d over 2-3 letters"
     size_measure = "string length"
@@ -324,7 +318,6 @@ class LongestPalindromicSubsequence(SizedInteger):
     """The length of the longest palindromic subsequence."""
 
     name = "longest_palindromic_subsequence"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "|S| = 7 + 3d over 2-5 letters"
     size_measure = "string length"
@@ -347,7 +340,6 @@ class MinInsertionsPalindrome(SizedInteger):
     """The fewest characters to insert (anywhere) to make S a palindrome."""
 
     name = "min_insertions_palindrome"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "|S| = 6 + 3d over 2-5 letters"
     size_measure = "string length"

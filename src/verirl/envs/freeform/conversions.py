@@ -42,7 +42,6 @@ from verirl.types import Problem, Verdict
 class FreeFormEnvironment(Environment):
     """Base of the free-form family (see the module docstring)."""
 
-    family = "freeform"
     tags = ("freeform",)
 
     @abstractmethod

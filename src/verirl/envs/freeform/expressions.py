@@ -1,10 +1,12 @@
 """Free-form algebra: equivalent expressions (``12x^3-4x+5`` = ``5 - 4x + 12*x**3``).
 
 Expressions are read with the ANTLR LaTeX parser of ``latex2sympy2_extended`` (model text is
-never evaluated as Python), after guards against inputs that would make sympy hang: at most
-200 characters, only ``\\frac``/``\\cdot``/``\\times``/``\\sqrt`` commands, no factorials,
-exponents of at most two digits and never nested, only + − × ÷ and powers in the parsed tree,
-and an estimated degree of at most 200. Equivalence is exact: the difference of two
+never evaluated as Python), after guards against inputs that would make sympy or the parser
+slow: at most 200 characters, only ``\\frac``/``\\cdot``/``\\times``/``\\sqrt`` commands, no
+factorials, exponents of at most two digits and never nested, text inside the grammar and
+size bounds of the shared reader (:func:`~verirl.envs.reading.symbolic_parser.check_size`,
+which calls no sympy on text it refuses), only + − × ÷ and powers in the parsed tree, and an
+estimated degree of at most 200. Equivalence is exact: the difference of two
 polynomials expands to 0 (a rational difference cancels to 0); other expressions must agree
 at seven fixed rational points.
 """
@@ -29,6 +31,19 @@ _LHS = re.compile(
 )
 _COMMANDS = {"frac", "dfrac", "tfrac", "cdot", "times", "sqrt"}
 MAX_DEGREE = 200
+# The ANTLR parser's work grows with brackets and with factors side by side: its start rule
+# weighs sets, intervals and tuples at every bracket (about 0.1 s a level: 30 nested
+# parentheses took 13 s) and each juxtaposition is predicted with full-context lookahead
+# (199 x's in a row: 0.3 s). Its input is kept near the envelope of real answers: the
+# longest generated one has 46 tokens, one bracket level and two factors side by side.
+MAX_BRACKETS = 3
+READABLE = Limits(
+    max_length=MAX_CHARS,
+    max_degree=MAX_DEGREE,
+    max_exponent=99,
+    max_tokens=120,
+    max_juxtaposed=4,
+)
 
 
 def parse_expression(text: str, variables: tuple[str, ...] = ("x",)) -> Any:
@@ -36,7 +51,6 @@ def parse_expression(text: str, variables: tuple[str, ...] = ("x",)) -> Any:
     ``12*x**3 - 4*x + 5``, ``y = 2x + 3``, ``f'(x) = …``). Raises :class:`FormError` on
     anything unreadable, unsafe (see the module docstring) or with other free symbols."""
     import sympy
-    from latex2sympy2_extended import latex2sympy
 
     t = clean(text).replace("**", "^")
     if t.count("=") == 1:
@@ -47,14 +61,19 @@ def parse_expression(text: str, variables: tuple[str, ...] = ("x",)) -> Any:
     if "!" in t or not set(re.findall(r"\\([a-zA-Z]+)", t)) <= _COMMANDS:
         raise FormError("unsupported notation in the expression")
     _check_exponents(t)
-    try:  # bound degree and digits before the ANTLR parser evaluates powers eagerly
-        check_size(
-            t, variables, Limits(max_length=MAX_CHARS, max_degree=MAX_DEGREE, max_exponent=99)
-        )
+    _check_brackets(t)
+    try:  # the shared reader's grammar and bounds, checked before sympy or ANTLR runs
+        # (on lowercase text: latex2sympy reads every symbol in lowercase, 4X as 4x)
+        check_size(t.lower(), variables, READABLE)
     except SizeError as exc:
         raise FormError(f"expression too large: {exc}") from exc
-    except ParseError:
-        pass  # outside the bounding parser's grammar: the guards above and below still apply
+    except ParseError as exc:
+        # Outside the grammar of the shared reader: not an expression in x. Handed to the
+        # ANTLR parser, such text cost up to a second (its prediction over unknown words,
+        # e.g. '12Redirect "x" Print nat.27x^2'), and no correct spelling needs it.
+        raise FormError(f"not a readable expression: {exc}") from exc
+    from latex2sympy2_extended import latex2sympy  # imported on the first readable answer
+
     try:
         expr = latex2sympy(t)
     except Exception as exc:  # the ANTLR parser raises plain Exceptions
@@ -83,6 +102,18 @@ def _check_exponents(t: str) -> None:
             group = rest[:1]
         if "^" in group or any(len(d) > 2 for d in re.findall(r"\d+", group)):
             raise FormError("exponent too large or nested")
+
+
+def _check_brackets(t: str) -> None:
+    depth = deepest = 0
+    for ch in t:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+    if deepest > MAX_BRACKETS:
+        raise FormError(f"brackets nested deeper than {MAX_BRACKETS} levels")
 
 
 def _degree_bound(expr: Any) -> float:

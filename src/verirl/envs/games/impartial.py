@@ -23,7 +23,6 @@ from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 
-FAMILY = "games_impartial"
 TAGS = ("games",)
 
 LOSER = "A player who cannot make a move loses."
@@ -89,7 +88,6 @@ class SubtractionGameGrundy(SizedInteger):
     """The Grundy value of one pile in a subtraction game."""
 
     name = "subtraction_game_grundy"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "moves from {1..4 + d//2} (2-4 of them); pile up to 40 + 15d"
     size_measure = "pile size"
@@ -122,7 +120,6 @@ class SubtractionGameWinningMoves(SizedInteger):
     """Winning first moves in a sum of subtraction-game piles."""
 
     name = "subtraction_game_winning_moves"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "2 + d//3 piles of up to 8 + 4d stones; moves from {1..3 + d//3}"
     size_measure = "total number of stones"
@@ -154,7 +151,6 @@ class DivisorGameWinningMoves(SizedInteger):
     """Piles where a move removes a proper divisor of the pile's size."""
 
     name = "divisor_game_winning_moves"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "2 + d//3 piles of up to 20 + 10d stones"
     size_measure = "total number of stones"
@@ -194,7 +190,6 @@ class KaylesWinningMoves(SizedInteger):
     """Kayles: knock down one pin or two adjacent pins from rows of pins."""
 
     name = "kayles_winning_moves"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "3 + d//4 rows of 1..5 + 2d pins"
     size_measure = "total number of pins"
@@ -252,7 +247,6 @@ class StaircaseNimWinningMoves(SizedInteger):
     """Staircase Nim: coins move down one stair; the coins on odd stairs form a Nim."""
 
     name = "staircase_nim_winning_moves"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "3 + d//2 stairs with 0..5 + 3d coins"
     size_measure = "number of stairs times coins"
@@ -312,7 +306,6 @@ class WythoffWinningMoves(SizedInteger):
     """Wythoff's game from (a, b): take from one pile, or the same number from both."""
 
     name = "wythoff_winning_moves"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "pile sizes up to 15 + 12d"
     size_measure = "the larger pile"
@@ -355,7 +348,6 @@ class MisereNimWinningMoves(SizedInteger):
     """Misère Nim (the player who takes the last stone loses): winning first moves."""
 
     name = "misere_nim_winning_moves"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "3 + d//4 piles of 1..4 + 2d stones"
     size_measure = "total number of stones"

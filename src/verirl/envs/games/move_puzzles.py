@@ -32,7 +32,6 @@ from verirl.envs.kit.grids import grid_lines
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "puzzles_moves"
 TAGS = ("rlve", "puzzle")
 
 Grid = tuple[tuple[int, ...], ...]
@@ -51,7 +50,6 @@ class TwiddlePuzzle(Environment):
     """At most L clockwise 2 × 2 rotations that turn grid A into grid B."""
 
     name = "twiddle_puzzle"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "3 × 3 grid (3 × 4 from d 6); L = 1 + d//3 moves (at most 6)"
@@ -143,7 +141,6 @@ class WhackAMole(IntegerAnswer):
     clear the grid (binary reward)."""
 
     name = "whack_a_mole"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N, M in 2..3 + d//3 (at most 10); up to 2 hits per anchor"
     size_measure = "cells of the grid"
@@ -257,7 +254,6 @@ class TetrisAttack(Environment):
     as possible: (gold/answer)^5 for a sequence that clears it."""
 
     name = "tetris_attack"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d values, each twice"

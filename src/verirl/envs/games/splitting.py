@@ -12,8 +12,6 @@ import random
 from verirl.envs.base import Instance, IntegerAnswer, register_env
 from verirl.types import Problem
 
-FAMILY = "games_splitting"
-
 
 def grundy_values(n: int) -> list[int]:
     """g[i] for one bean in bottle i of n: mex of g[j] XOR g[k] over i < j ≤ k < n."""
@@ -29,7 +27,6 @@ class SplittingGame(IntegerAnswer):
     """How many first moves of the splitting game leave the opponent in a losing position."""
 
     name = "splitting_game"
-    family = FAMILY
     tags = ("rlve", "games")
     difficulty_scales = "bottles 3 + d (at most 20); beans per bottle 0..2 + d//3"
     size_measure = "bottles"

@@ -19,7 +19,6 @@ from verirl.envs.base import Environment, Instance, IntegerAnswer, graded, regis
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "games"
 TAGS = ("rlve", "games")
 
 
@@ -43,7 +42,6 @@ class EuclidGame(Environment):
     memoised game-tree search."""
 
     name = "euclid_game"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "starting numbers up to 16·2^(d/2)"
     size_measure = "the larger starting number"
@@ -112,7 +110,6 @@ class GraMinimaGame(IntegerAnswer):
     f = max(f, x − f); ``solve``: minimax over the remaining multisets."""
 
     name = "gra_minima_game"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d//2 numbers in 1..10 + 2d"
     size_measure = "number of numbers N"

@@ -27,7 +27,6 @@ class ConvexHull(IntegerAnswer):
     """Twice the area of the convex hull of N integer points."""
 
     name = "convex_hull"
-    family = "geometry"
     tags = ("rlve", "geometry")
     difficulty_scales = "N = 5 + d points with coordinates in [0, 10 + 5d]"
     size_measure = "number of points N"

@@ -23,7 +23,6 @@ from verirl.envs.base import Instance, register_env
 from verirl.envs.kit.answers import SizedInteger
 from verirl.types import Problem
 
-FAMILY = "geometry_lattice"
 TAGS = ("geometry",)
 
 Point = tuple[int, int]
@@ -107,7 +106,6 @@ class PolygonInteriorPoints(SizedInteger):
     """Lattice points strictly inside a simple lattice polygon (Pick: I = A - B/2 + 1)."""
 
     name = "polygon_interior_points"
-    family = FAMILY
     tags = TAGS
     max_difficulty = 30  # the brute-force count scans the bounding box
     difficulty_scales = "4 + d//2 vertices (at most 16) with coordinates in [0, 10 + 4d]"
@@ -139,7 +137,6 @@ class PolygonBoundaryPoints(SizedInteger):
     """Lattice points on the boundary of a lattice polygon: Σ gcd(|dx|, |dy|)."""
 
     name = "polygon_boundary_points"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "4 + d//2 vertices (at most 20) with coordinates in [0, 12 + 6d]"
     size_measure = "number of vertices times the coordinate range"
@@ -173,7 +170,6 @@ class RectangleUnionArea(SizedInteger):
     """The area covered by the union of axis-parallel rectangles."""
 
     name = "rectangle_union_area"
-    family = FAMILY
     tags = TAGS
     max_difficulty = 40  # the cell-by-cell count grows with the area
     difficulty_scales = "3 + d rectangles with corners in [0, 20 + 5d]"
@@ -219,7 +215,6 @@ class ManhattanMeetingPoint(SizedInteger):
     """The least total Manhattan distance from one integer point to all given points."""
 
     name = "manhattan_meeting_point"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "5 + 2d points with coordinates in [-(10 + 5d), 10 + 5d]"
     size_measure = "number of points"
@@ -252,7 +247,6 @@ class ClosestPairDistance(SizedInteger):
     """The smallest squared Euclidean distance between two of the given points."""
 
     name = "closest_pair_distance"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "6 + 3d distinct points with coordinates in [0, 30 + 10d]"
     size_measure = "number of points"
@@ -293,7 +287,6 @@ class CollinearTriples(SizedInteger):
     """Unordered triples of the given points that lie on one straight line."""
 
     name = "collinear_triples"
-    family = FAMILY
     tags = TAGS
     max_difficulty = 50  # the generator tries every triple
     difficulty_scales = "6 + 2d distinct points in a [0, 4 + d//2]² box"

@@ -27,7 +27,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
-FAMILY = "geometry"
 TAGS = ("rlve", "geometry")
 Point = tuple[int, int]
 
@@ -102,7 +101,6 @@ def _random_points(rng: random.Random, n: int, span: int) -> list[Point]:
 
 
 class _PointsEnv(Environment):
-    family = FAMILY
     tags = TAGS
     size_key = "points"
     size_measure = "number of points"

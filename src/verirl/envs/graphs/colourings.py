@@ -26,7 +26,6 @@ from verirl.envs.graphs.paths_spanning import GraphEnv
 from verirl.envs.kit.graphs import add_random_pairs, edge_lines, random_tree
 from verirl.types import Problem, Verdict
 
-FAMILY = "graph_optimization"
 TAGS = ("rlve", "graphs")
 
 
@@ -96,7 +95,6 @@ class MinimumHarmoniousChromaticNumber(GraphEnv):
     the fewest colours; (gold/colours)^5 credit, a colouring breaking a rule is invalid."""
 
     name = "minimum_harmonious_chromatic_number"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 5 + d//3 vertices (at most 12); N - 1 + d//4 edges (a tree plus)"
     size_measure = "vertices plus edges"

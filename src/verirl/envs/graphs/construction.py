@@ -33,7 +33,6 @@ from verirl.envs.kit.graphs import add_random_pairs, parse_pairs, random_tree
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "graph_construction"
 TAGS = ("rlve", "graphs")
 MAX_ITEMS = 10_000  # answers longer than this are rejected before any graph work
 
@@ -126,7 +125,6 @@ class Bridge(_GraphConstruction):
     The verifier uses networkx's bridge finder; ``solve`` deletes each edge and searches."""
 
     name = "bridge"
-    family = FAMILY
     difficulty_scales = "vertices: 5 + d; extra edges beyond a spanning tree: 1 + d//2"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -216,7 +214,6 @@ class EvenDegreeGraphPartitioning(_GraphConstruction):
     Σ_{u ∈ N(v)} x_u + deg(v)·x_v ≡ deg(v)."""
 
     name = "even_degree_graph_partitioning"
-    family = FAMILY
     difficulty_scales = "vertices: 5 + d; edges about 1.5 per vertex"
     answer_kind = "integer_list"
 
@@ -296,7 +293,6 @@ class ImpParty(_GraphConstruction):
     greedy: delete both ends of any non-edge; at most N pairs go, the rest is a clique."""
 
     name = "imp_party"
-    family = FAMILY
     difficulty_scales = "N = 2 + d//3 (3N vertices, planted 2N-clique); other edges density 0.3"
     answer_kind = "integer_set"
 
@@ -359,7 +355,6 @@ class DegreeFixedSpanningTree(_GraphConstruction):
     (vertices with the right degree / all)^5. ``solve`` backtracks over the edges."""
 
     name = "degree_fixed_spanning_tree"
-    family = FAMILY
     difficulty_scales = "vertices: 4 + d//2 (planted tree); extra edges: 1 + n//2 + d//4"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -453,7 +448,6 @@ class FixedOneEdgeNumSpanningTree(_GraphConstruction):
     weight-0 edges (exchange property of matroids)."""
 
     name = "fixed_one_edge_num_spanning_tree"
-    family = FAMILY
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 2 + d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -534,7 +528,6 @@ class GraphIsomorphism(_GraphConstruction):
     (networkx)."""
 
     name = "graph_isomorphism"
-    family = FAMILY
     difficulty_scales = "vertices: 4 + d//2; edges about 1.5 per vertex"
     answer_kind = "integer_list"
 
@@ -592,7 +585,6 @@ class HamiltonianPathExistence(_GraphConstruction):
     ``solve``: dynamic programming over subsets."""
 
     name = "hamiltonian_path_existence"
-    family = FAMILY
     difficulty_scales = "vertices: 4 + d//2 (planted path); extra arcs: n + d//2"
     answer_kind = "integer_list"
 

@@ -26,7 +26,6 @@ from verirl.envs.kit.wording import plural
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "graph_counting"
 TAGS = ("rlve", "graphs", "counting")
 
 
@@ -53,7 +52,6 @@ def _random_edges(rng: random.Random, n: int, count: int, connected: bool) -> li
 
 
 class _GraphCount(FastCount):
-    family = FAMILY
     tags = ("rlve", "graphs")
     size_measure = "vertices + edges of the graph"
 
@@ -68,7 +66,6 @@ class CheckAllCycleXorZero(Environment):
     ``solve`` checks each cycle of a networkx cycle basis."""
 
     name = "check_all_cycle_xor_zero"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 2 + d//2"
     size_measure = "vertices + edges of the graph"

@@ -48,12 +48,10 @@ from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "graph_optimization"
 TAGS = ("rlve", "graphs")
 
 
 class _GraphOpt(GraphEnv):
-    family = FAMILY
     tags = TAGS
     size_measure = "vertices plus edges"
 

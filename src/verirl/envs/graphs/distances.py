@@ -32,7 +32,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.graphs import adjacency, bfs_distances, random_tree_edges
 from verirl.types import Problem, Verdict
 
-FAMILY = "graphs_distances"
 TAGS = ("rlve", "graphs")
 
 
@@ -42,7 +41,6 @@ class Wyc(IntegerAnswer):
     the K-th one, counting every walk (start, arcs) separately."""
 
     name = "wyc"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = (
         "vertices 3..8; arcs 2n; K up to 5·2^d (at most 10^12 and at most the number "
@@ -128,7 +126,6 @@ class TreeAddOneEdgeDiameter(Environment):
     resulting graph is as small as possible: (gold/answer)^5."""
 
     name = "tree_add_one_edge_diameter"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 4 + d//2 vertices (at most 12)"
@@ -198,7 +195,6 @@ class Patrol(IntegerAnswer):
     2(N − 1) − D + 1 for the tree's diameter D. Binary reward."""
 
     name = "patrol"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 4 + d vertices"
     size_measure = "vertices N"
@@ -286,7 +282,6 @@ class TreeChangeOneEdgeDiameter(Environment):
     (answer/gold)^5 and (gold/answer)^5."""
 
     name = "tree_change_one_edge_diameter"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "N = 4 + d//3 vertices (at most 12)"

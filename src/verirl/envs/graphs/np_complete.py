@@ -54,7 +54,6 @@ class VertexCover(_VertexSetEnv):
 
     name = "vertex_cover"
     answer_kind = "integer_set"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 5 + d; cover size k = 1 + n//4 (planted); edges: n + d"
 
@@ -116,7 +115,6 @@ class HamiltonianPath(GraphEnv):
 
     name = "hamiltonian_path"
     answer_kind = "integer_list"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 4 + 2d//3 (planted path); extra edges: n//2 + d//3"
 
@@ -236,7 +234,6 @@ class Clique(_KSetEnv):
 
     name = "clique"
     answer_kind = "integer_set"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 6 + d; clique size k = 3 + d//4 (planted); edge density 0.3"
     want_edge = True
@@ -249,7 +246,6 @@ class IndependentSet(_KSetEnv):
 
     name = "independent_set"
     answer_kind = "integer_set"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 6 + d; set size k = 3 + d//4 (planted); edge density 0.45"
     want_edge = False

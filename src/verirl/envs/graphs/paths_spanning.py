@@ -83,7 +83,6 @@ class ShortestPathLength(_PathEnv, IntegerAnswer):
     """Distance between two vertices of a weighted graph; (min/max)^10 credit."""
 
     name = "shortest_path_length"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = (
         "vertices: 4 + d; extra edges beyond a spanning tree: 1 + d//2 + n//3; the shortest "
@@ -113,7 +112,6 @@ class ShortestPath(_PathEnv):
 
     name = "shortest_path"
     answer_kind = "integer_list"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = (
         "vertices: 4 + d; extra edges beyond a spanning tree: 1 + d//2 + n//3; the shortest "
@@ -177,7 +175,6 @@ class MinimumSpanningTreeWeight(_SpanningEnv, IntegerAnswer):
     """Total weight of a minimum spanning tree; (min/max)^10 credit."""
 
     name = "mst_weight"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 2 + d"
     wrong_detail = "that is not the minimum spanning tree weight"
@@ -201,7 +198,6 @@ class MinimumSpanningTree(_SpanningEnv):
     (gold/weight)^5."""
 
     name = "minimum_spanning_tree"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 2 + d"
 
@@ -254,7 +250,6 @@ class TreeDiameter(GraphEnv, IntegerAnswer):
     """Longest path length in a weighted tree; (min/max)^10 credit."""
 
     name = "tree_diameter"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "tree vertices: 3 + d; edge weights up to 9 + d"
     wrong_detail = "that is not the diameter"

@@ -35,7 +35,6 @@ from verirl.envs.kit.numbers import is_prime
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "graphs_selection"
 TAGS = ("rlve", "graphs")
 
 
@@ -56,7 +55,6 @@ class SpyNetwork(Environment):
     spy is reached; minimise the total price: (gold/answer)^3."""
 
     name = "spy_network"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "vertices 4 + d; arcs about 1.3n; about half of the vertices bribable"
@@ -147,7 +145,6 @@ class VertexKCenter(Environment):
     (gold/answer)^5."""
 
     name = "vertex_k_center"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "vertices 4 + d//2 (at most 18); K = 1 + d//8 (at most 3); weights ≤ 10"
@@ -225,7 +222,6 @@ class TournamentLongestPath(Environment):
     path earns (length/gold)^5. Every tournament has a Hamiltonian path (Rédei)."""
 
     name = "tournament_longest_path"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "vertices 3 + d"
@@ -286,7 +282,6 @@ class PrimeGraphMinimumChromaticNumber(Environment):
     colours as possible: (gold/answer)^5 for a proper colouring."""
 
     name = "prime_graph_minimum_chromatic_number"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N up to 6·1.5^d (at most 60)"
@@ -386,7 +381,6 @@ class SubgraphIsomorphism(Environment):
     (mapped edges/all)^10."""
 
     name = "subgraph_isomorphism"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "G1: 3 + d//3 vertices (at most 10); G2: that plus 2 + d//4 (at most 15)"

@@ -33,7 +33,6 @@ from verirl.envs.kit.graphs import add_random_pairs, edge_lines, parse_pairs, ra
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "graph_optimization"
 TAGS = ("rlve", "graphs")
 
 
@@ -72,7 +71,6 @@ class MinimumSteinerTree(GraphEnv):
     edges that leave a terminal disconnected are invalid."""
 
     name = "minimum_steiner_tree"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = (
         "N = 5 + d//3 vertices (at most 16); 3 + d//10 terminals (at most 6); 2 + d//3 extra edges"
@@ -197,7 +195,6 @@ class MinimumCostMaximumFlow(GraphEnv):
     conservation at a vertex is broken."""
 
     name = "minimum_cost_maximum_flow"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 4 + d//2 vertices; about 2N arcs; capacities 1..5 + d//3, costs 1..9"
     size_measure = "vertices plus arcs"

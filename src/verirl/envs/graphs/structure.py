@@ -40,7 +40,6 @@ class ConnectedComponents(GraphEnv, IntegerAnswer):
     """Number of connected components; (min/max)^10 credit."""
 
     name = "connected_components"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 5 + d; up to 1 + n//3 planted components"
     wrong_detail = "that is not the number of components"
@@ -90,7 +89,6 @@ class TopologicalSort(GraphEnv):
 
     name = "topological_sort"
     answer_kind = "integer_list"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; arcs: n + d (capped by the complete DAG)"
 
@@ -154,7 +152,6 @@ class TwoColouring(_ColouringEnv):
 
     name = "two_coloring"
     answer_kind = "integer_list"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d or 5 + d; extra cross edges: d//2 + 1"
 
@@ -221,7 +218,6 @@ class GraphColouring(_ColouringEnv):
 
     name = "graph_coloring"
     answer_kind = "integer_list"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 5 + d; colours: 3 + d//8; edges: 3n/2 + d (planted colouring)"
 
@@ -286,7 +282,6 @@ class MaximumMatching(GraphEnv):
     """A maximum matching (any); smaller valid matchings earn (size/optimum)^5."""
 
     name = "max_matching"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; random edges: n + d//2"
 
@@ -335,7 +330,6 @@ class FindCycle(GraphEnv):
 
     name = "find_cycle"
     answer_kind = "integer_list"
-    family = "graphs"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; acyclic arcs: n + d//2; planted cycle length <= 3 + d//3"
 

@@ -31,7 +31,6 @@ from verirl.envs.kit.graphs import adjacency, random_tree_edges
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "trees_choices"
 TAGS = ("rlve", "trees")
 
 
@@ -61,7 +60,6 @@ class TreeCenter(Environment):
     """The vertex minimising the sum of weighted distances to all vertices: (gold/answer)^8."""
 
     name = "tree_center"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "N = 4 + d vertices; edge weights 1..10"
@@ -146,7 +144,6 @@ class TreeColoring(Environment):
     white pairs: (answer/gold)^2."""
 
     name = "tree_coloring"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "N = 3 + d vertices (at most 16 for the reference search); K in 1..N-1"
@@ -265,7 +262,6 @@ class TreeEvenPartitioning(Environment):
     (connected parts/all)^5 for a partition into parts of the right size."""
 
     name = "tree_even_partitioning"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     unique_answer = True
@@ -365,7 +361,6 @@ class TreeMaximumVisitedVertex(Environment):
     possible: (visited/gold)^3."""
 
     name = "tree_maximum_visited_vertex"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 4 + d vertices; M in 1..2N"
@@ -475,7 +470,6 @@ class WeightedBinaryTree(Environment):
     a leaf = its own score); the answer is its preorder: (answer/gold)^5."""
 
     name = "weighted_binary_tree"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d nodes; scores 1..5"

@@ -34,7 +34,6 @@ from verirl.envs.kit.fractions import fraction_text, parse_fraction
 from verirl.envs.kit.graphs import adjacency, bfs_distances, random_tree_edges
 from verirl.types import Problem, Verdict
 
-FAMILY = "trees_counting"
 TAGS = ("rlve", "trees")
 
 
@@ -43,7 +42,6 @@ class TreeTopologicalSequenceCounting(IntegerAnswer):
     """Permutations p of 0..N-1 with p[u] < p[v] for each directed tree edge u → v."""
 
     name = "tree_topological_sequence_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d vertices"
     size_measure = "vertices N"
@@ -119,7 +117,6 @@ class TreeDistanceEqualTriadCounting(IntegerAnswer):
     """Unordered triples of vertices that are pairwise at the same distance."""
 
     name = "tree_distance_equal_triad_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 4 + d vertices"
     size_measure = "vertices N"
@@ -190,7 +187,6 @@ class TreeEliminationExpectation(Environment):
     together with its subtree; Σ_v 1/depth(v). Binary reward on the exact fraction."""
 
     name = "tree_elimination_expectation"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "N = 3 + d vertices"
@@ -248,7 +244,6 @@ class PreorderTraversal(Environment):
     mean([gold = answer])^10 for a permutation of the right length."""
 
     name = "preorder_traversal"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     unique_answer = True
@@ -340,7 +335,6 @@ class TreeRandomWalkExpectation(IntegerAnswer):
     (always an integer on a tree); binary reward."""
 
     name = "tree_random_walk_expectation"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d vertices"
     size_measure = "vertices N"
@@ -420,7 +414,6 @@ class PolPolarization(IntegerAnswer):
     directed path from u to v; the maximum (binary reward)."""
 
     name = "pol_polarization"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 4 + d//2 vertices (at most 30)"
     size_measure = "vertices N"

@@ -34,7 +34,6 @@ from verirl.envs.kit.linear_algebra import laplacian_minor, rational_determinant
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "graphs_walks"
 TAGS = ("rlve", "graphs")
 
 
@@ -64,7 +63,6 @@ class ThreeVertexCycleCounting(IntegerAnswer):
     """Triangles in an undirected graph."""
 
     name = "three_vertex_cycle_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "vertices 5 + d; edge density 0.2..0.6"
     size_measure = "vertices"
@@ -103,7 +101,6 @@ class PathNoGoingBackCounting(IntegerAnswer):
     """Walks of exactly T edges from S to E that never return along the edge just used."""
 
     name = "path_no_going_back_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "vertices 4 + d//2; edges n + d//2; walk length T = 3 + d"
     size_measure = "walk length T times edges"
@@ -182,7 +179,6 @@ class PythagoreanGraphIndependentSetCounting(IntegerAnswer):
     """Independent sets of the graph joining i, j when H[i]² + H[j]² is a perfect square."""
 
     name = "pythagorean_graph_independent_set_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d values, about half of them legs of Pythagorean triples ≤ 20 + 4d"
     size_measure = "N, the number of vertices"
@@ -272,7 +268,6 @@ class SumSpanningTreeGcd(IntegerAnswer):
     """Σ over spanning trees of the gcd of their edge weights."""
 
     name = "sum_spanning_tree_gcd"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "vertices 3 + d//3 (at most 12); edges n - 1 + 1 + d//3; weights ≤ 12 + 2d"
     size_measure = "edges of the graph"
@@ -328,7 +323,6 @@ class ShortestPathCountConstruction(Environment):
     (min/max)^10 credit on the number of shortest paths."""
 
     name = "shortest_path_count_construction"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "K up to 12·1.5^d (at most 10^8)"
@@ -413,7 +407,6 @@ class PowerShortcut(Environment):
     a valid longer route earns (gold/answer)^5."""
 
     name = "power_shortcut"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "vertices 4 + d; arcs about 1.5n; jump exponents j ≤ 3 + d//6"

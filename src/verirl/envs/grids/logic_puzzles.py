@@ -25,7 +25,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.grids import grid_lines, read_grid
 from verirl.types import Problem, Verdict
 
-FAMILY = "grid_puzzles"
 TAGS = ("rlve", "puzzles")
 Grid = list[list[int]]
 
@@ -201,7 +200,6 @@ class Binario(_Binario):
     Binario). Reward (satisfied rules / all)^10 over rows, columns and 3-cell windows."""
 
     name = "binario"
-    family = FAMILY
     difficulty_scales = "grid 2(2 + d//8) × 2(2 + d//7); hidden share 0.4 + 0.02d (≤ 0.75)"
 
     def _dims(self, difficulty: int) -> tuple[int, int]:
@@ -221,7 +219,6 @@ class BinarioNoAdjacencyRequirement(_Binario):
     adjacency rule (RLVE Binario_NoAdjacencyRequirement); right or wrong."""
 
     name = "binario_no_adjacency_requirement"
-    family = FAMILY
     difficulty_scales = "grid 2(2 + d//5) × 2(2 + d//4); hidden share 0.4 + 0.02d (≤ 0.75)"
     triples = False
 
@@ -257,7 +254,6 @@ class Kakurasu(_GridPuzzle):
     (clues met / all)^10; ``solve`` backtracks row by row over subsets with the row's sum."""
 
     name = "kakurasu"
-    family = FAMILY
     difficulty_scales = "grid (3 + d//3) × (3 + d//4)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -341,7 +337,6 @@ class GridParityConstruction(_GridPuzzle):
     ``solve``: Gaussian elimination over GF(2)."""
 
     name = "grid_parity_construction"
-    family = FAMILY
     difficulty_scales = "grid (3 + d//3) × (3 + d//4)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -407,7 +402,6 @@ class FutoshikiPuzzle(_GridPuzzle):
     all)^5 over rows, columns and inequalities; ``solve`` backtracks."""
 
     name = "futoshiki_puzzle"
-    family = FAMILY
     difficulty_scales = "N = 3 + d//3; givens ≈ N²/3; inequalities ≈ N + d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -534,7 +528,6 @@ class HitoriPuzzle(_GridPuzzle):
     number repeats in their row or column (the others never need shading)."""
 
     name = "hitori_puzzle"
-    family = FAMILY
     difficulty_scales = "grid (4 + d//4) × (4 + d//4); about a fifth of the cells shaded"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

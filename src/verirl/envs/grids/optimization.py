@@ -27,7 +27,6 @@ from verirl.envs.grids.selection import read_cells
 from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
 
-FAMILY = "grid_puzzles"
 TAGS = ("rlve", "grids")
 
 
@@ -36,7 +35,6 @@ def _rows_text(grid: list[list[int]]) -> str:
 
 
 class _GridEnv(Environment):
-    family = FAMILY
     tags = TAGS
     size_measure = "cells of the grid"
 

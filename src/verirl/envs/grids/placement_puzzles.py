@@ -25,7 +25,6 @@ from verirl.envs.base import (
 )
 from verirl.types import Problem, Verdict
 
-FAMILY = "puzzles_placement"
 TAGS = ("rlve", "puzzle")
 
 
@@ -78,7 +77,6 @@ def _clues(grid: list[list[int]], use_sum: bool) -> dict[str, list[int]]:
 
 
 class _Skyscraper(Environment):
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     use_sum = False
@@ -212,7 +210,6 @@ class StarBattle(Environment):
     included); binary reward."""
 
     name = "star_battle"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "grid side N = 4 + d//2 (at most 14); about a third of the other cells X"
@@ -282,7 +279,6 @@ class SurvoPuzzle(Environment):
     sums match: (sums met/all)^5."""
 
     name = "survo_puzzle"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "M, N in 2..3 + d//6 (at most 4); 2 + d//3 empty cells (at most 7)"

@@ -27,7 +27,6 @@ from verirl.envs.grids.selection import read_cells
 from verirl.envs.kit.grids import matrix_text, parse_matrix
 from verirl.types import Problem, Verdict
 
-FAMILY = "grid_puzzles"
 TAGS = ("rlve", "grids", "puzzles")
 _ORTHO = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
@@ -41,7 +40,6 @@ def _cells_text(cells: list[tuple[int, int]]) -> str:
 
 
 class _Puzzle(Environment):
-    family = FAMILY
     tags = TAGS
     size_measure = "cells of the grid"
 

@@ -30,7 +30,6 @@ from verirl.envs.kit.wording import plural
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "grid_search"
 TAGS = ("rlve", "search")
 STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 MAX_MOVES = 1000
@@ -43,7 +42,6 @@ class GridBfs(Environment):
     else mean(cell right)^10. Verifier: multi-source BFS; ``solve``: a BFS from every cell."""
 
     name = "grid_bfs"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "grid (3 + d//3) × (3 + d//3)"
     size_measure = "number of cells"
@@ -137,7 +135,6 @@ class GridComponent(IntegerAnswer):
     GridComponent); right or wrong. Verifier: BFS; ``solve``: union–find."""
 
     name = "grid_component"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "grid (4 + d//3) × (4 + d//3), 1-density 0.35..0.6"
     size_measure = "number of cells"
@@ -234,7 +231,6 @@ class EightDigitPuzzle(Environment):
     invalid; else (cells matching the target / all)^10. ``solve``: bidirectional BFS."""
 
     name = "eight_digit_puzzle"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "grid (2 + d//10) × (3 + d//10); target 3 + d//2 random moves away"
     size_measure = "move bound L"
@@ -362,7 +358,6 @@ class JugPuzzle(Environment):
     invalid. The verifier simulates the operations; ``solve``: BFS over jug contents."""
 
     name = "jug_puzzle"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "2 + d//10 jugs of capacity 3..14 + d; target from a walk of 3 + d moves"
     size_measure = "number of states: product of (capacity + 1)"

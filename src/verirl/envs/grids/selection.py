@@ -31,7 +31,6 @@ from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "grid_puzzles"
 TAGS = ("rlve", "grids")
 _MOVES = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
@@ -49,7 +48,6 @@ def read_cells(answer: str) -> list[tuple[int, int]]:
 
 
 class _GridEnv(Environment):
-    family = FAMILY
     tags = TAGS
     size_measure = "cells of the grid"
 

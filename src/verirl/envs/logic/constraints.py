@@ -31,7 +31,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "logic_constraints"
 TAGS = ("rlve", "logic")
 
 
@@ -44,7 +43,6 @@ class TwoSat(Environment):
     """An assignment satisfying clauses of two literals; (satisfied/all)^10."""
 
     name = "two_sat"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "variables 3 + d; clauses 2n (each true under a planted assignment)"
@@ -113,7 +111,6 @@ class SetSplitting(Environment):
     (split subsets/all)^10."""
 
     name = "set_splitting"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "N = 4 + d//2 elements (at most 18); subsets 3 + d, of size 2..4"
@@ -187,7 +184,6 @@ class TopologicalSortMinimalLexicographicalOrder(Environment):
     times (arcs respected/all)^5."""
 
     name = "topological_sort_minimal_lexicographical_order"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     unique_answer = True
@@ -272,7 +268,6 @@ class RoundTableAssignment(Environment):
     tables' capacities: (tables within capacity/all)^5."""
 
     name = "round_table_assignment"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "groups and tables 2..3 + d//3 each; group sizes up to the table count"

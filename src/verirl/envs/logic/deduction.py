@@ -140,7 +140,6 @@ class KnightsAndKnaves(Environment):
     """Who is a knight and who a knave; (consistent statements/all)^5 credit."""
 
     name = "knights_knaves"
-    family = "logic"
     tags = ("logic",)
     difficulty_scales = (
         "islanders: 2 + d//3 (names drawn per seed); statement kinds grow until d = 3; "
@@ -303,7 +302,6 @@ class BooleanEvaluation(Environment):
     """Values of boolean formulas under an assignment; element-wise match^5 credit."""
 
     name = "boolean_eval"
-    family = "logic"
     tags = ("logic",)
     difficulty_scales = (
         "expressions: 1 + d//4; leaves per expression: 2 + d//2; variables: 3 + d//3; "
@@ -432,7 +430,6 @@ class SeatingOrder(Environment):
     name = "seating_order"
 
     size_measure = "number of people"
-    family = "logic"
     tags = ("logic",)
     difficulty_scales = "people in the row: 3 + d//3 (unique solution while n <= 7)"
     size_key = "names"

@@ -28,7 +28,6 @@ from verirl.envs.base import (
 )
 from verirl.types import Problem, Verdict
 
-FAMILY = "constraint_systems"
 TAGS = ("rlve", "constraints")
 MAX_ABS = 10**18
 
@@ -44,7 +43,6 @@ class DifferenceConstraintSystem(Environment):
     all)^5. ``solve``: Bellman–Ford shortest paths from a virtual source."""
 
     name = "difference_constraint_system"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d unknowns; M = N·(1 + (d mod 11)/10) constraints (planted)"
     size_measure = "unknowns + constraints"
@@ -109,7 +107,6 @@ class DifferenceConstraintSystemDag(Environment):
     ``solve``: longest paths over the condensation of the "at least" graph."""
 
     name = "difference_constraint_system_dag"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d unknowns; M = N·(1 + (d mod 11)/10) relations (planted)"
     size_measure = "unknowns + relations"

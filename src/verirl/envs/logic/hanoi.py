@@ -103,7 +103,6 @@ class HanoiMinMoves(Environment):
 
     size_measure = "number of disks"
     answer_kind = "integer"
-    family = "logic"
     tags = ("logic",)
     difficulty_scales = "disks: 3 + d//2, in a random legal position"
     size_key = "pegs"
@@ -141,7 +140,6 @@ class HanoiMoves(Environment):
     name = "hanoi_moves"
 
     size_measure = "number of disks"
-    family = "logic"
     tags = ("logic",)
     difficulty_scales = "disks: 2 + floor(log2(d + 1)) (the optimal move list stays O(d))"
     size_key = "pegs"

@@ -43,7 +43,6 @@ class AdditionTable(Environment):
     """Recover the digits of N letters from their base-N addition table."""
 
     name = "addition_table"
-    family = "letter_puzzles"
     tags = ("rlve", "puzzles")
     difficulty_scales = "base N = 3 + d (at most 26)"
     size_measure = "base N (the table has N² sums)"
@@ -112,7 +111,6 @@ class Cryptarithmetic(Environment):
     correct; otherwise mean(d_i right)^3 against the planted d. ``solve``: all permutations."""
 
     name = "cryptarithmetic"
-    family = "letter_puzzles"
     tags = ("rlve", "puzzles")
     difficulty_scales = "base N = 3 + d//3; addends of 2 + d//4 digits"
     size_measure = "base N (N! candidate permutations)"

@@ -80,7 +80,6 @@ class Sudoku(Environment):
     follows the cells to be deduced, and the share of empty cells grows with the level."""
 
     name = "sudoku"
-    family = "logic"
     tags = ("logic",)
     difficulty_scales = (
         "grid side r*c with boxes 2x2, 2x3, 3x3, ... (one step every 4 levels); "
@@ -249,7 +248,6 @@ class NQueens(Environment):
 
     size_measure = "board side"
     answer_kind = "integer_list"
-    family = "logic"
     tags = ("logic",)
     difficulty_scales = "board side: 4 + d//2; fixed queens: 0 at d = 0, then min(1 + d//8, n//4)"
 

@@ -20,7 +20,6 @@ class CongruentEquation(IntegerAnswer):
     """Smallest positive x with a·x ≡ c (mod m); solutions exist by construction."""
 
     name = "congruent_equation"
-    family = "congruences"
     tags = ("rlve", "number_theory")
     difficulty_scales = "modulus m ≤ 20·1.3^d; a, c below m"
     size_measure = "modulus m (brute force tries up to m values)"

@@ -31,7 +31,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.numbers import is_prime
 from verirl.types import Problem, Verdict
 
-FAMILY = "constructions_sequences"
 TAGS = ("rlve", "construction")
 
 
@@ -45,7 +44,6 @@ class SquSquarks(Environment):
     (|intersection| / |union|)^5 of the sum multisets."""
 
     name = "squ_squarks"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "N = 3 + d numbers up to 10 + 5d"
@@ -119,7 +117,6 @@ class PrefixSumModDistinctPermutation(Environment):
     (distinct residues/N)^10."""
 
     name = "prefix_sum_mod_distinct_permutation"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N even, up to 8·1.5^d (at most 300)"
@@ -176,7 +173,6 @@ class PrefixProductModDistinctPermutation(Environment):
     (distinct residues/N)^10."""
 
     name = "prefix_product_mod_distinct_permutation"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N a prime (or 4) up to 8·1.5^d (at most 300)"
@@ -240,7 +236,6 @@ class RangeFourSequenceConstruction(Environment):
     fixed positions: (satisfied/all)^5."""
 
     name = "range_four_sequence_construction"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "length 3 + d; 4..8 forbidden pairs; about one position in four fixed"
@@ -321,7 +316,6 @@ def _poly_text(coeffs: list[int]) -> str:
 
 
 class _CoefficientTask(Environment):
-    family = FAMILY
     tags = ("rlve", "algebra")
     answer_kind = "integer_list"
     unique_answer = True

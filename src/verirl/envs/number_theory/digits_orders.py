@@ -22,7 +22,6 @@ from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.numbers import totient
 from verirl.types import Problem
 
-FAMILY = "digits_orders"
 TAGS = ("number_theory", "digits")
 
 
@@ -50,7 +49,6 @@ class NonIncreasingDigitCounting(SizedInteger):
     """How many integers in [1, N] have digits that never increase (like 9751 or 333)."""
 
     name = "non_increasing_digit_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N with 3 + d digits"
     size_measure = "digits of N"
@@ -93,7 +91,6 @@ class DigitSumCounting(SizedInteger):
     """How many integers in [1, N] have digit sum S."""
 
     name = "digit_sum_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N with 3 + d digits"
     size_measure = "digits of N"
@@ -147,7 +144,6 @@ class PalindromeRangeCounting(SizedInteger):
     """How many palindromes lie in [L, R]."""
 
     name = "palindrome_range_counting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "R with 3 + d digits"
     size_measure = "digits of R"
@@ -222,7 +218,6 @@ class MultiplicativeOrder(SizedInteger):
     """The least k ≥ 1 with a^k ≡ 1 (mod m), for gcd(a, m) = 1."""
 
     name = "multiplicative_order"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "modulus m up to 50·2^d (at most 10^9)"
     size_measure = "bits of the modulus"
@@ -264,7 +259,6 @@ class LucasBinomialMod(SizedInteger):
     """C(n, k) modulo a small prime p, for large n (Lucas' theorem)."""
 
     name = "lucas_binomial_mod"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "n up to 10^(2 + d//2) (at most 10^12); p a prime below 40"
     size_measure = "digits of n"
@@ -309,7 +303,6 @@ class PisanoPeriod(SizedInteger):
     """The period of the Fibonacci numbers modulo m."""
 
     name = "pisano_period"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "m in [10, 40 + 100d] (at most 3000)"
     size_measure = "the modulus"

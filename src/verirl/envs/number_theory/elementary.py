@@ -32,8 +32,6 @@ from verirl.envs.kit.numbers import decimal_digits, factorize, first_primes, is_
 from verirl.envs.reading.normalize import strip_delimiters
 from verirl.types import Problem, Verdict
 
-FAMILY = "number_theory"
-
 
 def _smooth_number(rng: random.Random, difficulty: int) -> tuple[list[int], list[int]]:
     """Distinct small primes and their exponents: 2 + d//6 primes among the first
@@ -52,7 +50,6 @@ def _listing(numbers: list[int]) -> str:
 class Gcd(IntegerAnswer):
     name = "gcd"
     size_measure = "digits of the numbers"
-    family = FAMILY
     difficulty_scales = "digits of the common factor and cofactors: 1 + d//4; 2 + d//10 numbers"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -79,7 +76,6 @@ class Gcd(IntegerAnswer):
 class Lcm(IntegerAnswer):
     name = "lcm"
     size_measure = "digits of the numbers"
-    family = FAMILY
     difficulty_scales = "2 + d//8 numbers, each at most 6 + 4d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -105,7 +101,6 @@ class Lcm(IntegerAnswer):
 @register_env
 class ModularPower(ResidueAnswer):
     name = "modular_power"
-    family = FAMILY
     difficulty_scales = "modulus ≤ 10 + 10^(1 + d//4), exponent ≤ 4 + 3d², base ≤ 5 + 10^(d//4)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -131,7 +126,6 @@ class ModularPower(ResidueAnswer):
 @register_env
 class ModularInverse(ResidueAnswer):
     name = "modular_inverse"
-    family = FAMILY
     difficulty_scales = "modulus up to 10 + 10^(1 + d//4)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -178,7 +172,6 @@ class PrimeFactorization(Environment):
     name = "prime_factorization"
     size_measure = "digits of n"
     answer_kind = "integer_set"
-    family = FAMILY
     difficulty_scales = "2 + d//4 or 3 + d//4 prime factors, each at most 23 + 6d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -243,7 +236,6 @@ class _SmoothNumberCount(IntegerAnswer):
 class DivisorCount(_SmoothNumberCount):
     name = "divisor_count"
     size_measure = "digits of n"
-    family = FAMILY
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         primes, exps = _smooth_number(rng, difficulty)
@@ -259,7 +251,6 @@ class DivisorCount(_SmoothNumberCount):
 class EulerTotient(_SmoothNumberCount):
     name = "euler_totient"
     size_measure = "digits of n"
-    family = FAMILY
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
         primes, exps = _smooth_number(rng, difficulty)
@@ -284,7 +275,6 @@ class NextPrime(Environment):
     name = "next_prime"
     size_measure = "digits of N"
     answer_kind = "integer"
-    family = FAMILY
     difficulty_scales = "N up to 20·10^(d//3)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -334,7 +324,6 @@ def _to_base(n: int, base: int) -> str:
 @register_env
 class BaseConversion(Environment):
     name = "base_conversion"
-    family = FAMILY
     difficulty_scales = (
         "value up to 2^(5 + d); bases: 10 to one of 2..9 for d < 3, common pairs for d < 6, any "
         "of 2..16 after"
@@ -406,7 +395,6 @@ class BaseConversion(Environment):
 class DigitSum(IntegerAnswer):
     name = "digit_sum"
     size_measure = "digits of the number"
-    family = FAMILY
     difficulty_scales = "digits of the number: 3 + 2d"
     size_key = "number"
 
@@ -428,7 +416,6 @@ class DigitSum(IntegerAnswer):
 @register_env
 class ChineseRemainder(Environment):
     name = "chinese_remainder"
-    family = FAMILY
     difficulty_scales = "2 + d//6 congruences with pairwise coprime moduli below 9 + 4d"
     answer_kind = "integer"
     answer_names = ("x",)

@@ -29,7 +29,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.numbers import first_primes, is_prime
 from verirl.types import Problem, Verdict
 
-FAMILY = "numbers"
 TAGS = ("rlve", "numbers")
 _SMALL_PRIMES = first_primes(168)  # the primes below 1000
 
@@ -82,7 +81,6 @@ class MinKDivisorNumber(Environment):
     divisors earns (gold/answer)^2; one with another count (or not checkable) earns 0."""
 
     name = "min_k_divisor_number"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "K up to 5 + 3d"
     size_measure = "the divisor count K"
@@ -147,7 +145,6 @@ class MinNoSolutionLinearDiophantineEquation(Environment):
     Frobenius number). Binary reward."""
 
     name = "min_no_solution_linear_diophantine_equation"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "a, b coprime in 2..16·2^min(16, d//2)"
     size_measure = "a + b"
@@ -201,7 +198,6 @@ class MaxMultiplicationFixedSum(Environment):
     Binary reward."""
 
     name = "max_multiplication_fixed_sum"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N up to 10 + 10d"
     size_measure = "the sum N"
@@ -259,7 +255,6 @@ class PanSolarPanels(Environment):
     pair outside the ranges is invalid (RLVE row PanSolarPanels)."""
 
     name = "pan_solar_panels"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "bounds up to 10·1.5^d (at most 10^10)"
     size_measure = "B + D (the range tops)"
@@ -314,7 +309,6 @@ class MaximumDivisor(Environment):
     anything but K distinct indices is invalid (RLVE row MaximumDivisor)."""
 
     name = "maximum_divisor"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3, then int(1.2·N + 2) per level (at most 400); values ≤ 20 + 10N"
     size_measure = "length N of the array"

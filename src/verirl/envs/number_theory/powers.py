@@ -29,7 +29,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.numbers import factorize
 from verirl.types import Problem, Verdict
 
-FAMILY = "number_theory_powers"
 TAGS = ("rlve", "number_theory")
 
 
@@ -58,7 +57,6 @@ class PowerCycle(Environment):
     is a valid but weaker answer: reward period/answer (RLVE's gold/answer)."""
 
     name = "power_cycle"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "K = 1 + d//5 last digits (at most 6); n has 1 + d//3 digits"
@@ -160,7 +158,6 @@ class PowerNest(Environment):
     "power" problem): one canonical string, binary reward."""
 
     name = "power_nest"
-    family = FAMILY
     tags = TAGS
     unique_answer = True
     difficulty_scales = "n up to 4·2^d (at most 2^40)"
@@ -227,7 +224,6 @@ class PrefixConcatenation(Environment):
     """Concatenate(n) = 123...n modulo M."""
 
     name = "prefix_concatenation"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "n up to 64·2^d (at most 10^12); M up to 10^(2 + d//5)"
@@ -311,7 +307,6 @@ class SelfPowerSequenceMod(Environment):
     """a[0] = 1, a[n] = 2^a[n-1]; a[N] mod M."""
 
     name = "self_power_sequence_mod"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "N up to 3 + d; M up to 16·2^d (at most 10^9)"
@@ -373,7 +368,6 @@ class SmallestBinaryMultiple(Environment):
     (gold/answer)^5."""
 
     name = "smallest_binary_multiple"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "A up to 10 + 3d (at most 100)"
@@ -435,7 +429,6 @@ class SubsetSumSequence(Environment):
     """The N-th smallest sum of distinct powers of K; (min/max)^2 credit."""
 
     name = "subset_sum_sequence"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "N up to 3·2^d (at most 10^9); K up to 2 + d (at most 20)"
@@ -487,7 +480,6 @@ class RecursiveFunction(Environment):
     """The Ackermann function f(m, n) for m ≤ 3; binary reward."""
 
     name = "recursive_function"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = (
@@ -552,7 +544,6 @@ class RecursiveSequenceSumConstruction(Environment):
     """Distinct indices n ≥ 1 whose terms F(n) = A·F(n-1) + B sum to a target; binary."""
 
     name = "recursive_sequence_sum_construction"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "indices up to N = 4 + d; A in 2..16, B up to 16384, F(0) up to 128"

@@ -33,7 +33,6 @@ from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "numbers"
 TAGS = ("rlve", "numbers")
 
 
@@ -76,7 +75,6 @@ class NegativeBase(Environment):
     value is the integer."""
 
     name = "negative_base"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "|N| up to 4·2^d; base −R with R in 2..min(10, 2 + d//3)"
     size_measure = "digits of |N| plus the base R"
@@ -168,7 +166,6 @@ class MinimumFibonacciRepresentation(Environment):
     reward (RLVE row MinimumFibonacciRepresentation)."""
 
     name = "minimum_fibonacci_representation"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "K up to 15·1.5^d"
     size_measure = "the value K"
@@ -226,7 +223,6 @@ class NextPalindromic(Environment):
     answer with (gold/answer)^5 credit; one at most N, or not a palindrome, is invalid."""
 
     name = "next_palindromic"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "digits of N: 2, then int(1.1·digits + 1) per level (at most 1000)"
     size_measure = "digits of N"
@@ -299,7 +295,6 @@ class OdlDistance(Environment):
     match^5 (RLVE row ODLDistance); a list of the wrong length is invalid."""
 
     name = "odl_distance"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d numbers in 1..20·(d + 2)"
     size_measure = "length N of the list"

@@ -22,7 +22,6 @@ from verirl.envs.base import Instance, IntegerAnswer, graded, invalid, parse_int
 from verirl.envs.kit.numbers import factorize, mobius_table, totient
 from verirl.types import Problem, Verdict
 
-FAMILY = "number_theory_sums"
 TAGS = ("rlve", "number_theory")
 
 
@@ -62,7 +61,6 @@ def _grow(base: int, ratio: float, difficulty: int, cap: int) -> int:
 
 
 class _RangeSum(IntegerAnswer):
-    family = FAMILY
     tags = TAGS
     size_measure = "sum of the numbers that bound the ranges (the brute-force search space)"
     pair_bound: tuple[int, int] | None = None  # (5, c): N, M uniform in [2, 5 + c·d]

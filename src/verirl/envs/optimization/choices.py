@@ -33,7 +33,6 @@ from verirl.envs.kit.wording import commas
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "optimization"
 TAGS = ("rlve", "optimization")
 MAX_ABS = 10**50  # larger coefficients in an answer are invalid (bounds all arithmetic)
 
@@ -57,7 +56,6 @@ class BezoutIdentity(Environment):
     (gcd / S)^5. ``solve`` folds the extended Euclidean algorithm over A."""
 
     name = "bezout_identity"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 2 + d//3 numbers up to 32·1.25^d, sharing a random factor"
     size_measure = "N (numbers) and their size"
@@ -117,7 +115,6 @@ class AxisKCenter(Environment):
     the radius with the greedy cover; ``solve``: all K-subsets."""
 
     name = "axis_kcenter"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 4 + d points in [0, 10N], K in 1..N−1"
     size_measure = "number of points N"
@@ -212,7 +209,6 @@ class FractionalProgramming(Environment):
     The optimum by Dinkelbach's iteration; ``solve``: all K-subsets."""
 
     name = "fractional_programming"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d pairs, values up to 10 + 3d, K in 1..N−1"
     size_measure = "number of pairs N"
@@ -318,7 +314,6 @@ class FractionalProgrammingBipartiteGraphMatching(Environment):
     iteration over exact Hungarian assignments; ``solve``: all permutations."""
 
     name = "fractional_programming_bipartite_graph_matching"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N × N matrices with N = 3 + d//3, entries 1..10 + 2d"
     size_measure = "matrix side N"
@@ -384,7 +379,6 @@ class DiscreteLogarithm(Environment):
     ((gold + 1)/(y + 1))^2 (RLVE's (gold/answer)^2, shifted so that gold = 0 works)."""
 
     name = "discrete_logarithm"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "modulus m ≤ 20·1.25^d"
     size_measure = "modulus m (the search space of exponents)"
@@ -440,7 +434,6 @@ class HurWarehouseStore(Environment):
     the largest order so far); ``solve``: all subsets."""
 
     name = "hur_warehouse_store"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d days, amounts 0..10 + d"
     size_measure = "number of days N"

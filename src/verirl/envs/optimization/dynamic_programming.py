@@ -25,7 +25,6 @@ from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.wording import commas
 from verirl.types import Problem
 
-FAMILY = "dp_optimization"
 TAGS = ("dynamic_programming", "optimization")
 
 
@@ -34,7 +33,6 @@ class MatrixChainMultiplication(SizedInteger):
     """The fewest scalar multiplications to evaluate a matrix product."""
 
     name = "matrix_chain_multiplication"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "3 + d//2 matrices (at most 20), sides 2..10 + d"
     size_measure = "number of matrices"
@@ -78,7 +76,6 @@ class EggDrop(SizedInteger):
     """The fewest drops that always find the critical floor with e eggs and N floors."""
 
     name = "egg_drop"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "e in 2..2 + d//6 eggs; N up to 100·(d + 1) floors"
     size_measure = "number of floors"
@@ -127,7 +124,6 @@ class StoneMerging(SizedInteger):
     """Merge adjacent piles until one is left; each merge costs the merged size."""
 
     name = "stone_merging"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "4 + d piles (at most 34) of 1..20 + 2d stones"
     size_measure = "number of piles"
@@ -181,7 +177,6 @@ class RodCutting(SizedInteger):
     """The best revenue from cutting a rod into pieces with given prices."""
 
     name = "rod_cutting"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "rod length 5 + 2d; a price for every piece length"
     size_measure = "rod length"
@@ -226,7 +221,6 @@ class HuffmanMergeCost(SizedInteger):
     """Merge any two piles at a time (cost = merged size) until one is left."""
 
     name = "huffman_merge_cost"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "4 + 2d piles of 1..10 + 5d stones"
     size_measure = "number of piles"
@@ -293,7 +287,6 @@ class WeightedIntervalScheduling(SizedInteger):
     """The largest total weight of pairwise disjoint intervals."""
 
     name = "weighted_interval_scheduling"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "5 + 2d intervals within [0, 20 + 5d]"
     size_measure = "number of intervals"
@@ -345,7 +338,6 @@ class JobSequencingDeadlines(SizedInteger):
     """Unit-time jobs with deadlines and profits on one machine: the largest profit."""
 
     name = "job_sequencing_deadlines"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "5 + 2d jobs with deadlines 1..2 + d"
     size_measure = "number of jobs"

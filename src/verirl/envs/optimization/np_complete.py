@@ -108,7 +108,6 @@ class Satisfiability(Environment):
 
     size_measure = "total literals in the clauses"
     answer_kind = "integer_list"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "variables: 3 + d; clauses ~ n*(1.5 + 0.13*min(d, 20)); width 2 then 3"
 
@@ -233,7 +232,6 @@ class SubsetSum(_MultisetEnv):
 
     size_measure = "number of values"
     answer_kind = "integer_set"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "numbers: 4 + d; values up to 10 + 3d; planted subset of about half"
 
@@ -266,7 +264,6 @@ class NumberPartition(_MultisetEnv):
 
     size_measure = "number of values"
     answer_kind = "integer_set"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "numbers: 4 + d; values up to 10 + 3d (a planted equal split)"
 
@@ -311,7 +308,6 @@ class Knapsack(Environment):
 
     size_measure = "number of items"
     answer_kind = "integer_set"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "items: 4 + d; weights up to 5 + d; values up to 5 + 2d; capacity 40%"
     size_key = "weights"
@@ -433,7 +429,6 @@ class SetCover(_SetSystemEnv):
     name = "set_cover"
 
     size_measure = "total size of the given sets"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "elements: 6 + d; planted cover of 2 + d//5 sets; decoy sets: 3 + d//2"
 
@@ -476,7 +471,6 @@ class ExactCover(_SetSystemEnv):
     name = "exact_cover"
 
     size_measure = "total size of the given sets"
-    family = "np_complete"
     tags = ("np_complete",)
     difficulty_scales = "elements: 5 + d; planted partition into 2 + d//4 blocks; decoys 2 + d//2"
 

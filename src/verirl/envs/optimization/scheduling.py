@@ -32,7 +32,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
 
-FAMILY = "scheduling_orders"
 TAGS = ("rlve", "scheduling")
 
 
@@ -49,7 +48,6 @@ class PipelineArrangement(Environment):
     (Johnson's two-machine flow shop): (gold/answer)^5."""
 
     name = "pipeline_arrangement"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d products; times 1..10 + d"
@@ -109,7 +107,6 @@ class ProtectingFlowers(Environment):
     a minute; minimise the flowers eaten: (gold/answer)^5."""
 
     name = "protecting_flowers"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d cows; T in 1..10, D in 1..20"
@@ -173,7 +170,6 @@ class SloElephants(Environment):
     (gold/answer)^5 for a swap list that reaches it."""
 
     name = "slo_elephants"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "N = 3 + d elephants; weights 1..20 + 5d"
@@ -296,7 +292,6 @@ class WarehouseConstruction(Environment):
     nearest warehouse below: minimise building plus transport cost, (gold/answer)^5."""
 
     name = "warehouse_construction"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "N = 4 + d factories; costs and amounts grow with d"
@@ -387,7 +382,6 @@ class VisibleLine(Environment):
     (|intersection|/|union|)^5 against the true set."""
 
     name = "visible_line"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_set"
     unique_answer = True
@@ -485,7 +479,6 @@ class TaskArrangement(Environment):
     time of its batch: minimise the total, (gold/answer)^3."""
 
     name = "task_arrangement"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 4 + d tasks; T and F in 1..10; S in 1..10 + d"

@@ -153,7 +153,6 @@ class CoqProofs(ProofEnvironment):
     name = "coq_proofs"
 
     size_measure = "tactics in the checked proof"
-    family = "proofs"
     difficulty_scales = (
         "theorem grade: 0 one tactic, 1 intros + a step or a stdlib lemma, 2 case analysis, "
         "3 induction, 4 induction with lemmas, 5 strengthened induction / helper facts; "

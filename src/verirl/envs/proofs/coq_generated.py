@@ -62,7 +62,6 @@ class CoqImplicationChains(CoqProofs):
 
     name = "coq_implication_chains"
     size_measure = "tactics in the reference proof"
-    family = "proofs"
     difficulty_scales = (
         "a path of 2 + d implications (two paths to a conjunction from d = 2, half the time), "
         "2 + d//2 distractor implications, hypotheses shuffled"

@@ -160,7 +160,6 @@ class LeanProofs(ProofEnvironment):
     """Prove a bundled core-Lean 4 theorem; reward 1 when Lean accepts the whole proof."""
 
     name = "lean_proofs"
-    family = "proofs"
     difficulty_scales = (
         "theorem grade: 0 one tactic, 1 intro + a step or a library fact, 2 case analysis, "
         "3 induction, 4 induction with unfolding and arithmetic, 5 generalised statements or "

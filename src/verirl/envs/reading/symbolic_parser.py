@@ -7,7 +7,9 @@ log/ln, sqrt, abs and the constants pi and e. Light LaTeX (``\\frac``, ``\\sqrt`
 ``\\left(``, braces) is rewritten first. Every power is bounded *before* it is built — each
 node carries an upper bound on its polynomial degree and on the digits of its exact numbers —
 so ``9^9^9`` or ``((10^40)^100)^100`` is rejected at once instead of hanging. Input length and
-nesting depth are capped too.
+nesting depth are capped too. The grammar and every bound are checked by a first pass that
+calls no sympy (:mod:`~verirl.envs.reading.expression_values`): hostile text is refused in
+microseconds per token, and sympy builds only what passed.
 
 Equivalence is decided exactly (``together`` + ``expand``) for rational functions with rational
 coefficients, and otherwise by complex floating-point evaluation at fixed points, with every
@@ -22,19 +24,17 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sympy
 
-FUNCTIONS = {
-    "sin": sympy.sin,
-    "cos": sympy.cos,
-    "tan": sympy.tan,
-    "exp": sympy.exp,
-    "log": sympy.log,
-    "ln": sympy.log,
-    "sqrt": sympy.sqrt,
-    "abs": sympy.Abs,
-}
+from verirl.envs.reading.expression_values import (
+    FUNCTIONS,
+    SHAPES,
+    SYMPY,
+    ShapeValues,
+    SympyValues,
+)
 
 
 class ParseError(ValueError):
@@ -60,11 +60,17 @@ class Limits:
     # term counts; ``(a_1 + ... + a_t)^k`` has C(t+k-1, k) multinomial terms). This is what
     # makes ``expand`` slow: ``((x+1)^6)^10`` has degree 60 but forms 8008 terms (~1 s).
     max_terms: int = 2000
+    # Tokens in the text, and factors written side by side in one product (``2x(x+1)`` has
+    # three). Generous by default; a guard in front of a parser whose work grows with them
+    # (the ANTLR LaTeX parser predicts every juxtaposition with full-context lookahead) sets
+    # them tight.
+    max_tokens: int = 100_000
+    max_juxtaposed: int = 100_000
 
 
 @dataclass(frozen=True)
 class _Node:
-    expr: sympy.Expr
+    expr: Any  # a sympy expression; in the shape pass a ``Fraction`` or None
     degree: int  # upper bound on the polynomial degree
     digits: int  # upper bound on the decimal digits of exact numbers
     terms: int = 1  # upper bound on the terms of its expansion (after collecting)
@@ -151,10 +157,31 @@ def _word_tokens(word: str, variables: Sequence[str]) -> list[tuple[str, str]]:
 
 # ---- recursive-descent parser ------------------------------------------------------------
 class _Parser:
-    def __init__(self, tokens: list[tuple[str, str]], variables: Sequence[str], limits: Limits):
-        self.tokens, self.pos, self.limits = tokens, 0, limits
-        self.symbols = {v: sympy.Symbol(v) for v in variables}
+    """Recursive descent over ``tokens``, checking every size bound *before* a node is built;
+    ``values`` says what a node holds (see :mod:`~verirl.envs.reading.expression_values`).
+
+    Where the shape pass meets a value it cannot know it takes the lenient side (bounds no
+    larger than the sympy pass's, no refusal) and notes it: ``unknown_exponents`` (a power's
+    bounds) or ``unknown_function_powers`` (``sin^{...}``, which may be refused)."""
+
+    def __init__(
+        self,
+        tokens: list[tuple[str, str]],
+        variables: Sequence[str],
+        limits: Limits,
+        values: SympyValues | ShapeValues,
+    ):
+        self.tokens, self.pos, self.limits, self.values = tokens, 0, limits, values
+        self.symbols = {v: values.symbol(v) for v in variables}
         self.n_vars = max(1, len(variables))
+        self.unknown_exponents = False
+        self.unknown_function_powers = False
+
+    def parse(self) -> _Node:
+        node = self.expression(0)
+        if self.pos != len(self.tokens):
+            raise ParseError("unexpected text after the expression")
+        return node
 
     def peek(self) -> tuple[str, str] | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -187,30 +214,34 @@ class _Parser:
             rhs = self.term(depth)
             degree, digits = max(node.degree, rhs.degree), max(node.digits, rhs.digits) + 1
             terms = self.check(degree, digits, node.terms + rhs.terms)
-            expr = node.expr + rhs.expr if sign == "+" else node.expr - rhs.expr
-            node = _Node(expr, degree, digits, terms)
+            combine = self.values.add if sign == "+" else self.values.sub
+            node = _Node(combine(node.expr, rhs.expr), degree, digits, terms)
         return node
 
     def term(self, depth: int) -> _Node:
         node = self.unary(depth)
+        side_by_side = 1  # factors multiplied without an operator so far
         while True:
             tok = self.peek()
             if tok in (("op", "*"), ("op", "/")):
                 self.take()
                 rhs = self.unary(depth)
-                divide = tok == ("op", "/")
+                divide, side_by_side = tok == ("op", "/"), 1
             elif tok is not None and (
                 tok[0] in ("num", "var", "func", "const") or tok == ("op", "(")
             ):
                 if tok[0] == "num" and self.tokens[self.pos - 1][0] == "num":
                     raise ParseError("two numbers in a row")
+                side_by_side += 1
+                if side_by_side > self.limits.max_juxtaposed:
+                    raise SizeError(f"more than {self.limits.max_juxtaposed} factors side by side")
                 rhs, divide = self.power(depth), False  # implicit multiplication
             else:
                 return node
             degree, digits = node.degree + rhs.degree, node.digits + rhs.digits
             terms = self.check(degree, digits, node.terms * rhs.terms)
-            expr = node.expr / rhs.expr if divide else node.expr * rhs.expr
-            node = _Node(expr, degree, digits, terms)
+            combine = self.values.div if divide else self.values.mul
+            node = _Node(combine(node.expr, rhs.expr), degree, digits, terms)
 
     def unary(self, depth: int) -> _Node:
         if self.peek() in (("op", "+"), ("op", "-")):
@@ -218,7 +249,7 @@ class _Parser:
             inner = self.unary(depth + 1)
             if sign == "+":
                 return inner
-            return _Node(-inner.expr, inner.degree, inner.digits, inner.terms)
+            return _Node(self.values.neg(inner.expr), inner.degree, inner.digits, inner.terms)
         return self.power(depth)
 
     def power(self, depth: int) -> _Node:
@@ -230,20 +261,28 @@ class _Parser:
 
     def raised(self, base: _Node, exponent: _Node) -> _Node:
         """``base ^ exponent``, refused before it is built when it would be too large."""
-        e = exponent.expr
-        if e.is_Rational:
-            p, q = abs(int(e.p)), int(e.q)
+        rational = self.values.rational(exponent.expr)
+        if rational is None and not self.values.exact:
+            # The shape pass cannot tell a rational exponent sympy would find (\sqrt{4},
+            # x - x) from a transcendental one: it refuses nothing and keeps bounds no larger
+            # than either reading's (degree base*p or 1, digits base*p or 1, terms >= 1).
+            self.unknown_exponents = True
+            return _Node(None, min(1, base.degree), min(1, base.digits), 1)
+        if rational is not None:
+            p, q = abs(rational[0]), rational[1]
             if p > self.limits.max_exponent or q > self.limits.max_exponent:
                 raise SizeError(f"an exponent is larger than {self.limits.max_exponent}")
             degree, digits = base.degree * max(p, 1), base.digits * max(p, 1)
             work = math.comb(base.terms + p - 1, p) if q == 1 and p > 0 else 1
             terms = self.check(degree, digits, work)  # before ``**``: 99^99^99 is eager
-            return _Node(base.expr**e, degree, digits, terms if q == 1 else 1)
+            expr = self.values.power(base.expr, exponent.expr)
+            return _Node(expr, degree, digits, terms if q == 1 else 1)
         if exponent.degree > self.limits.max_exponent:
             raise SizeError(f"an exponent is larger than {self.limits.max_exponent}")
         if exponent.digits > self.limits.max_digits or base.digits > self.limits.max_digits:
             raise SizeError("the expression is too large")
-        return _Node(base.expr**e, 1, 1)  # e^(2x), 2^x: a transcendental atom
+        # e^(2x), 2^x: a transcendental atom
+        return _Node(self.values.power(base.expr, exponent.expr), 1, 1)
 
     def atom(self, depth: int) -> _Node:
         if depth > self.limits.max_nesting:
@@ -253,11 +292,11 @@ class _Parser:
             digits = len(text.replace(".", ""))
             if digits > self.limits.max_digits:
                 raise SizeError(f"a number is longer than {self.limits.max_digits} digits")
-            return _Node(sympy.Rational(text), 0, digits)
+            return _Node(self.values.number(text), 0, digits)
         if kind == "var":
             return _Node(self.symbols[text], 1, 1)
         if kind == "const":
-            return _Node(sympy.pi if text == "pi" else sympy.E, 0, 1)
+            return _Node(self.values.const(text), 0, 1)
         if (kind, text) == ("op", "("):
             node = self.expression(depth + 1)
             if self.take() != ("op", ")"):
@@ -268,7 +307,10 @@ class _Parser:
             if self.peek() == ("op", "^"):  # sin^2(x) = sin(x)^2; "sin^-1" is refused
                 self.take()
                 power = self.atom(depth + 1)
-                if not (power.expr.is_Integer and power.expr > 0):
+                positive = self.values.positive_integer(power.expr)
+                if positive is None:
+                    self.unknown_function_powers = True  # leave it to the sympy pass
+                elif not positive:
                     raise ParseError("sin^-1 style inverse functions are not supported")
             if self.peek() == ("op", "("):
                 self.take()
@@ -277,7 +319,7 @@ class _Parser:
                     raise ParseError("missing ')'")
             else:
                 arg = self.power(depth + 1)  # "sin x"
-            node = _Node(FUNCTIONS[text](arg.expr), 1, max(1, arg.digits))
+            node = _Node(self.values.func(text, arg.expr), 1, max(1, arg.digits))
             return node if power is None else self.raised(node, power)
         raise ParseError(f"unexpected {text!r}")
 
@@ -285,7 +327,7 @@ class _Parser:
 def _parse_node(text: str, variables: Sequence[str], limits: Limits) -> _Node:
     if limits is TRUSTED and isinstance(text, str):
         return _trusted_node(text, tuple(variables))
-    return _parse_node_uncached(text, variables, limits)
+    return _read(text, variables, limits)
 
 
 @functools.lru_cache(maxsize=512)
@@ -293,10 +335,21 @@ def _trusted_node(text: str, variables: tuple[str, ...]) -> _Node:
     """The parse of text we generated (a reference answer or a problem's expression), kept:
     a verifier reads the same reference for :func:`limits_for` and for the comparison, and
     parsing is pure (the node and its sympy expression are immutable)."""
-    return _parse_node_uncached(text, variables, TRUSTED)
+    return _read(text, variables, TRUSTED)
 
 
-def _parse_node_uncached(text: str, variables: Sequence[str], limits: Limits) -> _Node:
+def _read(text: str, variables: Sequence[str], limits: Limits, build: bool = True) -> _Node:
+    """Read ``text`` in two passes over its tokens: the shape pass (no sympy) checks the
+    grammar and every bound, and the sympy pass builds the expression only for text the shape
+    pass accepted. ``build=False`` returns the shape pass's node (bounds, no expression) when
+    it knew every value.
+
+    The two passes decide alike: on exact values they take the same steps, and where the
+    shape pass did not know a value (see :class:`_Parser`) its bounds are no larger than the
+    sympy pass's. So its refusal stands when it knew every value, and a :class:`SizeError`
+    stands after unknown exponents only (the sympy pass refuses a size at that point or
+    earlier); any other refusal, or text it accepted, is read by the sympy pass, which
+    decides as the single pass always did."""
     if not isinstance(text, str):
         raise ParseError("the answer is not text")
     if len(text) > limits.max_length:
@@ -304,11 +357,21 @@ def _parse_node_uncached(text: str, variables: Sequence[str], limits: Limits) ->
     tokens = _tokens(latex_to_plain(text), variables)
     if not tokens:
         raise ParseError("empty expression")
-    parser = _Parser(tokens, variables, limits)
-    node = parser.expression(0)
-    if parser.pos != len(tokens):
-        raise ParseError("unexpected text after the expression")
-    return node
+    if len(tokens) > limits.max_tokens:
+        raise SizeError(f"the answer has more than {limits.max_tokens} tokens")
+    shape = _Parser(tokens, variables, limits, SHAPES)
+    try:
+        node = shape.parse()
+    except SizeError:
+        if not shape.unknown_function_powers:
+            raise
+    except ParseError:
+        if not (shape.unknown_exponents or shape.unknown_function_powers):
+            raise
+    else:
+        if not build and not (shape.unknown_exponents or shape.unknown_function_powers):
+            return node
+    return _Parser(tokens, variables, limits, SYMPY).parse()
 
 
 def parse_expression(
@@ -317,9 +380,11 @@ def parse_expression(
     """Parse ``text`` (plain or light-LaTeX math) into a sympy expression, safely.
 
     ``variables`` are the single names allowed as symbols (others are rejected). Raises
-    :class:`ParseError` for anything outside the grammar or the size ``limits``.
+    :class:`ParseError` for anything outside the grammar or the size ``limits`` — decided
+    before sympy builds anything, for all but a few exponents only sympy can evaluate.
     """
-    return _parse_node(text, variables, limits or Limits()).expr
+    expr: sympy.Expr = _parse_node(text, variables, limits or Limits()).expr
+    return expr
 
 
 def check_size(
@@ -328,17 +393,29 @@ def check_size(
     """Bounds ``(degree, digits)`` of ``text`` read by this parser, checked against
     ``limits`` before any node is built: raises :class:`SizeError` for an expression past
     them (``((((99^{99})^{99})^{99})^{99})`` fails at the second power, in microseconds) and
-    :class:`ParseError` for text outside the grammar.
+    :class:`ParseError` for text outside the grammar. Most text is judged by the shape pass
+    alone, without sympy.
 
     Other parsers (e.g. the ANTLR LaTeX parser, which evaluates powers of numbers eagerly) run
     it as a guard first: an expression it bounds has integers of at most ``max_digits``
     digits and a polynomial degree of at most ``max_degree``, so building and expanding it
     stays cheap."""
-    node = _parse_node(text, variables, limits or Limits())
+    limits = limits or Limits()
+    if limits is TRUSTED:
+        node = _parse_node(text, variables, limits)
+    else:
+        node = _read(text, variables, limits, build=False)
     return node.degree, node.digits
 
 
-TRUSTED = Limits(max_length=200_000, max_degree=100_000, max_digits=100_000, max_exponent=10_000)
+TRUSTED = Limits(
+    max_length=200_000,
+    max_degree=100_000,
+    max_digits=100_000,
+    max_exponent=10_000,
+    max_tokens=200_000,
+    max_juxtaposed=200_000,
+)
 
 
 def limits_for(reference: str, variables: Sequence[str] = ("x",)) -> Limits:

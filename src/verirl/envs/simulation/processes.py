@@ -32,7 +32,6 @@ from verirl.envs.kit.wording import plural
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "simulation"
 TAGS = ("rlve", "simulation")
 _TOKENS = ("A#", "#A", "B#", "#B")
 
@@ -58,7 +57,6 @@ class ABProgramSimulation(Environment):
     redex until none is left."""
 
     name = "ab_program_simulation"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "program length 4 + 2d tokens"
     size_measure = "program length in tokens"
@@ -144,7 +142,6 @@ class Josephus(Environment):
     verifier pops from a list by index arithmetic; ``solve`` counts around the circle."""
 
     name = "josephus"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 3 + d people, step K in 1..2N"
     size_measure = "number of people N"
@@ -217,7 +214,6 @@ class Fibtrain(_ExactInteger):
     solved for x; ``solve``: tries x = 0, 1, … and simulates."""
 
     name = "fibtrain"
-    family = FAMILY
     difficulty_scales = "N = 5 + d stations, a ≤ 10 + d, unknown x ≤ 10 + 2d"
     size_measure = "number of stations N"
     wrong_detail = "that is not the number aboard"
@@ -269,7 +265,6 @@ class CowDanceShow(_ExactInteger):
     queue per K; ``solve``: a unit-time simulation per K."""
 
     name = "cow_dance_show"
-    family = FAMILY
     difficulty_scales = "N = 4 + d cows, dance times 1..10 + d"
     size_measure = "number of cows N"
     wrong_detail = "that is not the smallest stage size"
@@ -331,7 +326,6 @@ class FbiBinaryTree(Environment):
     Wrong length or letters → invalid; else mean(answer_i = gold_i)^5."""
 
     name = "fbi_binary_tree"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "string length 2^N with N = 1 + d//5 (at most 7)"
     size_measure = "string length 2^N"
@@ -407,7 +401,6 @@ class BucketSorting(_ExactInteger):
     BucketSorting). Right or wrong. Verifier: a counter; ``solve``: sort and scan runs."""
 
     name = "bucket_sorting"
-    family = FAMILY
     difficulty_scales = "array length 5 + 2d, values 0..2 + d"
     size_measure = "array length"
     size_key = "array"
@@ -452,7 +445,6 @@ class FaceRightWay(Environment):
     per K; ``solve``: every set of turn positions per K."""
 
     name = "face_right_way"
-    family = FAMILY
     tags = TAGS
     difficulty_scales = "N = 4 + d cows"
     size_measure = "number of cows N"

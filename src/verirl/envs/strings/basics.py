@@ -29,7 +29,6 @@ from verirl.envs.base import (
 from verirl.envs.kit.strings import random_word
 from verirl.types import Problem, Verdict
 
-FAMILY = "strings"
 _MAX_ANSWER = 5000  # characters; longer answers are not read
 
 
@@ -63,7 +62,6 @@ def _letters_verdict(answer: str, gold: str) -> Verdict:
 class ReverseString(Environment):
     name = "reverse_string"
     size_measure = "string length"
-    family = FAMILY
     difficulty_scales = "length of the string: 3 + d"
     size_key = "word"
 
@@ -83,7 +81,6 @@ class ReverseString(Environment):
 class CountLetter(IntegerAnswer):
     name = "count_letter"
     size_measure = "string length"
-    family = FAMILY
     difficulty_scales = "length of the string: 5 + 2d; alphabet of 3 + d//2 letters"
     size_key = "word"
 
@@ -122,7 +119,6 @@ class _YesNo(Environment):
 class PalindromeCheck(_YesNo):
     name = "palindrome_check"
     size_measure = "string length"
-    family = FAMILY
     difficulty_scales = "length of the string: 3 + d to 5 + d, letters a-d; half are palindromes"
     size_key = "word"
 
@@ -149,7 +145,6 @@ class PalindromeCheck(_YesNo):
 class AnagramCheck(_YesNo):
     name = "anagram_check"
     size_measure = "string length"
-    family = FAMILY
     difficulty_scales = "length of each string: 3 + d"
     size_key = "first"
 
@@ -179,7 +174,6 @@ class AnagramCheck(_YesNo):
 class LongestPalindromicSubstring(Environment):
     name = "longest_palindromic_substring"
     size_measure = "string length"
-    family = FAMILY
     difficulty_scales = "length of the string: 5 + d; alphabet of 2 + d//10 letters"
     size_key = "word"
 
@@ -293,7 +287,6 @@ _WORDS = (
 class CaesarDecode(Environment):
     name = "caesar_decode"
     size_measure = "ciphertext length"
-    family = FAMILY
     difficulty_scales = "1 + d//3 words; shift 1..3 for d < 3, then 1..25"
     size_key = "cipher"
 
@@ -329,7 +322,6 @@ def _shift(c: str, k: int) -> str:
 class EditDistance(IntegerAnswer):
     name = "edit_distance"
     size_measure = "total length of the two strings"
-    family = FAMILY
     difficulty_scales = "first string 3 + d//2 letters, second one 1 + d//3 random edits away"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -409,7 +401,6 @@ _RLE_EXAMPLE = 'For example, "aaabcc" is encoded as "a3b1c2"'
 class RunLengthEncode(Environment):
     name = "run_length_encode"
     size_measure = "string length"
-    family = FAMILY
     difficulty_scales = "2 + d//2 runs of 1 to 2 + d//4 letters each"
     size_key = "word"
 
@@ -457,7 +448,6 @@ class RunLengthEncode(Environment):
 class RunLengthDecode(Environment):
     name = "run_length_decode"
     size_measure = "length of the decoded string"
-    family = FAMILY
     difficulty_scales = "2 + d//2 runs of 1 to 2 + d//4 letters each"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

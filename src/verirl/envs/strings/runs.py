@@ -28,7 +28,6 @@ from verirl.envs.base import (
 )
 from verirl.types import Problem, Verdict
 
-FAMILY = "strings_runs"
 TAGS = ("rlve", "strings")
 
 
@@ -53,7 +52,6 @@ class SaladBar(Environment):
     (length/gold)^5."""
 
     name = "salad_bar"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "length 5 + 2d; p with probability 0.4..0.7"
@@ -124,7 +122,6 @@ class SecretCowCode(Environment):
     """S grows by appending its own rotation (last letter first); the N-th letter."""
 
     name = "secret_cow_code"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "|S| = 3 + d//3; N up to |S|·2^(3 + d) (at most |S|·2^40)"
@@ -187,7 +184,6 @@ class Prefixuffix(Environment):
     """The largest L ≤ n/2 whose length-L prefix and suffix are cyclic shifts of each other."""
 
     name = "prefixuffix"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = (
@@ -237,7 +233,6 @@ class ShortestUnicolorSubstring(Environment):
     short as possible: (gold/answer)^5."""
 
     name = "shortest_unicolor_substring"
-    family = FAMILY
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "length 5 + d; K in 1..n//3"
@@ -344,7 +339,6 @@ class PcpPermutation(Environment):
     characters of the two concatenations."""
 
     name = "pcp_permutation"
-    family = FAMILY
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d//2 strings (at most 10) cut from one word of length ~3N"

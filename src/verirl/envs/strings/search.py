@@ -30,7 +30,6 @@ from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
-FAMILY = "string_search"
 TAGS = ("rlve", "strings")
 _WORD = re.compile(r"[a-z]{1,400}")
 
@@ -42,7 +41,6 @@ def read_word(answer: str) -> str | None:
 
 
 class _StringEnv(Environment):
-    family = FAMILY
     tags = TAGS
     size_key = "text"
     size_measure = "length of the string"

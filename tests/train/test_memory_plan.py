@@ -1,0 +1,172 @@
+"""The memory plan's arithmetic, by hand; what it reads off a model config; what it suggests;
+``verirl memory``; and the check that refuses a run before any work."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from verirl.assembly import load_config
+from verirl.cli import main
+from verirl.errors import UserInputError
+from verirl.models import LoraSettings, apply_lora
+from verirl.train import memory_plan as mp
+from verirl.train.memory_plan import (
+    ModelShape,
+    PlanInputs,
+    StepShape,
+    compute_plan,
+    parse_device,
+    suggest_fix,
+)
+
+SHAPE = ModelShape(
+    params=1_000_000,
+    layers=2,
+    hidden=64,
+    intermediate=128,
+    q_dim=64,
+    kv_dim=32,
+    vocab=1000,
+    tied=True,
+)
+STEP = StepShape(prompts=2, group=2, prompt_tokens=10, response_tokens=20)
+
+
+def test_components_by_hand() -> None:
+    p = PlanInputs(SHAPE, STEP, micro_batch_tokens=10_000, chunk_tokens=8, workers=2)
+    plan = compute_plan(p)
+    c = plan.components
+    assert c["weights"] == 4e6 and c["gradients"] == 4e6 and c["optimizer"] == 8e6
+    # shared prompts: 2 prompts x 10 + 4 rows x 20 = 100 tokens in the one micro-batch
+    assert plan.learner_tokens == 100
+    per_token_layer = 8.5 * 64 + 4 * 128 + 2 * 32  # floats
+    layer = 4 * per_token_layer * 100
+    assert c["activations"] == pytest.approx(2 * layer + 2 * layer)
+    assert c["log-prob chunk"] == pytest.approx(5 * 4 * 8 * 1000 + 4 * 1000 * 64)
+    # generation: 4 rows x 30 positions x 2 layers x (k, v) x 32 floats, and 3 logit rows
+    assert c["generation"] == pytest.approx(4 * 30 * 2 * 2 * 32 * 4 + 3 * 4 * 4 * 1000)
+    assert c["workers"] == pytest.approx(mp.POOL_OVERHEAD + 2 * mp.WORKER_PROCESS)
+    learner = c["gradients"] + c["activations"] + c["log-prob chunk"]
+    fixed = c["runtime"] + c["weights"] + c["optimizer"]
+    assert plan.peak == pytest.approx(fixed + max(learner, c["generation"]) + c["workers"])
+
+
+def test_checkpointing_keeps_layer_inputs_and_one_layer() -> None:
+    p = PlanInputs(SHAPE, STEP, micro_batch_tokens=10_000)
+    on = compute_plan(replace(p, activation_checkpointing=True)).components["activations"]
+    layer = 4 * (8.5 * 64 + 4 * 128 + 2 * 32) * 100
+    assert on == pytest.approx(2 * 100 * 64 * 4 + 3 * layer)
+
+
+def test_the_full_logits_path_pays_for_every_response_token() -> None:
+    p = PlanInputs(SHAPE, STEP, micro_batch_tokens=10_000, chunk_tokens=8)
+    full = compute_plan(replace(p, chunked_logprobs=False)).components["log-prob chunk"]
+    assert full == pytest.approx(3 * 4 * 80 * 1000 + 4 * 1000 * 64)  # 80 response tokens
+    assert full > compute_plan(p).components["log-prob chunk"]
+
+
+def test_micro_batches_follow_the_learners_packing() -> None:
+    # a budget of 60 padded tokens: one prompt group (10 + 2 x 20 = 50) per micro-batch
+    p = PlanInputs(SHAPE, STEP, micro_batch_tokens=60)
+    assert compute_plan(p).learner_tokens == 50
+    unshared = replace(p, share_prompt_prefix=False)
+    assert compute_plan(unshared).learner_tokens == 60  # two rows of 30
+
+
+def test_lora_trains_the_adapter_and_full_fine_tuning_everything() -> None:
+    model = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=300,
+            hidden_size=32,
+            intermediate_size=48,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+        )
+    )
+    shape = ModelShape.from_hf_config(model.config)
+    assert shape.params == sum(p.numel() for p in model.parameters())
+    assert (shape.hidden, shape.intermediate, shape.q_dim, shape.kv_dim) == (32, 48, 32, 16)
+    lora = LoraSettings(r=4)
+    adapted = apply_lora(model, lora)
+    trainable = sum(p.numel() for p in adapted.parameters() if p.requires_grad)
+    assert shape.lora_params(4, lora.target_modules) == trainable
+
+
+def test_suggestions_bring_the_plan_under_the_limit() -> None:
+    cfg = load_config(None, ["rollout.max_new_tokens=20000"])
+    plan = mp.plan_memory(cfg, "cpu", limit=20e9, prompt_tokens=100)
+    assert not plan.fits
+    fix = suggest_fix(cfg, plan)
+    assert fix is not None and "optim.activation_checkpointing=true" in fix
+    assert "rollout.engine.params.max_batch_sequences=" in fix  # the KV cache dominates
+    overrides = fix.split(" (")[0].split()
+    fixed = mp.plan_memory(
+        load_config(None, ["rollout.max_new_tokens=20000", *overrides]),
+        "cpu",
+        limit=20e9,
+        prompt_tokens=100,
+    )
+    assert fixed.fits
+    # what already fits needs nothing; what nothing saves gets None
+    assert suggest_fix(cfg, replace(plan, limit=1e12, peak=1.0)) is None
+    assert suggest_fix(cfg, replace(plan, limit=1e9)) is None
+
+
+def test_auto_checkpointing_turns_on_only_when_the_plan_needs_it() -> None:
+    cfg = load_config(None, [])
+    assert not mp.plan_memory(cfg, "cpu", limit=1e12, prompt_tokens=100).settings[
+        "activation_checkpointing"
+    ]
+    tight = mp.plan_memory(cfg, "cpu", limit=5e9, prompt_tokens=100)
+    assert tight.settings["activation_checkpointing"] and tight.fits
+
+
+@pytest.mark.parametrize(
+    ("spec", "want"),
+    [
+        ("cpu", ("cpu", None)),
+        ("cuda", ("cuda", None)),
+        ("cuda:80GB", ("cuda", 80e9)),
+        ("CUDA:24GiB", ("cuda", 24 * 2**30)),
+    ],
+)
+def test_parse_device(spec: str, want: tuple[str, float | None]) -> None:
+    assert parse_device(spec) == want
+
+
+def test_parse_device_refuses_nonsense_in_one_line() -> None:
+    with pytest.raises(ValueError, match="cuda:80GB"):
+        parse_device("tpu")
+
+
+def test_verirl_memory_prints_the_plan_and_what_fits(
+    tiny_model_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["memory", f"model.name={tiny_model_dir}", "--device", "cuda:80GB"]) == 0
+    out = capsys.readouterr().out
+    for word in ("weights", "activations", "log-prob chunk", "generation", "peak"):
+        assert word in out
+    assert "the step fits" in out
+    code = main(["memory", "rollout.max_new_tokens=300000", "--device", "cuda:8GB"])
+    out = capsys.readouterr().out
+    assert code == 1 and "does not fit" in out
+    assert main(["memory", "--device", "tpu"]) == 2
+
+
+def test_a_run_that_will_not_fit_is_refused_before_any_work(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from verirl.train.loop import Trainer
+
+    built: list[int] = []
+    monkeypatch.setattr("verirl.train.loop.build_policy", lambda *a, **k: built.append(1))
+    monkeypatch.setattr(mp, "memory_limit", lambda device: 1e9)  # a 1 GB machine
+    cfg = load_config(None, [f"model.name={tiny_model_dir}", "rollout.max_new_tokens=40000"])
+    with pytest.raises(UserInputError, match=r"planned step needs .* GB but this cpu has 1\.0 GB"):
+        Trainer(cfg, tmp_path)
+    assert built == []  # no model was loaded

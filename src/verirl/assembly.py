@@ -141,7 +141,7 @@ WHAT = {
     "steps": "verified steps (proof tactics) in the verdicts",
 }
 HOW = {
-    "turns": "use rollout.collector.name=multi_turn",
+    "turns": "use rollout.collector.name=multi_turn (or tool_calls for tool episodes)",
     "counterfactual": "set rollout.collector.params.counterfactual=true, or "
     "credit.params.counterfactual=false",
     "steps": "train on a proof environment (coq_proofs, lean_proofs) with reward.name=env or rule",

@@ -153,22 +153,26 @@ def test_generic_client_runs_an_episode(server_url: str) -> None:
 
 
 @pytest.mark.slow
-def test_typed_client_tool_world_one_call_per_step(server_url: str) -> None:
+def test_typed_client_tool_world_one_native_reply_per_step(server_url: str) -> None:
     from verirl.envs.agents.tool_world import TURN_SEPARATOR
+    from verirl.tools import get_format
+    from verirl.tools.calls import decode_transcript
 
     env = get_env("tool_world")
-    calls = env.solve(env.generate(2, 3)).split(TURN_SEPARATOR)
-    assert len(calls) >= 2
+    replies = decode_transcript(env.solve(env.generate(2, 3)), TURN_SEPARATOR)
+    assert len(replies) >= 2
+    smol = get_format("chatml_tools")
     with VerirlEnvClient(base_url=server_url).sync() as client:
         start = client.reset(env="tool_world", difficulty=2, seed=3).observation
-        assert "files.list" in start.tools
-        results = [client.step(VerirlAction(answer=c)) for c in calls]
+        assert "files_list" in start.tools and start.tool_format == "chatml_tools"
+        results = [client.step(VerirlAction(answer=smol.render(r))) for r in replies]
+        results.append(client.step(VerirlAction(answer="Done.")))
         state = client.state()
-    assert [r.done for r in results] == [False] * (len(calls) - 1) + [True]
+    assert [r.done for r in results] == [False] * len(replies) + [True]
     assert results[-1].observation.correct and results[-1].reward == 1.0
-    assert (results[0].observation.feedback or "").startswith("Observation:")  # call's result
+    assert results[0].observation.tool_messages[0]["content"] == "ok"  # the call's result
     assert results[0].reward is not None and results[0].reward < 1.0
-    assert state.step_count == len(calls) and state.env == "tool_world"
+    assert state.step_count == len(replies) + 1 and state.env == "tool_world"
 
 
 @pytest.mark.slow

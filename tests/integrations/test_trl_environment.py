@@ -13,7 +13,7 @@ pytest.importorskip("trl", reason="the TRL integration needs trl==1.16.0 (extra 
 
 from verirl.curriculum import AdaptiveDifficulty
 from verirl.envs import get_env
-from verirl.envs.agents.tool_world import read_calls
+from verirl.envs.agents.tool_world import TURN_SEPARATOR
 from verirl.errors import UserInputError
 from verirl.integrations.episodes import LocalSource
 from verirl.integrations.problems import identity_columns
@@ -77,20 +77,30 @@ def test_refinement_lets_the_model_submit_again() -> None:
     assert env.get_reward() == 1.0
 
 
-def test_tool_world_tools_replay_the_plan() -> None:
+def test_tool_world_tools_are_the_toolsets_and_replay_the_plan() -> None:
+    from transformers.utils import get_json_schema
+
+    from verirl.tools import build_toolset
+    from verirl.tools.calls import decode_transcript
+
     factory = EnvironmentFactory(LocalSource(AdaptiveDifficulty(["tool_world"])), tools=True)
     env = factory()
     assert isinstance(env, ToolWorldEnvironment)
     assert not hasattr(env, "submit_answer")  # TRL would list it as a tool
+    # TRL's schemas of the methods are the toolset's own: the same prompt on both paths
+    apps = build_toolset(
+        "tool_world", {"world": get_env("tool_world").generate(0, 0).data["world"]}
+    )
+    assert [get_json_schema(getattr(env, n)) for n in apps.tools()] == apps.schemas()
     env.reset(verirl_env="tool_world", verirl_difficulty=3, verirl_seed=1)
-    calls = [c for c in read_calls(_solution("tool_world", 3, 1)) if not isinstance(c, str)]
+    replies = decode_transcript(_solution("tool_world", 3, 1), TURN_SEPARATOR)
+    calls = [c for r in replies for c in r.calls]
     assert len(calls) >= 2
-    replies = []
-    for tool, args in calls:
-        method = getattr(env, tool.replace(".", "_"))
-        replies.append(method(**({"event_id": args["id"]} if "id" in args else args)))
-    assert replies[-1] == "Correct." and env.get_reward() == 1.0
+    results = [getattr(env, c.name)(**c.arguments) for c in calls]
+    assert "ok" in results and all(not r.startswith("error") for r in results)
+    assert env.get_reward() == 1.0
     assert env.files_list().startswith("The episode is over")
+    assert env.calendar_remove(3).startswith("The episode is over")  # positional too
 
 
 @pytest.mark.slow

@@ -147,21 +147,46 @@ def test_ws_finish_and_a_left_episode_count_their_last_verdict_once(client: Test
         assert state["window"] == [0, 0] and state["reward"] is None
 
 
-def test_tool_world_takes_one_tool_call_per_step(client: TestClient) -> None:
+def test_tool_world_takes_one_native_reply_per_step(tmp_path: Path) -> None:
+    """The transcript the verifier replays counts against serve.max_answer_chars (default
+    limits here)."""
     from verirl.envs.agents.tool_world import TURN_SEPARATOR
+    from verirl.tools import get_format
+    from verirl.tools.calls import decode_transcript
 
     tw = get_env("tool_world")
-    calls = tw.solve(tw.generate(0, 3)).split(TURN_SEPARATOR)
-    with client.websocket_connect("/ws") as ws:
-        reset = {"env": "tool_world", "difficulty": 0, "seed": 3, "turns": len(calls) + 2}
+    replies = decode_transcript(tw.solve(tw.generate(2, 3)), TURN_SEPARATOR)
+    fmt = get_format("hermes")
+    gym = _gym(tmp_path)
+    with TestClient(build_app(gym)) as client, client.websocket_connect("/ws") as ws:
+        reset = {"env": "tool_world", "difficulty": 2, "seed": 3, "tool_format": "hermes"}
         ws.send_text(json.dumps({"type": "reset", "data": reset}))
-        json.loads(ws.receive_text())
-        for i, call in enumerate(calls):
-            ws.send_text(json.dumps({"type": "step", "data": {"answer": call}}))
+        start = json.loads(ws.receive_text())["data"]["observation"]
+        names = [s["function"]["name"] for s in start["tool_schemas"]]
+        assert start["tools"] == sorted(names) and "files_write" in names
+        assert start["tool_format"] == "hermes" and start["demonstration"]
+        for reply in replies:
+            ws.send_text(json.dumps({"type": "step", "data": {"answer": fmt.render(reply)}}))
             data = json.loads(ws.receive_text())["data"]
-            assert data["observation"]["verdict"]["detail"].startswith("Observation:")
-            assert data["done"] is (i == len(calls) - 1)
-        assert data["observation"]["verdict"]["correct"] is True
+            obs = data["observation"]
+            assert data["done"] is False and obs["tool_messages"][0]["role"] == "tool"
+            assert obs["assistant"]["tool_calls"][0]["function"]["name"] == reply.calls[0].name
+        assert obs["tool_messages"][0]["content"] == obs["feedback"] == '{"id": 5}'  # the event
+        assert obs["verdict"]["correct"] is True  # the task is done; the episode goes on
+        ws.send_text(json.dumps({"type": "step", "data": {"answer": "<tool_call>{oops"}}))
+        bad = json.loads(ws.receive_text())["data"]["observation"]
+        assert bad["tool_messages"][0]["role"] == "user" and "could not be read" in bad["feedback"]
+        ws.send_text(json.dumps({"type": "step", "data": {"answer": "All done."}}))
+        end = json.loads(ws.receive_text())["data"]
+        assert (
+            end["done"] is True
+            and end["reward"] == 1.0
+            and end["observation"]["tool_messages"] == []
+        )
+        ws.send_text(json.dumps({"type": "reset", "data": {**reset, "tool_format": "yaml"}}))
+        refused = json.loads(ws.receive_text())
+        assert refused["type"] == "error" and "unknown tool_format" in json.dumps(refused)
+    gym.close()
 
 
 @pytest.mark.parametrize(

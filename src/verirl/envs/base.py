@@ -114,6 +114,10 @@ class Environment(ABC):
     """The verifier scores a whole multi-turn transcript (the model's turns joined by
     :data:`TURN_SEPARATOR`) rather than one turn: the multi-turn
     collector then passes it every turn so far (a tool-using world replays the calls)."""
+    toolset: ClassVar[str | None] = None
+    """A tool environment: the registered toolset (:mod:`verirl.tools`) its episodes call,
+    built per episode from :meth:`toolset_params`; its verifier reads the canonical
+    transcript of the calls (:mod:`verirl.tools.calls`). ``None``: not a tool environment."""
     unique_answer: ClassVar[bool] = False
     """The prompt promises exactly one answer ("determine who is ..."): the contract test
     then requires :meth:`count_answers` to find exactly one."""
@@ -270,6 +274,11 @@ class Environment(ABC):
         """The number of distinct problems at ``difficulty`` when it is small (the contract
         test then asks for fewer distinct problems among 200 seeds); ``None``: large."""
         return None
+
+    def toolset_params(self, problem: Problem) -> dict[str, Any]:
+        """The parameters :attr:`toolset` is built with for ``problem``'s episode (its
+        initial state); none by default."""
+        return {}
 
     def feedback(self, problem: Problem, output: str, verdict: Verdict) -> str:
         """What a multi-turn refinement loop tells the model after a wrong answer."""

@@ -23,9 +23,11 @@ Episode rules (identical on both paths, so an answer gets the same verdict every
   seed)`` takes them from the caller (all three, or none).
 - ``step(output)``: one model turn. A single-answer environment verifies the turn; with
   ``max_turns > 1`` a wrong answer gets the environment's feedback as the next observation
-  (multi-turn refinement) until ``max_turns``. A stateful tool environment (``tool_world``)
-  takes one tool call per step; the verdict is over the whole transcript so far and the
-  observation is the call's result, for up to ``max_tool_calls`` calls.
+  (multi-turn refinement) until ``max_turns``. A tool environment (``tool_world``) takes one
+  reply per step, its calls written in the session's ``tool_format``; the verdict is over all
+  calls so far and the observation is the calls' results (also as chat messages,
+  ``StepOutcome.messages``), for up to ``max_tool_calls`` replies; a reply without a call
+  ends the episode.
 - The episode ends when an answer is fully correct, the turns are used up, or ``finish()`` is
   called; then the final verdict (the last turn's; a wrong-format verdict when there was no
   turn) is fed to the curriculum once: ``Verdict.correct``, as RLVE adapts on full
@@ -62,7 +64,7 @@ __all__ = [
     "LocalSource",
     "StepOutcome",
     "explicit_task",
-    "tool_call_text",
+    "tool_call_reply",
 ]
 
 
@@ -70,8 +72,10 @@ __all__ = [
 class EpisodeStart:
     """What a new episode shows the model: the problem's identity, its prompt (the answer
     instruction included), how the answer is written (``answer_format``: ``boxed``,
-    ``tagged`` or ``code``), the tool names of a tool environment (empty otherwise) and the
-    number of turns allowed."""
+    ``tagged``, ``code`` or ``tools``), the tool names of a tool environment (empty otherwise)
+    and the number of turns allowed; for a tool environment also the tools' JSON schemas (for
+    the chat template's ``tools=``), the format its replies are read in and a worked example
+    (chat messages)."""
 
     env: str
     difficulty: int
@@ -80,6 +84,9 @@ class EpisodeStart:
     answer_format: str
     tools: tuple[str, ...]
     max_turns: int
+    tool_schemas: tuple[dict[str, Any], ...] = ()
+    tool_format: str | None = None
+    demonstration: tuple[dict[str, Any], ...] = ()
 
     @property
     def identity(self) -> tuple[str, int, int]:
@@ -89,8 +96,9 @@ class EpisodeStart:
 @dataclass(frozen=True)
 class StepOutcome:
     """One step's result: the verdict's ``reward`` (RLVE's range [-1, 1]), ``correct``, its
-    ``detail``, the ``observation`` shown to the model next (feedback, a tool's result, or
-    empty once ``done``), ``done`` and the turn just taken (1-based)."""
+    ``detail``, the ``observation`` shown to the model next (feedback, the tools' results, or
+    empty once ``done``), ``done`` and the turn just taken (1-based); for a tool environment
+    the reply as read (``assistant``) and the ``messages`` answering it (tool results)."""
 
     reward: float
     correct: bool
@@ -99,10 +107,15 @@ class StepOutcome:
     done: bool
     turn: int
     extra: dict[str, Any] = field(default_factory=dict)
+    assistant: dict[str, Any] | None = None
+    messages: tuple[dict[str, Any], ...] = ()
 
 
 class GymSession(Protocol):
-    """One episode at a time (reset, steps, finish); see the module docstring."""
+    """One episode at a time (reset, steps, finish); see the module docstring.
+    ``tool_format``: the format tool episodes' replies are written in (read at reset)."""
+
+    tool_format: str | None
 
     def reset(
         self, env: str | None = None, difficulty: int | None = None, seed: int | None = None
@@ -162,6 +175,9 @@ class EpisodeSession:
     episode stream, local or remote: subclasses say how a reset and an action reach it."""
 
     curriculum: str | None = "default"
+    tool_format: str | None = None
+    """The tool-call format a tool episode's replies are written in (``None``: the
+    server's default, ``chatml_tools``)."""
 
     def __init__(self) -> None:
         self.start: EpisodeStart | None = None
@@ -188,6 +204,8 @@ class EpisodeSession:
             kwargs = {"env": task[0], "difficulty": task[1], "seed": task[2]}
         if self.curriculum is not None:
             kwargs["curriculum"] = self.curriculum
+        if self.tool_format is not None:
+            kwargs["tool_format"] = self.tool_format
         obs = self._reset(**kwargs)
         self.start = EpisodeStart(
             env=obs.env,
@@ -197,6 +215,9 @@ class EpisodeSession:
             answer_format=obs.answer_format,
             tools=tuple(obs.tools),
             max_turns=obs.max_turns,
+            tool_schemas=tuple(obs.tool_schemas),
+            tool_format=obs.tool_format,
+            demonstration=tuple(obs.demonstration),
         )
         self.done = False
         self.last = None
@@ -246,6 +267,8 @@ class EpisodeSession:
             done=obs.done,
             turn=obs.turn,
             extra=dict(verdict.get("extra") or {}),
+            assistant=obs.assistant,
+            messages=tuple(obs.tool_messages),
         )
         return self.last
 
@@ -281,8 +304,9 @@ class LocalSession(EpisodeSession):
         self.environment.close()
 
 
-def tool_call_text(tool: str, args: dict[str, Any]) -> str:
-    """One tool call written the way ``tool_world`` reads it (a ```` ```json ```` block)."""
-    import json
+def tool_call_reply(tool: str, args: dict[str, Any], fmt: str) -> str:
+    """A reply holding one call of ``tool`` with ``args``, written in tool format ``fmt``
+    (what an adapter that receives calls already parsed, as TRL's, sends as the step)."""
+    from verirl.tools import ParsedReply, ToolCall, get_format
 
-    return "```json\n" + json.dumps({"tool": tool, "args": args}) + "\n```"
+    return get_format(fmt).render(ParsedReply("", (ToolCall(tool, args),)))

@@ -49,7 +49,7 @@ def _unit(problem: Problem, salt: str) -> float:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
 
 
-Message = dict[str, str]
+Message = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,9 @@ class PromptFormatter:
     Multi-turn callers pass the conversation so far as ``history``: alternating assistant /
     user messages after the problem's user message. ``system_variants`` (e.g.
     :data:`SYSTEM_VARIANTS`) and ``zero_shot_rate`` turn on prompt variation (module
-    docstring); the defaults keep one fixed prompt.
+    docstring); the defaults keep one fixed prompt. Tool episodes render with their own
+    ``chat_template`` (``None``: the tokenizer's) and pass the tools' schemas and a worked
+    example (``demonstration``: chat messages, shown before the problem) to :meth:`encode`.
     """
 
     tokenizer: Any
@@ -70,6 +72,7 @@ class PromptFormatter:
     examples: tuple[tuple[str, str], ...] = ()
     system_variants: tuple[str, ...] = ()
     zero_shot_rate: float = 0.0
+    chat_template: str | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.zero_shot_rate <= 1.0:
@@ -84,6 +87,8 @@ class PromptFormatter:
             system = pick.format(answer=fmt.description)
         if system is None or fmt == BOXED:
             return system
+        if fmt.style == "tools":  # the chat template's tool block says how to call them
+            return None if "\\boxed" in system else system
         if BOXED_PHRASE in system:
             return system.replace(BOXED_PHRASE, fmt.description)
         if "\\boxed" in system:  # some other wording that asks for \boxed{}
@@ -99,7 +104,12 @@ class PromptFormatter:
             return self.examples
         return tuple((u, a) for u, a in self.examples if "\\boxed" not in u + a)
 
-    def messages(self, problem: Problem, history: Sequence[Message] = ()) -> list[Message]:
+    def messages(
+        self,
+        problem: Problem,
+        history: Sequence[Message] = (),
+        demonstration: Sequence[Message] = (),
+    ) -> list[Message]:
         msgs: list[Message] = []
         system = self.system_message(problem)
         if system is not None:
@@ -107,18 +117,33 @@ class PromptFormatter:
         for user, assistant in self.demonstrations(problem):  # few-shot format demonstrations
             msgs.append({"role": "user", "content": user})
             msgs.append({"role": "assistant", "content": assistant})
+        msgs.extend(demonstration)
         msgs.append({"role": "user", "content": problem.prompt})
         msgs.extend(history)
         return msgs
 
-    def encode_messages(self, messages: Sequence[Message]) -> list[int]:
-        """Token ids of ``messages`` followed by the assistant generation prompt."""
+    def encode_messages(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] | None = None
+    ) -> list[int]:
+        """Token ids of ``messages`` followed by the assistant generation prompt (the tools'
+        schemas rendered by the chat template when given)."""
         out = self.tokenizer.apply_chat_template(
-            list(messages), add_generation_prompt=True, tokenize=True, return_dict=False
+            list(messages),
+            tools=list(tools) if tools else None,
+            chat_template=self.chat_template,
+            add_generation_prompt=True,
+            tokenize=True,
+            return_dict=False,
         )
         if isinstance(out, dict) or hasattr(out, "keys"):
             out = out["input_ids"]
         return [int(t) for t in out]
 
-    def encode(self, problem: Problem, history: Sequence[Message] = ()) -> list[int]:
-        return self.encode_messages(self.messages(problem, history))
+    def encode(
+        self,
+        problem: Problem,
+        history: Sequence[Message] = (),
+        tools: Sequence[dict[str, Any]] | None = None,
+        demonstration: Sequence[Message] = (),
+    ) -> list[int]:
+        return self.encode_messages(self.messages(problem, history, demonstration), tools)

@@ -11,10 +11,17 @@ An episode::
     step({"finish": true})               -> end now with the last verdict
 
 With ``turns`` = K > 1 a wrong answer gets the environment's feedback (never the reference
-answer) as the next observation, until it is correct or K turns are used. A *stateful*
-environment (``tool_world``) takes one tool call per step: its verifier replays every call
-so far, and the observation is the last call's result (``serve.default_tool_calls`` steps
-unless reset says ``turns``). When the episode ends (a correct answer, the turns used up,
+answer) as the next observation, until it is correct or K turns are used. A *tool*
+environment (``tool_world``) offers its tools in the observation (``tool_schemas``, for the
+client's chat template, and a worked ``demonstration``) and takes one model reply per step,
+written in the model's own tool-call format (``reset(tool_format=...)``: a registered parser,
+``chatml_tools`` by default): the server reads the calls, runs them and answers with the
+``tool_messages`` to append (the turn logic of :class:`verirl.tools.ToolSession`, the same
+as the local loop's); its verifier replays every call so far. The episode ends at a reply
+without a call or after ``serve.default_tool_calls`` replies (unless reset says ``turns``).
+openenv-core 0.3's MCP routes (``/mcp``) call tools outside ``step`` — no verdict, no
+episode, and ``reset`` is a reserved tool name — so the episode's calls travel in the action,
+as the reply that carries them. When the episode ends (a correct answer, the turns used up,
 ``finish``, or left by a new ``reset`` / ``close`` after at least one verdict), its last
 verdict counts towards the episode's curriculum once (committed before the reply).
 
@@ -43,6 +50,8 @@ from verirl.errors import UserInputError
 from verirl.serve.gym import verdict_json
 from verirl.serve.settings import ServeConfig
 from verirl.serve.store import check_name
+from verirl.tools.formats import TOOL_FORMATS, ToolFormat, get_format
+from verirl.tools.session import ToolSession
 from verirl.types import Problem, Verdict
 
 
@@ -75,7 +84,8 @@ class EpisodeBackend(Protocol):
 
 
 class VerirlAction(Action):
-    """One model turn. ``answer``: the model's output (for ``tool_world``, one tool call);
+    """One model turn. ``answer``: the model's output (for a tool environment, its reply
+    with the calls in the episode's tool format);
     ``finish``: end the episode now with its last verdict (the answer is then ignored).
     Over plain HTTP ``/step`` (no session) the action names its problem too."""
 
@@ -106,6 +116,25 @@ class VerirlObservation(Observation):
     seed: int = 0
     answer_format: str = Field("", description="boxed, tagged or code.")
     tools: list[str] = Field(default_factory=list, description="Tool names (tool_world).")
+    tool_schemas: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="The tools' JSON schemas, for apply_chat_template(tools=...) (at reset).",
+    )
+    tool_format: str | None = Field(
+        None, description="The tool-call format the server reads replies in (tool episodes)."
+    )
+    demonstration: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="A worked example as chat messages, shown before the task (at reset).",
+    )
+    assistant: dict[str, Any] | None = Field(
+        None, description="The last reply as the server read it (content and tool_calls)."
+    )
+    tool_messages: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="The messages answering the last reply: tool results, or a user message "
+        "saying why its calls could not be read. Append them after the reply.",
+    )
     turn: int = Field(0, description="Turns taken so far.")
     max_turns: int = 1
     feedback: str | None = Field(
@@ -135,7 +164,7 @@ class VerirlState(State):
     )
 
 
-_RESET_FIELDS = ("env", "difficulty", "turns", "curriculum")
+_RESET_FIELDS = ("env", "difficulty", "turns", "curriculum", "tool_format")
 
 
 class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, VerirlState]):
@@ -154,6 +183,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         self._turns: list[str] = []
         self._last: Verdict | None = None
         self._counted = True
+        self._tools: ToolSession | None = None
 
     # ---- OpenEnv interface -----------------------------------------------------------
     def get_metadata(self) -> EnvironmentMetadata:
@@ -196,6 +226,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         curriculum = kwargs.get("curriculum")
         if curriculum is not None:
             check_name(curriculum)
+        fmt = _tool_format(kwargs.get("tool_format"))
         env = kwargs.get("env")
         if env is not None:
             difficulty = kwargs.get("difficulty", 0)
@@ -216,6 +247,8 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         stateful = _is_stateful(problem.env)
         if turns is None:
             turns = settings.default_tool_calls if stateful else settings.default_turns
+        self._close_tools()
+        self._tools = _tool_session(problem, fmt)
         self._problem, self._task, self._turns = problem, task, []
         self._last, self._counted = None, False
         self._state = VerirlState(
@@ -227,7 +260,13 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             max_turns=turns,
             window=self._window(),
         )
-        return self._observation(prompt=problem.prompt)
+        if self._tools is None:
+            return self._observation(prompt=problem.prompt)
+        return self._observation(
+            prompt=problem.prompt,
+            tool_schemas=self._tools.schemas(),
+            demonstration=self._tools.demonstration(),
+        )
 
     def step(
         self, action: VerirlAction, timeout_s: float | None = None, **kwargs: Any
@@ -241,6 +280,8 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         problem, st = self._problem, self._state
         text = action.answer
         self._turns.append(text)
+        if self._tools is not None:
+            return self._tool_step(text)
         scored = text
         stateful = _is_stateful(problem.env)
         if stateful:
@@ -263,8 +304,36 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
 
     def close(self) -> None:
         self._abandon()
+        self._close_tools()
 
     # ---- helpers -----------------------------------------------------------------------
+    def _tool_step(self, text: str) -> VerirlObservation:
+        """One reply of a tool episode: read and answered by the episode's
+        :class:`~verirl.tools.ToolSession`, the verdict over the calls so far."""
+        assert self._tools is not None and self._problem is not None
+        st = self._state
+        outcome = self._tools.take_turn(text)
+        verdict = self.gym.verdict(self._problem, self._tools.transcript())
+        self._last = verdict
+        st.turn += 1
+        st.step_count += 1
+        st.rewards.append(float(verdict.reward))
+        st.reward = float(verdict.reward)
+        st.done = outcome.final or st.turn >= st.max_turns
+        counted = self._count() if st.done else None
+        return self._observation(
+            verdict=verdict,
+            feedback=outcome.observation,
+            counted=counted,
+            assistant=outcome.reply.message(text),
+            tool_messages=list(outcome.messages),
+        )
+
+    def _close_tools(self) -> None:
+        if self._tools is not None:
+            self._tools.close()
+            self._tools = None
+
     def _finish(self) -> VerirlObservation:
         """End the episode now: its last verdict (wrong format when no turn was taken)."""
         st = self._state
@@ -336,6 +405,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         feedback: str | None = None,
         verdict: Verdict | None = None,
         counted: bool | None = None,
+        **tools: Any,
     ) -> VerirlObservation:
         st = self._state
         assert self._problem is not None
@@ -345,7 +415,11 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             difficulty=self._problem.difficulty,
             seed=self._problem.seed,
             answer_format=_format(self._problem.env),
-            tools=_tools(self._problem.env),
+            tools=(
+                _tools(self._problem.env)
+                if self._tools is None
+                else sorted(s["function"]["name"] for s in self._tools.schemas())
+            ),
             turn=st.turn,
             max_turns=st.max_turns,
             feedback=feedback,
@@ -356,7 +430,35 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
             counted=counted,
             done=st.done,
             reward=None if verdict is None else float(verdict.reward),
+            tool_format=None if self._tools is None else self._tools.fmt.name,
+            **tools,
         )
+
+
+DEFAULT_TOOL_FORMAT = "chatml_tools"
+"""The tool-call format a tool episode reads replies in unless reset names one (the default
+model's, SmolLM2 with the project's ``chatml_tools`` template)."""
+
+
+def _tool_format(name: object) -> ToolFormat:
+    if name is None:
+        return get_format(DEFAULT_TOOL_FORMAT)
+    if not isinstance(name, str) or name not in TOOL_FORMATS:
+        raise UserInputError(
+            f"unknown tool_format {ascii(name)[:60]}; known: {', '.join(TOOL_FORMATS.names())}"
+        )
+    return get_format(name)
+
+
+def _tool_session(problem: Problem, fmt: ToolFormat) -> ToolSession | None:
+    """The tools of a tool environment's episode (``None`` for any other environment)."""
+    from verirl.envs import get_env
+    from verirl.tools import build_toolset
+
+    env = get_env(problem.env)
+    if env.toolset is None:
+        return None
+    return ToolSession([build_toolset(env.toolset, env.toolset_params(problem))], fmt)
 
 
 def _is_stateful(env: str) -> bool:
@@ -366,11 +468,11 @@ def _is_stateful(env: str) -> bool:
 
 
 def _tools(env: str) -> list[str]:
-    if not _is_stateful(env):
-        return []
-    from verirl.envs.agents.tool_world import TOOLS
+    from verirl.envs import get_env
+    from verirl.tools.toolset import get_toolset, tool_names
 
-    return list(TOOLS)
+    name = get_env(env).toolset
+    return [] if name is None else tool_names(get_toolset(name))
 
 
 def _format(env: str) -> str:

@@ -1,34 +1,50 @@
-"""A stateful tool-using world: simulated apps (files, calendar, contacts, shop) behind a
-typed API, called one JSON tool call per turn (the agent setting of TCPO, Liao et al. 2026,
-arXiv:2608.01667, whose third domain is AppWorld).
+"""A stateful tool-using world: simulated apps (files, calendar, contacts, shop) behind typed
+tools, called in the model's own tool-call format (the agent setting of TCPO, Liao et al.
+2026, arXiv:2608.01667, whose third domain is AppWorld).
 
 A task is a generated initial world plus goals ("save Ann's email in notes/ann.txt", "cancel
-the dentist appointment on day 3", "buy 2 lamps"). Each model turn holds one tool call in a
-```` ```json ```` block, ``{"tool": "contacts.find", "args": {"name": "ann"}}``; the
-observation (the call's result, or its error) is the next message. The verifier is pure: it
-replays the episode's calls from the initial world (the multi-turn collector passes a
-:attr:`~verirl.envs.base.Environment.stateful` environment the whole transcript, turns joined
-by :data:`TURN_SEPARATOR`) and checks the final state:
+the dentist appointment on day 3", "buy 2 lamps"). The apps are the ``tool_world`` toolset
+(:class:`ToolWorldApps`): typed Python methods (``files_read(path: str)``,
+``calendar_remove(event_id: int)``, ``shop_add_to_cart(item: str, qty: int)``, ...) whose
+schemas reach the model through its chat template (``tools=``); the model calls them in its
+family's format and each result comes back as a ``tool`` message
+(:mod:`verirl.tools.session`). A reply without a call ends the episode.
+
+The verifier is pure: it replays the episode's calls — the canonical transcript of
+:mod:`verirl.tools.calls`, one JSON object per model turn, turns joined by
+:data:`TURN_SEPARATOR` — through the same typed tools from the initial world, and checks the
+final state:
 
 - reward = share of goal conditions met (the per-turn score TCPO's credit reads), but 0 when
   anything the task did not ask to change was changed (a file, an event, a contact, an extra
-  purchase); −1 when no tool call can be read at all;
+  purchase); −1 when no call can be read at all;
 - ``correct`` when every goal holds and nothing else changed.
 
-Difficulty: goals = 1 + difficulty // 2 (more steps; several need a lookup first), apps used
-grow with the goals, and distractor records (files, events, contacts, catalogue items) grow
-with difficulty.
+Difficulty: goals = 1 + difficulty // 2 (more steps; several need a lookup first); the tools
+offered are, at difficulties 0–1, only those the task needs, and from 2 on every tool of the
+apps the goals need (so they grow with the goals); distractor records (files, events,
+contacts, catalogue items) grow with difficulty.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from verirl.envs.agents.world_apps import (
+    APPS,
+    ITEMS,
+    NAMES,
+    TITLES,
+    TOOL_NAMES,
+    WORDS,
+    ToolWorldApps,
+    replay,
+    transcript_of,
+)
 from verirl.envs.base import (
     TURN_SEPARATOR,
     WRONG_FORMAT,
@@ -37,137 +53,8 @@ from verirl.envs.base import (
     graded,
     register_env,
 )
-from verirl.envs.reading.formats import AnswerFormat, code_block
+from verirl.envs.reading.formats import TOOLS, AnswerFormat
 from verirl.types import Problem, Verdict
-
-MAX_CALLS = 200
-
-TOOLS: dict[str, dict[str, type]] = {
-    "files.list": {},
-    "files.read": {"path": str},
-    "files.write": {"path": str, "content": str},
-    "files.delete": {"path": str},
-    "calendar.list": {"day": int},
-    "calendar.add": {"title": str, "day": int, "hour": int},
-    "calendar.remove": {"id": int},
-    "contacts.find": {"name": str},
-    "contacts.update": {"name": str, "field": str, "value": str},
-    "shop.search": {"query": str},
-    "shop.add_to_cart": {"item": str, "qty": int},
-    "shop.checkout": {},
-}
-"""The typed API: tool name → argument names and types."""
-
-_NAMES = ["ann", "bob", "cyd", "dee", "eli", "fay", "gus", "hal", "ivy", "jon", "kim", "lou"]
-_ITEMS = ["lamp", "mug", "pen", "desk", "chair", "book", "cable", "plant", "clock", "fan"]
-_TITLES = ["dentist", "standup", "lunch", "gym", "review", "call", "yoga", "dinner", "demo"]
-_WORDS = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "zeta"]
-
-
-# ---- the world -------------------------------------------------------------------------------
-def apply_call(world: dict[str, Any], tool: str, args: dict[str, Any]) -> Any:
-    """Run one tool call on ``world`` (mutated in place) and return its observation. Bad
-    calls return ``{"error": ...}`` and change nothing."""
-    spec = TOOLS.get(tool)
-    if spec is None:
-        return {"error": f"unknown tool {tool!r}; tools: {', '.join(TOOLS)}"}
-    if set(args) != set(spec):
-        return {"error": f"{tool} takes arguments {sorted(spec)}, got {sorted(args)}"}
-    for key, typ in spec.items():
-        if not isinstance(args[key], typ) or isinstance(args[key], bool):
-            return {"error": f"{tool}: argument {key} must be {typ.__name__}"}
-    files, cal, contacts, shop = world["files"], world["calendar"], world["contacts"], world["shop"]
-    if tool == "files.list":
-        return sorted(files)
-    if tool == "files.read":
-        return files.get(args["path"], {"error": "no such file"})
-    if tool == "files.write":
-        if len(args["content"]) > 1000:
-            return {"error": "content longer than 1000 characters"}
-        files[args["path"]] = args["content"]
-        return "ok"
-    if tool == "files.delete":
-        return "ok" if files.pop(args["path"], None) is not None else {"error": "no such file"}
-    if tool == "calendar.list":
-        return [e for e in cal["events"] if e["day"] == args["day"]]
-    if tool == "calendar.add":
-        if not (0 <= args["hour"] < 24 and 1 <= args["day"] <= 31):
-            return {"error": "day must be 1..31 and hour 0..23"}
-        cal["next_id"] += 1
-        cal["events"].append(
-            {"id": cal["next_id"], "title": args["title"], "day": args["day"], "hour": args["hour"]}
-        )
-        return {"id": cal["next_id"]}
-    if tool == "calendar.remove":
-        before = len(cal["events"])
-        cal["events"] = [e for e in cal["events"] if e["id"] != args["id"]]
-        return "ok" if len(cal["events"]) < before else {"error": "no such event"}
-    if tool == "contacts.find":
-        rec = contacts.get(args["name"])
-        return rec if rec is not None else {"error": "no such contact"}
-    if tool == "contacts.update":
-        rec = contacts.get(args["name"])
-        if rec is None or args["field"] not in ("email", "phone"):
-            return {"error": "no such contact or field (email, phone)"}
-        rec[args["field"]] = args["value"]
-        return "ok"
-    if tool == "shop.search":
-        return {k: v for k, v in shop["catalog"].items() if args["query"] in k}
-    if tool == "shop.add_to_cart":
-        if args["item"] not in shop["catalog"] or not 1 <= args["qty"] <= 99:
-            return {"error": "no such item, or qty outside 1..99"}
-        shop["cart"][args["item"]] = shop["cart"].get(args["item"], 0) + args["qty"]
-        return dict(shop["cart"])
-    # shop.checkout
-    if not shop["cart"]:
-        return {"error": "the cart is empty"}
-    total = sum(shop["catalog"][k] * q for k, q in shop["cart"].items())
-    if total > shop["balance"]:
-        return {"error": "not enough balance"}
-    shop["balance"] -= total
-    shop["orders"].append(dict(sorted(shop["cart"].items())))
-    shop["cart"] = {}
-    return {"paid": total}
-
-
-def read_calls(transcript: str) -> list[tuple[str, dict[str, Any]] | str]:
-    """The tool call of each turn of ``transcript`` (the last ```` ```json ```` block, or a
-    bare JSON object, of each turn), or an error string for a turn without a readable call."""
-    out: list[tuple[str, dict[str, Any]] | str] = []
-    for turn in transcript.split(TURN_SEPARATOR)[:MAX_CALLS]:
-        body = _last_json_block(turn)
-        if body is None:
-            out.append("no tool call found: write one ```json block with tool and args")
-            continue
-        try:
-            obj = json.loads(body)
-        except ValueError:
-            out.append("the tool call is not valid JSON")
-            continue
-        if not isinstance(obj, dict) or not isinstance(obj.get("tool"), str):
-            out.append('a tool call is an object {"tool": NAME, "args": {...}}')
-            continue
-        args = obj.get("args", {})
-        if not isinstance(args, dict):
-            out.append("args must be an object")
-            continue
-        out.append((obj["tool"], args))
-    return out
-
-
-def _last_json_block(turn: str) -> str | None:
-    end = turn.rfind("```")
-    while end >= 0:
-        start = turn.rfind("```", 0, end)
-        if start < 0:
-            break
-        head, _, body = turn[start + 3 : end].partition("\n")
-        if head.strip().lower() in ("json", ""):
-            return body
-        end = start
-    stripped = turn.strip()
-    return stripped if stripped.startswith("{") and stripped.endswith("}") else None
-
 
 # ---- goal kinds ---------------------------------------------------------------------------
 Call = tuple[str, dict[str, Any]]
@@ -193,6 +80,8 @@ class Goal(ABC):
     :data:`GOALS`; adding a kind means adding one class here."""
 
     kind: ClassVar[str]
+    apps: ClassVar[tuple[str, ...]]
+    """The apps the goal needs (their tools are offered to the episode)."""
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -222,6 +111,7 @@ class Goal(ABC):
 
 class _Write(Goal):
     kind = "write"
+    apps = ("files",)
 
     @staticmethod
     def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
@@ -229,7 +119,7 @@ class _Write(Goal):
         goal = {
             "kind": "write",
             "path": path,
-            "content": f"{rng.choice(_WORDS)}-{rng.randint(0, 99)}",
+            "content": f"{rng.choice(WORDS)}-{rng.randint(0, 99)}",
         }
         free.used_paths.add(path)
         return goal
@@ -240,7 +130,7 @@ class _Write(Goal):
 
     @staticmethod
     def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
-        return [("files.write", {"path": g["path"], "content": g["content"]})]
+        return [("files_write", {"path": g["path"], "content": g["content"]})]
 
     @staticmethod
     def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
@@ -249,12 +139,13 @@ class _Write(Goal):
 
 class _Schedule(Goal):
     kind = "schedule"
+    apps = ("calendar",)
 
     @staticmethod
     def draw(i: int, rng: random.Random, free: _Free) -> dict[str, Any]:
         return {
             "kind": "schedule",
-            "title": f"{rng.choice(_TITLES)}-{i}",
+            "title": f"{rng.choice(TITLES)}-{i}",
             "day": rng.randint(8, 28),
             "hour": rng.randint(8, 18),
         }
@@ -265,7 +156,7 @@ class _Schedule(Goal):
 
     @staticmethod
     def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
-        return [("calendar.add", {"title": g["title"], "day": g["day"], "hour": g["hour"]})]
+        return [("calendar_add", {"title": g["title"], "day": g["day"], "hour": g["hour"]})]
 
     @staticmethod
     def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
@@ -277,6 +168,7 @@ class _Schedule(Goal):
 
 class _Phone(Goal):
     kind = "phone"
+    apps = ("contacts",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -294,7 +186,7 @@ class _Phone(Goal):
 
     @staticmethod
     def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
-        return [("contacts.update", {"name": g["name"], "field": "phone", "value": g["phone"]})]
+        return [("contacts_update", {"name": g["name"], "field": "phone", "value": g["phone"]})]
 
     @staticmethod
     def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
@@ -303,6 +195,7 @@ class _Phone(Goal):
 
 class _SaveEmail(Goal):
     kind = "save_email"
+    apps = ("contacts", "files")
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -326,8 +219,8 @@ class _SaveEmail(Goal):
     def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
         email = world["contacts"][g["name"]]["email"]
         return [
-            ("contacts.find", {"name": g["name"]}),
-            ("files.write", {"path": g["path"], "content": email}),
+            ("contacts_find", {"name": g["name"]}),
+            ("files_write", {"path": g["path"], "content": email}),
         ]
 
     @staticmethod
@@ -337,6 +230,7 @@ class _SaveEmail(Goal):
 
 class _Buy(Goal):
     kind = "buy"
+    apps = ("shop",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -354,7 +248,7 @@ class _Buy(Goal):
 
     @staticmethod
     def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
-        return [("shop.add_to_cart", {"item": g["item"], "qty": g["qty"]}), ("shop.checkout", {})]
+        return [("shop_add_to_cart", {"item": g["item"], "qty": g["qty"]}), ("shop_checkout", {})]
 
     @staticmethod
     def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
@@ -363,6 +257,7 @@ class _Buy(Goal):
 
 class _Cancel(Goal):
     kind = "cancel"
+    apps = ("calendar",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -391,7 +286,7 @@ class _Cancel(Goal):
             for e in world["calendar"]["events"]
             if e["title"] == g["title"] and e["day"] == g["day"] and e["hour"] == g["hour"]
         )
-        return [("calendar.list", {"day": g["day"]}), ("calendar.remove", {"id": ev["id"]})]
+        return [("calendar_list", {"day": g["day"]}), ("calendar_remove", {"event_id": ev["id"]})]
 
     @staticmethod
     def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
@@ -400,6 +295,7 @@ class _Cancel(Goal):
 
 class _Copy(Goal):
     kind = "copy"
+    apps = ("files",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -418,8 +314,8 @@ class _Copy(Goal):
     @staticmethod
     def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
         return [
-            ("files.read", {"path": g["src"]}),
-            ("files.write", {"path": g["dst"], "content": world["files"][g["src"]]}),
+            ("files_read", {"path": g["src"]}),
+            ("files_write", {"path": g["dst"], "content": world["files"][g["src"]]}),
         ]
 
     @staticmethod
@@ -429,6 +325,7 @@ class _Copy(Goal):
 
 class _Delete(Goal):
     kind = "delete"
+    apps = ("files",)
 
     @staticmethod
     def possible(free: _Free) -> bool:
@@ -446,7 +343,7 @@ class _Delete(Goal):
 
     @staticmethod
     def plan(g: dict[str, Any], world: dict[str, Any]) -> list[Call]:
-        return [("files.delete", {"path": g["path"]})]
+        return [("files_delete", {"path": g["path"]})]
 
     @staticmethod
     def met(g: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
@@ -457,6 +354,12 @@ GOALS: dict[str, type[Goal]] = {
     g.kind: g for g in (_Write, _Schedule, _Phone, _Buy, _SaveEmail, _Cancel, _Copy, _Delete)
 }
 """The goal kinds, in the order the first goals of a problem cycle through them."""
+
+
+def offered_apps(goals: list[dict[str, Any]]) -> list[str]:
+    """The apps an episode offers: those its goals need, in :data:`APPS` order."""
+    need = {app for g in goals if g.get("kind") in GOALS for app in GOALS[g["kind"]].apps}
+    return [a for a in APPS if a in need]
 
 
 def _goal_met(goal: dict[str, Any], world: dict[str, Any], start: dict[str, Any]) -> bool:
@@ -502,12 +405,13 @@ def _collateral(goals: list[dict[str, Any]], world: dict[str, Any], start: dict[
 class ToolWorld(Environment):
     name = "tool_world"
     difficulty_scales = "goals: 1 + difficulty // 2 (more apps and lookups); distractor records"
-    tags: ClassVar[tuple[str, ...]] = ("agent", "multi_turn")
+    tags: ClassVar[tuple[str, ...]] = ("agent", "multi_turn", "tools")
     stateful: ClassVar[bool] = True
-    answer_format: ClassVar[AnswerFormat] = code_block("json")
+    toolset: ClassVar[str | None] = "tool_world"
+    answer_format: ClassVar[AnswerFormat] = TOOLS
     answer_instruction: ClassVar[str] = (
-        "Each reply makes exactly one tool call, as a ```json block "
-        '{"tool": NAME, "args": {...}}; the result comes back as the next message.'
+        "Use the tools, one or more calls per reply; each result comes back as the next "
+        "message. Reply without a tool call once every task is done."
     )
     clean_answers: ClassVar[bool] = False
     size_measure: ClassVar[str | None] = "tool calls of the reference solution"
@@ -516,28 +420,34 @@ class ToolWorld(Environment):
         world = self._world(difficulty, rng)
         goals = self._goals(difficulty, rng, world)
         lines = [f"{i + 1}. {self._describe(g)}" for i, g in enumerate(goals)]
-        api = "\n".join(
-            f"- {name}({', '.join(f'{k}: {t.__name__}' for k, t in spec.items())})"
-            for name, spec in TOOLS.items()
-        )
-        prompt = (
-            "You operate a computer through tools, one call per reply. Tools:\n"
-            f"{api}\n\nTasks:\n" + "\n".join(lines) + "\n\nChange nothing else."
-        )
+        prompt = "Tasks:\n" + "\n".join(lines) + "\n\nChange nothing else."
         data = {"world": world, "goals": goals}
-        answer = TURN_SEPARATOR.join(self._render(c) for c in self._plan(world, goals))
-        return Instance(prompt=prompt, answer=answer, data=data)
+        return Instance(prompt=prompt, answer=transcript_of(self._plan(world, goals)), data=data)
+
+    def toolset_params(self, problem: Problem) -> dict[str, Any]:
+        """The world and the tools offered (:meth:`offered_tools`)."""
+        return {"world": problem.data["world"], "tools": self.offered_tools(problem)}
+
+    def offered_tools(self, problem: Problem) -> list[str]:
+        """The tools an episode offers: at difficulty 0–1 only those the reference solution
+        calls; from 2 on every tool of the apps the goals need (more apps with more goals)."""
+        goals = problem.data["goals"]
+        if problem.difficulty < 2:
+            used = {name for name, _ in self._plan(problem.data["world"], goals)}
+            return [n for n in TOOL_NAMES if n in used]
+        apps = offered_apps(goals)
+        return [n for n in TOOL_NAMES if n.split("_", 1)[0] in apps]
 
     def _world(self, difficulty: int, rng: random.Random) -> dict[str, Any]:
         extra = 2 + difficulty
         files = {
-            f"docs/{rng.choice(_WORDS)}{i}.txt": f"{rng.choice(_WORDS)} {rng.randint(0, 999)}"
+            f"docs/{rng.choice(WORDS)}{i}.txt": f"{rng.choice(WORDS)} {rng.randint(0, 999)}"
             for i in range(extra)
         }
         events = [
             {
                 "id": i + 1,
-                "title": rng.choice(_TITLES),
+                "title": rng.choice(TITLES),
                 "day": rng.randint(1, 7),
                 "hour": rng.randint(8, 18),
             }
@@ -548,11 +458,11 @@ class ToolWorld(Environment):
                 "email": f"{name}{rng.randint(1, 99)}@mail.test",
                 "phone": f"555-{rng.randint(1000, 9999)}",
             }
-            for name in rng.sample(_NAMES, min(len(_NAMES), 3 + difficulty // 2))
+            for name in rng.sample(NAMES, min(len(NAMES), 3 + difficulty // 2))
         }
         catalog = {
             item: rng.randint(2, 60)
-            for item in rng.sample(_ITEMS, min(len(_ITEMS), 3 + difficulty // 3))
+            for item in rng.sample(ITEMS, min(len(ITEMS), 3 + difficulty // 3))
         }
         shop = {"catalog": catalog, "cart": {}, "orders": [], "balance": 10_000}
         return {
@@ -591,56 +501,30 @@ class ToolWorld(Environment):
         """The reference calls, built from the world (lookups included)."""
         return [call for g in goals for call in GOALS[g["kind"]].plan(g, world)]
 
-    @staticmethod
-    def _render(call: tuple[str, dict[str, Any]]) -> str:
-        return "```json\n" + json.dumps({"tool": call[0], "args": call[1]}) + "\n```"
-
     # ---- the verifier ------------------------------------------------------------------------
-    def replay(self, problem: Problem, transcript: str) -> tuple[dict[str, Any], Any, int]:
-        """The world after the transcript's calls, the last observation and the number of
-        readable calls."""
-        start = problem.data["world"]
-        world = copy.deepcopy(start)
-        last: Any = None
-        readable = 0
-        for call in read_calls(transcript):
-            if isinstance(call, str):
-                last = {"error": call}
-                continue
-            readable += 1
-            try:
-                last = apply_call(world, call[0], call[1])
-            except Exception as exc:  # a world bug must not crash the trainer
-                last = {"error": f"{type(exc).__name__}"}
-        return world, last, readable
-
     def verify(self, problem: Problem, output: str) -> Verdict:
         if not isinstance(output, str):
             return Verdict(WRONG_FORMAT, False, "no tool call found")
-        world, last, readable = self.replay(problem, output)
-        observation = json.dumps(last)[:1500]
+        apps, readable = replay(problem.data["world"], output, self.offered_tools(problem))
         if readable == 0:
-            return Verdict(WRONG_FORMAT, False, f"Observation: {observation}")
-        return self.check_world(problem, world, observation)
+            return Verdict(WRONG_FORMAT, False, "no tool call could be read")
+        return self.check_world(problem, apps.world)
 
-    def check_world(self, problem: Problem, world: dict[str, Any], observation: str) -> Verdict:
+    def check_world(self, problem: Problem, world: dict[str, Any]) -> Verdict:
         goals = problem.data["goals"]
         start = problem.data["world"]
         met = sum(_goal_met(g, world, start) for g in goals)
         damage = _collateral(goals, world, start)
         status = f"{met} of {len(goals)} tasks done"
         if damage:
-            return graded(0.0, False, f"Observation: {observation}\n({status}; but {damage})")
-        return graded(
-            met / len(goals), met == len(goals), f"Observation: {observation}\n({status})"
-        )
+            return graded(0.0, False, f"{status}; but {damage}")
+        return graded(met / len(goals), met == len(goals), status)
 
     def check(self, problem: Problem, answer: str) -> Verdict:
         return self.verify(problem, answer)
 
     def solve(self, problem: Problem) -> str:
-        calls = self._plan(problem.data["world"], problem.data["goals"])
-        return TURN_SEPARATOR.join(self._render(c) for c in calls)
+        return transcript_of(self._plan(problem.data["world"], problem.data["goals"]))
 
     def corrupt(self, problem: Problem, answer: str, rng: random.Random) -> str:
         """The solution without its last call (the last goal stays undone)."""
@@ -648,30 +532,26 @@ class ToolWorld(Environment):
         return (
             TURN_SEPARATOR.join(turns[:-1])
             if len(turns) > 1
-            else '```json\n{"tool": "files.list", "args": {}}\n```'
+            else transcript_of([("files_list", {})])
         )
 
     def surface_forms(self, problem: Problem) -> list[str]:
+        """The reference calls one per turn, all in one turn, and one per turn with some
+        text, other key order and other JSON spacing."""
         calls = self._plan(problem.data["world"], problem.data["goals"])
-        spaced = TURN_SEPARATOR.join(
-            "```json\n"
-            + json.dumps({"args": a, "tool": t}, indent=2)
-            + "\n```\nwaiting for the result"
+        chatty = TURN_SEPARATOR.join(
+            json.dumps({"calls": [{"arguments": a, "name": t}], "content": "Next step."}, indent=2)
             for t, a in calls
         )
-        unlabelled = TURN_SEPARATOR.join(
-            "```\n" + json.dumps({"tool": t, "args": a}, separators=(",", ":")) + "\n```"
-            for t, a in calls
-        )
-        return [self.solve(problem), spaced, unlabelled]
+        return [self.solve(problem), transcript_of(calls, per_turn=len(calls)), chatty]
 
     def near_misses(self, problem: Problem) -> list[str]:
         calls = self._plan(problem.data["world"], problem.data["goals"])
-        extra = [*calls, ("files.write", {"path": "notes/extra.txt", "content": "x"})]
+        extra = [*calls, ("files_write", {"path": "notes/extra.txt", "content": "x"})]
         victim = sorted(problem.data["world"]["files"])[-1]
-        touched = [*calls, ("files.write", {"path": victim, "content": "overwritten"})]
+        touched = [*calls, ("files_write", {"path": victim, "content": "overwritten"})]
         out = [self.corrupt(problem, self.solve(problem), random.Random(0))]
-        out += [TURN_SEPARATOR.join(self._render(c) for c in v) for v in (extra, touched)]
+        out += [transcript_of(v) for v in (extra, touched)]
         return out
 
     def size(self, problem: Problem) -> float:
@@ -681,4 +561,13 @@ class ToolWorld(Environment):
         return verdict.detail
 
 
-__all__ = ["GOALS", "TOOLS", "TURN_SEPARATOR", "Goal", "ToolWorld", "apply_call", "read_calls"]
+__all__ = [
+    "GOALS",
+    "TOOL_NAMES",
+    "TURN_SEPARATOR",
+    "Goal",
+    "ToolWorld",
+    "ToolWorldApps",
+    "replay",
+    "transcript_of",
+]

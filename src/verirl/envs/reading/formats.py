@@ -1,5 +1,5 @@
-"""How an environment wants its final answer written: ``\\boxed{}``, a tagged span or a fenced
-code block.
+"""How an environment wants its final answer written: ``\\boxed{}``, a tagged span, a fenced
+code block, or tool calls in the model's own format (a tool environment).
 
 Each environment declares one :class:`AnswerFormat` (``Environment.answer_format``). The
 prompt builder (:mod:`verirl.rollout.prompts`) reads it so that the system message, the
@@ -12,20 +12,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Style = Literal["boxed", "tagged", "code"]
+Style = Literal["boxed", "tagged", "code", "tools"]
 
 
 @dataclass(frozen=True)
 class AnswerFormat:
     """The answer format: ``style`` is ``"boxed"`` (``\\boxed{...}``), ``"tagged"``
-    (``<answer>...</answer>``) or ``"code"`` (a fenced block in ``language``)."""
+    (``<answer>...</answer>``), ``"code"`` (a fenced block in ``language``) or ``"tools"``
+    (tool calls, written in the model family's format; the verifier reads the canonical
+    transcript of :mod:`verirl.tools.calls`)."""
 
     style: Style = "boxed"
     language: str = ""
 
     def __post_init__(self) -> None:
-        if self.style not in ("boxed", "tagged", "code"):
-            raise ValueError(f"answer format style must be boxed, tagged or code: {self.style!r}")
+        if self.style not in ("boxed", "tagged", "code", "tools"):
+            raise ValueError(
+                f"answer format style must be boxed, tagged, code or tools: {self.style!r}"
+            )
         if self.style == "code" and not self.language:
             raise ValueError("a code answer format names its language, e.g. code_block('coq')")
 
@@ -35,6 +39,8 @@ class AnswerFormat:
             return f"\\boxed{{{answer}}}"
         if self.style == "tagged":
             return f"<answer>{answer}</answer>"
+        if self.style == "tools":
+            return answer
         if answer.lstrip().startswith("```"):
             return answer
         return f"```{self.language}\n{answer.strip()}\n```"
@@ -46,6 +52,8 @@ class AnswerFormat:
             return "Put your final answer within \\boxed{}."
         if self.style == "tagged":
             return "Put your final answer between <answer> and </answer>."
+        if self.style == "tools":
+            return "Use the tools; reply without a tool call once you are done."
         return f"Write your final answer in a ```{self.language} code block."
 
     @property
@@ -55,11 +63,16 @@ class AnswerFormat:
             return "the final answer in \\boxed{}"
         if self.style == "tagged":
             return "the final answer between <answer> and </answer>"
+        if self.style == "tools":
+            return "tool calls"
         return f"the final answer in a ```{self.language} code block"
 
 
 BOXED = AnswerFormat("boxed")
 TAGGED = AnswerFormat("tagged")
+
+
+TOOLS = AnswerFormat("tools")
 
 
 def code_block(language: str) -> AnswerFormat:

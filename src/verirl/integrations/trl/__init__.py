@@ -18,8 +18,9 @@ The pieces, each a documented TRL extension point::
   :class:`VerirlCallback`).
 - :class:`MultiTurnRollout`: a ``rollout_func`` running verirl's refinement episodes.
 - :class:`EnvironmentFactory`: TRL's ``environment_factory`` — episodes from a local or remote
-  curriculum, ``submit_answer`` (or ``tool_world``'s tools) as the model's tools, and
-  ``get_reward`` returning the verdict (:mod:`verirl.integrations.trl.environment`).
+  curriculum, ``submit_answer`` (or a tool environment's own typed tools, e.g.
+  :class:`ToolWorldEnvironment`) as the model's tools, and ``get_reward`` returning the verdict
+  (:mod:`verirl.integrations.trl.environment`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from verirl.integrations.trl.data import CurriculumDataset
 from verirl.integrations.trl.environment import (
     AnswerEnvironment,
     EnvironmentFactory,
+    ToolEnvironment,
     ToolWorldEnvironment,
+    tool_environment_class,
 )
 from verirl.integrations.trl.multiturn import MultiTurnRollout
 from verirl.integrations.trl.rewards import EnvReward, PolicyReward, completion_texts
@@ -44,7 +47,9 @@ __all__ = [
     "EnvironmentFactory",
     "MultiTurnRollout",
     "PolicyReward",
+    "ToolEnvironment",
     "ToolWorldEnvironment",
     "VerirlCallback",
     "completion_texts",
+    "tool_environment_class",
 ]

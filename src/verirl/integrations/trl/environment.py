@@ -11,7 +11,9 @@ class defines ``get_reward()``, calls it once per finished rollout as a reward s
   reward (RLVE's [-1, 1]; −1 when nothing was submitted) and ends the episode, which feeds
   ``Verdict.correct`` to the curriculum (RLVE, Zeng et al. 2025, arXiv:2511.07317).
 - :class:`ToolWorldEnvironment`: ``tool_world``'s twelve tools as methods (``files_read``,
-  ``calendar_add``, ``shop_checkout``, ...), one tool call per step.
+  ``calendar_add``, ``shop_checkout``, ...), one tool call per step; built from the
+  ``tool_world`` toolset by :func:`tool_environment_class` (any registered toolset works), so
+  TRL renders the same tool schemas and gets the same results as verirl's own loop.
 - :class:`EnvironmentFactory`: the factory to pass; its instances share a
   :class:`~verirl.integrations.episodes.CurriculumSource` — local
   (:class:`~verirl.integrations.episodes.LocalSource`, an in-process curriculum) or remote
@@ -30,7 +32,7 @@ dataset).
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, ClassVar
 
 from verirl.errors import UserInputError
 from verirl.integrations.episodes import CurriculumSource, EpisodeStart, GymSession, StepOutcome
@@ -78,6 +80,7 @@ class _Episode:
         (shared by the group). Returns the text TRL appends to the prompt."""
         if self._session is None:
             self._session = self._source.session()
+            self._session.tool_format = self._reply_format()
         if self._start is not None and self._final is None:  # TRL skipped get_reward
             self._session.finish()
         self._last = self._final = None
@@ -110,6 +113,9 @@ class _Episode:
 
     def _instruction(self) -> str:
         return "Submit your final answer with the submit_answer tool."
+
+    def _reply_format(self) -> str | None:
+        return None
 
     def _check(self, start: EpisodeStart) -> None:
         if start.tools:
@@ -150,156 +156,78 @@ class AnswerEnvironment(_Episode):
         return self._step(_as_output(self._start, answer))
 
 
-class ToolWorldEnvironment(_Episode):
-    """One ``tool_world`` episode: its tools as methods, one call per step. The reward is
-    the verdict over all calls so far (share of the goals met, 0 after collateral damage)."""
+class ToolEnvironment(_Episode):
+    """One episode of a tool environment: its toolset's tools as methods (built by
+    :func:`tool_environment_class`, with the tools' own signatures and docstrings, so TRL's
+    schemas for them are the ones verirl renders), one call per step. A method returns the
+    call's result as the local loop and ``verirl serve`` show it; the reward is the verdict
+    over all calls so far (``tool_world``: share of the goals met, 0 after collateral
+    damage)."""
+
+    toolset: ClassVar[str] = ""
+    reply_format: ClassVar[str] = "hermes"
+    """The format a call is written in for the gym (any registered one: it reads it back)."""
 
     def _instruction(self) -> str:
         return "Use the tools to do the tasks; the episode ends when they are all done."
 
+    def _reply_format(self) -> str | None:
+        return self.reply_format
+
     def _check(self, start: EpisodeStart) -> None:
         if not start.tools:
             raise UserInputError(
-                f"ToolWorldEnvironment got {start.env!r}, which has no tools; use "
+                f"{type(self).__name__} got {start.env!r}, which has no tools; use "
                 "AnswerEnvironment for single-answer environments"
             )
 
-    def _call(self, tool: str, **args: Any) -> str:
-        from verirl.integrations.episodes import tool_call_text
+    def _call(self, tool: str, args: dict[str, Any]) -> str:
+        from verirl.integrations.episodes import tool_call_reply
 
-        return self._step(tool_call_text(tool, args))
+        if self._session is None or self._start is None:
+            return "No episode has started."
+        if self._final is not None or self._done():
+            return OVER
+        out = self._session.step(tool_call_reply(tool, args, self.reply_format))
+        self._last = out
+        return out.observation
 
-    def files_list(self) -> str:
-        """List the paths of all files.
 
-        Returns:
-            The tool's result as JSON.
-        """
-        return self._call("files.list")
+def tool_environment_class(toolset: str) -> type[ToolEnvironment]:
+    """A :class:`ToolEnvironment` subclass whose methods are the tools of the registered
+    ``toolset`` (same names, signatures, type hints and docstrings), each a step of the
+    episode."""
+    import inspect
+    from typing import get_type_hints
 
-    def files_read(self, path: str) -> str:
-        """Read a file.
+    from verirl.tools.toolset import get_toolset, tool_names
 
-        Args:
-            path: The file's path.
+    cls = get_toolset(toolset)
+    methods: dict[str, Any] = {"toolset": toolset}
+    for name in tool_names(cls):
+        fn = getattr(cls, name)
+        methods[name] = _tool_method(name, fn, inspect.signature(fn), get_type_hints(fn))
+    title = "".join(part.title() for part in toolset.split("_"))
+    return type(f"{title}Environment", (ToolEnvironment,), methods)
 
-        Returns:
-            The file's content, or an error.
-        """
-        return self._call("files.read", path=path)
 
-    def files_write(self, path: str, content: str) -> str:
-        """Create or overwrite a file.
+def _tool_method(name: str, fn: Any, signature: Any, hints: dict[str, Any]) -> Any:
+    def method(self: ToolEnvironment, *args: Any, **kwargs: Any) -> str:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        arguments.pop(next(iter(signature.parameters)))  # self
+        return self._call(name, arguments)
 
-        Args:
-            path: The file's path.
-            content: The new content (at most 1000 characters).
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    method.__annotations__ = hints
+    return method
 
-        Returns:
-            "ok", or an error.
-        """
-        return self._call("files.write", path=path, content=content)
 
-    def files_delete(self, path: str) -> str:
-        """Delete a file.
-
-        Args:
-            path: The file's path.
-
-        Returns:
-            "ok", or an error.
-        """
-        return self._call("files.delete", path=path)
-
-    def calendar_list(self, day: int) -> str:
-        """List the calendar events of one day.
-
-        Args:
-            day: The day of the month (1 to 31).
-
-        Returns:
-            The events (id, title, day, hour) as JSON.
-        """
-        return self._call("calendar.list", day=day)
-
-    def calendar_add(self, title: str, day: int, hour: int) -> str:
-        """Add a calendar event.
-
-        Args:
-            title: The event's title.
-            day: The day of the month (1 to 31).
-            hour: The hour (0 to 23).
-
-        Returns:
-            The new event's id, or an error.
-        """
-        return self._call("calendar.add", title=title, day=day, hour=hour)
-
-    def calendar_remove(self, event_id: int) -> str:
-        """Remove a calendar event.
-
-        Args:
-            event_id: The event's id.
-
-        Returns:
-            "ok", or an error.
-        """
-        return self._call("calendar.remove", id=event_id)
-
-    def contacts_find(self, name: str) -> str:
-        """Look up a contact.
-
-        Args:
-            name: The contact's name.
-
-        Returns:
-            The contact's record (email, phone), or an error.
-        """
-        return self._call("contacts.find", name=name)
-
-    def contacts_update(self, name: str, field: str, value: str) -> str:
-        """Change a contact's email or phone.
-
-        Args:
-            name: The contact's name.
-            field: "email" or "phone".
-            value: The new value.
-
-        Returns:
-            "ok", or an error.
-        """
-        return self._call("contacts.update", name=name, field=field, value=value)
-
-    def shop_search(self, query: str) -> str:
-        """Search the shop's catalogue.
-
-        Args:
-            query: Part of an item's name.
-
-        Returns:
-            Matching items and their prices as JSON.
-        """
-        return self._call("shop.search", query=query)
-
-    def shop_add_to_cart(self, item: str, qty: int) -> str:
-        """Put an item in the cart.
-
-        Args:
-            item: The item's name.
-            qty: How many (1 to 99).
-
-        Returns:
-            The cart as JSON, or an error.
-        """
-        return self._call("shop.add_to_cart", item=item, qty=qty)
-
-    def shop_checkout(self) -> str:
-        """Pay for the cart.
-
-        Returns:
-            The amount paid, or an error.
-        """
-        return self._call("shop.checkout")
+ToolWorldEnvironment = tool_environment_class("tool_world")
+"""``tool_world``'s twelve tools (``files_read``, ``calendar_add``, ``shop_checkout``, ...)."""
 
 
 class EnvironmentFactory:
@@ -311,12 +239,12 @@ class EnvironmentFactory:
     def __init__(self, source: CurriculumSource, *, group_size: int = 1, tools: bool = False):
         self.source = source
         self.draws = GroupDraws(group_size)
-        self.environment_cls: type[AnswerEnvironment | ToolWorldEnvironment] = (
+        self.environment_cls: type[AnswerEnvironment | ToolEnvironment] = (
             ToolWorldEnvironment if tools else AnswerEnvironment
         )
-        self.instances: list[AnswerEnvironment | ToolWorldEnvironment] = []
+        self.instances: list[AnswerEnvironment | ToolEnvironment] = []
 
-    def __call__(self) -> AnswerEnvironment | ToolWorldEnvironment:
+    def __call__(self) -> AnswerEnvironment | ToolEnvironment:
         instance = self.environment_cls(self.source, self.draws)
         self.instances.append(instance)
         return instance

@@ -71,7 +71,7 @@ def test_components_declare_what_they_produce_and_need() -> None:
     assert get_reward("env").build({}).produces(["coq_proofs"]) == {"steps"}
     assert get_reward("env").build({}).produces(["addition"]) == frozenset()
     assert get_reward("cer").build({}).produces(["coq_proofs"]) == frozenset()
-    assert get_reward("cer").cls.needs == {"policy"}
+    assert get_reward("cer").load().needs == {"policy"}  # type: ignore[attr-defined]
     assert get_credit("process").requirements() == {"steps"}
     assert get_credit("grpo").requirements() == frozenset()
     assert get_credit("tcpo").requirements({"lambda_cf": 0.0}) == {"turns"}

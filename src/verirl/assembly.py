@@ -39,9 +39,10 @@ from verirl.credit import get_credit
 from verirl.rewards import get_reward
 from verirl.rollout.base import get_engine
 from verirl.rollout.collect import get_collector
+from verirl.train.group_filters import GROUP_FILTERS
 from verirl.train.health import DETECTORS
 from verirl.train.loggers import LOGGERS
-from verirl.train.loss import POLICY_LOSSES
+from verirl.train.loss import AGGREGATIONS, POLICY_LOSSES
 from verirl.train.off_policy import OFF_POLICY
 from verirl.train.optimizers import OPTIMIZERS
 from verirl.verification.executors import EXECUTORS
@@ -82,6 +83,7 @@ def _check_plugins(cfg: TrainConfig) -> None:
         ("loss.policy", cfg.loss.policy, POLICY_LOSSES.get),
         ("verification.executor", cfg.verification.executor, EXECUTORS.get),
         ("optim.optimizer", cfg.optim.optimizer, OPTIMIZERS.get),
+        ("dynamic_sampling.filter", cfg.dynamic_sampling.filter, GROUP_FILTERS.get),
         *((f"run.loggers[{i}]", item, LOGGERS.get) for i, item in enumerate(cfg.run.loggers)),
     ]
     for where, plugin, lookup in checks:
@@ -90,6 +92,11 @@ def _check_plugins(cfg: TrainConfig) -> None:
         except KeyError as exc:
             raise ValueError(f"{where}.name: {exc.args[0]}") from None
         plugin.check_params(spec.params, where)
+    if cfg.loss.aggregation not in AGGREGATIONS:
+        known = ", ".join(AGGREGATIONS.names())
+        raise ValueError(
+            f"loss.aggregation: unknown loss aggregation {cfg.loss.aggregation!r}; known: {known}"
+        )
 
 
 def _check_health(cfg: TrainConfig) -> None:

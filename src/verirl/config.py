@@ -311,6 +311,12 @@ class DynamicSamplingConfig(_Section):
     max_rounds: int = Field(
         3, ge=1, description="Generation rounds per step at most (then train on what is kept)."
     )
+    filter: Plugin = Field(
+        default_factory=lambda: Plugin(name="reward_variance"),
+        description="Which groups are kept (verirl.train.group_filters.GROUP_FILTERS): "
+        "'reward_variance' (rewards not all equal; verl's filter_groups on the score) or "
+        "'mixed_correctness' (neither all correct nor all wrong: DAPO's eq. 11).",
+    )
 
 
 class VerificationConfig(_Section):
@@ -380,13 +386,12 @@ class LossConfig(_Section):
         description="The per-token policy loss; 'clipped_surrogate' with eps_low/eps_high/"
         "dual_clip (DAPO: 0.2/0.28; PPO: 0.2/0.2).",
     )
-    aggregation: Literal[
-        "token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"
-    ] = Field(
+    aggregation: str = Field(
         "token-mean",
-        description="How per-token losses become one number: 'token-mean' (DAPO), "
-        "'seq-mean-token-mean' (GRPO, RLVE), 'seq-mean-token-sum' (CER's code), "
-        "'seq-mean-token-sum-norm' (Dr. GRPO, C = max_new_tokens).",
+        description="How per-token losses become one number (a registered aggregation, "
+        "verirl.train.loss.AGGREGATIONS): 'token-mean' (DAPO), 'seq-mean-token-mean' (GRPO, "
+        "RLVE), 'seq-mean-token-sum' (CER's code), 'seq-mean-token-sum-norm' (Dr. GRPO, "
+        "C = max_new_tokens).",
     )
     kl_coef: float = Field(
         0.0, ge=0, description="β of the KL penalty to the initial policy (DAPO/RLVE/CER: 0)."

@@ -54,7 +54,7 @@ from verirl.config import TrainConfig
 from verirl.device import Placement
 from verirl.errors import UserInputError, WorkerLostError
 from verirl.provers.settings import Provers
-from verirl.rollout.base import RolloutEngine
+from verirl.rollout.base import HoldsOwnWeights, RolloutEngine
 from verirl.verification.executors import Executor, Outcome
 
 if TYPE_CHECKING:
@@ -174,8 +174,10 @@ def run_producer(
                 # an engine with weights of its own (vLLM's worker) is read back and
                 # compared with the module it synced from, which the checksum ties to
                 # the learner: a load that never reached the engine is caught here
-                read_back = getattr(engine, "weights_mismatch", None)
-                stale_in_engine = read_back(model) if callable(read_back) else []
+                reads_back = isinstance(engine, HoldsOwnWeights)
+                stale_in_engine = (
+                    engine.weights_mismatch(model) if isinstance(engine, HoldsOwnWeights) else []
+                )
                 checksum_s = time.perf_counter() - t0
                 produced = producer.produce(version)
                 produced.state = producer.state_dict()
@@ -186,7 +188,7 @@ def run_producer(
                         loaded != expected or merged != expected_merged or bool(stale_in_engine)
                     ),
                     "mismatch_merged": float(merged != expected_merged),
-                    "engine_checked": float(callable(read_back)),
+                    "engine_checked": float(reads_back),
                 }
                 if stale_in_engine:
                     produced.sync["mismatch_engine"] = float(len(stale_in_engine))

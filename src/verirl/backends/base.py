@@ -22,7 +22,7 @@ from verirl.config import TrainConfig
 from verirl.device import Placement
 from verirl.provers.settings import Provers
 from verirl.registry import Registry
-from verirl.rollout.base import ReportsCost, RolloutEngine, get_engine
+from verirl.rollout.base import ReportsCost, RolloutEngine, Sleeps, get_engine
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner
 from verirl.types import Batch
 from verirl.verification.executors import EXECUTORS, Executor
@@ -85,9 +85,8 @@ class Backend:
         return batch
 
     def before_update(self, engine: RolloutEngine) -> None:
-        sleep = getattr(engine, "sleep", None)  # vLLM on GPU: free its memory meanwhile
-        if sleep is not None:
-            sleep()
+        if isinstance(engine, Sleeps):  # vLLM on GPU: free its memory meanwhile
+            engine.sleep()
 
     def publish_weights(self, engine: RolloutEngine, version: int) -> dict[str, float]:
         """Make the engine sample from the learner's new weights (``version`` updates in);

@@ -28,6 +28,7 @@ from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector, get_collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.sources import TaskStream, build_source
+from verirl.train.group_filters import GROUP_FILTERS
 from verirl.types import Rollout, SamplingParams
 from verirl.verification.executors import Executor
 
@@ -90,6 +91,9 @@ class RolloutProducer:
         self.engine = engine
         self.sampling = sampling
         self.next_group = 0
+        chosen = cfg.dynamic_sampling.filter
+        spec = GROUP_FILTERS.get(chosen.name)
+        self._filter, self._filter_params = spec.load(), spec.parse(chosen.params)
 
     def produce(self, version: int = 0) -> Produced:
         """Sample one step's groups, score them, and update the curriculum from the verdicts
@@ -108,8 +112,10 @@ class RolloutProducer:
         )
 
     def sample_step(self) -> StepOutput:
-        """Sample a step's groups; with DAPO dynamic sampling, drop groups whose rewards are
-        all equal and refill from new prompts for up to ``max_rounds`` generation rounds."""
+        """Sample a step's groups; with DAPO dynamic sampling, drop the groups the filter
+        refuses (``dynamic_sampling.filter``, :mod:`verirl.train.group_filters`: by default
+        those whose rewards are all equal) and refill from new prompts for up to
+        ``max_rounds`` generation rounds."""
         ds = self.cfg.dynamic_sampling
         want = self.cfg.rollout.prompts_per_step
         kept: list[list[Rollout]] = []
@@ -129,9 +135,8 @@ class RolloutProducer:
             self.next_group += len(problems)
             generated.extend(rollouts)
             for group in groups_of(rollouts):
-                rewards = [r.reward for r in group]
-                groups_seen.append(rewards)
-                if not ds.enabled or len(set(rewards)) > 1:
+                groups_seen.append([r.reward for r in group])
+                if not ds.enabled or self._filter(self._filter_params, group):
                     kept.append(group)
             rounds += 1
         kept = kept[:want]

@@ -28,11 +28,11 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.registry import Registry, import_object
+from verirl.registry import Registry, Spec
 from verirl.verification.settings import RayPoolParams
 
 if TYPE_CHECKING:
@@ -237,30 +237,14 @@ class ProcessExecutor(Executor):
 
 
 # ---- registry ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ExecutorSpec:
-    """A registered executor: its class, or the import path of a class that lives above this
-    package (``"package.module:Class"``, imported on the first :meth:`build`), and its
-    parameter model."""
-
-    name: str
-    cls: Callable[..., Executor] | str
-    params: type[BaseModel]
-
-    def build(
-        self, params: dict[str, Any] | BaseModel | None = None, plugins: Sequence[str] = ()
-    ) -> Executor:
-        if params is None or isinstance(params, dict):
-            params = self.params.model_validate(params or {})
-        cls = import_object(self.cls) if isinstance(self.cls, str) else self.cls
-        executor: Executor = cls(params, plugins)
-        return executor
-
-
-EXECUTORS: Registry[ExecutorSpec] = Registry("executor")
-EXECUTORS.register("inline")(ExecutorSpec("inline", InlineExecutor, InlineParams))
-EXECUTORS.register("threads")(ExecutorSpec("threads", ThreadExecutor, PoolParams))
-EXECUTORS.register("processes")(ExecutorSpec("processes", ProcessExecutor, PoolParams))
+EXECUTORS: Registry[Spec[Executor]] = Registry("executor")
+"""Executors by name: ``Spec(name, class or its import path, parameter model)``, built as
+``spec.build(params, plugins)``."""
+EXECUTORS.add(Spec("inline", InlineExecutor, InlineParams, "this process, one call after another"))
+EXECUTORS.add(Spec("threads", ThreadExecutor, PoolParams, "a thread pool"))
+EXECUTORS.add(
+    Spec("processes", ProcessExecutor, PoolParams, "warm worker processes, deadlines enforced")
+)
 # Ray is a plug-in: its executor lives in verirl.integrations.ray and is named, not imported.
 RAY_EXECUTOR = "verirl.integrations.ray.executor:RayExecutor"
-EXECUTORS.register("ray")(ExecutorSpec("ray", RAY_EXECUTOR, RayPoolParams))
+EXECUTORS.add(Spec("ray", RAY_EXECUTOR, RayPoolParams, "a pool of Ray actors"))

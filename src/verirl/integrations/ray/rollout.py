@@ -33,7 +33,7 @@ from verirl.integrations.ray.learner import (
     trainable_state,
 )
 from verirl.models import PolicySpec, build_policy
-from verirl.rollout.base import Generation, get_engine
+from verirl.rollout.base import Generation, HoldsOwnWeights, get_engine
 from verirl.train.health import checksum_mismatch, weights_checksum
 from verirl.types import SamplingParams
 
@@ -91,8 +91,7 @@ class RolloutReplica:
             return 1.0
         # an engine with weights of its own (vLLM's worker) is read back and compared with
         # the policy it synced from: a load that never reached the engine is a mismatch
-        read_back = getattr(self.engine, "weights_mismatch", None)
-        if callable(read_back) and read_back(self.model):
+        if isinstance(self.engine, HoldsOwnWeights) and self.engine.weights_mismatch(self.model):
             return 1.0
         return checksum_mismatch(held, sent)
 

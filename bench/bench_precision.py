@@ -36,7 +36,7 @@ def run_side(dtype: str, steps: int, warmup: int, model: str, threads: int) -> d
     import torch
 
     from verirl.config import load_config
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     torch.set_num_threads(threads)
     overrides = [

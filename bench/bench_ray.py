@@ -89,7 +89,7 @@ def coq_rates(items: list[tuple[Problem, str]], repeats: int) -> tuple[float, fl
 def step_times(model: str, steps: int, threads: int) -> tuple[list[float], list[float]]:
     """``time/step_s`` of the local and the Ray backend, steps interleaved (local 1, ray 1,
     local 2, ...) so that a change in the machine's load hits both."""
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         trainers = []

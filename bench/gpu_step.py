@@ -63,7 +63,7 @@ def side(engine: str, model_dir: str, steps: int) -> dict[str, float]:
     import torch
 
     from verirl.config import load_config
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(

@@ -16,7 +16,7 @@ from verirl.credit import get_credit
 from verirl.rewards import get_reward
 from verirl.rollout.collect import get_collector
 from verirl.train.health import DETECTORS
-from verirl.train.loop import Trainer
+from verirl.trainer import Trainer
 
 MT = "rollout.collector.name=multi_turn"
 CF = "rollout.collector.params={counterfactual: true}"

@@ -155,7 +155,7 @@ def test_importing_the_library_loads_no_integration() -> None:
     its executors registered, the loop and the CLI load without any plug-in of another trainer."""
     code = (
         "import sys\n"
-        "import verirl.config, verirl.assembly, verirl.verification, verirl.train.loop\n"
+        "import verirl.config, verirl.assembly, verirl.verification, verirl.trainer\n"
         "import verirl.backends, verirl.cli\n"
         "print(sorted(m for m in sys.modules if m.startswith('verirl.integrations')))\n"
     )

@@ -69,7 +69,7 @@ def test_no_params_refuses_any_key_and_is_the_only_one() -> None:
     [EXECUTORS, ENGINES, COLLECTORS, REWARDS, LOGGERS, OPTIMIZERS, POLICY_LOSSES, GROUP_FILTERS],
     ids=lambda r: r.kind,
 )
-def test_every_spec_registry_holds_specs_with_a_description(registry: Registry[Spec]) -> None:
+def test_every_built_in_part_is_a_spec_with_a_description(registry: Registry[Spec]) -> None:
     from verirl.rollout.base import get_engine
     from verirl.rollout.collect import get_collector
 
@@ -78,7 +78,9 @@ def test_every_spec_registry_holds_specs_with_a_description(registry: Registry[S
     for name, spec in registry.items():
         assert isinstance(spec, Spec) and spec.name == name
         assert issubclass(spec.params, BaseModel)
-        assert spec.description, f"{registry.kind} {name!r} has no description"
+        where = spec.factory if isinstance(spec.factory, str) else spec.factory.__module__
+        if where.startswith("verirl."):  # the test plug-ins may leave it out
+            assert spec.description, f"{registry.kind} {name!r} has no description"
 
 
 def test_registry_add_refuses_a_second_part_under_one_name() -> None:

@@ -6,9 +6,11 @@ its own. This module sits above both the schema and the registries it names, and
 whole system:
 
 - every named part exists in its registry (``rollout.engine``, ``rollout.collector``,
-  ``reward``, ``credit``, ``loss.policy``, ``loss.off_policy``, ``verification.executor``,
-  ``optim.optimizer``, ``run.health`` detectors, ``run.loggers``) and its ``params`` fit the
-  part's parameter model;
+  ``reward``, ``credit``, ``loss.policy``, ``loss.off_policy``, ``loss.aggregation``,
+  ``verification.executor``, ``optim.optimizer``, ``dynamic_sampling.filter``,
+  ``run.health`` detectors, ``run.loggers``, ``run.backend``, ``run.schedule``) and its
+  ``params`` fit the part's parameter model (curriculum kinds and checker backends are
+  checked by their sections' own schema);
 - what each part needs is produced by another. Collectors, reward sources and credit
   estimators declare what they produce and need — ``"turns"`` (multi-turn episodes with
   per-turn scores, from the ``multi_turn`` collector), ``"counterfactual"`` (alternative scores
@@ -27,6 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from verirl.backends import PLACEMENTS, SCHEDULES, schedule_name
 from verirl.config import (
     ConfigError,
     Plugin,
@@ -64,6 +67,7 @@ def check(cfg: TrainConfig) -> TrainConfig:
     try:
         _check_health(cfg)
         _check_plugins(cfg)
+        _check_backend(cfg)
         _check_off_policy(cfg)
         check_compatible(cfg)
     except ConfigError:
@@ -97,6 +101,17 @@ def _check_plugins(cfg: TrainConfig) -> None:
         raise ValueError(
             f"loss.aggregation: unknown loss aggregation {cfg.loss.aggregation!r}; known: {known}"
         )
+
+
+def _check_backend(cfg: TrainConfig) -> None:
+    """``run.backend`` names a placement and ``run.schedule`` (or ``run.async``) a schedule."""
+    if cfg.run.backend not in PLACEMENTS:
+        known = ", ".join(PLACEMENTS.names())
+        raise ValueError(f"run.backend: unknown placement {cfg.run.backend!r}; known: {known}")
+    name = schedule_name(cfg.run.schedule, cfg.run.async_)
+    if name not in SCHEDULES:
+        known = ", ".join(SCHEDULES.names())
+        raise ValueError(f"run.schedule: unknown schedule {name!r}; known: {known}")
 
 
 def _check_health(cfg: TrainConfig) -> None:

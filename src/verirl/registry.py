@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from verirl.errors import UnknownNameError
+from verirl.errors import UnknownNameError, format_errors
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -29,6 +29,28 @@ class NoParams(BaseModel):
     """The parameter model of a part without parameters (any key is refused)."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class Plugin(BaseModel):
+    """A registered component chosen by name in a config, with the parameters its model
+    accepts (``{name: grpo, params: {...}}``); checked against the registry's :class:`Spec`
+    by :mod:`verirl.assembly`."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    name: str = Field(description="The registered component's name.")
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Parameters of the named component, checked against its parameter model.",
+    )
+
+    def check_params(self, model: type[BaseModel], where: str) -> None:
+        """Validate ``params`` against the component's parameter ``model``; ``ValueError``
+        naming ``where.params.<field>`` if they do not fit."""
+        try:
+            model.model_validate(self.params)
+        except ValidationError as exc:
+            raise ValueError(format_errors(exc, f"{where}.params")) from None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import pytest
 
 from tests.vllm_support import needs_vllm, peaked_model_dir, require_vllm
 from verirl.config import load_config
-from verirl.train.loop import Trainer
+from verirl.trainer import Trainer
 
 pytestmark = [needs_vllm, pytest.mark.slow]
 

@@ -24,11 +24,12 @@ from __future__ import annotations
 import concurrent.futures
 import importlib
 import multiprocessing
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -234,6 +235,50 @@ class ProcessExecutor(Executor):
     def close(self) -> None:
         self._pool.stop()
         self._pool.join(timeout=10)
+
+
+class LazyExecutor(Executor):
+    """An executor built on first use and stopped by :meth:`close` (a later call builds a
+    new one): the trainer's executor when a producer with verifiers of its own checks the
+    rollouts (the bounded-staleness schedule on one machine), so the trainer's verifies
+    nothing while that producer runs — only an evaluation before or after."""
+
+    def __init__(self, build: Callable[[], Executor]) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self._executor: Executor | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._executor is not None
+
+    def _get(self) -> Executor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = self._build()
+            return self._executor
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self._get().name
+
+    @property
+    def hosts_provers(self) -> bool:  # type: ignore[override]
+        return self._get().hosts_provers
+
+    def map(self, fn: Any, items: Any, timeout_s: float | None = None) -> list[Outcome[Any]]:
+        return self._get().map(fn, items, timeout_s)
+
+    def map_with_provers(
+        self, fn: Any, items: Any, provers: Any, timeout_s: float | None = None
+    ) -> list[Outcome[Any]]:
+        return self._get().map_with_provers(fn, items, provers, timeout_s)
+
+    def close(self) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.close()
 
 
 # ---- registry ------------------------------------------------------------------------------

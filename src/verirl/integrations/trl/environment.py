@@ -13,9 +13,9 @@ class defines ``get_reward()``, calls it once per finished rollout as a reward s
 - :class:`ToolWorldEnvironment`: ``tool_world``'s twelve tools as methods (``files_read``,
   ``calendar_add``, ``shop_checkout``, ...), one tool call per step.
 - :class:`EnvironmentFactory`: the factory to pass; its instances share a
-  :class:`~verirl.integrations.episodes.CurriculumSource` — local
-  (:class:`~verirl.integrations.episodes.LocalSource`, an in-process curriculum) or remote
-  (:class:`~verirl.integrations.openenv.OpenEnvSource`, the curriculum in the server).
+  :class:`~verirl.episodes.Episodes` — local
+  (:class:`~verirl.episodes.local.LocalEpisodes`, an in-process curriculum) or remote
+  (:class:`~verirl.integrations.openenv.OpenEnvEpisodes`, the curriculum in the server).
 
 GRPO groups: the G rollouts of one prompt must see the same problem. With a
 :class:`~verirl.integrations.trl.CurriculumDataset` as ``train_dataset`` each row carries the
@@ -32,8 +32,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from verirl.episodes import Episodes, EpisodeStart, GymSession, StepOutcome
 from verirl.errors import UserInputError
-from verirl.integrations.episodes import CurriculumSource, EpisodeStart, GymSession, StepOutcome
 from verirl.integrations.problems import DIFFICULTY_KEY, ENV_KEY, SEED_KEY
 
 OVER = "The episode is over; no more calls are needed."
@@ -64,7 +64,7 @@ class GroupDraws:
 class _Episode:
     """What both environment classes share: the episode, ``reset`` and ``get_reward``."""
 
-    def __init__(self, source: CurriculumSource, draws: GroupDraws | None = None) -> None:
+    def __init__(self, source: Episodes, draws: GroupDraws | None = None) -> None:
         self._source = source
         self._draws = draws or GroupDraws(1)
         self._session: GymSession | None = None
@@ -165,7 +165,7 @@ class ToolWorldEnvironment(_Episode):
             )
 
     def _call(self, tool: str, **args: Any) -> str:
-        from verirl.integrations.episodes import tool_call_text
+        from verirl.episodes import tool_call_text
 
         return self._step(tool_call_text(tool, args))
 
@@ -308,7 +308,7 @@ class EnvironmentFactory:
     ``group_size`` = ``num_generations`` when training without a dataset (see the module
     docstring)."""
 
-    def __init__(self, source: CurriculumSource, *, group_size: int = 1, tools: bool = False):
+    def __init__(self, source: Episodes, *, group_size: int = 1, tools: bool = False):
         self.source = source
         self.draws = GroupDraws(group_size)
         self.environment_cls: type[AnswerEnvironment | ToolWorldEnvironment] = (

@@ -1,4 +1,4 @@
-"""Training from a ``verirl serve`` gym: the ``server`` problem source (``envs.server``).
+"""The ``server`` problem source (``envs.server``): training from a ``verirl serve`` gym.
 
 The server keeps the curriculum. :class:`ServerTasks` asks the server's named curriculum
 for problems (``POST /curricula/{name}/tasks``: the server draws environment, difficulty and
@@ -42,13 +42,14 @@ from typing import TYPE_CHECKING, Any
 
 from verirl.envs import is_env, load_all
 from verirl.errors import UserInputError
-from verirl.serve.settings import ServeConfig
-from verirl.sources import ProblemSource
+from verirl.serve.settings import GymConfig, ServeConfig
+from verirl.sources import ProblemSource, register_source
 from verirl.types import Problem, Rollout, Span, Verdict
 from verirl.verification.batch import BatchVerifier
 
 if TYPE_CHECKING:
-    from verirl.config import TrainConfig
+    from verirl.provers.settings import Provers
+    from verirl.verification.executors import Executor
 
 MAX_TASKS_PER_CALL = 4096
 """``POST /curricula/{name}/tasks`` hands out at most this many problems per call."""
@@ -456,14 +457,26 @@ def _verdict(row: object) -> tuple[Verdict, bool]:
     return Verdict(float(reward), correct, detail, spans, first, extra), bool(row.get("counted"))
 
 
-def connect(cfg: TrainConfig) -> ProblemSource:
-    """The ``server`` problem source of ``cfg``: checks the server is reachable, accepts the
+@register_source("server")
+def server_source(
+    gym: GymConfig, executor: Executor, provers: Provers, start_checkers: bool = True
+) -> ProblemSource:
+    """Problems and verdicts from the ``verirl serve`` gym at ``envs.server`` (whose own
+    checkers check proofs: none start here)."""
+    return connect(gym)
+
+
+def connect(gym: GymConfig) -> ProblemSource:
+    """The ``server`` problem source of ``gym``: checks the server is reachable, accepts the
     token and has every environment of ``curriculum:``, then opens (or creates from
-    ``curriculum:``) the named curriculum."""
-    e = cfg.envs
+    ``curriculum:``) the curriculum ``envs.curriculum`` names."""
+    e = gym.envs
     assert e.server is not None
-    name = e.curriculum or cfg.run.name
-    assert name is not None  # the config validator asks for one
+    name = e.curriculum
+    if name is None:
+        raise GymServerError(
+            "envs.server needs the server's curriculum name: set envs.curriculum or run.name"
+        )
     token = os.environ.get(e.token_env) or None
     client = GymClient(e.server, token, timeout_s=e.timeout_s, retries=e.retries)
     health = client.get("/health")
@@ -476,7 +489,7 @@ def connect(cfg: TrainConfig) -> ProblemSource:
     ):
         raise _garbage("GET /envs", "expected {'environments': [{'name': ...}, ...]}")
     names = {x["name"] for x in served}
-    wanted = cfg.curriculum.resolved_environments()
+    wanted = gym.curriculum.resolved_environments()
     missing = [env for env in wanted if env not in names]
     if missing:
         shown = ", ".join(repr(m) for m in missing[:5]) + (" ..." if len(missing) > 5 else "")
@@ -484,10 +497,10 @@ def connect(cfg: TrainConfig) -> ProblemSource:
             f"envs.server: the server at {client.url} has no environment {shown} "
             f"(curriculum.environments; GET /envs lists its {len(names)})"
         )
-    config = cfg.curriculum.model_dump(mode="json")
+    config = gym.curriculum.model_dump(mode="json")
     config["environments"] = wanted
     summary = client.post(
-        "/curricula", {"name": name, "config": config, "seed": cfg.run.seed, "exist_ok": True}
+        "/curricula", {"name": name, "config": config, "seed": gym.run.seed, "exist_ok": True}
     )
     tasks = ServerTasks(client, name, summary)
     unknown = [env for env in tasks._summary["windows"] if not is_env(env)]

@@ -1,32 +1,33 @@
-"""An in-process episode backend: one in-memory curriculum and verirl's environments.
+"""In-process episodes: one in-memory curriculum and verirl's environments.
 
 :class:`LocalGym` implements :class:`~verirl.serve.episode.EpisodeBackend`, so
 :class:`~verirl.serve.episode.VerirlEnvironment` runs the same episodes in-process (the
 TRL ``environment_factory`` and verifiers adapters, without a server) as ``verirl serve``
-does over the wire. Differences from the server's :class:`~verirl.serve.gym.Gym`: one
-curriculum (any curriculum name reaches it), nothing persisted, and every finished episode
-of an environment the curriculum holds counts, explicit ones included (the curriculum
-ignores outcomes outside its window). One lock guards the curriculum, so environments on
-several threads share it safely.
+does over the wire; :class:`LocalEpisodes` opens those episodes as :class:`LocalSession` s
+(the :class:`~verirl.episodes.Episodes` interface the adapters take). Differences from
+the server's :class:`~verirl.serve.gym.Gym`: one curriculum (any curriculum name reaches
+it), nothing persisted, and every finished episode of an environment the curriculum holds
+counts, explicit ones included (the curriculum ignores outcomes outside its window). One
+lock guards the curriculum, so environments on several threads share it safely.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verirl.curriculum import Curriculum, Outcome, Task
 from verirl.envs import load_all
 from verirl.envs.base import WRONG_FORMAT
+from verirl.episodes import MAX_OUTPUT_CHARS, EpisodeSession, episode_module
 from verirl.errors import UserInputError
 from verirl.serve.gym import Problems, verdict_json
 from verirl.serve.settings import ServeConfig
 from verirl.types import Problem, Verdict
 
-MAX_OUTPUT_CHARS = 65536
-"""The longest model output an in-process episode step takes (``serve.max_answer_chars``'s
-default)."""
+if TYPE_CHECKING:
+    from verirl.serve.episode import VerirlAction, VerirlEnvironment, VerirlObservation
 
 
 class LocalGym(Problems):
@@ -119,3 +120,34 @@ class LocalGym(Problems):
                 return None
             low, high = self.curriculum.window(env)
             return [int(low), int(high)]
+
+
+class LocalEpisodes(LocalGym):
+    """Episodes from an in-process curriculum: a :class:`LocalGym` (its arguments) that
+    opens :class:`LocalSession` s."""
+
+    def __init__(self, curriculum: Curriculum | None = None, **kwargs: Any) -> None:
+        super().__init__(curriculum, **kwargs)
+
+    def session(self) -> LocalSession:
+        return LocalSession(self)
+
+
+class LocalSession(EpisodeSession):
+    """One episode stream of a :class:`LocalEpisodes`: a
+    :class:`~verirl.serve.episode.VerirlEnvironment` in this process (not thread-safe
+    itself; open one per concurrent episode)."""
+
+    def __init__(self, source: LocalGym) -> None:
+        super().__init__()
+        self.source = source
+        self.environment: VerirlEnvironment = episode_module().VerirlEnvironment(source)
+
+    def _reset(self, **kwargs: Any) -> VerirlObservation:
+        return self.environment.reset(**kwargs)
+
+    def _send(self, action: VerirlAction) -> VerirlObservation:
+        return self.environment.step(action)
+
+    def close(self) -> None:
+        self.environment.close()

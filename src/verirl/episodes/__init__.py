@@ -3,18 +3,19 @@
 The adapters for other trainers (TRL's ``environment_factory``, verifiers) all need the same
 four things from the gym: start an episode (a problem drawn from the curriculum, or one named
 by ``(env, difficulty, seed)``), take the model's output as a step, end it with a verdict,
-and feed that verdict to the curriculum. :class:`CurriculumSource` is that interface; it
-hands out one :class:`GymSession` per concurrent episode.
+and feed that verdict to the curriculum. :class:`Episodes` is that interface; it hands out
+one :class:`GymSession` per concurrent episode.
 
 The episodes themselves are :class:`verirl.serve.episode.VerirlEnvironment`'s, the one
 episode layer ``verirl serve`` runs too; a session only translates its observations into
 :class:`EpisodeStart` / :class:`StepOutcome`:
 
-- :class:`LocalSource`: a :class:`~verirl.serve.local.LocalGym` (an in-process
+- :class:`verirl.episodes.local.LocalEpisodes`: in-process episodes, over a
+  :class:`~verirl.episodes.local.LocalGym` (an in-process
   :class:`~verirl.curriculum.Curriculum` plus verirl's environments, verified through
   :class:`~verirl.verification.batch.BatchVerifier`), each session a ``VerirlEnvironment``
   over it in this process.
-- :class:`verirl.integrations.openenv.OpenEnvSource`: the same episodes from a ``verirl
+- :class:`verirl.integrations.openenv.OpenEnvEpisodes`: the same episodes from a ``verirl
   serve`` process over OpenEnv's ``/ws`` session; there the curriculum lives in the server.
 
 Episode rules (identical on both paths, so an answer gets the same verdict everywhere):
@@ -44,26 +45,25 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from verirl.curriculum import Curriculum
 from verirl.envs.base import WRONG_FORMAT
 from verirl.errors import UserInputError
-from verirl.serve.local import MAX_OUTPUT_CHARS, LocalGym
 
 if TYPE_CHECKING:
-    from verirl.serve.episode import VerirlAction, VerirlEnvironment, VerirlObservation
+    from verirl.serve.episode import VerirlAction, VerirlObservation
 
 __all__ = [
     "MAX_OUTPUT_CHARS",
-    "CurriculumSource",
     "EpisodeSession",
     "EpisodeStart",
+    "Episodes",
     "GymSession",
-    "LocalSession",
-    "LocalSource",
     "StepOutcome",
     "explicit_task",
     "tool_call_text",
 ]
+
+MAX_OUTPUT_CHARS = 65536
+"""The longest model output an episode step takes (``serve.max_answer_chars``'s default)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class GymSession(Protocol):
     def close(self) -> None: ...
 
 
-class CurriculumSource(Protocol):
+class Episodes(Protocol):
     """Where episodes come from: :meth:`session` opens one independent episode stream."""
 
     def session(self) -> GymSession: ...
@@ -248,37 +248,6 @@ class EpisodeSession:
             extra=dict(verdict.get("extra") or {}),
         )
         return self.last
-
-
-class LocalSource(LocalGym):
-    """Episodes from an in-process curriculum: a :class:`~verirl.serve.local.LocalGym`
-    (its arguments) that opens :class:`LocalSession` s."""
-
-    def __init__(self, curriculum: Curriculum | None = None, **kwargs: Any) -> None:
-        super().__init__(curriculum, **kwargs)
-
-    def session(self) -> LocalSession:
-        return LocalSession(self)
-
-
-class LocalSession(EpisodeSession):
-    """One episode stream of a :class:`LocalSource`: a
-    :class:`~verirl.serve.episode.VerirlEnvironment` in this process (not thread-safe
-    itself; open one per concurrent episode)."""
-
-    def __init__(self, source: LocalGym) -> None:
-        super().__init__()
-        self.source = source
-        self.environment: VerirlEnvironment = episode_module().VerirlEnvironment(source)
-
-    def _reset(self, **kwargs: Any) -> VerirlObservation:
-        return self.environment.reset(**kwargs)
-
-    def _send(self, action: VerirlAction) -> VerirlObservation:
-        return self.environment.step(action)
-
-    def close(self) -> None:
-        self.environment.close()
 
 
 def tool_call_text(tool: str, args: dict[str, Any]) -> str:

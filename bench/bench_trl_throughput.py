@@ -39,9 +39,10 @@ verirl: wall clock around ``Trainer.train_step()``. TRL: wall clock from the ``o
 to the ``on_step_end`` callback (generation, reward, advantages, forward/backward, clip,
 optimizer step); the logging after it is excluded, as verirl's metrics writing is.
 Tokens are counted the same way: generated = completion tokens up to and including EOS
-(verirl: ``sum(rollout.mask)`` of every sampled rollout; TRL: ``len(completion_ids)`` seen by
-the reward function), trained = tokens in the loss mask (verirl: ``sum(mask)`` of the trained
-rollouts; TRL: ``completion_mask.sum()`` in ``compute_loss``).
+(verirl: ``sum(rollout.mask)`` of every sampled rollout, the step's
+``throughput/generated_tokens``; TRL: ``len(completion_ids)`` seen by the reward function),
+trained = tokens in the loss mask (verirl: the trained batch's response mask, the step's
+``throughput/trained_tokens``; TRL: ``completion_mask.sum()`` in ``compute_loss``).
 
 Run: ``python bench/bench_trl_throughput.py`` (SmolLM2, fp32 and bf16); smoke test:
 ``python bench/bench_trl_throughput.py --model tiny --steps 2 --prompts 2 --group-size 2
@@ -161,24 +162,15 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
                 return {}
 
         trainer.producer.curriculum = FixedProblems()  # type: ignore[assignment]
-        counts = {"gen": 0, "trained": 0}
-        original = trainer.sample_step
-
-        def counted_sample_step() -> Any:
-            out = original()
-            counts["gen"] += sum(sum(r.mask) for r in out.generated)
-            counts["trained"] += sum(sum(r.mask) for r in out.rollouts)
-            return out
-
-        trainer.sample_step = counted_sample_step  # type: ignore[method-assign]
         rec: dict[str, list[float]] = {"step_s": [], "gen": [], "trained": []}
         for _ in range(total):
-            counts.update(gen=0, trained=0)
             t0 = time.perf_counter()
-            trainer.train_step()
+            metrics = trainer.train_step()
             rec["step_s"].append(time.perf_counter() - t0)
-            rec["gen"].append(counts["gen"])
-            rec["trained"].append(counts["trained"])
+            # the loop's own counts: sum(rollout.mask) of every sampled rollout; the tokens in
+            # the loss mask of the trained batch
+            rec["gen"].append(metrics["throughput/generated_tokens"])
+            rec["trained"].append(metrics["throughput/trained_tokens"])
         dtype = str(next(trainer.model.parameters()).dtype)
     return _result(args, rec, probe, dtype)
 

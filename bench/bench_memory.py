@@ -152,7 +152,7 @@ def make_model(kind: str, directory: Path) -> str:
 # ---- one side, in a subprocess ---------------------------------------------------------------
 def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
     from verirl.assembly import load_config
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     problems = build_problems(args.prompts * args.steps)
     overrides = [

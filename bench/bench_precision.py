@@ -42,7 +42,7 @@ def run_side(
     import torch
 
     from verirl.config import load_config
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     torch.set_num_threads(threads)
     overrides = [

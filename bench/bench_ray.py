@@ -96,7 +96,7 @@ def step_times(
 ) -> tuple[list[float], list[float]]:
     """``time/step_s`` of the local and the Ray backend, steps interleaved (local 1, ray 1,
     local 2, ...) so that a change in the machine's load hits both."""
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         trainers = []

@@ -122,7 +122,7 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
 
     from verirl.config import load_config
     from verirl.models import load_policy
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     total = args.warmup + args.steps
     problems = build_problems(args.prompts * total)

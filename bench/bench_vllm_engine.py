@@ -39,7 +39,7 @@ def side(engine: str, args: argparse.Namespace) -> dict[str, float]:
 
     from verirl.config import load_config
     from verirl.curriculum import build_curriculum
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
     from verirl.types import SamplingParams
 
     overrides = [

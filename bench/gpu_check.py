@@ -112,7 +112,7 @@ def _overrides(model_dir: str, device: str, run_dir: str) -> list[str]:
 
 def _train(model_dir: str, device: str, extra: list[str], steps: int = 2) -> dict[str, float]:
     from verirl.config import load_config
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), f"run.steps={steps}", *extra])
@@ -331,7 +331,7 @@ def check_checkpointing(model_dir: str, device: str) -> dict[str, float]:
 
 def check_memory_flat(model_dir: str, device: str) -> dict[str, float]:
     from verirl.config import load_config
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     key = "memory/cuda_max_allocated_mb" if device == "cuda" else "memory/peak_rss_mb"
     with tempfile.TemporaryDirectory() as tmp:
@@ -349,8 +349,8 @@ def check_memory_plan(model_dir: str, device: str) -> dict[str, float]:
     import torch
 
     from verirl.config import load_config
-    from verirl.train.loop import Trainer
     from verirl.train.memory_plan import plan_memory
+    from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=2"])

@@ -70,7 +70,7 @@ def side(engine: str, model_dir: str, steps: int, device: str = "cuda") -> dict[
     import torch
 
     from verirl.config import load_config
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     cuda = device == "cuda"
     with tempfile.TemporaryDirectory() as tmp:

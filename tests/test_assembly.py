@@ -16,7 +16,7 @@ from verirl.credit import get_credit
 from verirl.rewards import get_reward
 from verirl.rollout.collect import get_collector
 from verirl.train.health import DETECTORS
-from verirl.train.loop import Trainer
+from verirl.trainer import Trainer
 
 MT = "rollout.collector.name=multi_turn"
 CF = "rollout.collector.params={counterfactual: true}"
@@ -71,7 +71,7 @@ def test_components_declare_what_they_produce_and_need() -> None:
     assert get_reward("env").build({}).produces(["coq_proofs"]) == {"steps"}
     assert get_reward("env").build({}).produces(["addition"]) == frozenset()
     assert get_reward("cer").build({}).produces(["coq_proofs"]) == frozenset()
-    assert get_reward("cer").cls.needs == {"policy"}
+    assert get_reward("cer").load().needs == {"policy"}  # type: ignore[attr-defined]
     assert get_credit("process").requirements() == {"steps"}
     assert get_credit("grpo").requirements() == frozenset()
     assert get_credit("tcpo").requirements({"lambda_cf": 0.0}) == {"turns"}

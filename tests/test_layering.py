@@ -1,5 +1,11 @@
 """The package's floors, read from the source with ``ast`` (plus one import in a fresh process):
 
+- the floors (:data:`FLOORS`, docs/architecture.md lists them): a unit — a subpackage or a
+  top-level module of ``verirl`` — imports only units on its own floor or below, and no two
+  units import each other, directly or around a circle. The one allowed exception is
+  :data:`COMPAT_SHIMS`, the old import paths of moved modules kept as re-exports: they point
+  up a floor by construction, the test checks that they hold nothing but the re-export, and
+  the list only shrinks (removing a shim removes its entry);
 - ``config`` is the schema only: it imports none of the parts it names (reward sources,
   collectors, engines, credit estimators, losses, executors, detectors) nor the check of the
   whole system (``assembly``), so the config and the registries' consumers never import each
@@ -16,7 +22,13 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import warnings
+from collections.abc import Iterable, Mapping
+from importlib import import_module
 from pathlib import Path
+
+import networkx as nx
+import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "verirl"
 
@@ -36,6 +48,31 @@ CONFIG_MUST_NOT_IMPORT = (
 )
 # ... except these schema modules (parameter models, no registry lookups).
 CONFIG_MAY_IMPORT = ("verirl.verification.settings",)
+
+# The floors, bottom to top: a unit imports only units of its own floor or below.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("errors", "types", "registry"),  # words every floor uses
+    ("device", "sandbox", "lm", "provers"),  # the machine, the sandbox, the proof checkers
+    ("models", "tools", "envs"),  # policies; typed tools; the environments (pure, deterministic)
+    ("curriculum", "evals", "verification", "rollout", "credit"),  # the loop's parts
+    ("rewards", "serve"),  # reward sources; the gym (problems, verdicts, named curricula)
+    ("config", "episodes", "sources"),  # the schema; episodes; the task streams
+    ("train", "docgen", "doctor", "report"),  # learner, producer, checkpoints, metrics
+    ("backends",),  # placement × schedule
+    ("assembly",),  # the whole config checked against every registry
+    ("trainer",),  # the loop, on top of the parts
+    ("preflight",),
+    ("cli",),
+    ("integrations",),  # plug-ins of other systems, named by import path below
+)
+
+# Old import paths of moved modules, kept as re-exports that warn (DeprecationWarning). They
+# point up a floor by construction; this list only shrinks: delete a shim, delete its entry.
+COMPAT_SHIMS = (
+    "verirl.train.loop",  # -> verirl.trainer
+    "verirl.serve.client",  # -> verirl.sources.server
+    "verirl.serve.local",  # -> verirl.episodes.local
+)
 
 
 def _module_name(path: Path) -> str:
@@ -155,7 +192,7 @@ def test_importing_the_library_loads_no_integration() -> None:
     its executors registered, the loop and the CLI load without any plug-in of another trainer."""
     code = (
         "import sys\n"
-        "import verirl.config, verirl.assembly, verirl.verification, verirl.train.loop\n"
+        "import verirl.config, verirl.assembly, verirl.verification, verirl.trainer\n"
         "import verirl.backends, verirl.cli\n"
         "print(sorted(m for m in sys.modules if m.startswith('verirl.integrations')))\n"
     )
@@ -163,3 +200,128 @@ def test_importing_the_library_loads_no_integration() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
     )
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def _unit(module: str) -> str | None:
+    """The unit of ``module``: ``verirl.<unit>`` (a subpackage or a top-level module)."""
+    parts = module.split(".")
+    if parts[0] != "verirl" or len(parts) < 2:
+        return None
+    return parts[1]
+
+
+def _unit_imports(skip: Iterable[str] = ()) -> dict[tuple[str, str], list[str]]:
+    """``(importer unit, imported unit)`` → where, over every module but ``skip``."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for path in _sources():
+        name = _module_name(path)
+        source = _unit(name)
+        if source is None or name in skip:
+            continue
+        for line, module in imports(path):
+            target = _unit(module)
+            if target is not None and target != source:
+                edges.setdefault((source, target), []).append(
+                    f"{path.relative_to(SRC)}:{line} imports {module}"
+                )
+    return edges
+
+
+def _circles(edges: Mapping[tuple[str, str], object]) -> list[list[str]]:
+    """The units that import each other around a circle, each circle's units sorted."""
+    graph = nx.DiGraph(list(edges))
+    return sorted(sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1)
+
+
+def _floor_of() -> dict[str, int]:
+    return {unit: i for i, floor in enumerate(FLOORS) for unit in floor}
+
+
+def test_every_unit_has_one_floor() -> None:
+    units = {p.stem if p.is_file() else p.name for p in SRC.iterdir()}
+    units = {
+        u
+        for u in units
+        if u not in ("__init__", "__main__", "__pycache__")
+        and ((SRC / u).with_suffix(".py").is_file() or (SRC / u / "__init__.py").is_file())
+    }
+    listed = [u for floor in FLOORS for u in floor]
+    assert len(listed) == len(set(listed)), "a unit is on two floors"
+    assert units == set(listed), (
+        f"units without a floor: {sorted(units - set(listed))}; "
+        f"floors naming no unit: {sorted(set(listed) - units)}"
+    )
+
+
+def test_no_import_points_up_a_floor() -> None:
+    floor = _floor_of()
+    bad = [
+        f"{where} ({source} on floor {floor[source]}, {target} on floor {floor[target]})"
+        for (source, target), wheres in _unit_imports(skip=COMPAT_SHIMS).items()
+        if floor[target] > floor[source]
+        for where in wheres
+    ]
+    assert not bad, "imports that point up a floor:\n" + "\n".join(bad)
+
+
+def test_no_import_circle_between_units() -> None:
+    edges = _unit_imports(skip=COMPAT_SHIMS)
+    circles = _circles(edges)
+    detail = [
+        f"{a} -> {b}: {edges[(a, b)][0]}"
+        for circle in circles
+        for a in circle
+        for b in circle
+        if (a, b) in edges
+    ]
+    assert not circles, f"import circles {circles}:\n" + "\n".join(detail)
+
+
+def test_the_circle_finder_sees_a_circle() -> None:
+    """The finder the circle rule rests on, on a graph with one circle of three and a tail."""
+    edges = {("a", "b"): 1, ("b", "c"): 1, ("c", "a"): 1, ("c", "d"): 1}
+    assert _circles(edges) == [["a", "b", "c"]]
+    assert _circles({("a", "b"): 1}) == []
+
+
+@pytest.mark.parametrize("shim", COMPAT_SHIMS)
+def test_a_compat_shim_is_a_re_export_that_warns_and_is_still_needed(shim: str) -> None:
+    """Each listed shim exists, holds only imports, aliases, ``__all__`` and the warning,
+    warns when imported, re-exports the very objects of the module that replaced it, and
+    still points up a floor (else it needs no exception: remove it from the list)."""
+    path = SRC.parent / (shim.replace(".", "/") + ".py")
+    assert path.is_file(), f"{shim} is gone: remove it from COMPAT_SHIMS"
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        is_doc = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        is_warn = (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and ast.unparse(node.value.func) == "warnings.warn"
+        )
+        is_alias = isinstance(node, ast.Assign) and isinstance(node.value, ast.Name | ast.List)
+        assert isinstance(node, ast.Import | ast.ImportFrom) or is_doc or is_warn or is_alias, (
+            f"{shim}:{node.lineno} is more than a re-export: {ast.unparse(node)[:80]}"
+        )
+    sys.modules.pop(shim, None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = import_module(shim)
+    assert any(issubclass(w.category, DeprecationWarning) for w in caught), caught
+    targets = {m.rpartition(".")[0]: m.rpartition(".")[2] for _, m in imports(path)}
+    for target, _ in targets.items():
+        if not target.startswith("verirl."):
+            continue
+        new = import_module(target)
+        for name in module.__all__:
+            if hasattr(new, name):
+                assert getattr(module, name) is getattr(new, name), f"{shim}.{name}"
+    floor = _floor_of()
+    source = _unit(shim)
+    assert source is not None
+    up = [
+        m
+        for _, m in imports(path)
+        if (u := _unit(m)) is not None and u != source and floor[u] > floor[source]
+    ]
+    assert up, f"{shim} no longer points up a floor: remove it from COMPAT_SHIMS"

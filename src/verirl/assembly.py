@@ -6,9 +6,11 @@ its own. This module sits above both the schema and the registries it names, and
 whole system:
 
 - every named part exists in its registry (``rollout.engine``, ``rollout.collector``,
-  ``reward``, ``credit``, ``loss.policy``, ``loss.off_policy``, ``verification.executor``,
-  ``optim.optimizer``, ``run.health`` detectors, ``run.loggers``) and its ``params`` fit the
-  part's parameter model;
+  ``reward``, ``credit``, ``loss.policy``, ``loss.off_policy``, ``loss.aggregation``,
+  ``verification.executor``, ``optim.optimizer``, ``dynamic_sampling.filter``,
+  ``run.health`` detectors, ``run.loggers``, ``run.backend``, ``run.schedule``) and its
+  ``params`` fit the part's parameter model (curriculum kinds and checker backends are
+  checked by their sections' own schema);
 - what each part needs is produced by another. Collectors, reward sources and credit
   estimators declare what they produce and need — ``"turns"`` (multi-turn episodes with
   per-turn scores, from the ``multi_turn`` collector), ``"counterfactual"`` (alternative scores
@@ -27,6 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from verirl.backends import PLACEMENTS, SCHEDULES, schedule_name
 from verirl.config import (
     ConfigError,
     Plugin,
@@ -39,9 +42,10 @@ from verirl.credit import get_credit
 from verirl.rewards import get_reward
 from verirl.rollout.base import get_engine
 from verirl.rollout.collect import get_collector
+from verirl.train.group_filters import GROUP_FILTERS
 from verirl.train.health import DETECTORS
 from verirl.train.loggers import LOGGERS
-from verirl.train.loss import POLICY_LOSSES
+from verirl.train.loss import AGGREGATIONS, POLICY_LOSSES
 from verirl.train.off_policy import OFF_POLICY
 from verirl.train.optimizers import OPTIMIZERS
 from verirl.verification.executors import EXECUTORS
@@ -63,6 +67,7 @@ def check(cfg: TrainConfig) -> TrainConfig:
     try:
         _check_health(cfg)
         _check_plugins(cfg)
+        _check_backend(cfg)
         _check_off_policy(cfg)
         check_compatible(cfg)
     except ConfigError:
@@ -82,6 +87,7 @@ def _check_plugins(cfg: TrainConfig) -> None:
         ("loss.policy", cfg.loss.policy, POLICY_LOSSES.get),
         ("verification.executor", cfg.verification.executor, EXECUTORS.get),
         ("optim.optimizer", cfg.optim.optimizer, OPTIMIZERS.get),
+        ("dynamic_sampling.filter", cfg.dynamic_sampling.filter, GROUP_FILTERS.get),
         *((f"run.loggers[{i}]", item, LOGGERS.get) for i, item in enumerate(cfg.run.loggers)),
     ]
     for where, plugin, lookup in checks:
@@ -90,6 +96,22 @@ def _check_plugins(cfg: TrainConfig) -> None:
         except KeyError as exc:
             raise ValueError(f"{where}.name: {exc.args[0]}") from None
         plugin.check_params(spec.params, where)
+    if cfg.loss.aggregation not in AGGREGATIONS:
+        known = ", ".join(AGGREGATIONS.names())
+        raise ValueError(
+            f"loss.aggregation: unknown loss aggregation {cfg.loss.aggregation!r}; known: {known}"
+        )
+
+
+def _check_backend(cfg: TrainConfig) -> None:
+    """``run.backend`` names a placement and ``run.schedule`` (or ``run.async``) a schedule."""
+    if cfg.run.backend not in PLACEMENTS:
+        known = ", ".join(PLACEMENTS.names())
+        raise ValueError(f"run.backend: unknown placement {cfg.run.backend!r}; known: {known}")
+    name = schedule_name(cfg.run.schedule, cfg.run.async_)
+    if name not in SCHEDULES:
+        known = ", ".join(SCHEDULES.names())
+        raise ValueError(f"run.schedule: unknown schedule {name!r}; known: {known}")
 
 
 def _check_health(cfg: TrainConfig) -> None:

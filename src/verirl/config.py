@@ -1,11 +1,15 @@
 """The typed training configuration: YAML files plus dotted ``key.sub=value`` overrides.
 
 Every field says what it does, which paper it comes from and which value reproduces it.
-This module is the schema only. Pluggable parts (collector, reward source, credit estimator,
-policy loss, executor, health detectors) are named here and carry their own parameter models,
-registered next to their code; :mod:`verirl.assembly` checks the names and ``params`` against
-those registries, and what each part needs against what the others produce, so a typo in any
-of them is reported before the run starts, naming the field (``credit.params.d1: ...``).
+This module is the schema only. A training config is a gym config
+(:class:`~verirl.serve.settings.GymConfig`: curriculum, verification, provers, sandbox, serve,
+envs) plus the training sections; :meth:`TrainConfig.gym` is the gym part on its own.
+
+Pluggable parts (collector, reward source, credit estimator, policy loss, executor, health
+detectors, placement, schedule) are named here and carry their own parameter models, registered
+next to their code; :mod:`verirl.assembly` checks the names and ``params`` against those
+registries, and what each part needs against what the others produce, so a typo in any of them
+is reported before the run starts, naming the field (``credit.params.d1: ...``).
 """
 
 from __future__ import annotations
@@ -18,34 +22,30 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from verirl.curriculum import CurriculumConfig
-from verirl.errors import UserInputError
-from verirl.provers.settings import ProversConfig
-from verirl.sandbox import SandboxConfig
-from verirl.serve.settings import TOKEN_ENV, ServeConfig
-from verirl.verification.settings import RayPoolParams
+from verirl.errors import UserInputError, format_errors
+from verirl.registry import Plugin
+from verirl.serve.settings import EnvsConfig, GymConfig, GymRunConfig
+from verirl.verification.settings import RayPoolParams, VerificationConfig
+
+__all__ = [
+    "ConfigError",
+    "EnvsConfig",
+    "GymConfig",
+    "Plugin",
+    "RunConfig",
+    "TrainConfig",
+    "VerificationConfig",
+    "apply_override",
+    "dump_config",
+    "format_errors",
+    "import_plugins",
+    "load_config",
+    "load_gym_config",
+]
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class Plugin(_Section):
-    """A registered component chosen by name, with the parameters its model accepts."""
-
-    name: str = Field(description="The registered component's name.")
-    params: dict[str, Any] = Field(
-        default_factory=dict,
-        description="Parameters of the named component, checked against its parameter model.",
-    )
-
-    def check_params(self, model: type[BaseModel], where: str) -> None:
-        """Validate ``params`` against the component's parameter ``model``; ``ValueError``
-        naming ``where.params.<field>`` if they do not fit."""
-        try:
-            model.model_validate(self.params)
-        except ValidationError as exc:
-            raise ValueError(format_errors(exc, f"{where}.params")) from None
 
 
 class HealthConfig(_Section):
@@ -98,7 +98,9 @@ class AsyncConfig(_Section):
     )
 
 
-class RunConfig(_Section):
+class RunConfig(GymRunConfig):
+    """The ``run:`` section: the gym's (seed, plugins) and the training run's settings."""
+
     model_config = ConfigDict(
         extra="forbid", validate_assignment=True, validate_by_name=True, serialize_by_alias=True
     )
@@ -106,7 +108,6 @@ class RunConfig(_Section):
         None, description="Run name; the run directory is <dir>/<name> (None: a timestamp)."
     )
     dir: str = Field("runs", description="Parent directory of run directories.")
-    seed: int = Field(0, description="Seed of every random source (sampling, curriculum, init).")
     steps: int = Field(
         25, ge=0, description="Number of training steps (rollout batches; the default job: 25)."
     )
@@ -143,20 +144,25 @@ class RunConfig(_Section):
         description="Rollouts per step written to samples.jsonl (problem, response, reward, "
         "verdict detail), to read what the policy actually writes.",
     )
-    plugins: list[str] = Field(
-        default_factory=list,
-        description="Python modules imported before the config is checked, so that your own "
-        "environments, reward sources, credit estimators or collectors register themselves.",
-    )
     health: HealthConfig = Field(
         default_factory=HealthConfig,
         description="Run-health detectors: what they watch, their thresholds, which stop the run.",
     )
-    backend: Literal["local", "ray"] = Field(
+    backend: str = Field(
         "local",
-        description="Where the loop's parts run: 'local' (this process; Ray is never "
-        "imported) or 'ray' (verifier actors, rollout-engine replicas and a data-parallel "
-        "learner group on the Ray cluster named by ray.address; see the ray: section).",
+        description="Where the loop's parts run (a registered placement, "
+        "verirl.backends.PLACEMENTS): 'local' (this process; under torchrun, one rank of a "
+        "data-parallel learner group; Ray is never imported) or 'ray' (verifier actors, "
+        "rollout-engine replicas and a data-parallel learner group on the Ray cluster named "
+        "by ray.address; see the ray: section), or a plug-in's.",
+    )
+    schedule: str | None = Field(
+        None,
+        description="When rollouts are produced relative to the learner's updates (a "
+        "registered schedule, verirl.backends.SCHEDULES): 'synchronous' (sample, then "
+        "train, each step) or 'bounded_staleness' (a producer runs at most "
+        "run.async.max_staleness policy versions ahead), or a plug-in's. None: "
+        "'bounded_staleness' when run.async.max_staleness is set, else 'synchronous'.",
     )
     async_: AsyncConfig = Field(
         default_factory=AsyncConfig,
@@ -311,57 +317,12 @@ class DynamicSamplingConfig(_Section):
     max_rounds: int = Field(
         3, ge=1, description="Generation rounds per step at most (then train on what is kept)."
     )
-
-
-class VerificationConfig(_Section):
-    executor: Plugin = Field(
-        default_factory=lambda: Plugin(name="processes", params={"workers": 2}),
-        description="Where environment verifiers run: 'processes' (a warm worker pool that "
-        "enforces each call's deadline by replacing a stuck worker; params: workers), "
-        "'threads' (params: workers), or 'inline' (this process, no enforced deadline).",
+    filter: Plugin = Field(
+        default_factory=lambda: Plugin(name="reward_variance"),
+        description="Which groups are kept (verirl.train.group_filters.GROUP_FILTERS): "
+        "'reward_variance' (rewards not all equal; verl's filter_groups on the score) or "
+        "'mixed_correctness' (neither all correct nor all wrong: DAPO's eq. 11).",
     )
-    timeout_s: float = Field(
-        10.0,
-        gt=0,
-        description="Deadline of one verification; past it the answer scores as invalid "
-        "(−0.5) and is counted in reward/verifier_timeouts. Proof checks use "
-        "provers.<system>.timeout_s instead.",
-    )
-
-
-class EnvsConfig(_Section):
-    """Where the run's problems and verdicts come from (:mod:`verirl.sources`)."""
-
-    server: str | None = Field(
-        None,
-        description="URL of a `verirl serve` gym (http://HOST:PORT). Set: the server's named "
-        "curriculum (envs.curriculum) hands out the problems and its batched POST /verify "
-        "gives the verdicts, which move that curriculum server-side; unset: this process's "
-        "own curriculum and verifiers.",
-    )
-    curriculum: str | None = Field(
-        None,
-        description="The server's curriculum to train from (created from this config's "
-        "curriculum: section when the server does not keep it yet). Default: run.name.",
-    )
-    token_env: str = Field(
-        TOKEN_ENV,
-        description="Environment variable holding the server's access token (a token is "
-        "never written in the config, which is copied into the run directory).",
-    )
-    timeout_s: float = Field(300.0, gt=0, description="Seconds one request to the server may take.")
-    retries: int = Field(
-        5,
-        ge=0,
-        le=20,
-        description="Connection errors retried per request, waiting 0.5, 1, 2, 4, ... s "
-        "(at most 10 s) between tries; then the run stops with one line naming the server.",
-    )
-
-    @property
-    def source(self) -> str:
-        """The registered problem source these settings choose (``local`` or ``server``)."""
-        return "local" if self.server is None else "server"
 
 
 class OverlongConfig(_Section):
@@ -380,13 +341,12 @@ class LossConfig(_Section):
         description="The per-token policy loss; 'clipped_surrogate' with eps_low/eps_high/"
         "dual_clip (DAPO: 0.2/0.28; PPO: 0.2/0.2).",
     )
-    aggregation: Literal[
-        "token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"
-    ] = Field(
+    aggregation: str = Field(
         "token-mean",
-        description="How per-token losses become one number: 'token-mean' (DAPO), "
-        "'seq-mean-token-mean' (GRPO, RLVE), 'seq-mean-token-sum' (CER's code), "
-        "'seq-mean-token-sum-norm' (Dr. GRPO, C = max_new_tokens).",
+        description="How per-token losses become one number (a registered aggregation, "
+        "verirl.train.loss.AGGREGATIONS): 'token-mean' (DAPO), 'seq-mean-token-mean' (GRPO, "
+        "RLVE), 'seq-mean-token-sum' (CER's code), 'seq-mean-token-sum-norm' (Dr. GRPO, "
+        "C = max_new_tokens).",
     )
     kl_coef: float = Field(
         0.0, ge=0, description="β of the KL penalty to the initial policy (DAPO/RLVE/CER: 0)."
@@ -580,17 +540,12 @@ class RayConfig(_Section):
     learner: RayLearner = Field(default_factory=RayLearner)
 
 
-class TrainConfig(_Section):
+class TrainConfig(GymConfig):
+    """A training run: the gym's sections (:class:`~verirl.serve.settings.GymConfig`) and the
+    training ones."""
+
     run: RunConfig = Field(default_factory=RunConfig)
     model: ModelConfig = Field(default_factory=ModelConfig)
-    curriculum: CurriculumConfig = Field(
-        default_factory=lambda: CurriculumConfig(
-            environments=["addition", "multiplication", "chain_sum"], tau_num=48
-        ),
-        description="Which problems are trained on. The default job: three arithmetic "
-        "environments with RLVE's adaptive windows, τ_num = 8 prompts × 6 samples (RLVE's "
-        "8 prompts × 16 at its group size 16).",
-    )
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
     reward: RewardConfig = Field(
         default_factory=lambda: RewardConfig(name="env"),
@@ -601,25 +556,6 @@ class TrainConfig(_Section):
         default_factory=lambda: Plugin(name="grpo"),
         description="Credit estimator: 'grpo', 'dr_grpo', 'rloo', 'process', 'tcpo', ...",
     )
-    verification: VerificationConfig = Field(default_factory=VerificationConfig)
-    provers: ProversConfig = Field(
-        default_factory=ProversConfig,
-        description="Proof checkers (Coq, Lean) for proof environments, built from here.",
-    )
-    sandbox: SandboxConfig = Field(
-        default_factory=SandboxConfig,
-        description="The sandbox model-written code runs in (code environments): workers, "
-        "isolation mode, limits. VERIRL_SANDBOX_WORKERS / VERIRL_SANDBOX_MODE override.",
-    )
-    serve: ServeConfig = Field(
-        default_factory=ServeConfig,
-        description="`verirl serve`: address, bounds on requests, where curricula are kept.",
-    )
-    envs: EnvsConfig = Field(
-        default_factory=EnvsConfig,
-        description="Problems and verdicts from this process (default) or from a `verirl "
-        "serve` gym (envs.server).",
-    )
     dynamic_sampling: DynamicSamplingConfig = Field(default_factory=DynamicSamplingConfig)
     loss: LossConfig = Field(default_factory=LossConfig)
     optim: OptimConfig = Field(default_factory=OptimConfig)
@@ -628,6 +564,22 @@ class TrainConfig(_Section):
         default_factory=RayConfig,
         description="Cluster address and resources per role (run.backend = 'ray' only).",
     )
+
+    def gym(self) -> GymConfig:
+        """The gym part of this config on its own: what the problem source and a ``verirl
+        serve`` gym read (``envs.curriculum`` defaults to ``run.name`` here)."""
+        envs = self.envs
+        if envs.curriculum is None and self.run.name is not None:
+            envs = envs.model_copy(update={"curriculum": self.run.name})
+        return GymConfig.model_construct(
+            run=GymRunConfig.model_construct(seed=self.run.seed, plugins=list(self.run.plugins)),
+            curriculum=self.curriculum,
+            verification=self.verification,
+            provers=self.provers,
+            sandbox=self.sandbox,
+            serve=self.serve,
+            envs=envs,
+        )
 
     @model_validator(mode="after")
     def _consistent(self) -> TrainConfig:
@@ -710,6 +662,39 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     The parts the config names are checked against their registries by
     :func:`verirl.assembly.check` (the ``Trainer`` runs it; :func:`verirl.assembly.load_config`
     is this plus that check, as the CLI loads a config)."""
+    data = _read(path, overrides)
+    try:
+        return TrainConfig.model_validate(_merged(TrainConfig().model_dump(mode="json"), data))
+    except ValidationError as exc:
+        raise ConfigError(format_errors(exc, "")) from None
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def load_gym_config(
+    path: str | Path | None = None, overrides: list[str] | None = None
+) -> GymConfig:
+    """A gym config (what ``verirl serve`` takes), read like :func:`load_config`. A training
+    config is accepted too: it is checked as one and its gym part kept
+    (:meth:`TrainConfig.gym`), so one file serves and trains."""
+    data = _read(path, overrides)
+    run = data.get("run")
+    gym_only = set(data) <= set(GymConfig.model_fields) and (
+        not isinstance(run, dict) or set(run) <= set(GymRunConfig.model_fields)
+    )
+    if not gym_only:
+        return load_config(path, overrides).gym()
+    try:
+        return GymConfig.model_validate(_merged(GymConfig().model_dump(mode="json"), data))
+    except ValidationError as exc:
+        raise ConfigError(format_errors(exc, "")) from None
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _read(path: str | Path | None, overrides: list[str] | None) -> dict[str, Any]:
+    """``path``'s YAML mapping (or a bundled example's) with ``overrides`` applied and
+    ``run.plugins`` imported; {} for no path."""
     data: dict[str, Any] = {}
     if path is not None:
         p = Path(path)
@@ -732,13 +717,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     for item in overrides or []:
         apply_override(data, item)
     import_plugins(data)
-    data = _merged(TrainConfig().model_dump(mode="json"), data)
-    try:
-        return TrainConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(format_errors(exc, "")) from None
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    return data
 
 
 def apply_override(data: dict[str, Any], item: str) -> None:
@@ -798,18 +777,5 @@ def _merged(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def format_errors(exc: ValidationError, prefix: str) -> str:
-    """One line per error: ``field.path: message (got value)``."""
-    lines = []
-    for err in exc.errors():
-        loc = ".".join(str(x) for x in err["loc"] if x not in ("function-after",))
-        where = ".".join(x for x in (prefix, loc) if x)
-        msg = err["msg"].removeprefix("Value error, ")
-        got = err.get("input")
-        shown = "" if isinstance(got, dict) or got is None else f" (got {got!r})"
-        lines.append(f"{where}: {msg}{shown}" if where else f"{msg}{shown}")
-    return "; ".join(lines)
-
-
-def dump_config(cfg: TrainConfig) -> str:
+def dump_config(cfg: GymConfig) -> str:
     return yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False)

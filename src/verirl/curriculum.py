@@ -37,12 +37,13 @@ import itertools
 import math
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Annotated, Any, ClassVar, Literal, TypeAlias, TypeGuard
+from typing import Annotated, Any, ClassVar, TypeAlias, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from verirl.registry import Registry, Spec
 from verirl.types import Problem, Rollout
 
 # ---- the seed space ----------------------------------------------------------------------
@@ -487,17 +488,57 @@ class StaticWindow(Curriculum):
                 )
 
 
+# ---- the registry of kinds ------------------------------------------------------------------
+CurriculumFactory = Callable[["CurriculumConfig", Sequence[str], int], Curriculum]
+CURRICULA: Registry[Spec[Curriculum]] = Registry("curriculum kind")
+"""Curriculum kinds by name (``curriculum.kind``): ``factory(config, environments, seed)``."""
+
+
+def register_curriculum(
+    kind: str, description: str
+) -> Callable[[CurriculumFactory], CurriculumFactory]:
+    """Register ``factory(config, environments, seed) -> Curriculum`` as ``curriculum.kind:
+    kind`` (the settings it reads are :class:`CurriculumConfig`'s)."""
+
+    def decorator(factory: CurriculumFactory) -> CurriculumFactory:
+        CURRICULA.add(Spec(kind, factory, description=description))
+        return factory
+
+    return decorator
+
+
+@register_curriculum("adaptive", "RLVE's per-environment window that moves with the policy")
+def _adaptive(cfg: CurriculumConfig, envs: Sequence[str], seed: int) -> Curriculum:
+    return AdaptiveDifficulty(
+        envs,
+        tau_acc=cfg.tau_acc,
+        tau_num=cfg.tau_num,
+        window=cfg.window,
+        initial_difficulty=cfg.initial_difficulty,
+        weights=cfg.weights,
+        seed=seed,
+    )
+
+
+@register_curriculum("static", "a fixed window [static_low, static_high] (RLVE's baselines)")
+def _static(cfg: CurriculumConfig, envs: Sequence[str], seed: int) -> Curriculum:
+    return StaticWindow(
+        envs, low=cfg.static_low, high=cfg.static_high, weights=cfg.weights, seed=seed
+    )
+
+
 # ---- configuration -------------------------------------------------------------------------
 class CurriculumConfig(BaseModel):
     """How training problems are chosen. The defaults reproduce RLVE (arXiv:2511.07317)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["adaptive", "static"] = Field(
+    kind: str = Field(
         "adaptive",
-        description="'adaptive': RLVE's per-environment difficulty window that moves up with "
-        "the policy (RLVE). 'static': a fixed window [static_low, static_high] (the paper's "
-        "baselines [0,1], [0,20], [0,100]).",
+        description="A registered curriculum kind (verirl.curriculum.CURRICULA): 'adaptive': "
+        "RLVE's per-environment difficulty window that moves up with the policy (RLVE). "
+        "'static': a fixed window [static_low, static_high] (the paper's baselines [0,1], "
+        "[0,20], [0,100]).",
     )
     environments: Annotated[list[str], Field(min_length=1)] | None = Field(
         None,
@@ -548,6 +589,14 @@ class CurriculumConfig(BaseModel):
         description="kind='static' only: highest difficulty (inclusive). RLVE baselines: 1, 20 "
         "(an oracle window) and 100.",
     )
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        if value not in CURRICULA:
+            known = ", ".join(CURRICULA.names())
+            raise ValueError(f"unknown curriculum kind {value!r}; known: {known}")
+        return value
 
     @field_validator("environments")
     @classmethod
@@ -600,20 +649,7 @@ def _registered_envs(exclude_tags: set[str] | None = None) -> list[str]:
 
 def build_curriculum(cfg: CurriculumConfig, seed: int = 0) -> Curriculum:
     """The curriculum ``cfg`` describes; ``seed`` seeds the env/difficulty sampling RNG."""
-    envs = cfg.resolved_environments()
-    if cfg.kind == "adaptive":
-        return AdaptiveDifficulty(
-            envs,
-            tau_acc=cfg.tau_acc,
-            tau_num=cfg.tau_num,
-            window=cfg.window,
-            initial_difficulty=cfg.initial_difficulty,
-            weights=cfg.weights,
-            seed=seed,
-        )
-    return StaticWindow(
-        envs, low=cfg.static_low, high=cfg.static_high, weights=cfg.weights, seed=seed
-    )
+    return CURRICULA.get(cfg.kind).load()(cfg, cfg.resolved_environments(), seed)
 
 
 def _max_difficulty(env: str) -> int:

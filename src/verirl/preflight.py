@@ -234,7 +234,7 @@ def _mean(xs: Sequence[float]) -> float:
 
 def preflight(cfg: TrainConfig, problems: int = 3, policy: Any = None) -> PreflightReport:
     """Build the config's parts (no run directory is written) and run :func:`run_preflight`."""
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:

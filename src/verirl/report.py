@@ -1,6 +1,6 @@
 """Run reports: plots and a self-contained HTML page from a run directory.
 
-A run directory (:mod:`verirl.train.loop`) holds ``config.yaml``, ``metrics.jsonl`` (one
+A run directory (:mod:`verirl.trainer`) holds ``config.yaml``, ``metrics.jsonl`` (one
 ``{"step": s, "time": t, ...}`` object per line, ``null`` for non-finite values),
 ``checkpoint-*`` directories, ``health.jsonl`` (the run-health warnings,
 :mod:`verirl.train.health`: marked on every curve and listed) and, when something evaluated the

@@ -20,6 +20,11 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     import torch
 
+TURN_SEPARATOR = "\n<|verirl-turn|>\n"
+"""Joins the model's turns in the transcript a stateful environment verifies (the multi-turn
+collector joins them; :attr:`verirl.envs.base.Environment.stateful`) and a tool session's
+replies."""
+
 FinishReason = Literal["stop", "length"]
 
 

@@ -16,35 +16,62 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from safetensors.torch import load_file
 
-from verirl.backends import async_local, backend_name, select
+from tests.tiny_run import tiny_run, train_cli, wait_for_step
+from verirl.backends import (
+    Backend,
+    BackendSettings,
+    BoundedStaleness,
+    TorchrunBackend,
+    build_schedule,
+    local_stream,
+    placement_name,
+    schedule_name,
+)
+from verirl.backends.schedules import WeightSyncError
 from verirl.backends.staleness import WeightRing, model_checksum, version_for
-from verirl.config import dump_config, load_config
+from verirl.config import TrainConfig, dump_config, load_config
+from verirl.device import resolve_placement
 from verirl.errors import UserInputError
-from verirl.train.loop import Trainer
+from verirl.models import PolicySpec
 from verirl.train.metrics import read_metrics
-from verirl.train.producer import Produced, StepOutput
+from verirl.train.producer import Produced, ProducerSettings, StepOutput
+from verirl.trainer import Trainer
 
-VOLATILE = ("time/", "async/", "sync/", "throughput/tokens_per_s")
+VOLATILE = ("time/", "async/", "sync/", "memory/", "throughput/tokens_per_s")
+SMALL = (
+    "run.save_every=0",
+    "rollout.prompts_per_step=2",
+    "rollout.group_size=3",
+    "rollout.max_new_tokens=8",
+    "optim.minibatches=1",
+)
 
 
 def _overrides(model_dir: Path, run_dir: Path, steps: int = 3) -> list[str]:
-    return [
-        f"model.name={model_dir}",
-        "run.plugins=[tests.train.plugin_rewards]",
-        "reward.name=test_even_tokens",
-        "optim.weight_decay=0.0",
-        f"run.dir={run_dir.parent}",
-        f"run.name={run_dir.name}",
-        f"run.steps={steps}",
-        "run.save_every=0",
-        "run.threads=1",
-        "rollout.prompts_per_step=2",
-        "rollout.group_size=3",
-        "rollout.max_new_tokens=8",
-        "optim.lr=3e-3",
-        "optim.micro_batch_tokens=200",
-        "eval.before_and_after=false",
-    ]
+    return tiny_run(model_dir, run_dir, steps, *SMALL)
+
+
+def _settings(cfg: TrainConfig) -> BackendSettings:
+    """A placement's settings without the learner's (these tests build no learner)."""
+    return BackendSettings(
+        engine=cfg.rollout.engine,
+        executor=cfg.verification.executor,
+        plugins=(),
+        seed=cfg.run.seed,
+        steps=cfg.run.steps,
+        threads=1,
+        policy=PolicySpec.from_config(cfg),
+        learner=None,  # type: ignore[arg-type]
+        ray=cfg.ray,
+    )
+
+
+def _schedule(cfg: TrainConfig, backend: type[Backend] = Backend) -> object:
+    placement = resolve_placement("cpu", "fp32")
+    name = schedule_name(cfg.run.schedule, cfg.run.async_)
+    return build_schedule(
+        name, cfg.run.async_, backend(_settings(cfg), placement), ProducerSettings.from_config(cfg)
+    )
 
 
 def _run(model_dir: Path, run_dir: Path, *extra: str) -> list[dict[str, float]]:
@@ -65,14 +92,21 @@ def _weights(run_dir: Path) -> dict[str, torch.Tensor]:
     return load_file(str(ckpt / "trainable.safetensors"))
 
 
-def test_backend_names() -> None:
-    assert backend_name(load_config(None, [])) == "local"
-    assert backend_name(load_config(None, []), {"WORLD_SIZE": "2"}) == "torchrun"
-    assert backend_name(load_config(None, ["run.async.max_staleness=1"])) == "local-async"
-    on_ray = load_config(None, ["run.backend=ray", "run.async.max_staleness=1"])
-    assert backend_name(on_ray) == "ray-async"
-    with pytest.raises(UserInputError, match=r"run\.async runs on run\.backend=local"):
-        select(load_config(None, ["run.async.max_staleness=1"]), None, {"WORLD_SIZE": "2"})
+def test_placement_and_schedule_names() -> None:
+    assert placement_name("local", {}) == "local"
+    assert placement_name("local", {"WORLD_SIZE": "2"}) == "torchrun"
+    assert placement_name("ray", {"WORLD_SIZE": "2"}) == "ray"
+    sync, k1 = load_config(None, []), load_config(None, ["run.async.max_staleness=1"])
+    assert schedule_name(sync.run.schedule, sync.run.async_) == "synchronous"
+    assert schedule_name(k1.run.schedule, k1.run.async_) == "bounded_staleness"
+    assert schedule_name("bounded_staleness", k1.run.async_) == "bounded_staleness"
+    with pytest.raises(UserInputError, match=r"contradicts run\.async\.max_staleness=1"):
+        schedule_name("synchronous", k1.run.async_)
+    with pytest.raises(UserInputError, match=r"needs run\.async\.max_staleness"):
+        schedule_name("bounded_staleness", sync.run.async_)
+    with pytest.raises(UserInputError, match=r"does not run on placement 'torchrun'"):
+        _schedule(k1, TorchrunBackend)
+    assert isinstance(_schedule(k1), BoundedStaleness)
     assert "async" in dump_config(load_config(None, ["run.async.max_staleness=2"]))
 
 
@@ -109,8 +143,10 @@ def test_k1_is_one_version_stale_and_nothing_is_dropped(
     )
     assert [r["async/staleness_max"] for r in rows] == [0.0, 1.0, 1.0]
     assert all(r["async/dropped"] == 0 and r["sync/mismatch"] == 0 for r in rows)
-    assert all(r["async/queue_depth"] >= 0 for r in rows)
-    assert all(r["async/learner_idle_s"] >= 0 for r in rows)
+    # batches arrive in order: none is ever read ahead of its step and left waiting
+    assert [r["async/queue_depth"] for r in rows] == [0.0, 0.0, 0.0]
+    # the wait for the producer is part of the step's rollout time
+    assert all(0.0 <= r["async/learner_idle_s"] <= r["time/rollout_s"] for r in rows)
 
 
 def test_a_stale_engine_is_detected_and_the_run_stops(
@@ -118,13 +154,13 @@ def test_a_stale_engine_is_detected_and_the_run_stops(
 ) -> None:
     """The engine 'loads' version ≥ 1 without copying the weights (the weights never reached
     it): the checksum of what it holds differs from the learner's, the run stops."""
-    real = async_local.load_weights
+    real = local_stream.load_weights
 
     def stale(ring: WeightRing, model: torch.nn.Module, version: int) -> int:
         expected = real(ring, model, 0)  # keeps sampling from the initial policy
         return expected if version == 0 else int(ring.checksums[version % ring.size])
 
-    monkeypatch.setattr(async_local, "load_weights", stale)
+    monkeypatch.setattr(local_stream, "load_weights", stale)
     cfg = load_config(
         None,
         [
@@ -133,7 +169,7 @@ def test_a_stale_engine_is_detected_and_the_run_stops(
             "run.async.producer=thread",
         ],
     )
-    with Trainer(cfg, tmp_path / "stale") as t, pytest.raises(async_local.WeightSyncError):
+    with Trainer(cfg, tmp_path / "stale") as t, pytest.raises(WeightSyncError):
         t.fit()
     rows = read_metrics(tmp_path / "stale")
     assert rows == [] or rows[-1]["step"] < 3
@@ -142,19 +178,19 @@ def test_a_stale_engine_is_detected_and_the_run_stops(
 def test_a_batch_staler_than_k_is_dropped_counted_and_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    cfg = load_config(None, ["run.async.max_staleness=1"])
-    backend = async_local.AsyncLocalBackend(cfg, None)  # type: ignore[arg-type]
+    schedule = _schedule(load_config(None, ["run.async.max_staleness=1"]))
+    assert isinstance(schedule, BoundedStaleness)
     out = StepOutput([], [], 1)
     fresh = Produced(out, version=4)
-    assert backend._accept(5, fresh, 5) is fresh
+    assert schedule._accept(5, fresh, 5) is fresh
     from verirl.types import Problem, Rollout
 
     problem = Problem("addition", 0, 0, "x", "1")
     rollouts = [Rollout(problem, g, (1,), (2,), (0.0,), "t", "stop") for g in (7, 7, 8)]
     old = Produced(StepOutput(rollouts, rollouts, 1), version=3)
     with caplog.at_level(logging.WARNING, logger="verirl.train"):
-        assert backend._accept(5, old, 5) is None
-    assert backend.dropped == 2  # two groups
+        assert schedule._accept(5, old, 5) is None
+    assert schedule.dropped == 2  # two groups
     assert "dropped 1 produced batch(es), 2 group(s)" in caplog.text
 
 
@@ -210,35 +246,14 @@ def test_a_producer_killed_mid_run_resumes_from_its_checkpoint(
     import os
     import re
     import signal
-    import subprocess
-    import sys
-
-    from tests.train.test_e2e import _wait_for_step
-
-    root = Path(__file__).resolve().parents[2]
-
-    def _cli(args: list[str]) -> subprocess.Popen[str]:
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(root), str(root / "src")]),
-            "PYTHONWARNINGS": "ignore",
-        }
-        return subprocess.Popen(
-            [sys.executable, "-m", "verirl.cli", "train", *args],
-            cwd=root,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
 
     extra = ["run.steps=4", "run.save_every=1", "run.keep_checkpoints=5"]
     straight = tmp_path / "straight"
     _run(tiny_model_dir, straight, *extra)  # the synchronous loop (= k 0, tested above)
 
     killed = tmp_path / "killed"
-    proc = _cli([*_overrides(tiny_model_dir, killed), *extra, "run.async.max_staleness=0"])
-    _wait_for_step(killed, 2, proc, limit=600)
+    proc = train_cli([*_overrides(tiny_model_dir, killed), *extra, "run.async.max_staleness=0"])
+    wait_for_step(killed, 2, proc, limit=600)
     pid = int(
         re.findall(
             r"async producer started \(process, pid (\d+)\)", (killed / "run.log").read_text()
@@ -250,7 +265,7 @@ def test_a_producer_killed_mid_run_resumes_from_its_checkpoint(
     done = [r["step"] for r in read_metrics(killed)]
     assert done[-1] < 4
 
-    proc = _cli(["--resume", str(killed)])
+    proc = train_cli(["--resume", str(killed)])
     assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
     assert [r["step"] for r in read_metrics(killed)] == [1, 2, 3, 4]
     a, b = _weights(straight), _weights(killed)
@@ -302,7 +317,7 @@ def test_a_wrong_merged_lora_weight_in_the_engine_is_detected_and_the_run_stops(
     """The LoRA adapters reach the producer's engine intact, but from version 1 on it runs
     them with a wrong scaling (a merged weight the learner never had): every parameter's
     checksum agrees, the merged-weight checksum does not — sync/mismatch, the run stops."""
-    real = async_local.load_weights
+    real = local_stream.load_weights
 
     def wrong_merge(ring: WeightRing, model: torch.nn.Module, version: int) -> int:
         expected = real(ring, model, version)
@@ -311,7 +326,7 @@ def test_a_wrong_merged_lora_weight_in_the_engine_is_detected_and_the_run_stops(
             layer.scaling = {a: 2 * s for a, s in layer.scaling.items()}
         return expected
 
-    monkeypatch.setattr(async_local, "load_weights", wrong_merge)
+    monkeypatch.setattr(local_stream, "load_weights", wrong_merge)
     run_dir = tmp_path / "lora"
     cfg = load_config(
         None,
@@ -324,7 +339,7 @@ def test_a_wrong_merged_lora_weight_in_the_engine_is_detected_and_the_run_stops(
     )
     with (
         Trainer(cfg, run_dir) as t,
-        pytest.raises(async_local.WeightSyncError, match="merged LoRA weights"),
+        pytest.raises(WeightSyncError, match="merged LoRA weights"),
     ):
         t.fit()
     rows = read_metrics(run_dir)
@@ -338,4 +353,4 @@ def test_a_producer_thread_with_vllm_is_refused() -> None:
         ["run.async.max_staleness=1", "run.async.producer=thread", "rollout.engine.name=vllm"],
     )
     with pytest.raises(UserInputError, match=r"run\.async\.producer=process"):
-        async_local.AsyncLocalBackend(cfg, None)  # type: ignore[arg-type]
+        _schedule(cfg)

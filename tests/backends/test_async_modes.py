@@ -10,8 +10,8 @@ import pytest
 
 from tests.provers.coq.marks import needs_coq
 from verirl.config import load_config
-from verirl.train.loop import Trainer
 from verirl.train.metrics import read_metrics
+from verirl.trainer import Trainer
 
 
 def _base(model_dir: Path, run_dir: Path, steps: int = 3) -> list[str]:

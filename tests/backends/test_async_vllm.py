@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.vllm_support import VLLM_TRAINING, needs_vllm, peaked_model_dir, require_vllm
-from verirl.backends import async_local
+from verirl.backends.schedules import WeightSyncError
 from verirl.config import load_config
 from verirl.rollout import vllm_engine
-from verirl.train.loop import Trainer
 from verirl.train.metrics import read_metrics
+from verirl.trainer import Trainer
 
 pytestmark = [needs_vllm]
 
@@ -87,7 +87,7 @@ def test_a_weight_load_that_never_reached_vllm_stops_the_run(
     run_dir = tmp_path / "skipped"
     cfg = load_config(None, _config(model_dir, run_dir, "tests.backends.plugin_skip_vllm_load"))
     load = vllm_engine._load_weights_cpu
-    with Trainer(cfg, run_dir) as t, pytest.raises(async_local.WeightSyncError, match="VLLMEngine"):
+    with Trainer(cfg, run_dir) as t, pytest.raises(WeightSyncError, match="VLLMEngine"):
         t.fit()
     # the plugin patched only the producer's process: this one's later engines still load
     assert vllm_engine._load_weights_cpu is load

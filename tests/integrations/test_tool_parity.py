@@ -155,7 +155,7 @@ def trl_episode(
     from trl import GRPOConfig, GRPOTrainer
 
     from verirl.curriculum import AdaptiveDifficulty
-    from verirl.integrations.episodes import LocalSource
+    from verirl.episodes.local import LocalEpisodes
     from verirl.integrations.trl import EnvironmentFactory
 
     class Scripted(GRPOTrainer):
@@ -166,7 +166,7 @@ def trl_episode(
 
     processing = load_tokenizer(str(model_dir))
     processing.chat_template = QWEN25
-    factory = EnvironmentFactory(LocalSource(AdaptiveDifficulty([ENV])), tools=True)
+    factory = EnvironmentFactory(LocalEpisodes(AdaptiveDifficulty([ENV])), tools=True)
     args = GRPOConfig(
         output_dir=str(tmp_path / "trl"),
         use_cpu=True,

@@ -17,22 +17,23 @@ from starlette.websockets import WebSocketDisconnect
 
 from verirl.curriculum import CurriculumConfig
 from verirl.envs import get_env
+from verirl.registry import Plugin
 from verirl.serve.app import build_app
 from verirl.serve.gym import Gym
-from verirl.serve.settings import ServeConfig
+from verirl.serve.settings import GymConfig, ServeConfig
+from verirl.verification.settings import VerificationConfig
 
 CFG = CurriculumConfig(environments=["addition", "multiplication"], tau_num=2, tau_acc=0.5)
 TOKEN = "t" * 24
 
 
 def _gym(tmp_path: Path, timeout_s: float = 10.0, **serve: Any) -> Gym:
-    return Gym.from_config(
-        ServeConfig(**serve),
-        CFG,
-        executor_name="inline",
-        timeout_s=timeout_s,
-        state_path=str(tmp_path / "state.sqlite"),
+    gym = GymConfig(
+        serve=ServeConfig(**serve),
+        curriculum=CFG,
+        verification=VerificationConfig(executor=Plugin(name="inline"), timeout_s=timeout_s),
     )
+    return Gym.from_config(gym, state_path=str(tmp_path / "state.sqlite"))
 
 
 @pytest.fixture()

@@ -13,6 +13,7 @@ from verirl.config import ConfigError, load_config
 from verirl.curriculum import CurriculumConfig, Task
 from verirl.envs import get_env
 from verirl.errors import UserInputError
+from verirl.registry import Plugin
 from verirl.sandbox import (
     SandboxConfig,
     configure_sandbox,
@@ -20,7 +21,8 @@ from verirl.sandbox import (
     default_sandbox,
 )
 from verirl.serve.gym import Gym
-from verirl.serve.settings import ServeConfig
+from verirl.serve.settings import GymConfig
+from verirl.verification.settings import VerificationConfig
 
 
 def test_sandbox_section_sizes_the_process_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,13 +78,12 @@ def test_worker_processes_get_the_sandbox_config_explicitly(
 
 
 def _gym(tmp_path: Path) -> Gym:
-    return Gym.from_config(
-        ServeConfig(),
-        CurriculumConfig(environments=["addition"]),
-        executor_name="inline",
+    gym = GymConfig(
+        curriculum=CurriculumConfig(environments=["addition"]),
+        verification=VerificationConfig(executor=Plugin(name="inline")),
         sandbox=SandboxConfig(workers=1),
-        state_path=str(tmp_path / "s.sqlite"),
     )
+    return Gym.from_config(gym, state_path=str(tmp_path / "s.sqlite"))
 
 
 def test_code_environment_is_run_in_the_servers_sandbox(tmp_path: Path) -> None:

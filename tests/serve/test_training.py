@@ -21,10 +21,10 @@ pytest.importorskip("uvicorn", reason="needs uvicorn (the 'serve' extra): verirl
 from tests.serve.helpers import ServerProcess
 from verirl.config import load_config
 from verirl.envs import get_env
-from verirl.serve.client import GymClient, GymServerError, ServerTasks, ServerVerifier, connect
 from verirl.serve.settings import TOKEN_ENV
-from verirl.train.loop import Trainer
+from verirl.sources.server import GymClient, GymServerError, ServerTasks, ServerVerifier, connect
 from verirl.train.metrics import read_metrics
+from verirl.trainer import Trainer
 
 TOKEN = "a-test-token-of-32-characters-xx"
 
@@ -142,7 +142,7 @@ def test_wrong_token_is_one_line(gym: ServerProcess, tmp_path: Path) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(TOKEN_ENV, "not-the-token-but-long-enough")
         with pytest.raises(GymServerError, match="refused the token") as err:
-            connect(cfg)
+            connect(cfg.gym())
     assert "\n" not in str(err.value)
 
 
@@ -152,7 +152,7 @@ def test_unreachable_server_is_one_line(tmp_path: Path) -> None:
         port = s.getsockname()[1]  # closed again: nothing listens there
     cfg = load_config(None, _overrides(f"http://127.0.0.1:{port}", tmp_path / "r"))
     with pytest.raises(GymServerError, match="cannot reach the gym server") as err:
-        connect(cfg)
+        connect(cfg.gym())
     assert f"127.0.0.1:{port}" in str(err.value) and "\n" not in str(err.value)
 
 
@@ -194,7 +194,7 @@ def test_environment_the_server_lacks_is_one_line(tmp_path: Path) -> None:
     try:
         url = f"http://127.0.0.1:{fake.server_address[1]}"
         with pytest.raises(GymServerError, match="has no environment 'multiplication'"):
-            connect(load_config(None, _overrides(url, tmp_path / "r")))
+            connect(load_config(None, _overrides(url, tmp_path / "r")).gym())
     finally:
         fake.shutdown()
 

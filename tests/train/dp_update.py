@@ -1,7 +1,7 @@
 """One learner update per loss aggregation on a fixed batch, in this process or as one rank of
 a ``torchrun`` group; rank 0 writes the weights and statistics to ``argv[1]``.
 
-Used by tests/train/test_distributed.py (torchrun) and tests/integrations/test_ray.py.
+Used by tests/train/test_distributed.py (torchrun) and tests/integrations/ray/test_ray.py.
 """
 
 from __future__ import annotations

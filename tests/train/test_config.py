@@ -37,7 +37,7 @@ def test_yaml_file_then_overrides(tmp_path: Path) -> None:
         ("credit.name=gpro", "credit.name: unknown credit estimator 'gpro'"),
         ("credit.params={eps: -1}", "credit.params.eps: Input should be greater than 0"),
         ("loss.policy.params={eps_hi: 0.3}", "loss.policy.params.eps_hi: Extra inputs"),
-        ("loss.aggregation=sum", "loss.aggregation: Input should be 'token-mean'"),
+        ("loss.aggregation=sum", "loss.aggregation: unknown loss aggregation 'sum'"),
         ("curriculum.environments=[nope]", "unknown environment(s) 'nope'"),
         ("reward.name=magic", "reward.name: unknown reward source 'magic'"),
     ],

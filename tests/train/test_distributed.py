@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.conftest import TinyRun
 from tests.train.dp_update import MODES, update
 from verirl.models import tiny_model
 from verirl.train.distributed import DataParallel
@@ -79,40 +80,15 @@ def test_two_gloo_processes_make_the_one_process_update(tmp_path: Path) -> None:
     assert_same_update(results["token-mean+checkpointing"], update("token-mean", None))
 
 
-def _train_overrides(model_dir: Path, run_dir: Path) -> list[str]:
-    return [
-        f"model.name={model_dir}",
-        "model.dtype=fp32",
-        "run.plugins=[tests.train.plugin_rewards]",
-        "reward.name=test_even_tokens",
-        "verification.executor.name=inline",
-        "optim.weight_decay=0.0",
-        f"run.dir={run_dir.parent}",
-        f"run.name={run_dir.name}",
-        "run.steps=2",
-        "run.save_every=1",
-        "run.threads=1",
-        "rollout.prompts_per_step=3",
-        "rollout.group_size=4",
-        "rollout.max_new_tokens=12",
-        "optim.lr=3e-3",
-        "optim.minibatches=2",
-        "optim.micro_batch_tokens=200",
-        "eval.before_and_after=false",
-    ]
-
-
 @pytest.mark.slow
-def test_verirl_train_under_torchrun_matches_one_process(
-    tiny_model_dir: Path, tmp_path: Path
-) -> None:
+def test_verirl_train_under_torchrun_matches_one_process(tiny_run: TinyRun, tmp_path: Path) -> None:
     """``torchrun --nproc_per_node 2 -m verirl.cli train``: rank 0 samples and writes, both
     ranks train; after 2 steps the checkpoint equals a one-process run's."""
     from safetensors.torch import load_file
 
     from verirl.config import load_config
-    from verirl.train.loop import Trainer
     from verirl.train.metrics import read_metrics
+    from verirl.trainer import Trainer
 
     env = {
         **os.environ,
@@ -131,14 +107,14 @@ def test_verirl_train_under_torchrun_matches_one_process(
         "-m",
         "verirl.cli",
         "train",
-        *_train_overrides(tiny_model_dir, tmp_path / "dp"),
+        *tiny_run(tmp_path / "dp", 2),
     ]
     proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert [r["step"] for r in read_metrics(tmp_path / "dp")] == [1, 2]  # rank 0 alone logs
     shown = proc.stdout + proc.stderr
     assert shown.count("run directory:") == 2  # two ranks ran (not one, as accelerate)
-    cfg = load_config(None, _train_overrides(tiny_model_dir, tmp_path / "one"))
+    cfg = load_config(None, tiny_run(tmp_path / "one", 2))
     with Trainer(cfg, tmp_path / "one") as t:
         t.fit()
     a = load_file(str(tmp_path / "dp" / "checkpoint-000002" / "trainable.safetensors"))

@@ -11,7 +11,7 @@ from verirl.config import load_config
 from verirl.models import load_tokenizer, tiny_model
 from verirl.rewards import RewardContext, RewardSource
 from verirl.rollout.collect import Collector
-from verirl.train.loop import Trainer
+from verirl.trainer import Trainer
 from verirl.types import Problem, Rollout, SamplingParams, Verdict
 
 

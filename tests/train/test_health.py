@@ -24,7 +24,7 @@ from verirl.train.health import (
     run_detectors,
     weights_checksum,
 )
-from verirl.train.loop import Trainer
+from verirl.trainer import Trainer
 
 FAULT_AT = 8  # the first step of every injected fault in the stream tests
 

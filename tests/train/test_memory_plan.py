@@ -166,10 +166,10 @@ def test_verirl_memory_prints_the_plan_and_what_fits(
 def test_a_run_that_will_not_fit_is_refused_before_any_work(
     tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     built: list[int] = []
-    monkeypatch.setattr("verirl.train.loop.build_policy", lambda *a, **k: built.append(1))
+    monkeypatch.setattr("verirl.trainer.build_policy", lambda *a, **k: built.append(1))
     monkeypatch.setattr(mp, "memory_limit", lambda device: 1e9)  # a 1 GB machine
     cfg = load_config(None, [f"model.name={tiny_model_dir}", "rollout.max_new_tokens=40000"])
     with pytest.raises(UserInputError, match=r"planned step needs .* GB but this cpu has 1\.0 GB"):

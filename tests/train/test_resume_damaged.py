@@ -13,21 +13,22 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from tests.train.test_e2e import _cli, _overrides, _wait_for_step
+from tests.conftest import TinyRun
+from tests.tiny_run import train_cli, wait_for_step
 from verirl.train.checkpoint import STATE, WEIGHTS, resumable_checkpoint
 from verirl.train.metrics import read_metrics
 
 
 @pytest.mark.slow
-def test_resume_falls_back_past_a_damaged_checkpoint(tiny_model_dir: Path, tmp_path: Path) -> None:
+def test_resume_falls_back_past_a_damaged_checkpoint(tiny_run: TinyRun, tmp_path: Path) -> None:
     rng = random.Random(1)
     straight = tmp_path / "straight"
-    proc = _cli(_overrides(tiny_model_dir, straight))
+    proc = train_cli(tiny_run(straight, 4))
     assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
 
     killed = tmp_path / "killed"
-    proc = _cli(_overrides(tiny_model_dir, killed))
-    _wait_for_step(killed, 2, proc, limit=600)
+    proc = train_cli(tiny_run(killed, 4))
+    wait_for_step(killed, 2, proc, limit=600)
     deadline = time.time() + 300
     while len(list(killed.glob("checkpoint-*"))) < 2 and time.time() < deadline:
         time.sleep(0.02)  # step 2's checkpoint follows its metrics line
@@ -41,7 +42,7 @@ def test_resume_falls_back_past_a_damaged_checkpoint(tiny_model_dir: Path, tmp_p
     path, damaged = resumable_checkpoint(killed)
     assert path == previous and "state.pt" in damaged[0]
 
-    proc = _cli(["--resume", str(killed)])
+    proc = train_cli(["--resume", str(killed)])
     assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
     a, b = read_metrics(straight), read_metrics(killed)
     assert [r["step"] for r in b] == [1, 2, 3, 4]
@@ -55,14 +56,14 @@ def test_resume_falls_back_past_a_damaged_checkpoint(tiny_model_dir: Path, tmp_p
 
 
 @pytest.mark.slow
-def test_failed_resume_leaves_config_yaml_alone(tiny_model_dir: Path, tmp_path: Path) -> None:
+def test_failed_resume_leaves_config_yaml_alone(tiny_run: TinyRun, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    proc = _cli(_overrides(tiny_model_dir, run, steps=2))
+    proc = train_cli(tiny_run(run, 2))
     assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
     for ckpt in run.glob("checkpoint-*"):
         (ckpt / WEIGHTS).write_bytes(b"")
     before = (run / "config.yaml").read_text()
-    proc = _cli(["--resume", str(run), "run.steps=5"])
+    proc = train_cli(["--resume", str(run), "run.steps=5"])
     assert proc.wait(timeout=600) == 2
     err = proc.stderr.read() + proc.stdout.read()
     assert "no intact checkpoint" in err and "trainable.safetensors" in err

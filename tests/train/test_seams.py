@@ -13,7 +13,7 @@ from tests.provers.coq.marks import needs_coq
 from verirl.cli import main
 from verirl.config import load_config
 from verirl.rewards.cer import CERReward
-from verirl.train.loop import Trainer
+from verirl.trainer import Trainer
 
 
 def _base(model_dir: Path, tmp_path: Path, steps: int = 1) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 
 from tests.vllm_support import needs_vllm, peaked_model_dir, require_vllm
 from verirl.config import load_config
-from verirl.train.loop import Trainer
+from verirl.trainer import Trainer
 
 pytestmark = [needs_vllm, pytest.mark.slow]
 
@@ -63,7 +63,8 @@ def test_first_step_matches_the_hf_engine_and_sync_keeps_the_engine_on_policy(
         assert first["train/grad_norm"] == pytest.approx(hf_step["train/grad_norm"], rel=1e-3)
         # π_old recomputed by the learner (auto), the drift logged: small on equal weights
         assert first["train/engine_logp_diff_max"] < 1e-3
-        assert first["engine/weight_sync_tensors"] > 0 and first["time/weight_sync_s"] > 0
+        assert first["engine/weight_sync_tensors"] > 0
+        assert 0 < first["time/weight_sync_s"] <= first["time/train_s"]  # a part of the update
         second = run.train_step()  # sampled from the synced weights: still on-policy
         assert second["train/engine_logp_diff_max"] < 1e-3
         assert second["engine/weight_sync_layers"] > 0

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from verirl.registry import import_object
+from verirl.registry import Spec, import_object
 from verirl.verification.executors import (
     EXECUTORS,
     RAY_EXECUTOR,
-    ExecutorSpec,
     InlineExecutor,
     InlineParams,
     ProcessExecutor,
@@ -112,16 +111,16 @@ def test_an_executor_named_by_import_path_is_imported_when_built() -> None:
     """The registry names the Ray executor by its import path (``verirl.integrations`` sits
     above the stage); the class is resolved on the first build, a wrong path says so."""
     ray = EXECUTORS.get("ray")
-    assert ray.cls == RAY_EXECUTOR == "verirl.integrations.ray.executor:RayExecutor"
+    assert ray.factory == RAY_EXECUTOR == "verirl.integrations.ray.executor:RayExecutor"
     module, _, name = RAY_EXECUTOR.partition(":")
     assert module.startswith("verirl.integrations.") and name == "RayExecutor"
-    spec = ExecutorSpec("lazy", "verirl.verification.executors:InlineExecutor", InlineParams)
+    spec = Spec("lazy", "verirl.verification.executors:InlineExecutor", InlineParams)
     with spec.build({}) as ex:
         assert isinstance(ex, InlineExecutor)
         assert [o.value for o in ex.map(_double, [4])] == [8]
     with pytest.raises(ImportError, match="no attribute 'Nope'"):
-        ExecutorSpec("bad", "verirl.verification.executors:Nope", InlineParams).build({})
+        Spec("bad", "verirl.verification.executors:Nope", InlineParams).build({})
     with pytest.raises(ModuleNotFoundError, match=r"verirl\.nowhere"):
-        ExecutorSpec("bad", "verirl.nowhere:Executor", InlineParams).build({})
+        Spec("bad", "verirl.nowhere:Executor", InlineParams).build({})
     with pytest.raises(ValueError, match=r"package\.module:attribute"):
         import_object("verirl.verification.executors.InlineExecutor")

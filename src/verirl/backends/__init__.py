@@ -1,47 +1,70 @@
-"""Backends: where the loop's parts run (this process, torchrun ranks, Ray actors) and whether
-rollouts are produced synchronously or by an asynchronous producer with bounded staleness."""
+"""Backends: a placement × a schedule.
+
+- placement (``run.backend``, :data:`PLACEMENTS`): where the loop's parts run — ``local``
+  (this process), ``torchrun`` (one rank of a data-parallel learner group: ``local`` becomes
+  it under torchrun), ``ray`` (actors; :mod:`verirl.integrations.ray.placement`, registered
+  here by its import path), or a plug-in's (:mod:`verirl.backends.placement`);
+- schedule (``run.schedule``, :data:`SCHEDULES`): when rollouts are produced — ``synchronous``
+  or ``bounded_staleness`` (``run.async.max_staleness``), or a plug-in's
+  (:mod:`verirl.backends.schedules`).
+
+A backend places parts and follows; it never drives the trainer (:mod:`verirl.trainer`).
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
-from verirl.backends.base import BACKENDS, Backend, BackendSpec, register_backend
-from verirl.config import TrainConfig
-from verirl.device import Placement
-from verirl.errors import UserInputError
+from verirl.backends.placement import (
+    PLACEMENTS,
+    Backend,
+    BackendSettings,
+    RolloutStream,
+    build_placement,
+    register_placement,
+)
+from verirl.backends.schedules import (
+    SCHEDULES,
+    BoundedStaleness,
+    Schedule,
+    build_schedule,
+    register_schedule,
+    schedule_name,
+)
+from verirl.backends.torchrun import TorchrunBackend
+from verirl.registry import Spec
+
+# Ray is a plug-in: its placement lives in verirl.integrations.ray and is named, not imported.
+RAY_PLACEMENT = "verirl.integrations.ray.placement:RayBackend"
+PLACEMENTS.add(
+    Spec("ray", RAY_PLACEMENT, description="verifier actors, engine replicas, a learner group")
+)
 
 
-def backend_name(cfg: TrainConfig, environ: dict[str, str] | None = None) -> str:
-    """The registered backend a run uses: ``run.backend`` (``local`` becomes ``torchrun``
-    inside a torchrun group of more than one process), with ``-async`` when ``run.async``
-    sets a staleness bound."""
+def placement_name(backend: str, environ: Mapping[str, str] | None = None) -> str:
+    """The placement a run uses: ``run.backend``, with ``local`` becoming ``torchrun``
+    inside a torchrun group of more than one process."""
     env = os.environ if environ is None else environ
-    name: str = cfg.run.backend
-    if name == "local" and int(env.get("WORLD_SIZE", "1")) > 1:
-        name = "torchrun"
-    if cfg.run.async_.max_staleness is not None:
-        name += "-async"
-    return name
+    if backend == "local" and int(env.get("WORLD_SIZE", "1")) > 1:
+        return "torchrun"
+    return backend
 
 
-def select(
-    cfg: TrainConfig, placement: Placement, environ: dict[str, str] | None = None
-) -> Backend:
-    """Build the backend :func:`backend_name` names."""
-
-    import verirl.backends.async_local
-    import verirl.backends.ray
-    import verirl.backends.torchrun  # noqa: F401  (they register themselves)
-
-    name = backend_name(cfg, environ)
-    if name not in BACKENDS:
-        raise UserInputError(
-            f"no backend {name!r}: run.async runs on run.backend=local (one process, not "
-            "under torchrun: a data-parallel learner group there would need every rank to "
-            "take its batch from the one producer) or run.backend=ray "
-            f"(known: {', '.join(BACKENDS.names())})"
-        )
-    return BACKENDS.get(name).factory(cfg, placement)
-
-
-__all__ = ["BACKENDS", "Backend", "BackendSpec", "backend_name", "register_backend", "select"]
+__all__ = [
+    "PLACEMENTS",
+    "RAY_PLACEMENT",
+    "SCHEDULES",
+    "Backend",
+    "BackendSettings",
+    "BoundedStaleness",
+    "RolloutStream",
+    "Schedule",
+    "TorchrunBackend",
+    "build_placement",
+    "build_schedule",
+    "placement_name",
+    "register_placement",
+    "register_schedule",
+    "schedule_name",
+]

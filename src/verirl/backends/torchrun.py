@@ -1,7 +1,7 @@
-"""``torchrun --nproc_per_node K -m verirl.cli train``: the local loop as one rank of a
-data-parallel learner group. Rank 0 samples, scores, computes advantages, broadcasts the
-collated batch, logs and writes checkpoints; every rank trains on its share of each minibatch
-(:mod:`verirl.train.distributed`)."""
+"""``torchrun --nproc_per_node K -m verirl.cli train``: the local placement as one rank of a
+data-parallel learner group. Rank 0 leads — samples, scores, computes advantages, broadcasts
+the collated batch, logs and writes checkpoints; the other ranks follow — every rank trains on
+its share of each minibatch (:mod:`verirl.train.distributed`)."""
 
 from __future__ import annotations
 
@@ -9,42 +9,47 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from verirl.backends.base import Backend, register_backend
-from verirl.config import TrainConfig
+from verirl.backends.placement import (
+    Backend,
+    BackendSettings,
+    RolloutStream,
+    no_stream,
+    register_placement,
+)
+from verirl.config import AsyncConfig
 from verirl.device import Placement
 from verirl.train.distributed import DataParallel, backend_for, from_environment
-from verirl.train.learner import Learner, LearnerSettings, PolicyLearner
+from verirl.train.learner import Learner, PolicyLearner
 from verirl.types import Batch
 
 if TYPE_CHECKING:
-    from verirl.train.loop import Trainer
+    from verirl.train.producer import ProducerSettings
 
 
-@register_backend("torchrun", "one rank of a torchrun data-parallel group, synchronous")
+@register_placement("torchrun", "one rank of a torchrun data-parallel group")
 class TorchrunBackend(Backend):
     name = "torchrun"
 
-    def __init__(self, cfg: TrainConfig, placement: Placement) -> None:
-        super().__init__(cfg, placement)
+    def __init__(self, settings: BackendSettings, placement: Placement) -> None:
+        super().__init__(settings, placement)
         dp = from_environment(backend_for(placement.device))
         self.dp: DataParallel = dp if dp is not None else DataParallel(0, 1)
 
     @property
-    def writes_files(self) -> bool:  # type: ignore[override]
+    def leads(self) -> bool:  # type: ignore[override]
         return self.dp.rank == 0
 
     def learner(self, model: torch.nn.Module) -> PolicyLearner:
-        settings = LearnerSettings.from_config(self.cfg, self.placement)
-        return Learner(model, settings, self.cfg.run.steps, self.dp)
+        return Learner(model, self.settings.learner, self.settings.steps, self.dp)
 
-    def fit(self, trainer: Trainer, progress: Any) -> dict[str, Any]:
-        if self.writes_files:
-            return trainer.lead(progress)
-        for step in range(trainer.step, self.cfg.run.steps):  # rank 0's batch, this share
-            trainer.learner.update(self.dp.broadcast(None))
-            trainer.step = step + 1
-        return {"run_dir": str(trainer.run_dir), "rank": self.dp.rank}
+    def follow(self, learner: PolicyLearner, start: int, steps: int) -> dict[str, Any]:
+        for _ in range(start, steps):  # rank 0's batch, this rank's share of it
+            learner.update(self.dp.broadcast(None))
+        return {"rank": self.dp.rank}
 
     def share_batch(self, batch: Batch) -> Batch:
         shared: Batch = self.dp.broadcast(batch)
         return shared
+
+    def rollout_stream(self, staleness: AsyncConfig, producer: ProducerSettings) -> RolloutStream:
+        raise no_stream(self.name)

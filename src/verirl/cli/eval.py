@@ -93,7 +93,7 @@ def evaluate(
     pass_k: Sequence[int] = (1,),
     humaneval_limit: int | None = None,
 ) -> int:
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     path, overrides = split_args(args)
     if checkpoint and path is None and (Path(checkpoint).parent / "config.yaml").is_file():

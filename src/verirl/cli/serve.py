@@ -6,8 +6,8 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from verirl.assembly import load_config
 from verirl.cli.common import split_args
+from verirl.config import load_gym_config
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,5 +38,5 @@ def serve(
     for key, value in (("host", host), ("port", port), ("state_path", state)):
         if value is not None:
             overrides.append(f"serve.{key}={json.dumps(value)}")
-    run_server(load_config(path, overrides), token)
+    run_server(load_gym_config(path, overrides), token)
     return 0

@@ -1,5 +1,5 @@
 """``verirl train`` (and ``--resume``): the run, its progress and the held-out summary
-(:class:`verirl.train.loop.Trainer`).
+(:class:`verirl.trainer.Trainer`).
 
 Progress: on a terminal console (stderr) a live bar and the warnings in yellow; when stdout
 is not a terminal (``verirl train > log``, a pipe, ``nohup``, CI) — or the console is not —
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def train(args: Sequence[str], resume: str | None) -> int:
     from verirl.config import dump_config
-    from verirl.train.loop import Trainer, new_run_dir
+    from verirl.trainer import Trainer, new_run_dir
 
     if resume:
         run_dir = Path(resume)

@@ -13,12 +13,11 @@ from verirl.credit.base import (
     CREDIT,
     CreditEstimator,
     CreditInput,
-    NoParams,
     get_credit,
     register_credit,
 )
 
-__all__ = ["CREDIT", "CreditEstimator", "CreditInput", "NoParams", "get_credit", "register_credit"]
+__all__ = ["CREDIT", "CreditEstimator", "CreditInput", "get_credit", "register_credit"]
 
 for _mod in pkgutil.iter_modules(__path__):
     if _mod.name != "base" and not _mod.name.startswith("_"):

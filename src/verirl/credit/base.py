@@ -22,16 +22,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import torch
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
-from verirl.registry import Registry
+from verirl.registry import NoParams, Registry
 from verirl.types import Rollout, Turn
-
-
-class NoParams(BaseModel):
-    """An estimator without parameters."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True)

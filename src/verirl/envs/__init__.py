@@ -22,7 +22,6 @@ import pkgutil
 from verirl.envs.base import (
     ENVIRONMENTS,
     INVALID,
-    TURN_SEPARATOR,
     WRONG_FORMAT,
     Environment,
     Instance,
@@ -32,6 +31,7 @@ from verirl.envs.base import get_env as _get_env
 from verirl.envs.families import FAMILY_ALIASES, family_members
 from verirl.envs.reading.answers import extract_answer, last_boxed, split_boxed
 from verirl.errors import UserInputError
+from verirl.types import TURN_SEPARATOR
 
 __all__ = [
     "CATEGORIES",

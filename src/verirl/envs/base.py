@@ -45,6 +45,9 @@ from verirl.envs.reading.formats import BOXED, AnswerFormat
 from verirl.envs.reading.normalize import InvalidAnswer
 from verirl.errors import UserInputError
 from verirl.registry import Registry
+from verirl.types import (
+    TURN_SEPARATOR as TURN_SEPARATOR,  # re-exported: environments import it here
+)
 from verirl.types import Problem, Verdict
 
 # RLVE reward conventions (Zeng et al. 2025, arXiv:2511.07317; its released RLVE-Gym code).
@@ -53,9 +56,6 @@ INVALID = -0.5
 
 BOXED_INSTRUCTION = BOXED.instruction
 
-TURN_SEPARATOR = "\n<|verirl-turn|>\n"
-"""Joins the model's turns in the transcript a stateful environment verifies (the multi-turn
-collector joins them; :attr:`Environment.stateful`)."""
 
 AnswerKind = Literal["integer", "integer_list", "integer_set", "text"]
 """What an answer is, for the default :meth:`Environment.surface_forms` /

@@ -18,25 +18,38 @@ Lean", §4: a 15 s check timeout, a timeout is a failure):
 
 from __future__ import annotations
 
+import logging
 import threading
-from typing import Any, Literal
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verirl.errors import UserInputError
 from verirl.provers.base import DEPRECATED_SYSTEM_NAMES, ProofChecker, proof_system
 from verirl.provers.lean.options import LeanOptions
+from verirl.registry import Registry, Spec
+
+logger = logging.getLogger("verirl.provers")
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _known_backend(system: str, backend: str) -> str:
+    if backend not in CHECKERS[system]:
+        known = ", ".join(CHECKERS[system].names())
+        raise ValueError(f"unknown {system} checker backend {backend!r}; known: {known}")
+    return backend
+
+
 class CoqSettings(_Section):
-    backend: Literal["coqide", "coqc"] = Field(
+    backend: str = Field(
         "coqide",
-        description="'coqide': a pool of long-lived coqidetop workers (fast: no process start "
-        "per proof); 'coqc': a fresh coqc process per proof (slower, simplest isolation).",
+        description="A registered Coq checker (verirl.provers.settings.CHECKERS['coq']): "
+        "'coqide': a pool of long-lived coqidetop workers (fast: no process start per proof); "
+        "'coqc': a fresh coqc process per proof (slower, simplest isolation).",
     )
     workers: int = Field(
         2, ge=1, description="Proofs checked in parallel (worker processes; one per core)."
@@ -49,12 +62,18 @@ class CoqSettings(_Section):
     )
     memory_mb: int = Field(3072, ge=64, description="Address-space limit of each Coq process.")
 
+    @field_validator("backend")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        return _known_backend("coq", value)
+
 
 class LeanSettings(_Section):
-    backend: Literal["repl", "kimina"] = Field(
+    backend: str = Field(
         "repl",
-        description="'repl': a leanprover-community/repl process on this machine; 'kimina': a "
-        "Kimina Lean Server reached over HTTP (Kimina-Prover's checker).",
+        description="A registered Lean checker (verirl.provers.settings.CHECKERS['lean']): "
+        "'repl': a leanprover-community/repl process on this machine; 'kimina': a Kimina Lean "
+        "Server reached over HTTP (Kimina-Prover's checker).",
     )
     command: list[str] | None = Field(
         None,
@@ -79,6 +98,62 @@ class LeanSettings(_Section):
         "Lean.ofReduceBool (native_decide), Lean.ofReduceNat and Lean.trustCompiler are "
         "never allowed.",
     )
+
+    @field_validator("backend")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        return _known_backend("lean", value)
+
+
+# ---- the checkers, registered per proof system ------------------------------------------
+CheckerFactory = Callable[[Any], ProofChecker]
+CHECKERS: dict[str, Registry[Spec[ProofChecker]]] = {
+    "coq": Registry("coq checker backend"),
+    "lean": Registry("lean checker backend"),
+}
+"""Checker backends per proof system (``provers.<system>.backend``): ``factory(settings)``,
+the system's settings section (:class:`CoqSettings`, :class:`LeanSettings`)."""
+
+
+def register_checker(
+    system: str, backend: str, description: str
+) -> Callable[[CheckerFactory], CheckerFactory]:
+    """Register ``factory(settings) -> ProofChecker`` as ``provers.<system>.backend:
+    <backend>``."""
+
+    def decorator(factory: CheckerFactory) -> CheckerFactory:
+        CHECKERS[system].add(Spec(backend, factory, description=description))
+        return factory
+
+    return decorator
+
+
+@register_checker("coq", "coqide", "a pool of long-lived coqidetop workers")
+def _coqide(s: CoqSettings) -> ProofChecker:
+    from verirl.provers.coq.idetop import CoqIdeChecker
+
+    return CoqIdeChecker(s.workers, memory_mb=s.memory_mb)
+
+
+@register_checker("coq", "coqc", "a fresh coqc process per proof")
+def _coqc(s: CoqSettings) -> ProofChecker:
+    from verirl.provers.coq.coqc import CoqcChecker
+
+    return CoqcChecker(memory_mb=s.memory_mb, workers=s.workers)
+
+
+@register_checker("lean", "repl", "a leanprover-community/repl process")
+def _lean_repl(s: LeanSettings) -> ProofChecker:
+    from verirl.provers.lean.repl import LeanReplChecker
+
+    return LeanReplChecker(s.command, memory_limit_mb=s.memory_mb, allowed_axioms=s.allowed_axioms)
+
+
+@register_checker("lean", "kimina", "a Kimina Lean Server over HTTP")
+def _kimina(s: LeanSettings) -> ProofChecker:
+    from verirl.provers.lean.kimina import KiminaChecker
+
+    return KiminaChecker(s.url, allowed_axioms=s.allowed_axioms)
 
 
 class ProversConfig(_Section):
@@ -135,6 +210,12 @@ class Provers:
                     ) from exc
             return self._checkers[system]
 
+    def start(self, systems: Iterable[str]) -> None:
+        """Start the checker of every proof system in ``systems`` now, so a missing or
+        misconfigured prover stops a run before any work (not as a verifier error later)."""
+        for system in sorted({proof_system(s) for s in systems}):
+            logger.info("%s checker ready (%s)", system, self.checker(system).name)
+
     @property
     def started(self) -> list[str]:
         """The proof systems whose checkers are running."""
@@ -164,21 +245,6 @@ class Provers:
         raise UserInputError(f"unknown proof system {system!r}: use 'coq' or 'lean'")
 
     def _build(self, system: str) -> ProofChecker:
+        system = proof_system(system)
         s = self._settings(system)
-        if isinstance(s, CoqSettings):
-            if s.backend == "coqc":
-                from verirl.provers.coq.coqc import CoqcChecker
-
-                return CoqcChecker(memory_mb=s.memory_mb, workers=s.workers)
-            from verirl.provers.coq.idetop import CoqIdeChecker
-
-            return CoqIdeChecker(s.workers, memory_mb=s.memory_mb)
-        if s.backend == "kimina":
-            from verirl.provers.lean.kimina import KiminaChecker
-
-            return KiminaChecker(s.url, allowed_axioms=s.allowed_axioms)
-        from verirl.provers.lean.repl import LeanReplChecker
-
-        return LeanReplChecker(
-            s.command, memory_limit_mb=s.memory_mb, allowed_axioms=s.allowed_axioms
-        )
+        return CHECKERS[system].get(s.backend).load()(s)

@@ -9,7 +9,6 @@ from verirl.rewards.base import (
     REWARDS,
     RewardContext,
     RewardSource,
-    RewardSpec,
     get_reward,
     register_reward,
 )
@@ -18,7 +17,6 @@ __all__ = [
     "REWARDS",
     "RewardContext",
     "RewardSource",
-    "RewardSpec",
     "get_reward",
     "register_reward",
 ]

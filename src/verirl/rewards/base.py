@@ -21,15 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
-from verirl.registry import Registry
+from verirl.registry import NoParams, Registry, Spec
 from verirl.types import Rollout, Verdict
 from verirl.verification.batch import BatchVerifier
-
-
-class NoParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass
@@ -86,32 +82,21 @@ class RewardSource(ABC, Generic[P]):
         return {}
 
 
-@dataclass(frozen=True)
-class RewardSpec:
-    name: str
-    cls: type[RewardSource[Any]]
-    params: type[BaseModel]
-
-    def build(self, params: BaseModel | dict[str, Any] | None = None) -> RewardSource[Any]:
-        if params is None or isinstance(params, dict):
-            params = self.params.model_validate(params or {})
-        return self.cls(params)
-
-
-REWARDS: Registry[RewardSpec] = Registry("reward source")
+REWARDS: Registry[Spec[RewardSource[Any]]] = Registry("reward source")
 
 
 def register_reward(
     name: str, params: type[BaseModel] = NoParams
 ) -> Callable[[type[RewardSource[Any]]], type[RewardSource[Any]]]:
     def decorator(cls: type[RewardSource[Any]]) -> type[RewardSource[Any]]:
-        REWARDS.register(name)(RewardSpec(name=name, cls=cls, params=params))
+        doc = (cls.__doc__ or "").strip().split("\n")[0]
+        REWARDS.add(Spec(name, cls, params, doc))
         return cls
 
     return decorator
 
 
-def get_reward(name: str) -> RewardSpec:
+def get_reward(name: str) -> Spec[RewardSource[Any]]:
     from verirl import rewards as _pkg  # noqa: F401  (imports every reward module)
 
     return REWARDS.get(name)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -34,6 +34,7 @@ from verirl.envs.reading.answers import BOXED, split_boxed
 from verirl.errors import UserInputError
 from verirl.rewards.base import RewardContext, RewardSource, register_reward
 from verirl.rewards.rule import JudgeParams, rule_judgement
+from verirl.rollout.base import ScoresSequences
 from verirl.rollout.scoring import PrefixCacheScorer, ReferenceScorer, SequenceScorer, score_grids
 from verirl.types import Rollout, Verdict
 
@@ -140,14 +141,13 @@ def build_scorer(ctx: RewardContext, params: LikelihoodParams) -> SequenceScorer
     """The scorer over ``ctx.model`` (the current policy) chosen by ``params.scorer``."""
     require_policy(ctx)
     if params.scorer == "engine":
-        make = getattr(ctx.engine, "sequence_scorer", None)
-        if make is None:
+        if not isinstance(ctx.engine, ScoresSequences):
             raise UserInputError(
                 "reward.params.scorer=engine: the rollout engine "
                 f"({type(ctx.engine).__name__}) has no sequence scorer; use the vllm engine "
                 "or scorer=prefix_cache"
             )
-        return cast(SequenceScorer, make())
+        return ctx.engine.sequence_scorer()
     pad = ctx.tokenizer.pad_token_id
     pad = pad if pad is not None else (ctx.tokenizer.eos_token_id or 0)
     cls = PrefixCacheScorer if params.scorer == "prefix_cache" else ReferenceScorer

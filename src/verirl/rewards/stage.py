@@ -52,7 +52,7 @@ def build_reward_source(
 
 def env_reward_stage(ctx: RewardContext | None = None) -> RewardStage:
     """A stage that scores with the environments' own verifiers (evaluation, tests)."""
-    from verirl.rewards.base import NoParams
+    from verirl.registry import NoParams
     from verirl.rewards.env import EnvVerifierReward
 
     return RewardStage(EnvVerifierReward(NoParams()), ctx or RewardContext())

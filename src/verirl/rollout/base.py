@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec
 from verirl.types import FinishReason, SamplingParams
+
+if TYPE_CHECKING:
+    from verirl.rollout.scoring import SequenceScorer
 
 
 @dataclass(frozen=True)
@@ -68,48 +71,60 @@ class ReportsCost(Protocol):
         ...
 
 
+@runtime_checkable
+class Sleeps(Protocol):
+    """An engine that can free its memory while the learner updates (vLLM on a GPU: the KV
+    cache and its weight copy) and wakes on its next call."""
+
+    def sleep(self) -> None: ...
+
+
+@runtime_checkable
+class HoldsOwnWeights(Protocol):
+    """An engine that samples from a copy of the weights of its own (vLLM's worker): a weight
+    sync is checked by reading that copy back."""
+
+    def weights_mismatch(self, model: Any = None) -> list[str]:
+        """The parameter names whose copy differs from ``model``'s (default: the module the
+        engine syncs from); empty when the engine samples with exactly those weights."""
+        ...
+
+
+@runtime_checkable
+class ScoresSequences(Protocol):
+    """An engine that scores given sequences on its own weights (``reward.params.scorer:
+    engine``: vLLM's prompt log-probs)."""
+
+    def sequence_scorer(self) -> SequenceScorer: ...
+
+
 # ---- the engine registry -------------------------------------------------------------------
 EngineFactory = Callable[..., RolloutEngine]
 
 
 @dataclass(frozen=True)
-class EngineSpec:
-    """A registered engine: ``factory(params, model, tokenizer, placement, seed)``.
+class EngineSpec(Spec[RolloutEngine]):
+    """A registered engine, built as ``build(params, model, tokenizer, placement, seed)``.
+    Beside what every :class:`~verirl.registry.Spec` holds it declares ``logprobs_exact``:
+    whether its sampling log-probs are the learner's own (an engine that runs the learner's
+    module, like ``hf``); when not (vLLM's kernels), ``optim.old_logprobs = auto``
+    recomputes π_old with the learner."""
 
-    ``logprobs_exact``: whether its sampling log-probs are the learner's own (an engine that
-    runs the learner's module, like ``hf``); when not (vLLM's kernels), ``optim.old_logprobs
-    = auto`` recomputes π_old with the learner.
-    """
-
-    name: str
-    factory: EngineFactory
-    params: type[BaseModel]
     logprobs_exact: bool = True
-
-    def build(
-        self,
-        params: BaseModel | dict[str, Any] | None,
-        model: Any,
-        tokenizer: Any,
-        placement: Any,
-        seed: int = 0,
-    ) -> RolloutEngine:
-        if params is None or isinstance(params, dict):
-            params = self.params.model_validate(params or {})
-        return self.factory(params, model, tokenizer, placement, seed)
 
 
 ENGINES: Registry[EngineSpec] = Registry("rollout engine")
 
 
 def register_engine(
-    name: str, params: type[BaseModel], *, logprobs_exact: bool = True
+    name: str, params: type[BaseModel], *, logprobs_exact: bool = True, description: str = ""
 ) -> Callable[[EngineFactory], EngineFactory]:
     """Register ``factory(params, model, tokenizer, placement, seed) -> RolloutEngine`` as
     engine ``name`` (``rollout.engine.name``) with parameter model ``params``."""
 
     def decorator(factory: EngineFactory) -> EngineFactory:
-        ENGINES.register(name)(EngineSpec(name, factory, params, logprobs_exact))
+        doc = description or (factory.__doc__ or "").strip().split("\n")[0]
+        ENGINES.add(EngineSpec(name, factory, params, doc, logprobs_exact=logprobs_exact))
         return factory
 
     return decorator

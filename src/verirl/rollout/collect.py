@@ -10,20 +10,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
-from verirl.registry import Registry
+from verirl.registry import NoParams, Registry, Spec
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import Problem, Rollout, SamplingParams
-
-
-class NoParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
 
 Scorer = Callable[[Sequence[Rollout]], list[Rollout]]
 """The reward stage as collectors see it: rollouts in, the same rollouts with verdicts out
@@ -65,32 +58,24 @@ class Collector(ABC):
         return self
 
 
-@dataclass(frozen=True)
-class CollectorSpec:
-    name: str
-    cls: type[Collector]
-    params: type[BaseModel]
-
-    def build(self, params: BaseModel | dict[str, Any] | None = None) -> Collector:
-        if params is None or isinstance(params, dict):
-            params = self.params.model_validate(params or {})
-        return self.cls(params)
-
-
-COLLECTORS: Registry[CollectorSpec] = Registry("collector")
+COLLECTORS: Registry[Spec[Collector]] = Registry("collector")
 
 
 def register_collector(
     name: str, params: type[BaseModel] = NoParams
 ) -> Callable[[type[Collector]], type[Collector]]:
+    """Register a :class:`Collector` class as ``rollout.collector.name: name``, built as
+    ``cls(params)``."""
+
     def decorator(cls: type[Collector]) -> type[Collector]:
-        COLLECTORS.register(name)(CollectorSpec(name=name, cls=cls, params=params))
+        doc = (cls.__doc__ or "").strip().split("\n")[0]
+        COLLECTORS.add(Spec(name, cls, params, doc))
         return cls
 
     return decorator
 
 
-def get_collector(name: str) -> CollectorSpec:
+def get_collector(name: str) -> Spec[Collector]:
     import importlib
     import pkgutil
 

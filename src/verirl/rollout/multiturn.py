@@ -416,7 +416,7 @@ def _transcript(ep: _Episode, k: int, text: str) -> str:
     """What the verifier scores for a new turn after the episode's first ``k`` turns: the
     turn's text, or for a stateful environment (``Environment.stateful``, e.g. a tool world
     that replays its calls) the model's turns so far and this one, joined by
-    :data:`~verirl.envs.base.TURN_SEPARATOR`."""
+    :data:`~verirl.types.TURN_SEPARATOR`."""
     env = ep.problem.env
     if env not in ENVIRONMENTS or not ENVIRONMENTS.get(env).stateful:
         return text

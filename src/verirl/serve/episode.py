@@ -27,7 +27,7 @@ verdict counts towards the episode's curriculum once (committed before the reply
 
 This is verirl's one episode layer: :class:`VerirlEnvironment` runs over an
 :class:`EpisodeBackend`, which the server's :class:`~verirl.serve.gym.Gym` (persistent named
-curricula) and :class:`~verirl.serve.local.LocalGym` (one in-memory curriculum, for the
+curricula) and :class:`~verirl.episodes.local.LocalGym` (one in-memory curriculum, for the
 in-process adapters) both implement, so an answer gets the same episode everywhere.
 
 openenv-core 0.3.0 builds a fresh environment for every HTTP ``/reset`` and ``/step``, so
@@ -57,7 +57,7 @@ from verirl.types import Problem, Verdict
 
 class EpisodeBackend(Protocol):
     """What an episode needs from the gym: problems, verdicts and a curriculum to draw from
-    and count into. :class:`~verirl.serve.gym.Gym` and :class:`~verirl.serve.local.LocalGym`
+    and count into. :class:`~verirl.serve.gym.Gym` and :class:`~verirl.episodes.local.LocalGym`
     implement it. Bad names and values raise :class:`~verirl.errors.UserInputError`."""
 
     settings: ServeConfig
@@ -285,7 +285,7 @@ class VerirlEnvironment(OpenEnvEnvironment[VerirlAction, VerirlObservation, Veri
         scored = text
         stateful = _is_stateful(problem.env)
         if stateful:
-            from verirl.envs.base import TURN_SEPARATOR
+            from verirl.types import TURN_SEPARATOR
 
             scored = TURN_SEPARATOR.join(self._turns)  # too_long past max_answer_chars
         verdict = self.gym.verdict(problem, scored)

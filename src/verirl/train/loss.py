@@ -21,7 +21,7 @@ from typing import Any, Literal
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec
 from verirl.train.off_policy import truncated_is_weights
 
 __all__ = ["truncated_is_weights"]  # moved to verirl.train.off_policy; kept importable here
@@ -53,19 +53,14 @@ LossFn = Callable[
 ]
 
 
-@dataclass(frozen=True)
-class PolicyLoss:
-    name: str
-    fn: LossFn
-    params: type[BaseModel]
-
-
-POLICY_LOSSES: Registry[PolicyLoss] = Registry("policy loss")
+POLICY_LOSSES: Registry[Spec[tuple[torch.Tensor, Stats]]] = Registry("policy loss")
+"""Policy losses by name: ``Spec(name, fn, parameter model)``, ``fn`` a :data:`LossFn`."""
 
 
 def register_policy_loss(name: str, params: type[BaseModel]) -> Callable[[LossFn], LossFn]:
     def decorator(fn: LossFn) -> LossFn:
-        POLICY_LOSSES.register(name)(PolicyLoss(name, fn, params))
+        doc = (fn.__doc__ or "").strip().split("\n")[0]
+        POLICY_LOSSES.add(Spec(name, fn, params, doc))
         return fn
 
     return decorator
@@ -108,11 +103,6 @@ def clipped_surrogate(
 
 
 # ---- aggregation -----------------------------------------------------------------------------
-AggregationMode = Literal[
-    "token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"
-]
-
-
 @dataclass(frozen=True)
 class AggregationScale:
     """Totals of the whole minibatch, so that summing the aggregated losses of its
@@ -130,6 +120,8 @@ class AggregationScale:
 
 AggFn = Callable[[torch.Tensor, torch.Tensor, AggregationScale], torch.Tensor]
 AGGREGATIONS: Registry[AggFn] = Registry("loss aggregation")
+"""Aggregations by name (``loss.aggregation``): ``fn(loss [N, R], mask [N, R], scale)`` → the
+minibatch's share of the loss, a scalar. A new one is one more ``AGGREGATIONS.register``."""
 
 
 @AGGREGATIONS.register("token-mean")

@@ -32,15 +32,11 @@ from typing import Any, Literal
 import torch
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from verirl.registry import Registry
+from verirl.registry import NoParams, Registry
 
 Stats = dict[str, float]
 WeightFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, Any], tuple[torch.Tensor, Stats]]
 LogprobFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, Any], torch.Tensor]
-
-
-class NoParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 def unit_weights(

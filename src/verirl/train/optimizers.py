@@ -29,16 +29,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from verirl.errors import UserInputError
-from verirl.registry import Registry
+from verirl.registry import NoParams, Registry, Spec
 
 logger = logging.getLogger("verirl.train")
-
-
-class NoOptimizerParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True)
@@ -50,20 +46,20 @@ class AdamSettings:
     weight_decay: float
 
 
-Build = Callable[[list[torch.nn.Parameter], AdamSettings, torch.device, Any], torch.optim.Optimizer]
+Build = Callable[
+    [BaseModel, list[torch.nn.Parameter], AdamSettings, torch.device], torch.optim.Optimizer
+]
 
 
 @dataclass(frozen=True)
-class OptimizerSpec:
-    """A registered optimizer: how to build it, its parameter model, the bytes of state it
-    keeps per trainable parameter (the memory plan reads this), and the device types it runs
-    on."""
+class OptimizerSpec(Spec[torch.optim.Optimizer]):
+    """A registered optimizer, built as ``build(params, trainable, settings, device)``.
+    Beside what every :class:`~verirl.registry.Spec` holds it declares the bytes of state it
+    keeps per trainable parameter (the memory plan reads them), the device types it runs on
+    and the extra that installs its library."""
 
-    name: str
-    build: Build
-    params: type[BaseModel]
-    state_bytes_per_param: float
-    devices: tuple[str, ...]
+    state_bytes_per_param: float = 8.0
+    devices: tuple[str, ...] = ("cpu", "cuda")
     install: str = ""
 
 
@@ -74,12 +70,21 @@ def register_optimizer(
     name: str,
     state_bytes_per_param: float,
     devices: tuple[str, ...] = ("cpu", "cuda"),
-    params: type[BaseModel] = NoOptimizerParams,
+    params: type[BaseModel] = NoParams,
     install: str = "",
 ) -> Callable[[Build], Build]:
     def decorator(fn: Build) -> Build:
-        OPTIMIZERS.register(name)(
-            OptimizerSpec(name, fn, params, state_bytes_per_param, devices, install)
+        doc = (fn.__doc__ or "").strip().split("\n")[0]
+        OPTIMIZERS.add(
+            OptimizerSpec(
+                name,
+                fn,
+                params,
+                doc,
+                state_bytes_per_param=state_bytes_per_param,
+                devices=devices,
+                install=install,
+            )
         )
         return fn
 
@@ -101,14 +106,12 @@ def build_optimizer(
             f"optim.optimizer {name!r} runs on {' and '.join(spec.devices)} only, not on "
             f"{device.type}; use optim.optimizer.name=adamw (or adamw_8bit for 8-bit state)"
         )
-    if params_cfg is None or isinstance(params_cfg, dict):
-        params_cfg = spec.params.model_validate(params_cfg or {})
-    return spec.build(list(trainable), settings, device, params_cfg)
+    return spec.build(params_cfg, list(trainable), settings, device)
 
 
 @register_optimizer("adamw", state_bytes_per_param=8.0)
 def _adamw(
-    params: list[torch.nn.Parameter], s: AdamSettings, device: torch.device, _: Any
+    _: BaseModel, params: list[torch.nn.Parameter], s: AdamSettings, device: torch.device
 ) -> torch.optim.Optimizer:
     """torch's AdamW. On a CPU or CUDA device its fused kernel: one pass over each tensor, no
     temporaries of parameter size (the default loop kernel allocates several per tensor),
@@ -121,7 +124,7 @@ def _adamw(
 
 def _bnb(cls_name: str) -> Build:
     def build(
-        params: list[torch.nn.Parameter], s: AdamSettings, device: torch.device, _: Any
+        _: BaseModel, params: list[torch.nn.Parameter], s: AdamSettings, device: torch.device
     ) -> torch.optim.Optimizer:
         bnb = _import_bitsandbytes(cls_name)
         cls = getattr(bnb.optim, cls_name)
@@ -130,6 +133,7 @@ def _bnb(cls_name: str) -> Build:
         )
         return opt
 
+    build.__doc__ = f"bitsandbytes' {cls_name}"
     return build
 
 
@@ -152,23 +156,9 @@ def _import_bitsandbytes(what: str) -> Any:
     return bitsandbytes
 
 
-OPTIMIZERS.register("adamw_8bit")(
-    OptimizerSpec(
-        "adamw_8bit", _bnb("AdamW8bit"), NoOptimizerParams, 2.0, ("cpu", "cuda"), "verirl[optim]"
-    )
-)
-OPTIMIZERS.register("paged_adamw_8bit")(
-    OptimizerSpec(
-        "paged_adamw_8bit",
-        _bnb("PagedAdamW8bit"),
-        NoOptimizerParams,
-        2.0,
-        ("cuda",),
-        "verirl[optim]",
-    )
-)
-OPTIMIZERS.register("paged_adamw")(
-    OptimizerSpec(
-        "paged_adamw", _bnb("PagedAdamW"), NoOptimizerParams, 8.0, ("cuda",), "verirl[optim]"
-    )
-)
+for _name, _cls, _state, _devices in (
+    ("adamw_8bit", "AdamW8bit", 2.0, ("cpu", "cuda")),
+    ("paged_adamw_8bit", "PagedAdamW8bit", 2.0, ("cuda",)),
+    ("paged_adamw", "PagedAdamW", 8.0, ("cuda",)),
+):
+    register_optimizer(_name, _state, _devices, install="verirl[optim]")(_bnb(_cls))

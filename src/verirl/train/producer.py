@@ -5,8 +5,8 @@
     (DAPO: drop groups with equal rewards, refill, up to max_rounds)
     curriculum.update(every rollout generated)             # verdicts → difficulty windows
 
-It runs in the trainer's process (synchronous backends) or in a process of its own with its
-own engine copy (``run.async``); either way it hands the learner a :class:`Produced` that
+It runs in the trainer's process (the synchronous schedule) or in a process of its own with
+its own engine copy (``run.async``); either way it hands the learner a :class:`Produced` that
 carries the policy version that sampled it and the producer-side metrics of the step.
 """
 
@@ -18,20 +18,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from verirl.config import TrainConfig
+from verirl.config import DynamicSamplingConfig, RewardConfig, RolloutConfig, TrainConfig
 from verirl.curriculum import effective_prompt_ratio
-from verirl.envs import get_env
 from verirl.provers.settings import Provers
 from verirl.rewards import RewardContext
 from verirl.rewards.stage import RewardStage, build_reward_source
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector, get_collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
+from verirl.serve.settings import GymConfig
 from verirl.sources import TaskStream, build_source
+from verirl.train.group_filters import GROUP_FILTERS
 from verirl.types import Rollout, SamplingParams
 from verirl.verification.executors import Executor
 
 logger = logging.getLogger("verirl.train")
+
+
+@dataclass(frozen=True)
+class ProducerSettings:
+    """What the producer reads: how it samples (``rollout:``), scores (``reward:``) and
+    filters groups (``dynamic_sampling:``), and the gym its problems come from
+    (:meth:`~verirl.config.TrainConfig.gym`)."""
+
+    rollout: RolloutConfig
+    reward: RewardConfig
+    dynamic_sampling: DynamicSamplingConfig
+    gym: GymConfig
+
+    @classmethod
+    def from_config(cls, cfg: TrainConfig) -> ProducerSettings:
+        return cls(cfg.rollout, cfg.reward, cfg.dynamic_sampling, cfg.gym())
 
 
 @dataclass
@@ -70,11 +87,11 @@ class Produced:
 class RolloutProducer:
     """Curriculum → prompts → engine → verification → curriculum update. The curriculum
     and the verification stage come from the run's problem source (:mod:`verirl.sources`):
-    this process's own, or a ``verirl serve`` gym's."""
+    this process's own, or a ``verirl serve`` gym's. It reads :class:`ProducerSettings`."""
 
     def __init__(
         self,
-        cfg: TrainConfig,
+        settings: ProducerSettings,
         curriculum: TaskStream,
         collector: Collector,
         formatter: PromptFormatter,
@@ -82,7 +99,7 @@ class RolloutProducer:
         engine: RolloutEngine,
         sampling: SamplingParams,
     ) -> None:
-        self.cfg = cfg
+        self.settings = settings
         self.curriculum = curriculum
         self.collector = collector
         self.formatter = formatter
@@ -90,6 +107,18 @@ class RolloutProducer:
         self.engine = engine
         self.sampling = sampling
         self.next_group = 0
+        chosen = settings.dynamic_sampling.filter
+        spec = GROUP_FILTERS.get(chosen.name)
+        self._filter, self._filter_params = spec.load(), spec.parse(chosen.params)
+
+    @property
+    def model(self) -> Any:
+        """The policy the reward stage scores with (the trainer's, or the producer's copy)."""
+        return self.reward.ctx.model
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.reward.ctx.tokenizer
 
     def produce(self, version: int = 0) -> Produced:
         """Sample one step's groups, score them, and update the curriculum from the verdicts
@@ -108,10 +137,12 @@ class RolloutProducer:
         )
 
     def sample_step(self) -> StepOutput:
-        """Sample a step's groups; with DAPO dynamic sampling, drop groups whose rewards are
-        all equal and refill from new prompts for up to ``max_rounds`` generation rounds."""
-        ds = self.cfg.dynamic_sampling
-        want = self.cfg.rollout.prompts_per_step
+        """Sample a step's groups; with DAPO dynamic sampling, drop the groups the filter
+        refuses (``dynamic_sampling.filter``, :mod:`verirl.train.group_filters`: by default
+        those whose rewards are all equal) and refill from new prompts for up to
+        ``max_rounds`` generation rounds."""
+        ds = self.settings.dynamic_sampling
+        want = self.settings.rollout.prompts_per_step
         kept: list[list[Rollout]] = []
         generated: list[Rollout] = []
         groups_seen: list[list[float]] = []
@@ -129,9 +160,8 @@ class RolloutProducer:
             self.next_group += len(problems)
             generated.extend(rollouts)
             for group in groups_of(rollouts):
-                rewards = [r.reward for r in group]
-                groups_seen.append(rewards)
-                if not ds.enabled or len(set(rewards)) > 1:
+                groups_seen.append([r.reward for r in group])
+                if not ds.enabled or self._filter(self._filter_params, group):
                     kept.append(group)
             rounds += 1
         kept = kept[:want]
@@ -164,57 +194,48 @@ class RolloutProducer:
         self.next_group = int(state["next_group"])
 
 
-def start_provers(provers: Provers, environments: Sequence[str]) -> None:
-    """Start the checker of every proof system the curriculum needs now, so a missing or
-    misconfigured prover stops the run before any work (not as a verifier error later)."""
-    for system in sorted({s for e in environments if (s := get_env(e).prover)}):
-        provers.checker(system)
-        logger.info("%s checker ready (%s)", system, provers.checker(system).name)
-
-
 def build_producer(
-    cfg: TrainConfig,
+    settings: ProducerSettings,
     model: Any,
     tokenizer: Any,
-    placement: Any,
+    device: str,
     engine: RolloutEngine,
     executor: Executor,
     provers: Provers,
     start_checkers: bool = True,
 ) -> RolloutProducer:
-    """The producer of ``cfg`` over ``engine``, verifying on ``executor`` and ``provers``
-    (whose checkers start now unless ``start_checkers`` is False: a producer that only
-    evaluates, next to an asynchronous producer that verifies the rollouts)."""
+    """The producer ``settings`` describe over ``engine``, its problems from the gym's source
+    (local, or a ``verirl serve`` gym), verifying on ``executor`` and ``provers`` (whose
+    checkers start now unless ``start_checkers`` is False: a producer that only evaluates,
+    next to an asynchronous producer that verifies the rollouts). ``device``: where the
+    policy ``model`` lives (reward sources that score with it put their batches there)."""
+    r = settings.rollout
     formatter = PromptFormatter(
         tokenizer,
-        cfg.rollout.system_prompt,
-        tuple(cfg.rollout.few_shot),
-        SYSTEM_VARIANTS if cfg.rollout.prompt_variants else (),
-        cfg.rollout.zero_shot_rate,
+        r.system_prompt,
+        tuple(r.few_shot),
+        SYSTEM_VARIANTS if r.prompt_variants else (),
+        r.zero_shot_rate,
     )
-    problems = build_source(
-        cfg, executor, provers, start_checkers
-    )  # local, or a `verirl serve` gym
-    collector = get_collector(cfg.rollout.collector.name).build(cfg.rollout.collector.params)
+    problems = build_source(settings.gym, executor, provers, start_checkers)
+    collector = get_collector(r.collector.name).build(r.collector.params)
+    reward = settings.reward
     source = build_reward_source(
-        cfg.reward.name, cfg.reward.params, cfg.reward.overlong.buffer, cfg.rollout.max_new_tokens
+        reward.name, reward.params, reward.overlong.buffer, r.max_new_tokens
     )
     ctx = RewardContext(
-        tokenizer=tokenizer,
-        model=model,
-        device=str(placement.device),
-        engine=engine,
-        verifier=problems.verifier,
+        tokenizer=tokenizer, model=model, device=device, engine=engine, verifier=problems.verifier
     )
     sampling = SamplingParams(
-        n=cfg.rollout.group_size,
-        temperature=cfg.rollout.temperature,
-        top_p=cfg.rollout.top_p,
-        max_new_tokens=cfg.rollout.max_new_tokens,
-        stop=tuple(cfg.rollout.stop),
+        n=r.group_size,
+        temperature=r.temperature,
+        top_p=r.top_p,
+        max_new_tokens=r.max_new_tokens,
+        stop=tuple(r.stop),
     )
-    reward = RewardStage(source, ctx)
-    return RolloutProducer(cfg, problems.tasks, collector, formatter, reward, engine, sampling)
+    return RolloutProducer(
+        settings, problems.tasks, collector, formatter, RewardStage(source, ctx), engine, sampling
+    )
 
 
 def groups_of(rollouts: Sequence[Rollout]) -> list[list[Rollout]]:

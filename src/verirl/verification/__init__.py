@@ -14,7 +14,6 @@ from verirl.verification.batch import BatchVerifier, verify_one, verify_proof_on
 from verirl.verification.executors import (
     EXECUTORS,
     Executor,
-    ExecutorSpec,
     InlineExecutor,
     Outcome,
     ProcessExecutor,
@@ -26,7 +25,6 @@ __all__ = [
     "EXECUTORS",
     "BatchVerifier",
     "Executor",
-    "ExecutorSpec",
     "InlineExecutor",
     "Outcome",
     "ProcessExecutor",

@@ -24,6 +24,7 @@ from __future__ import annotations
 import concurrent.futures
 import importlib
 import multiprocessing
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.registry import Registry, import_object
+from verirl.registry import Registry, Spec
 from verirl.verification.settings import RayPoolParams
 
 if TYPE_CHECKING:
@@ -236,31 +237,59 @@ class ProcessExecutor(Executor):
         self._pool.join(timeout=10)
 
 
+class LazyExecutor(Executor):
+    """An executor built on first use and stopped by :meth:`close` (a later call builds a
+    new one): the trainer's executor when a producer with verifiers of its own checks the
+    rollouts (the bounded-staleness schedule on one machine), so the trainer's verifies
+    nothing while that producer runs — only an evaluation before or after."""
+
+    def __init__(self, build: Callable[[], Executor]) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self._executor: Executor | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._executor is not None
+
+    def _get(self) -> Executor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = self._build()
+            return self._executor
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self._get().name
+
+    @property
+    def hosts_provers(self) -> bool:  # type: ignore[override]
+        return self._get().hosts_provers
+
+    def map(self, fn: Any, items: Any, timeout_s: float | None = None) -> list[Outcome[Any]]:
+        return self._get().map(fn, items, timeout_s)
+
+    def map_with_provers(
+        self, fn: Any, items: Any, provers: Any, timeout_s: float | None = None
+    ) -> list[Outcome[Any]]:
+        return self._get().map_with_provers(fn, items, provers, timeout_s)
+
+    def close(self) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.close()
+
+
 # ---- registry ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ExecutorSpec:
-    """A registered executor: its class, or the import path of a class that lives above this
-    package (``"package.module:Class"``, imported on the first :meth:`build`), and its
-    parameter model."""
-
-    name: str
-    cls: Callable[..., Executor] | str
-    params: type[BaseModel]
-
-    def build(
-        self, params: dict[str, Any] | BaseModel | None = None, plugins: Sequence[str] = ()
-    ) -> Executor:
-        if params is None or isinstance(params, dict):
-            params = self.params.model_validate(params or {})
-        cls = import_object(self.cls) if isinstance(self.cls, str) else self.cls
-        executor: Executor = cls(params, plugins)
-        return executor
-
-
-EXECUTORS: Registry[ExecutorSpec] = Registry("executor")
-EXECUTORS.register("inline")(ExecutorSpec("inline", InlineExecutor, InlineParams))
-EXECUTORS.register("threads")(ExecutorSpec("threads", ThreadExecutor, PoolParams))
-EXECUTORS.register("processes")(ExecutorSpec("processes", ProcessExecutor, PoolParams))
+EXECUTORS: Registry[Spec[Executor]] = Registry("executor")
+"""Executors by name: ``Spec(name, class or its import path, parameter model)``, built as
+``spec.build(params, plugins)``."""
+EXECUTORS.add(Spec("inline", InlineExecutor, InlineParams, "this process, one call after another"))
+EXECUTORS.add(Spec("threads", ThreadExecutor, PoolParams, "a thread pool"))
+EXECUTORS.add(
+    Spec("processes", ProcessExecutor, PoolParams, "warm worker processes, deadlines enforced")
+)
 # Ray is a plug-in: its executor lives in verirl.integrations.ray and is named, not imported.
 RAY_EXECUTOR = "verirl.integrations.ray.executor:RayExecutor"
-EXECUTORS.register("ray")(ExecutorSpec("ray", RAY_EXECUTOR, RayPoolParams))
+EXECUTORS.add(Spec("ray", RAY_EXECUTOR, RayPoolParams, "a pool of Ray actors"))

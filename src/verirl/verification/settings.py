@@ -1,10 +1,12 @@
-"""Parameter models of the verification stage that the config schema holds as sections of its
-own (``ray.verifiers``), kept apart from the executors so :mod:`verirl.config` imports a
+"""The settings of the verification stage that the config schema holds as sections
+(``verification:``, ``ray.verifiers``), kept apart from the executors so a schema imports a
 schema, not the stage."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from verirl.registry import Plugin
 
 
 class RayPoolParams(BaseModel):
@@ -45,4 +47,24 @@ class RayPoolParams(BaseModel):
         None,
         description="Ray cluster to join when Ray is not started yet (None: a private local "
         "Ray; 'auto': the running cluster).",
+    )
+
+
+class VerificationConfig(BaseModel):
+    """Where environment verifiers run and how long one may take."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    executor: Plugin = Field(
+        default_factory=lambda: Plugin(name="processes", params={"workers": 2}),
+        description="Where environment verifiers run: 'processes' (a warm worker pool that "
+        "enforces each call's deadline by replacing a stuck worker; params: workers), "
+        "'threads' (params: workers), or 'inline' (this process, no enforced deadline).",
+    )
+    timeout_s: float = Field(
+        10.0,
+        gt=0,
+        description="Deadline of one verification; past it the answer scores as invalid "
+        "(−0.5) and is counted in reward/verifier_timeouts. Proof checks use "
+        "provers.<system>.timeout_s instead.",
     )

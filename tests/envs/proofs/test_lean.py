@@ -480,7 +480,7 @@ def test_process_credit_input_from_lean_verdicts(version: str) -> None:
                 verdict=verdict,
             )
         )
-        # what the trainer does (train/loop.py): Verdict.steps → first-token indices
+        # what the trainer does (trainer.py): Verdict.steps → first-token indices
         starts.append(step_token_starts(text, ids, verdict.steps, tok))
     # byte tokens: the index of a tactic's first token is its byte offset (⊢ is 3 bytes)
     expected = [len(wrong[: s.start].encode()) for s in verdicts[0].steps]

@@ -14,11 +14,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from verirl.envs.base import TURN_SEPARATOR
 from verirl.tools.calls import ParsedReply, ToolCall, decode_transcript, encode_transcript
 from verirl.tools.session import MAX_CALLS_PER_TURN
 from verirl.tools.toolset import Toolset, register_toolset
 from verirl.tools.typed import Tool, ToolError, ToolLimits
+from verirl.types import TURN_SEPARATOR
 
 MAX_CALLS = 200
 """At most this many calls of a transcript are replayed."""

@@ -10,11 +10,11 @@ side, built on openenv-core's own classes, plus the schema re-exported from
   as JSON Schema; docs/serving.md documents the fields);
 - :class:`VerirlEnvironment`: the openenv ``Environment`` (``reset`` / ``step`` / ``state``)
   over an :class:`~verirl.serve.episode.EpisodeBackend`: the server's
-  :class:`~verirl.serve.gym.Gym`, or in-process a :class:`~verirl.serve.local.LocalGym`;
+  :class:`~verirl.serve.gym.Gym`, or in-process a :class:`~verirl.episodes.local.LocalGym`;
 - :class:`VerirlEnvClient`: openenv's ``EnvClient`` (WebSocket session) typed for the schema;
-- :class:`OpenEnvSource`: a :class:`~verirl.integrations.episodes.CurriculumSource` over that
+- :class:`OpenEnvEpisodes`: a :class:`~verirl.episodes.Episodes` over that
   client, for the TRL and verifiers adapters
-  (``OpenEnvSource("http://127.0.0.1:8000", curriculum="run-1")``).
+  (``OpenEnvEpisodes("http://127.0.0.1:8000", curriculum="run-1")``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import threading
 import urllib.parse
 from typing import Any
 
-from verirl.integrations.episodes import EpisodeSession
+from verirl.episodes import EpisodeSession
 
 try:
     from openenv.core.client_types import StepResult
@@ -90,7 +90,7 @@ class VerirlEnvClient(EnvClient[VerirlAction, VerirlObservation, VerirlState]):
 
 
 class RemoteSession(EpisodeSession):
-    """A :class:`~verirl.integrations.episodes.GymSession` over one ``/ws`` session of
+    """A :class:`~verirl.episodes.GymSession` over one ``/ws`` session of
     ``verirl serve`` (the server keeps the episode and counts it towards ``curriculum``)."""
 
     def __init__(
@@ -118,8 +118,8 @@ class RemoteSession(EpisodeSession):
         self.client.close()
 
 
-class OpenEnvSource:
-    """A :class:`~verirl.integrations.episodes.CurriculumSource` whose episodes come from a
+class OpenEnvEpisodes:
+    """A :class:`~verirl.episodes.Episodes` whose episodes come from a
     ``verirl serve`` at ``base_url`` (one ``/ws`` session each), drawn from and counted
     towards the server's curriculum named ``curriculum`` (created with the server's
     curriculum config, ``POST /curricula``, when the first session opens, so explicit resets
@@ -144,7 +144,7 @@ class OpenEnvSource:
     def session(self) -> RemoteSession:
         with self._lock:
             if not self._created:
-                from verirl.serve.client import GymClient
+                from verirl.sources.server import GymClient
 
                 client = GymClient(self.base_url, self.token, timeout_s=self.message_timeout_s)
                 try:
@@ -162,6 +162,7 @@ class OpenEnvSource:
 
 __all__ = [
     "TESTED_OPENENV_VERSION",
+    "OpenEnvEpisodes",
     "OpenEnvSource",
     "RemoteSession",
     "VerirlAction",
@@ -170,3 +171,6 @@ __all__ = [
     "VerirlObservation",
     "VerirlState",
 ]
+
+OpenEnvSource = OpenEnvEpisodes
+"""The old name of :class:`OpenEnvEpisodes` (kept for old imports; will be removed)."""

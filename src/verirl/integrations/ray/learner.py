@@ -26,8 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from verirl.config import TrainConfig
-from verirl.device import Placement, resolve_placement
+from verirl.backends.placement import BackendSettings
 from verirl.errors import WorkerLostError
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup
 from verirl.models import PolicySpec, build_policy
@@ -116,13 +115,8 @@ class LearnerSpec:
     fsdp: bool = False
 
     @classmethod
-    def from_config(cls, cfg: TrainConfig, placement: Placement) -> LearnerSpec:
-        return cls(
-            PolicySpec.from_config(cfg),
-            LearnerSettings.from_config(cfg, placement),
-            cfg.run.steps,
-            cfg.ray.learner.fsdp,
-        )
+    def from_settings(cls, settings: BackendSettings) -> LearnerSpec:
+        return cls(settings.policy, settings.learner, settings.steps, settings.ray.learner.fsdp)
 
 
 class LearnerActor:
@@ -196,15 +190,15 @@ class RayLearnerGroup:
     """The driver's handle on the learner group: the :class:`~verirl.train.learner.Learner`
     interface (``update``, ``state_dict``, ``load_state_dict``) over K actors."""
 
-    def __init__(self, cfg: TrainConfig, model: torch.nn.Module) -> None:
+    def __init__(self, settings: BackendSettings, model: torch.nn.Module) -> None:
         import ray
 
         self.model = model
-        res = cfg.ray.learner
-        env = ActorEnv.here(cfg.run.plugins, cfg.run.threads)
+        res = settings.ray.learner
+        env = ActorEnv.here(settings.plugins, settings.threads)
         cls: Any = ray.remote(LearnerActor)
         weights = ray.put(trainable_state(model))
-        spec = LearnerSpec.from_config(cfg, resolve_placement(cfg.model.device, cfg.model.dtype))
+        spec = LearnerSpec.from_settings(settings)
         self.actors: list[Any] = [
             cls.options(num_cpus=res.num_cpus, num_gpus=res.num_gpus, max_restarts=0).remote(
                 env, spec, weights, rank

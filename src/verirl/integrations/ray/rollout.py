@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from verirl.backends.placement import BackendSettings
 from verirl.backends.staleness import merged_checksum
-from verirl.config import TrainConfig
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup
 from verirl.integrations.ray.learner import (
     as_tensor,
@@ -33,7 +33,7 @@ from verirl.integrations.ray.learner import (
     trainable_state,
 )
 from verirl.models import PolicySpec, build_policy
-from verirl.rollout.base import Generation, get_engine
+from verirl.rollout.base import Generation, HoldsOwnWeights, get_engine
 from verirl.train.health import checksum_mismatch, weights_checksum
 from verirl.types import SamplingParams
 
@@ -47,9 +47,9 @@ class ReplicaSpec:
     engine_params: dict[str, Any]
 
     @classmethod
-    def from_config(cls, cfg: TrainConfig) -> ReplicaSpec:
-        e = cfg.rollout.engine
-        return cls(PolicySpec.from_config(cfg), e.name, dict(e.params))
+    def from_settings(cls, settings: BackendSettings) -> ReplicaSpec:
+        e = settings.engine
+        return cls(settings.policy, e.name, dict(e.params))
 
 
 class RolloutReplica:
@@ -91,8 +91,7 @@ class RolloutReplica:
             return 1.0
         # an engine with weights of its own (vLLM's worker) is read back and compared with
         # the policy it synced from: a load that never reached the engine is a mismatch
-        read_back = getattr(self.engine, "weights_mismatch", None)
-        if callable(read_back) and read_back(self.model):
+        if isinstance(self.engine, HoldsOwnWeights) and self.engine.weights_mismatch(self.model):
             return 1.0
         return checksum_mismatch(held, sent)
 
@@ -129,7 +128,7 @@ class RayRolloutEngine:
 
     def __init__(
         self,
-        cfg: TrainConfig,
+        settings: BackendSettings,
         model: torch.nn.Module,
         weights_ref: Callable[[], Any] | None = None,
     ) -> None:
@@ -137,11 +136,11 @@ class RayRolloutEngine:
 
         self.model = model
         self._weights_ref = weights_ref  # the learner group's latest weights, if it has them
-        res = cfg.ray.rollout
-        env = ActorEnv.here(cfg.run.plugins, cfg.run.threads)
+        res = settings.ray.rollout
+        env = ActorEnv.here(settings.plugins, settings.threads)
         cls: Any = ray.remote(RolloutReplica)
         weights = ray.put(trainable_state(model))
-        spec = ReplicaSpec.from_config(cfg)
+        spec = ReplicaSpec.from_settings(settings)
         self.replicas: list[Any] = [
             cls.options(num_cpus=res.num_cpus, num_gpus=res.num_gpus, max_restarts=0).remote(
                 env, spec, weights, rank

@@ -15,9 +15,9 @@ class defines ``get_reward()``, calls it once per finished rollout as a reward s
   ``tool_world`` toolset by :func:`tool_environment_class` (any registered toolset works), so
   TRL renders the same tool schemas and gets the same results as verirl's own loop.
 - :class:`EnvironmentFactory`: the factory to pass; its instances share a
-  :class:`~verirl.integrations.episodes.CurriculumSource` — local
-  (:class:`~verirl.integrations.episodes.LocalSource`, an in-process curriculum) or remote
-  (:class:`~verirl.integrations.openenv.OpenEnvSource`, the curriculum in the server).
+  :class:`~verirl.episodes.Episodes` — local
+  (:class:`~verirl.episodes.local.LocalEpisodes`, an in-process curriculum) or remote
+  (:class:`~verirl.integrations.openenv.OpenEnvEpisodes`, the curriculum in the server).
 
 GRPO groups: the G rollouts of one prompt must see the same problem. With a
 :class:`~verirl.integrations.trl.CurriculumDataset` as ``train_dataset`` each row carries the
@@ -34,8 +34,8 @@ from __future__ import annotations
 import threading
 from typing import Any, ClassVar
 
+from verirl.episodes import Episodes, EpisodeStart, GymSession, StepOutcome
 from verirl.errors import UserInputError
-from verirl.integrations.episodes import CurriculumSource, EpisodeStart, GymSession, StepOutcome
 from verirl.integrations.problems import DIFFICULTY_KEY, ENV_KEY, SEED_KEY
 
 OVER = "The episode is over; no more calls are needed."
@@ -66,7 +66,7 @@ class GroupDraws:
 class _Episode:
     """What both environment classes share: the episode, ``reset`` and ``get_reward``."""
 
-    def __init__(self, source: CurriculumSource, draws: GroupDraws | None = None) -> None:
+    def __init__(self, source: Episodes, draws: GroupDraws | None = None) -> None:
         self._source = source
         self._draws = draws or GroupDraws(1)
         self._session: GymSession | None = None
@@ -182,7 +182,7 @@ class ToolEnvironment(_Episode):
             )
 
     def _call(self, tool: str, args: dict[str, Any]) -> str:
-        from verirl.integrations.episodes import tool_call_reply
+        from verirl.episodes import tool_call_reply
 
         if self._session is None or self._start is None:
             return "No episode has started."
@@ -236,7 +236,7 @@ class EnvironmentFactory:
     ``group_size`` = ``num_generations`` when training without a dataset (see the module
     docstring)."""
 
-    def __init__(self, source: CurriculumSource, *, group_size: int = 1, tools: bool = False):
+    def __init__(self, source: Episodes, *, group_size: int = 1, tools: bool = False):
         self.source = source
         self.draws = GroupDraws(group_size)
         self.environment_cls: type[AnswerEnvironment | ToolEnvironment] = (

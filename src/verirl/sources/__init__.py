@@ -7,14 +7,16 @@ producer uses them the same way whichever source built them, so the loop holds n
 on where its problems live.
 
 - ``local`` (default): the run's own :class:`~verirl.curriculum.Curriculum` (``curriculum:``)
-  and :class:`~verirl.verification.batch.BatchVerifier` on the run's executor and provers.
+  and :class:`~verirl.verification.batch.BatchVerifier` on the run's executor and provers
+  (:mod:`verirl.sources.local`).
 - ``server`` (``envs.server: URL``): a ``verirl serve`` gym. The server's named curriculum
   (``envs.curriculum``, default ``run.name``) hands out the problems; its batched
   ``POST /verify`` gives the verdicts, and each verdict on a problem that curriculum handed
-  to this run moves it server-side (:mod:`verirl.serve.client`).
+  to this run moves it server-side (:mod:`verirl.sources.server`).
 
 ``envs.source`` names the registered source; a new source is one more
-:func:`register_source`.
+:func:`register_source`. A source reads the gym's settings
+(:class:`~verirl.serve.settings.GymConfig`), not the whole training config.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from verirl.types import Problem, Rollout
 from verirl.verification.batch import BatchVerifier
 
 if TYPE_CHECKING:
-    from verirl.config import TrainConfig
     from verirl.provers.settings import Provers
+    from verirl.serve.settings import GymConfig
     from verirl.verification.executors import Executor
 
 
@@ -59,47 +61,23 @@ class ProblemSource:
     verifier: BatchVerifier
 
 
-SourceBuilder = Callable[["TrainConfig", "Executor", "Provers", bool], ProblemSource]
+SourceBuilder = Callable[["GymConfig", "Executor", "Provers", bool], ProblemSource]
 PROBLEM_SOURCES: Registry[SourceBuilder] = Registry("problem source")
 
 
 def register_source(name: str) -> Callable[[SourceBuilder], SourceBuilder]:
-    """Register ``builder(cfg, executor, provers, start_checkers) -> ProblemSource`` under
+    """Register ``builder(gym, executor, provers, start_checkers) -> ProblemSource`` under
     ``name`` (``start_checkers``: start the proof checkers the source verifies with now)."""
     return PROBLEM_SOURCES.register(name)
 
 
 def build_source(
-    cfg: TrainConfig, executor: Executor, provers: Provers, start_checkers: bool = True
+    gym: GymConfig, executor: Executor, provers: Provers, start_checkers: bool = True
 ) -> ProblemSource:
-    """The problem source ``cfg.envs`` chooses, built over the run's executor and provers
+    """The problem source ``gym.envs`` chooses, built over the run's executor and provers
     (whose checkers start now unless ``start_checkers`` is False)."""
-    return PROBLEM_SOURCES.get(cfg.envs.source)(cfg, executor, provers, start_checkers)
+    return PROBLEM_SOURCES.get(gym.envs.source)(gym, executor, provers, start_checkers)
 
 
-@register_source("local")
-def local_source(
-    cfg: TrainConfig, executor: Executor, provers: Provers, start_checkers: bool = True
-) -> ProblemSource:
-    """The run's own curriculum and verifiers; every proof checker the curriculum needs is
-    started now (unless ``start_checkers`` is False: a producer that only evaluates, beside
-    an asynchronous producer that verifies the rollouts), so a missing prover stops the run
-    before any work."""
-    from verirl.curriculum import build_curriculum
-    from verirl.train.producer import start_provers
-
-    curriculum = build_curriculum(cfg.curriculum, seed=cfg.run.seed)
-    if start_checkers:
-        start_provers(provers, cfg.curriculum.resolved_environments())
-    return ProblemSource(curriculum, BatchVerifier(executor, provers, cfg.verification.timeout_s))
-
-
-@register_source("server")
-def server_source(
-    cfg: TrainConfig, executor: Executor, provers: Provers, start_checkers: bool = True
-) -> ProblemSource:
-    """Problems and verdicts from the ``verirl serve`` gym at ``envs.server`` (whose own
-    checkers check proofs: none start here)."""
-    from verirl.serve.client import connect
-
-    return connect(cfg)
+# the built-in sources register themselves
+from verirl.sources import local, server  # noqa: E402, F401

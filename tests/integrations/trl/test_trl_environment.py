@@ -14,8 +14,8 @@ pytest.importorskip("trl", reason="the TRL integration needs trl==1.16.0 (extra 
 from verirl.curriculum import AdaptiveDifficulty
 from verirl.envs import get_env
 from verirl.envs.agents.tool_world import TURN_SEPARATOR
+from verirl.episodes.local import LocalEpisodes
 from verirl.errors import UserInputError
-from verirl.integrations.episodes import LocalSource
 from verirl.integrations.problems import identity_columns
 from verirl.integrations.trl import (
     AnswerEnvironment,
@@ -32,7 +32,7 @@ def _solution(env: str, difficulty: int, seed: int) -> str:
 
 def test_group_resets_share_a_problem_and_rewards_are_the_verdicts() -> None:
     cur = AdaptiveDifficulty(["addition", "sort_list"], tau_num=2, tau_acc=0.5, window=1)
-    factory = EnvironmentFactory(LocalSource(cur), group_size=2)
+    factory = EnvironmentFactory(LocalEpisodes(cur), group_size=2)
     envs = [factory() for _ in range(4)]
     prompts = [e.reset(prompt=[{"role": "user", "content": ""}]) for e in envs]
     starts = [e.episode for e in envs]
@@ -59,7 +59,7 @@ def test_group_resets_share_a_problem_and_rewards_are_the_verdicts() -> None:
 
 def test_no_submission_is_a_wrong_format_verdict_and_rows_name_the_problem() -> None:
     cur = AdaptiveDifficulty(["addition"], tau_num=1, tau_acc=0.5)
-    env = EnvironmentFactory(LocalSource(cur))()
+    env = EnvironmentFactory(LocalEpisodes(cur))()
     assert env.reset(**identity_columns(get_env("addition").generate(4, 2))) is None
     assert env.episode is not None and env.episode.identity == ("addition", 4, 2)
     assert env.get_reward() == -1.0
@@ -69,7 +69,7 @@ def test_no_submission_is_a_wrong_format_verdict_and_rows_name_the_problem() -> 
 
 
 def test_refinement_lets_the_model_submit_again() -> None:
-    env = AnswerEnvironment(LocalSource(AdaptiveDifficulty(["addition"]), max_turns=2))
+    env = AnswerEnvironment(LocalEpisodes(AdaptiveDifficulty(["addition"]), max_turns=2))
     env.reset(verirl_env="addition", verirl_difficulty=1, verirl_seed=3)
     first = env.submit_answer("not a number")
     assert "submit again" in first
@@ -83,7 +83,7 @@ def test_tool_world_tools_are_the_toolsets_and_replay_the_plan() -> None:
     from verirl.tools import build_toolset
     from verirl.tools.calls import decode_transcript
 
-    factory = EnvironmentFactory(LocalSource(AdaptiveDifficulty(["tool_world"])), tools=True)
+    factory = EnvironmentFactory(LocalEpisodes(AdaptiveDifficulty(["tool_world"])), tools=True)
     env = factory()
     assert isinstance(env, ToolWorldEnvironment)
     assert not hasattr(env, "submit_answer")  # TRL would list it as a tool
@@ -107,10 +107,10 @@ def test_tool_world_tools_are_the_toolsets_and_replay_the_plan() -> None:
 def test_remote_source_through_openenv(tmp_path: Path) -> None:
     pytest.importorskip("openenv.core", reason="needs openenv-core==0.3.0 (extra 'openenv')")
     from tests.serve.helpers import gym_server
-    from verirl.integrations.openenv import OpenEnvSource
+    from verirl.integrations.openenv import OpenEnvEpisodes
 
     with gym_server(tmp_path / "state.sqlite", ["addition"], tau_num=2, tau_acc=0.5) as url:
-        factory = EnvironmentFactory(OpenEnvSource(url), group_size=2)
+        factory = EnvironmentFactory(OpenEnvEpisodes(url), group_size=2)
         envs = [factory() for _ in range(2)]
         for e in envs:
             e.reset()
@@ -171,7 +171,7 @@ def test_grpo_trainer_with_environment_factory(tiny_model_dir: Path, tmp_path: P
     from trl import GRPOTrainer
 
     cur = AdaptiveDifficulty(["addition", "sort_list"], tau_num=4, tau_acc=0.5, window=1)
-    source = LocalSource(cur)
+    source = LocalEpisodes(cur)
     factory = EnvironmentFactory(source, group_size=2)
     trainer = GRPOTrainer(
         model=str(tiny_model_dir),
@@ -199,7 +199,7 @@ def test_grpo_trainer_with_environment_factory(tiny_model_dir: Path, tmp_path: P
     # with a CurriculumDataset the rows name the problems (any number of processes)
     cur2 = AdaptiveDifficulty(["addition"], tau_num=1000)
     data = CurriculumDataset(cur2)
-    factory2 = EnvironmentFactory(LocalSource(cur2))
+    factory2 = EnvironmentFactory(LocalEpisodes(cur2))
     GRPOTrainer(
         model=str(tiny_model_dir),
         args=_args(tmp_path / "b", 1),

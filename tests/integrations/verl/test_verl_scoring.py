@@ -56,7 +56,7 @@ def test_importing_the_verl_package_does_not_import_verl() -> None:
         "import json, sys, verirl.integrations.verl, verirl.integrations.verl.scoring;"
         "print(json.dumps([m for m in ('verl', 'ray', 'trl') if m in sys.modules]))"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

@@ -99,7 +99,7 @@ def test_rewards_are_the_verdicts_and_feed_the_curriculum() -> None:
 @pytest.mark.slow
 def test_the_verifiers_cli_resolves_the_taskset_by_id(tmp_path: Path) -> None:
     """``vf-eval verirl-gym ...`` (dry run: resolve and validate the config, no model)."""
-    src = str(Path(__file__).resolve().parents[2] / "src")
+    src = str(Path(__file__).resolve().parents[3] / "src")
     env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     code = "import sys; from verifiers.v1.cli.eval.main import main; sys.exit(main())"
     args = ["verirl-gym", "--env.taskset.environments", '["addition","sort_list"]']

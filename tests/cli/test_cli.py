@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -27,11 +28,17 @@ def test_envs_show_prints_prompt_and_a_verified_solution(
     assert "reference solution" in out and "correct=True" in out
 
 
+def _check_rows(out: str) -> dict[str, str]:
+    """``envs check``'s table as {environment: result} (its name, count and result cells)."""
+    return dict(re.findall(r"^\W*([a-z_0-9]+)\W+\d+\W+(ok|skipped|failed|FAILED)\b", out, re.M))
+
+
 def test_envs_check_passes_for_good_envs_and_names_unknown_ones(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["envs", "check", "addition", "gcd", "--max-difficulty", "3"]) == 0
-    assert "ok" in capsys.readouterr().out
+    rows = _check_rows(capsys.readouterr().out)
+    assert rows == {"addition": "ok", "gcd": "ok"}, rows
     assert main(["envs", "show", "no_such_env"]) == 2
     assert "unknown environment 'no_such_env'" in capsys.readouterr().err
 
@@ -52,7 +59,8 @@ def test_envs_check_skips_an_environment_whose_prover_is_missing(
     monkeypatch.setattr(env, "verify", no_checker)
     assert main(["envs", "check", "coq_proofs", "addition", "--max-difficulty", "1"]) == 0
     out = capsys.readouterr().out
-    assert "skipped" in out and "coq checker is not available" in out and "ok" in out
+    assert "coq checker is not available" in out
+    assert _check_rows(out) == {"coq_proofs": "skipped", "addition": "ok"}, out
 
 
 def test_eval_reports_accuracy_per_environment(

@@ -304,7 +304,7 @@ def test_the_example_script_runs(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     cmd = [
         sys.executable, str(root / "examples" / "trl_grpo.py"), "--model", "tiny",
         "--steps", "2", "--prompts", "2", "--group-size", "2",

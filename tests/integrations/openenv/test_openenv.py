@@ -1,6 +1,6 @@
 """verirl's gym over OpenEnv: the one episode layer in-process (over a LocalGym), and a real
 ``verirl serve`` process on loopback driven by openenv-core's own client classes
-(GenericEnvClient, EnvClient) and by :class:`OpenEnvSource`."""
+(GenericEnvClient, EnvClient) and by :class:`OpenEnvEpisodes`."""
 
 from __future__ import annotations
 
@@ -19,23 +19,23 @@ from openenv.core import GenericEnvClient
 from tests.serve.helpers import ServerProcess, gym_server
 from verirl.curriculum import AdaptiveDifficulty
 from verirl.envs import get_env
+from verirl.episodes.local import LocalEpisodes
 from verirl.errors import UserInputError
-from verirl.integrations.episodes import LocalSource
 from verirl.integrations.openenv import (
-    OpenEnvSource,
+    OpenEnvEpisodes,
     RemoteSession,
     VerirlAction,
     VerirlEnvClient,
     VerirlEnvironment,
 )
-from verirl.serve.client import GymClient, GymServerError
+from verirl.sources.server import GymClient, GymServerError
 
 
 def build_source(
     envs: list[str], *, tau_num: int = 128, tau_acc: float = 0.9, max_turns: int = 1
-) -> LocalSource:
+) -> LocalEpisodes:
     """An in-process gym over an RLVE curriculum of ``envs``."""
-    return LocalSource(
+    return LocalEpisodes(
         AdaptiveDifficulty(envs, tau_num=tau_num, tau_acc=tau_acc), max_turns=max_turns
     )
 
@@ -70,7 +70,7 @@ def test_environment_verdicts_match_the_environment_and_feed_the_curriculum() ->
 
 
 def test_refinement_gives_feedback_until_max_turns_and_finish_ends_it() -> None:
-    source = LocalSource(AdaptiveDifficulty(["addition"], tau_num=1000), max_turns=3)
+    source = LocalEpisodes(AdaptiveDifficulty(["addition"], tau_num=1000), max_turns=3)
     env = VerirlEnvironment(source)
     env.reset(env="addition", difficulty=2, seed=1, curriculum="default")
     first = env.step(VerirlAction(answer="no answer here"))
@@ -177,7 +177,7 @@ def test_typed_client_tool_world_one_native_reply_per_step(server_url: str) -> N
 
 @pytest.mark.slow
 def test_remote_source_feeds_the_server_curriculum(server_url: str) -> None:
-    session = OpenEnvSource(server_url).session()
+    session = OpenEnvEpisodes(server_url).session()
     try:
         seen: list[tuple[str, int]] = []
         raised = False
@@ -215,12 +215,12 @@ def test_remote_source_reaches_a_server_that_requires_a_token(tmp_path: Path) ->
     ).start()
     try:
         with pytest.raises(GymServerError, match="token"):
-            OpenEnvSource(proc.url, curriculum="tok").session()
+            OpenEnvEpisodes(proc.url, curriculum="tok").session()
         wrong = "a-wrong-token-of-32-characters-xx"
         with pytest.raises(ConnectionError) as refused:
             RemoteSession(proc.url, curriculum="tok", token=wrong)
         assert wrong not in str(refused.value) and "***" in str(refused.value)
-        session = OpenEnvSource(proc.url, curriculum="tok", token=TOKEN).session()
+        session = OpenEnvEpisodes(proc.url, curriculum="tok", token=TOKEN).session()
         try:
             start = session.reset()
             assert start.env == "addition"

@@ -373,7 +373,7 @@ def test_the_example_config_composes_and_resolves_verirls_plugins(tokenizer: Any
     from verl.trainer.ppo.reward import resolve_reward_manager_cls
     from verl.utils.dataset.rl_dataset import get_dataset_class
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     lines = (root / "examples" / "verl" / "rlve_grpo.overrides").read_text().splitlines()
     overrides = [x.strip() for x in lines if x.strip() and not x.lstrip().startswith("#")]
     config_dir = Path(verl.__file__).parent / "trainer" / "config"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox_attacks import (
+from tests.sandbox.attacks import (
     FORGE,
     attacks,
     available_modes,

@@ -30,8 +30,9 @@ ray = pytest.importorskip(
 )
 psutil = pytest.importorskip("psutil", reason="checking for leftover processes needs psutil")
 
-from tests.integrations.ray_helpers import fail, sleep_then_echo  # noqa: E402
+from tests.integrations.ray.helpers import fail, sleep_then_echo  # noqa: E402
 from tests.provers.coq.marks import needs_coq  # noqa: E402
+from tests.tiny_run import tiny_run  # noqa: E402
 from verirl.config import load_config  # noqa: E402
 from verirl.envs import get_env  # noqa: E402
 from verirl.errors import WorkerLostError  # noqa: E402
@@ -42,7 +43,7 @@ from verirl.verification.executors import EXECUTORS, InlineExecutor  # noqa: E40
 from verirl.verification.settings import RayPoolParams  # noqa: E402
 
 pytestmark = pytest.mark.ray
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _descendants() -> set[int]:
@@ -83,7 +84,7 @@ def _pool(**kw: object) -> object:
 # ---- importing verirl never imports Ray ---------------------------------------------------
 def test_importing_verirl_and_building_a_local_config_do_not_import_ray() -> None:
     code = (
-        "import sys, verirl, verirl.cli, verirl.train.loop, verirl.verification.executors\n"
+        "import sys, verirl, verirl.cli, verirl.trainer, verirl.verification.executors\n"
         "from verirl.assembly import load_config\n"
         "cfg = load_config(None, ['ray.learner.workers=2'])\n"
         "assert cfg.run.backend == 'local'\n"
@@ -102,7 +103,7 @@ def test_a_local_training_step_does_not_import_ray(tiny_model_dir: Path, tmp_pat
         "import sys\n"
         "from pathlib import Path\n"
         "from verirl.assembly import load_config\n"
-        "from verirl.train.loop import Trainer\n"
+        "from verirl.trainer import Trainer\n"
         f"cfg = load_config(None, {_overrides(tiny_model_dir, tmp_path / 'r', 1)!r})\n"
         f"with Trainer(cfg, Path({str(tmp_path / 'r')!r})) as t:\n"
         "    t.train_step()\n"
@@ -203,26 +204,7 @@ def test_proofs_are_checked_by_the_actors_coq_pools(local_ray: None) -> None:
 
 # ---- the loop on Ray ----------------------------------------------------------------------
 def _overrides(model_dir: Path, run_dir: Path, steps: int) -> list[str]:
-    return [
-        f"model.name={model_dir}",
-        "model.dtype=fp32",
-        "run.plugins=[tests.train.plugin_rewards]",
-        "reward.name=test_even_tokens",
-        "optim.weight_decay=0.0",
-        f"run.dir={run_dir.parent}",
-        f"run.name={run_dir.name}",
-        f"run.steps={steps}",
-        "run.save_every=1",
-        "run.threads=1",
-        "rollout.prompts_per_step=3",
-        "rollout.group_size=4",
-        "rollout.max_new_tokens=12",
-        "optim.lr=3e-3",
-        "optim.minibatches=2",
-        "optim.micro_batch_tokens=200",
-        "eval.before_and_after=false",
-        "verification.executor.name=inline",
-    ]
+    return tiny_run(model_dir, run_dir, steps)
 
 
 RAY = [
@@ -268,7 +250,7 @@ def test_a_replica_whose_engine_copy_did_not_load_reports_a_mismatch(
 def test_the_loop_on_ray_reproduces_the_local_first_step(
     local_ray: None, tiny_model_dir: Path, tmp_path: Path
 ) -> None:
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     steps = {}
     for backend in ("local", "ray"):
@@ -282,7 +264,8 @@ def test_the_loop_on_ray_reproduces_the_local_first_step(
     assert local["train/grad_norm"] > 0
     for k in ("train/loss", "train/grad_norm", "rollout/reward"):
         assert on_ray[k] == pytest.approx(local[k], rel=1e-4, abs=1e-6), k
-    assert on_ray["ray/weight_sync_mb"] > 0 and on_ray["ray/weight_sync_s"] > 0
+    assert on_ray["ray/weight_sync_mb"] > 0
+    assert 0 < on_ray["ray/weight_sync_s"] <= on_ray["time/train_s"]  # a part of the update
     assert "ray/weight_sync_s" not in local
 
 
@@ -290,7 +273,7 @@ def test_the_loop_on_ray_reproduces_the_local_first_step(
 def test_a_lost_learner_fails_the_step_and_the_run_resumes(
     local_ray: None, tiny_model_dir: Path, tmp_path: Path
 ) -> None:
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     run = tmp_path / "run"
     cfg = load_config(None, _overrides(tiny_model_dir, run, 1) + RAY)
@@ -322,7 +305,7 @@ def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
     every sync is checked, nothing is dropped, the verifier actors' Coq pools check every
     proof (the driver starts no checker), and after the run the replica holds the final
     weights."""
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     run_dir = tmp_path / "ray-async"
     cfg = load_config(
@@ -346,7 +329,7 @@ def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
     )
     with Trainer(cfg, run_dir) as t:
         t.fit()
-        assert t.backend.name == "ray-async"
+        assert (t.backend.name, t.schedule.name) == ("ray", "bounded_staleness")
         assert t.provers.started == []  # every proof was checked by the actors
         rollouts = t.last_rollouts
         replica = t.engine.replica_weights()[0]  # type: ignore[attr-defined]
@@ -367,7 +350,7 @@ def test_async_k0_on_ray_equals_the_synchronous_ray_loop(
     """max_staleness=0 on Ray: the producer thread waits for every update, so the replica
     samples from the same weights in the same order — the same rollouts, metrics and final
     weights as the synchronous Ray loop."""
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     runs = {}
     for name, extra in (("sync", []), ("k0", ["run.async.max_staleness=0"])):
@@ -405,7 +388,7 @@ def test_async_on_ray_a_replica_killed_mid_run_resumes_from_its_checkpoint(
     where an uninterrupted run does: the same steps, metrics and weights. (k = 0: with k >= 1
     the first k batches after a resume sample fresher weights than an uninterrupted run's, so
     only k = 0 can be compared bit for bit; docs/async.md.)"""
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     def cfg(run_dir: Path) -> object:
         return load_config(
@@ -467,7 +450,7 @@ def test_vllm_replicas_on_ray_sample_and_hold_every_synced_version(
     (``sync/mismatch`` 0: vLLM's own copy is read back at every load), and after the run
     holds the learner's final weights."""
     from tests.vllm_support import VLLM_TRAINING, peaked_model_dir, require_vllm
-    from verirl.train.loop import Trainer
+    from verirl.trainer import Trainer
 
     require_vllm()
     model_dir = peaked_model_dir(tmp_path / "model")
@@ -490,7 +473,8 @@ def test_vllm_replicas_on_ray_sample_and_hold_every_synced_version(
     )
     with Trainer(cfg, run_dir) as t:
         t.fit()
-        assert t.backend.name == ("ray" if k is None else "ray-async")
+        assert t.backend.name == "ray"
+        assert t.schedule.name == ("synchronous" if k is None else "bounded_staleness")
         replica = t.engine.replica_weights()[0]  # type: ignore[attr-defined]
         final = {n: p.detach() for n, p in t.model.named_parameters() if p.requires_grad}
         samples = [len(r.response_ids) for r in t.last_rollouts]

@@ -1,0 +1,286 @@
+"""The local placement's producer for ``run.async.max_staleness: k``: a process of its own.
+
+The producer process holds its own copy of the policy and its own engine, verifier executor,
+proof checkers, curriculum and reward stage (:class:`~verirl.train.producer.RolloutProducer`,
+built from the same :class:`~verirl.train.producer.ProducerSettings` as the trainer's). For
+batch i it waits for policy version ``max(s, i − k)`` (:mod:`verirl.backends.staleness`),
+loads it from shared memory, checks the loaded weights' checksum against the learner's,
+samples, verifies (so slow verifiers — the Coq pool, the sandbox — run while the learner
+trains), updates its curriculum from the verdicts in generation order, and puts the batch,
+tagged with its policy version and the producer's state after it, on a queue that the
+bounded-staleness schedule (:mod:`verirl.backends.schedules`) takes it from.
+
+The weight check: checksums over every parameter and buffer — LoRA adapters and base
+weights — and over the merged LoRA weights W + s·BA the engine samples with
+(:func:`~verirl.backends.staleness.engine_checksum`), and for an engine with weights of its
+own (vLLM, :class:`~verirl.rollout.base.HoldsOwnWeights`) the weights read back from it vs
+the module it synced from (``sync/engine_checked``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import functools
+import importlib
+import logging
+import os
+import pickle
+import queue
+import threading
+import time
+import traceback
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from verirl.backends.placement import Backend, BackendSettings
+from verirl.backends.staleness import WeightRing, engine_checksum, version_for
+from verirl.config import AsyncConfig
+from verirl.device import Placement
+from verirl.errors import UserInputError
+from verirl.rollout.base import HoldsOwnWeights, RolloutEngine
+
+if TYPE_CHECKING:
+    from verirl.train.producer import ProducerSettings, RolloutProducer
+
+logger = logging.getLogger("verirl.train")
+
+
+def load_weights(ring: WeightRing, model: torch.nn.Module, version: int) -> int:
+    """The producer's weight sync (a seam the tests replace to simulate a stale engine)."""
+    return ring.load(model, version)
+
+
+def split_threads(total: int | None, producer: int | None) -> tuple[int, int]:
+    """(learner, producer) torch threads out of ``total`` (None: the cores)."""
+    total = total or os.cpu_count() or 1
+    producer = producer or max(1, total // 2)
+    return max(1, total - producer), producer
+
+
+def run_producer(
+    settings: ProducerSettings,
+    backend: BackendSettings,
+    placement: Placement,
+    model: torch.nn.Module,
+    tokenizer: Any,
+    state: dict[str, Any],
+    start: int,
+    k: int,
+    ring: WeightRing,
+    out: Any,
+    threads: int,
+    in_process: bool = False,
+) -> None:
+    """The producer's main loop (a process of its own, or a thread in tests): batches
+    ``start`` … ``backend.steps − 1``, each put on ``out`` as ``("batch", i, produced)``; an
+    error as ``("error", i, text)``."""
+    i = start
+    parent = os.getppid()
+
+    def learner_alive() -> bool:  # not stopped by the learner, which has not died either
+        return not ring.stopped.is_set() and (in_process or os.getppid() == parent)
+
+    try:
+        if not in_process:
+            torch.set_num_threads(threads)
+            for name in backend.plugins:
+                importlib.import_module(name)
+        from verirl.train.producer import build_producer
+        from verirl.verification.resources import build_verifier_resources
+
+        model = copy.deepcopy(model)  # this process's own engine copy
+        model.to(placement.device)
+        local = Backend(backend, placement)
+        engine = local.engine(model, tokenizer)
+        gym = settings.gym
+        resources = build_verifier_resources(
+            gym.verification, gym.provers, gym.sandbox, backend.plugins, local.executor
+        )
+        try:
+            producer = build_producer(
+                settings,
+                model,
+                tokenizer,
+                str(placement.device),
+                engine,
+                resources.executor,
+                resources.provers,
+            )
+            producer.load_state_dict(state)
+            for i in range(start, backend.steps):
+                version = version_for(i, k, start)
+                idle = ring.wait_for(version, alive=learner_alive)
+                t0 = time.perf_counter()
+                load_weights(ring, model, version)
+                engine.sync_weights()
+                # the engine's module after the sync: every parameter and buffer (LoRA
+                # adapters and base weights) and the merged LoRA weights it samples with
+                loaded, merged = engine_checksum(model)
+                expected, expected_merged = ring.expected(version)
+                # an engine with weights of its own (vLLM's worker) is read back and
+                # compared with the module it synced from, which the checksum ties to
+                # the learner: a load that never reached the engine is caught here
+                reads_back = isinstance(engine, HoldsOwnWeights)
+                stale_in_engine = (
+                    engine.weights_mismatch(model) if isinstance(engine, HoldsOwnWeights) else []
+                )
+                checksum_s = time.perf_counter() - t0
+                produced = producer.produce(version)
+                produced.state = producer.state_dict()
+                produced.sync = {
+                    "producer_idle_s": idle,
+                    "checksum_s": checksum_s,
+                    "mismatch": float(
+                        loaded != expected or merged != expected_merged or bool(stale_in_engine)
+                    ),
+                    "mismatch_merged": float(merged != expected_merged),
+                    "engine_checked": float(reads_back),
+                }
+                if stale_in_engine:
+                    produced.sync["mismatch_engine"] = float(len(stale_in_engine))
+                    produced.sync_detail = (
+                        f"the engine's own copy ({type(engine).__name__}) holds other "
+                        f"weights than the policy it synced from: {', '.join(stale_in_engine[:5])}"
+                        + (" …" if len(stale_in_engine) > 5 else "")
+                    )
+                # plain pickle: tensors travel as bytes, not as shared-memory handles that
+                # would tie the learner to this process's lifetime
+                out.put(("batch", i, pickle.dumps(produced)))
+        finally:
+            resources.close()
+    except BaseException:  # reported to the learner, which stops the run
+        if ring.stopped.is_set():  # the learner stopped it: nobody reads the queue any more
+            cancel = getattr(out, "cancel_join_thread", None)
+            if cancel is not None:
+                cancel()  # do not wait, at exit, for unread batches to be flushed
+            return
+        out.put(("error", i, traceback.format_exc()))
+
+
+def stop_producer(worker: Any, ring: WeightRing, grace_s: float = 10.0) -> None:
+    """Ask the producer process to stop (it ends at its next wait for weights, closing its
+    verifier pool and proof checkers), wait ``grace_s``, then kill it."""
+    ring.stopped.set()
+    if worker.is_alive():
+        worker.join(timeout=grace_s)
+    if worker.is_alive():
+        worker.kill()
+        worker.join(timeout=10)
+
+
+class LocalStream:
+    """The producer of the local placement (see the module docstring): a process of its own
+    (``run.async.producer: process``) or, for tests and debugging, a thread of this process
+    with the same schedule (``thread``). It verifies every rollout with its own executor and
+    proof checkers (``own_verifiers``): the trainer's start only if an evaluation needs them
+    and are stopped when the producer starts, so a run holds one verifier pool at a time."""
+
+    own_verifiers = True
+
+    def __init__(
+        self, backend: Backend, staleness: AsyncConfig, producer: ProducerSettings
+    ) -> None:
+        self.in_process = staleness.producer == "thread"
+        if self.in_process and backend.settings.engine.name == "vllm":
+            raise UserInputError(
+                "run.async.producer=thread cannot run rollout.engine.name=vllm: vLLM keeps "
+                "one parallel state per process, and the learner's process holds its own "
+                "engine (for evaluation); use run.async.producer=process"
+            )
+        self.backend = backend
+        self.staleness = staleness
+        self.settings = producer
+        self.worker: Any = None
+        self.queue: Any = None
+        self._ring: WeightRing | None = None
+        self._model: torch.nn.Module | None = None
+        self._exit_hook: Any = None
+
+    def start(self, producer: RolloutProducer, step: int, max_staleness: int) -> None:
+        import torch.multiprocessing as tmp
+
+        verifier = producer.reward.ctx.verifier  # started by an evaluation, maybe
+        verifier.executor.close()
+        verifier.provers.close()
+        self._model = producer.model
+        s = self.backend.settings
+        learner_threads, producer_threads = split_threads(
+            s.threads, self.staleness.producer_threads
+        )
+        ctx = tmp.get_context("spawn")
+        self._ring = WeightRing(self._model, max_staleness, ctx)
+        self._ring.publish(self._model, step)
+        # a copy travels: pickling for a spawned process moves a tensor's storage into shared
+        # memory in place, and the learner's own parameters must stay where they are (their
+        # numerics may depend on their alignment: k = 0 must equal the synchronous loop)
+        model = copy.deepcopy(self._model)
+        args = (
+            self.settings,
+            s,
+            self.backend.placement,
+            model,
+            producer.tokenizer,
+            producer.state_dict(),
+            step,
+            max_staleness,
+            self._ring,
+        )
+        if self.in_process:
+            self.queue = queue.Queue()
+            self.worker = threading.Thread(
+                target=run_producer, args=(*args, self.queue, producer_threads, True), daemon=True
+            )
+        else:
+            torch.set_num_threads(learner_threads)
+            self.queue = ctx.Queue()
+            # not a daemon: the producer's verifier pool (the `processes` executor) starts
+            # processes of its own, which a daemonic process may not; an exit hook stops it
+            # instead (registered after multiprocessing's own, so it runs before that one
+            # joins the children)
+            self.worker = ctx.Process(
+                target=run_producer,
+                args=(*args, self.queue, producer_threads, False),
+                daemon=False,
+            )
+            self._exit_hook = functools.partial(stop_producer, self.worker, self._ring, 2.0)
+            atexit.register(self._exit_hook)
+        self.worker.start()
+        logger.info(
+            "async producer started (%s, pid %s), max_staleness %d, threads %d learner / %d "
+            "producer",
+            "thread" if self.in_process else "process",
+            getattr(self.worker, "pid", os.getpid()),
+            max_staleness,
+            learner_threads,
+            producer_threads,
+        )
+
+    @property
+    def producer_pid(self) -> int | None:
+        return getattr(self.worker, "pid", None)
+
+    def publish(self, engine: RolloutEngine, version: int) -> dict[str, float]:
+        """The producer's engine gets ``version`` through the ring. This process's engine
+        samples only for an evaluation and is not synced here: an engine with weights of
+        its own (vLLM) loads what changed before it next generates or scores."""
+        assert self._ring is not None and self._model is not None
+        if version < self.backend.settings.steps:  # none needed after the last batch
+            self._ring.publish(self._model, version)
+        return {}
+
+    def stop(self) -> None:
+        worker = self.worker
+        if worker is None or self._ring is None:
+            return
+        if isinstance(worker, threading.Thread):
+            self._ring.stopped.set()  # a daemon thread: it ends at its next wait
+            return
+        if self._exit_hook is not None:
+            atexit.unregister(self._exit_hook)
+            self._exit_hook = None
+        stop_producer(worker, self._ring)
+
+    def join(self) -> None:
+        """:meth:`stop` already waited for the producer process."""

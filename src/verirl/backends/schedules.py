@@ -1,0 +1,294 @@
+"""Schedules: when rollouts are produced relative to the learner's updates.
+
+- ``synchronous``: each step samples with the current weights in this process, then trains;
+- ``bounded_staleness`` (``run.async.max_staleness: k``): a producer runs ahead of the learner
+  — as the placement runs it (:meth:`~verirl.backends.placement.Backend.rollout_stream`: a
+  process of its own on this machine, a thread steering Ray's replicas) — and batch i is
+  sampled with the policy of exactly ``max(s, i − k)`` updates
+  (:mod:`verirl.backends.staleness`), so the learner trains on rollouts at most k versions old.
+
+Schedules are registered by name (:data:`SCHEDULES`, ``run.schedule``); the trainer calls
+:meth:`Schedule.next_rollouts`, :meth:`~Schedule.before_update` and
+:meth:`~Schedule.after_update` around every learner update and never asks which one it runs.
+
+The bounded-staleness schedule's checks, each counted in the step's metrics:
+
+- ``sync/mismatch``: the producer's engine did not hold the weights it was sent (checksums
+  over every parameter and buffer and over the merged LoRA weights, and an engine's own copy
+  read back); the run stops (:class:`WeightSyncError`): training on samples from weights
+  that never arrived looks like staleness and is not;
+- ``async/dropped``: a batch that arrives out of order or staler than k is dropped, counted
+  and logged (never silently); the schedule makes this impossible unless something is wrong;
+- a producer that dies stops the step with :class:`~verirl.errors.WorkerLostError`; the run
+  resumes from its last checkpoint, which holds the learner's state and the producer's state
+  right after the last batch trained on (nothing half-applied).
+
+Metrics every step: ``async/staleness_mean``, ``async/staleness_max``, ``async/queue_depth``
+(batches produced and not yet trained on), ``async/learner_idle_s`` (waiting for rollouts),
+``async/producer_idle_s`` (waiting for weights), ``async/dropped``, ``sync/mismatch``,
+``sync/checksum_s``.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import queue
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from verirl.backends.placement import Backend
+from verirl.config import AsyncConfig
+from verirl.errors import UserInputError, WorkerLostError
+from verirl.registry import Registry, Spec
+from verirl.rollout.base import RolloutEngine
+
+if TYPE_CHECKING:
+    from verirl.train.producer import Produced, ProducerSettings, RolloutProducer
+
+logger = logging.getLogger("verirl.train")
+
+
+class WeightSyncError(RuntimeError):
+    """The engine's weights after a sync are not the learner's: the run stops."""
+
+
+class Schedule:
+    """The ``synchronous`` schedule, and the base of the others.
+
+    - ``verifies_here``: whether the trainer's own verifiers check the step's rollouts (False
+      when a producer with verifiers of its own does: the trainer's then start on first use,
+      by an evaluation);
+    - :meth:`next_rollouts`: the step's rollouts at policy ``version``;
+    - :meth:`before_update` / :meth:`after_update`: around the learner update;
+      ``after_update`` makes the new weights reach whatever samples next and returns the
+      step's cost and schedule metrics;
+    - :meth:`producer_state`: the producer's state to checkpoint with the learner's;
+    - :meth:`close` / :meth:`join`: stop producing / wait until the producer has ended
+      (after the placement closed: a producer may be waiting on its actors).
+    """
+
+    name = "synchronous"
+    verifies_here = True
+
+    def __init__(self, settings: AsyncConfig, backend: Backend, producer: ProducerSettings) -> None:
+        self.backend = backend
+
+    def next_rollouts(self, producer: RolloutProducer, version: int) -> Produced:
+        return producer.produce(version)
+
+    def before_update(self, engine: RolloutEngine) -> None:
+        self.backend.before_update(engine)
+
+    def after_update(self, engine: RolloutEngine, version: int) -> dict[str, float]:
+        return self.backend.publish_weights(engine, version)
+
+    def producer_state(self, producer: RolloutProducer) -> dict[str, Any]:
+        return producer.state_dict()
+
+    def close(self) -> None:
+        """Stop producing (idempotent)."""
+
+    def join(self) -> None:
+        """Wait for the producer to end."""
+
+
+ScheduleFactory = Callable[[AsyncConfig, Backend, "ProducerSettings"], Schedule]
+SCHEDULES: Registry[Spec[Schedule]] = Registry("schedule")
+"""Schedules by name (``run.schedule``): ``factory(run.async settings, placement, producer
+settings)``."""
+
+
+def register_schedule(name: str, description: str) -> Callable[[type[Schedule]], type[Schedule]]:
+    """Register a :class:`Schedule` subclass as ``run.schedule: name``."""
+
+    def decorator(cls: type[Schedule]) -> type[Schedule]:
+        SCHEDULES.add(Spec(name, cls, description=description))
+        return cls
+
+    return decorator
+
+
+def build_schedule(
+    name: str, settings: AsyncConfig, backend: Backend, producer: ProducerSettings
+) -> Schedule:
+    """The schedule ``name`` over ``backend``."""
+    schedule: Schedule = SCHEDULES.get(name).load()(settings, backend, producer)
+    return schedule
+
+
+def schedule_name(schedule: str | None, settings: AsyncConfig) -> str:
+    """The schedule a run uses: ``run.schedule``, or ``bounded_staleness`` when
+    ``run.async.max_staleness`` is set and ``synchronous`` otherwise. Raises
+    :class:`~verirl.errors.UserInputError` for the two that contradict each other."""
+    k = settings.max_staleness
+    if schedule is None:
+        return "synchronous" if k is None else "bounded_staleness"
+    if schedule == "synchronous" and k is not None:
+        raise UserInputError(
+            f"run.schedule=synchronous contradicts run.async.max_staleness={k}: unset one"
+        )
+    if schedule == "bounded_staleness" and k is None:
+        raise UserInputError(
+            "run.schedule=bounded_staleness needs run.async.max_staleness (k: how many "
+            "policy versions the producer may run ahead)"
+        )
+    return schedule
+
+
+register_schedule("synchronous", "sample with the current weights, then train, each step")(Schedule)
+
+
+@register_schedule(
+    "bounded_staleness", "a producer runs at most run.async.max_staleness versions ahead"
+)
+class BoundedStaleness(Schedule):
+    """The learner's side of an asynchronous run: takes batch i off the placement's
+    producer (:class:`~verirl.backends.placement.RolloutStream`) at version i — batches that
+    arrive early wait, batches that cannot be trained on are dropped, counted and logged —,
+    stops the run on a weight-sync mismatch or a lost producer, and keeps the step's
+    ``async/*`` and ``sync/*`` metrics and the producer's state after the last batch trained
+    on (see the module docstring)."""
+
+    name = "bounded_staleness"
+
+    def __init__(self, settings: AsyncConfig, backend: Backend, producer: ProducerSettings) -> None:
+        super().__init__(settings, backend, producer)
+        self.k = settings.max_staleness or 0
+        self.stream = backend.rollout_stream(settings, producer)
+        self.verifies_here = not self.stream.own_verifiers
+        self._started = False
+        self._state: dict[str, Any] | None = None
+        self._pending: dict[int, Produced] = {}
+        self._produced = 0
+        self._consumed = 0
+        self._step_metrics: dict[str, float] = {}
+        self.dropped = 0
+
+    # ---- taking batches ------------------------------------------------------------------
+    def next_rollouts(self, producer: RolloutProducer, version: int) -> Produced:
+        if not self._started:
+            self._state = producer.state_dict()
+            self.stream.start(producer, version, self.k)
+            self._started = True
+        t0 = time.perf_counter()
+        produced = self._pending.pop(version, None)
+        while produced is None:
+            kind, index, payload = self._get()
+            if kind == "error":
+                raise WorkerLostError(f"the rollout producer failed at batch {index}:\n{payload}")
+            self._produced += 1
+            accepted = self._accept(index, pickle.loads(payload), version)
+            if accepted is not None and index == version:
+                produced = accepted
+            elif accepted is not None:
+                self._pending[index] = accepted
+        idle = time.perf_counter() - t0
+        self._consumed += 1
+        sync = produced.sync or {}
+        mismatch = sync.get("mismatch", 0.0)
+        if mismatch:
+            if sync.get("mismatch_engine"):
+                what = produced.sync_detail or "the engine's own copy differs"
+            else:
+                part = "merged LoRA weights" if sync.get("mismatch_merged") else "weights"
+                what = f"the checksum of its {part} differs from the learner's"
+            raise WeightSyncError(
+                f"sync/mismatch: the producer's engine did not hold policy version "
+                f"{produced.version} after loading it ({what}); "
+                "stopping: its samples would not come from the policy the learner believes"
+            )
+        staleness = float(version - produced.version)
+        self._state = produced.state
+        self._step_metrics = {
+            "async/staleness_mean": staleness,
+            "async/staleness_max": staleness,
+            "async/queue_depth": float(self._produced - self._consumed),
+            "async/learner_idle_s": idle,
+            "async/producer_idle_s": float(sync.get("producer_idle_s", 0.0)),
+            "async/dropped": float(self.dropped),
+            "sync/mismatch": mismatch,
+            "sync/checksum_s": float(sync.get("checksum_s", 0.0)),
+            "sync/engine_checked": float(sync.get("engine_checked", 0.0)),
+        }
+        return produced
+
+    def _get(self) -> tuple[str, int, Any]:
+        while True:
+            try:
+                item: tuple[str, int, Any] = self.stream.queue.get(timeout=1.0)
+                return item
+            except queue.Empty:
+                worker = self.stream.worker
+                if not worker.is_alive():
+                    raise WorkerLostError(
+                        "the rollout producer died (exit code "
+                        f"{getattr(worker, 'exitcode', None)}); the step did not happen — "
+                        "resume the run from its last checkpoint (verirl train --resume RUN_DIR)"
+                    ) from None
+
+    def _accept(self, index: int, produced: Produced, version: int) -> Produced | None:
+        """The batch, or None when it cannot be trained on (out of order, or staler than k):
+        then it is dropped, counted in ``async/dropped`` and logged."""
+        if index < version or version - produced.version > self.k:
+            self._drop([produced], f"batch {index} arrived at learner version {version}")
+            return None
+        return produced
+
+    def _drop(self, batches: list[Produced], why: str) -> None:
+        groups = sum(len({r.group for r in b.out.rollouts}) for b in batches)
+        self.dropped += groups
+        logger.warning(
+            "async: dropped %d produced batch(es), %d group(s): %s", len(batches), groups, why
+        )
+
+    def _drain(self) -> list[Produced]:
+        left = list(self._pending.values())
+        self._pending = {}
+        while True:
+            try:
+                kind, _, payload = self.stream.queue.get_nowait()
+            except (queue.Empty, OSError, ValueError):
+                return left
+            if kind == "batch":
+                left.append(pickle.loads(payload))
+
+    # ---- around the update -----------------------------------------------------------------
+    def before_update(self, engine: RolloutEngine) -> None:
+        """Nothing to free: whatever samples next is the producer's."""
+
+    def after_update(self, engine: RolloutEngine, version: int) -> dict[str, float]:
+        """The new weights go to the producer (which loads them when its schedule reaches
+        them); returns the engine's cost and this step's ``async/*`` and ``sync/*``."""
+        return {**self.stream.publish(engine, version), **self._step_metrics}
+
+    def producer_state(self, producer: RolloutProducer) -> dict[str, Any]:
+        """The producer's state right after the last batch the learner trained on."""
+        return self._state if self._state is not None else producer.state_dict()
+
+    # ---- stopping ----------------------------------------------------------------------------
+    def close(self) -> None:
+        """Forget the producer and stop it; batches it produced and the learner did not train
+        on are dropped, counted and logged."""
+        if not self._started:
+            return
+        self._started = False
+        left = self._drain()
+        if left:
+            self._drop(left, "the run stopped")
+        self.stream.stop()
+
+    def join(self) -> None:
+        self.stream.join()
+
+
+__all__ = [
+    "SCHEDULES",
+    "BoundedStaleness",
+    "Schedule",
+    "WeightSyncError",
+    "build_schedule",
+    "register_schedule",
+    "schedule_name",
+]

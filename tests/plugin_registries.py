@@ -1,0 +1,54 @@
+"""A ``run.plugins`` module that adds one part to each registry the registry-kind tests
+choose by name from a config: a curriculum kind, a Coq checker backend, a group filter and
+a loss aggregation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from pydantic import BaseModel
+
+from verirl.curriculum import CurriculumConfig, StaticWindow, register_curriculum
+from verirl.provers.settings import CoqSettings, register_checker
+from verirl.train.group_filters import register_filter
+from verirl.train.loss import AGGREGATIONS, AggregationScale
+from verirl.types import Rollout
+
+
+@register_curriculum("test_top_only", "every problem at static_high")
+def top_only(cfg: CurriculumConfig, envs: Sequence[str], seed: int) -> StaticWindow:
+    return StaticWindow(envs, low=cfg.static_high, high=cfg.static_high, seed=seed)
+
+
+class CountingChecker:
+    """A checker that records what it was built with (never checks anything)."""
+
+    name = "test-counting"
+
+    def __init__(self, settings: CoqSettings) -> None:
+        self.workers = settings.workers
+
+    def check(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def check_batch(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+register_checker("coq", "test_counting", "records its settings")(CountingChecker)
+
+
+@register_filter("test_first_correct")
+def first_correct(params: BaseModel, group: Sequence[Rollout]) -> bool:
+    """Keep a group whose first rollout is correct."""
+    return bool(group and group[0].verdict and group[0].verdict.correct)
+
+
+@AGGREGATIONS.register("test-sum")
+def token_sum(loss: torch.Tensor, mask: torch.Tensor, scale: AggregationScale) -> torch.Tensor:
+    return (loss * mask).sum()

@@ -1,0 +1,182 @@
+"""One registry kind for every pluggable part: :class:`~verirl.registry.Spec` and the shared
+:class:`~verirl.registry.NoParams`; the parts that used to be chosen by an ``if`` or a
+``Literal`` (curriculum kinds, checker backends, group filters, aggregations) are chosen by
+name from a plug-in's registration too."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from verirl.assembly import load_config
+from verirl.config import ConfigError
+from verirl.curriculum import CURRICULA, build_curriculum
+from verirl.envs import get_env
+from verirl.errors import UnknownNameError
+from verirl.provers.settings import CHECKERS, Provers
+from verirl.registry import NoParams, Registry, Spec
+from verirl.rewards import REWARDS
+from verirl.rollout.base import ENGINES, HoldsOwnWeights, ScoresSequences, Sleeps
+from verirl.rollout.collect import COLLECTORS
+from verirl.train.group_filters import GROUP_FILTERS
+from verirl.train.loggers import LOGGERS
+from verirl.train.loss import POLICY_LOSSES
+from verirl.train.optimizers import OPTIMIZERS
+from verirl.types import Rollout, Verdict
+from verirl.verification.executors import EXECUTORS
+
+PLUGIN = "run.plugins=[tests.plugin_registries]"
+
+
+class _Scale(BaseModel):
+    factor: int = 1
+
+
+def _times(params: _Scale, x: int) -> int:
+    return params.factor * x
+
+
+def test_a_spec_parses_params_and_builds_its_part() -> None:
+    spec: Spec[int] = Spec("times", _times, _Scale, "multiplies")
+    assert spec.build({"factor": 3}, 5) == 15
+    assert spec.build(_Scale(factor=2), 5) == 10  # a parsed model passes through
+    assert spec.build(None, 5) == 5
+    with pytest.raises(ValidationError):
+        spec.build({"factor": "many"}, 5)
+    lazy: Spec[int] = Spec("lazy", "tests.test_registry:_times", _Scale)
+    assert lazy.load() is _times and lazy.build({}, 4) == 4
+
+
+def test_no_params_refuses_any_key_and_is_the_only_one() -> None:
+    with pytest.raises(ValidationError, match="extra"):
+        NoParams.model_validate({"typo": 1})
+    import verirl.credit.base
+    import verirl.rewards.base
+    import verirl.rollout.collect
+    import verirl.train.off_policy
+
+    for module in (
+        verirl.credit.base,
+        verirl.rewards.base,
+        verirl.rollout.collect,
+        verirl.train.off_policy,
+    ):
+        assert getattr(module, "NoParams", NoParams) is NoParams, module.__name__
+
+
+# The built-in parts of each registry (a plug-in may add more).
+BUILT_IN = {
+    "executor": {"inline", "processes", "ray", "threads"},
+    "rollout engine": {"hf", "vllm"},
+    "collector": {"multi_turn", "single_turn"},
+    "reward source": {"cer", "env", "exact_match", "rule", "rule_cer", "verifree"},
+    "logger": {"tensorboard", "trackio", "wandb"},
+    "optimizer": {"adamw", "adamw_8bit", "paged_adamw", "paged_adamw_8bit"},
+    "policy loss": {"clipped_surrogate"},
+    "group filter": {"mixed_correctness", "reward_variance"},
+}
+
+
+@pytest.mark.parametrize(
+    "registry",
+    [EXECUTORS, ENGINES, COLLECTORS, REWARDS, LOGGERS, OPTIMIZERS, POLICY_LOSSES, GROUP_FILTERS],
+    ids=lambda r: r.kind,
+)
+def test_every_built_in_part_is_a_spec_with_a_description(registry: Registry[Spec]) -> None:
+    from verirl.rollout.base import get_engine
+    from verirl.rollout.collect import get_collector
+
+    get_engine("hf"), get_collector("single_turn")  # the modules that register them
+    assert BUILT_IN[registry.kind] <= set(registry.names()), registry.kind
+    for name, spec in registry.items():
+        assert isinstance(spec, Spec) and spec.name == name
+        assert issubclass(spec.params, BaseModel)
+        where = spec.factory if isinstance(spec.factory, str) else spec.factory.__module__
+        if where.startswith("verirl."):  # the test plug-ins may leave it out
+            assert spec.description, f"{registry.kind} {name!r} has no description"
+
+
+def test_registry_add_refuses_a_second_part_under_one_name() -> None:
+    reg: Registry[Spec[int]] = Registry("thing")
+    reg.add(Spec("a", _times))
+    with pytest.raises(ValueError, match="thing 'a' is already registered"):
+        reg.add(Spec("a", lambda p, x: x))
+    with pytest.raises(UnknownNameError, match="unknown thing 'b'; known: a"):
+        reg.get("b")
+
+
+def test_a_plugin_curriculum_kind_is_chosen_by_name() -> None:
+    cfg = load_config(None, [PLUGIN, "curriculum.kind=test_top_only", "curriculum.static_high=3"])
+    assert "test_top_only" in CURRICULA
+    curriculum = build_curriculum(cfg.curriculum, seed=0)
+    assert {p.difficulty for p in curriculum.sample(12)} == {3}
+    with pytest.raises(ConfigError, match=r"curriculum\.kind: unknown curriculum kind 'nope'"):
+        load_config(None, ["curriculum.kind=nope"])
+
+
+def test_a_plugin_checker_backend_is_built_from_its_settings() -> None:
+    cfg = load_config(None, [PLUGIN, "provers.coq.backend=test_counting", "provers.coq.workers=3"])
+    assert sorted(CHECKERS["coq"]) == ["coqc", "coqide", "test_counting"]
+    with Provers(cfg.provers) as provers:
+        checker = provers.checker("coq")
+        assert checker.name == "test-counting" and checker.workers == 3  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match=r"provers\.lean\.backend: unknown lean checker backend"):
+        load_config(None, ["provers.lean.backend=coqc"])
+
+
+def test_group_filters_keep_what_they_say() -> None:
+    problem = get_env("addition").generate(0, 0)
+
+    def group(rewards: list[float], correct: list[bool]) -> list[Rollout]:
+        return [
+            Rollout(problem, 0, (1,), (2,), (0.0,), "x", "stop", verdict=Verdict(w, c))
+            for w, c in zip(rewards, correct, strict=True)
+        ]
+
+    variance = GROUP_FILTERS.get("reward_variance")
+    mixed = GROUP_FILTERS.get("mixed_correctness")
+    graded = group([0.5, 0.2], [False, False])  # two partial credits, nothing solved
+    assert variance.build(None, graded) is True
+    assert mixed.build(None, graded) is False
+    solved_once = group([1.0, 0.2], [True, False])
+    assert variance.build(None, solved_once) is True and mixed.build(None, solved_once) is True
+    same = group([1.0, 1.0], [True, True])
+    assert variance.build(None, same) is False and mixed.build(None, same) is False
+
+
+def test_the_filter_and_aggregation_are_checked_against_their_registries() -> None:
+    cfg = load_config(
+        None,
+        [PLUGIN, "dynamic_sampling.filter.name=test_first_correct", "loss.aggregation=test-sum"],
+    )
+    assert cfg.dynamic_sampling.filter.name == "test_first_correct"
+    with pytest.raises(ConfigError, match=r"^loss.aggregation: unknown loss aggregation 'x'"):
+        load_config(None, ["loss.aggregation=x"])
+    with pytest.raises(ConfigError, match=r"^dynamic_sampling.filter.name: unknown group filter"):
+        load_config(None, ["dynamic_sampling.filter.name=x"])
+
+
+def test_optional_engine_hooks_are_declared_protocols() -> None:
+    class Plain:
+        def generate(self, prompts, sampling):  # type: ignore[no-untyped-def]
+            return []
+
+    class OwnCopy(Plain):
+        def sleep(self) -> None: ...
+
+        def weights_mismatch(self, model=None) -> list[str]:  # type: ignore[no-untyped-def]
+            return []
+
+        def sequence_scorer(self):  # type: ignore[no-untyped-def]
+            return None
+
+    from verirl.rollout.vllm_engine import VLLMEngine
+
+    for proto, method in (
+        (Sleeps, "sleep"),
+        (HoldsOwnWeights, "weights_mismatch"),
+        (ScoresSequences, "sequence_scorer"),
+    ):
+        assert not isinstance(Plain(), proto)
+        assert isinstance(OwnCopy(), proto)
+        assert callable(getattr(VLLMEngine, method))  # the engine that implements them

@@ -79,3 +79,20 @@ def test_the_config_names_a_registered_optimizer() -> None:
         load_config(None, ["optim.optimizer.name=sgd"])
     with pytest.raises(ConfigError, match=r"optim\.optimizer\.params"):
         load_config(None, ["optim.optimizer.params={momentum: 0.9}"])
+
+
+@pytest.mark.parametrize("name", ["adamw", "adamw_8bit"])
+def test_a_step_bumps_the_version_of_every_updated_parameter(name: str) -> None:
+    """The engines' weight sync reads version counters; fused kernels do not bump them."""
+    if name == "adamw_8bit":
+        pytest.importorskip("bitsandbytes")
+    updated = torch.nn.Parameter(torch.randn(64, 64))
+    frozen = torch.nn.Parameter(torch.randn(64, 64))  # no gradient this step
+    opt = build_optimizer(
+        name, None, [updated, frozen], AdamSettings(1e-3, (0.9, 0.99), 0.0), torch.device("cpu")
+    )
+    updated.grad = torch.randn(64, 64)
+    before = (updated._version, frozen._version)
+    opt.step()
+    assert updated._version > before[0]
+    assert frozen._version == before[1]

@@ -106,7 +106,20 @@ def build_optimizer(
             f"optim.optimizer {name!r} runs on {' and '.join(spec.devices)} only, not on "
             f"{device.type}; use optim.optimizer.name=adamw (or adamw_8bit for 8-bit state)"
         )
-    return spec.build(params_cfg, list(trainable), settings, device)
+    optimizer = spec.build(params_cfg, list(trainable), settings, device)
+    optimizer.register_step_post_hook(_count_the_update)
+    return optimizer
+
+
+def _count_the_update(optimizer: torch.optim.Optimizer, *_: Any) -> None:
+    """Bump the version counter of every parameter the step updated. Fused kernels (torch's
+    fused AdamW) and bitsandbytes write parameters without bumping it, and the counters are
+    how the rollout engines, the async producer and the Ray workers tell which weights
+    changed since their last sync: without this, vLLM would keep sampling the old policy."""
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            if param.grad is not None:
+                torch.autograd.graph.increment_version(param)
 
 
 @register_optimizer("adamw", state_bytes_per_param=8.0)

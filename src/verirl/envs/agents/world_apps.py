@@ -16,7 +16,7 @@ from typing import Any
 
 from verirl.tools.calls import ParsedReply, ToolCall, decode_transcript, encode_transcript
 from verirl.tools.session import MAX_CALLS_PER_TURN
-from verirl.tools.toolset import Toolset, register_toolset
+from verirl.tools.toolset import Toolset, register_toolset, tool_names
 from verirl.tools.typed import Tool, ToolError, ToolLimits
 from verirl.types import TURN_SEPARATOR
 
@@ -220,8 +220,9 @@ class ToolWorldApps(Toolset):
         ]
 
 
-TOOL_NAMES: tuple[str, ...] = tuple(ToolWorldApps({}).tools())
-"""The tools of the world, by name."""
+TOOL_NAMES: tuple[str, ...] = tuple(tool_names(ToolWorldApps))
+"""The tools of the world, by name (each method's name: read without building the tools'
+schemas, which imports transformers — the verifier workers load every environment)."""
 
 
 def replay(

@@ -23,3 +23,18 @@ def test_loading_and_verifying_every_environment_imports_neither_torch_nor_trans
         [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120, check=True
     ).stdout
     assert "heavy: none" in out.splitlines(), out
+
+
+def test_the_command_line_module_imports_neither() -> None:
+    """Workers started under the `verirl` console script re-import it as their main module
+    (multiprocessing's forkserver re-imports a script run by path), so its import is part of
+    every verifier worker's footprint."""
+    probe = (
+        "import sys, verirl.cli; "
+        "print('heavy:', ','.join(m for m in ('torch', 'transformers') if m in sys.modules) "
+        "or 'none')"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    assert "heavy: none" in out.splitlines(), out

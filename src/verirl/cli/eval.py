@@ -20,7 +20,6 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from verirl.assembly import load_config
 from verirl.cli import eval_proofs
 from verirl.cli.common import console, split_args
 from verirl.config import TrainConfig
@@ -98,6 +97,8 @@ def evaluate(
     path, overrides = split_args(args)
     if checkpoint and path is None and (Path(checkpoint).parent / "config.yaml").is_file():
         path = str(Path(checkpoint).parent / "config.yaml")
+    from verirl.assembly import load_config
+
     cfg = load_config(path, overrides)
     if humaneval and max(pass_k) > cfg.eval.samples:
         raise UserInputError(
@@ -195,6 +196,8 @@ def benchmarks(ns: argparse.Namespace) -> int:
     path, overrides = split_args(ns.args)
     if ns.checkpoint and path is None and (Path(ns.checkpoint).parent / "config.yaml").is_file():
         path = str(Path(ns.checkpoint).parent / "config.yaml")
+    from verirl.assembly import load_config
+
     cfg = load_config(path, overrides)
     engine, tokenizer = _policy_engine(cfg, ns.checkpoint, ns.seed)
     results = []

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from verirl.assembly import load_config
 from verirl.cli.common import split_args
 from verirl.errors import UserInputError
 
@@ -52,6 +51,8 @@ def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -
         except ValueError as exc:
             raise UserInputError(str(exc)) from None
     path, overrides = split_args(args)
+    from verirl.assembly import load_config
+
     cfg = load_config(path, overrides)
     plan = plan_memory(cfg, device, limit, prompt_tokens)
     out = Console()

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from verirl.assembly import load_config
 from verirl.cli.common import split_args
 from verirl.errors import UserInputError
 
@@ -38,6 +37,8 @@ def preflight(args: Sequence[str], problems: int) -> int:
     if problems < 1:
         raise UserInputError(f"--problems must be at least 1 (got {problems})")
     path, overrides = split_args(args)
+    from verirl.assembly import load_config
+
     cfg = load_config(path, overrides)
     report = run_preflight(cfg, problems)
     out = Console()

@@ -29,7 +29,6 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from verirl.assembly import load_config
 from verirl.cli.common import console, keep_traceback, split_args
 from verirl.config import TrainConfig
 from verirl.errors import UserInputError
@@ -46,6 +45,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def train(args: Sequence[str], resume: str | None) -> int:
+    from verirl.assembly import load_config
     from verirl.config import dump_config
     from verirl.trainer import Trainer, new_run_dir
 

@@ -108,17 +108,17 @@ def served_episode(
     from fastapi.testclient import TestClient
 
     from verirl.curriculum import CurriculumConfig
+    from verirl.registry import Plugin
     from verirl.serve.app import build_app
     from verirl.serve.gym import Gym
-    from verirl.serve.settings import ServeConfig
+    from verirl.serve.settings import GymConfig
+    from verirl.verification.settings import VerificationConfig
 
-    gym = Gym.from_config(
-        ServeConfig(),
-        CurriculumConfig(environments=[ENV]),
-        executor_name="inline",
-        timeout_s=10.0,
-        state_path=str(tmp_path / "state.sqlite"),
+    config = GymConfig(
+        curriculum=CurriculumConfig(environments=[ENV]),
+        verification=VerificationConfig(executor=Plugin(name="inline"), timeout_s=10.0),
     )
+    gym = Gym.from_config(config, state_path=str(tmp_path / "state.sqlite"))
     reward = None
     with TestClient(build_app(gym)) as client, client.websocket_connect("/ws") as ws:
 

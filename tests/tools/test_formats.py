@@ -110,6 +110,8 @@ def test_hostile_replies_stay_bounded() -> None:
 
 def test_format_is_detected_from_the_template() -> None:
     ctu = pytest.importorskip("trl.chat_template_utils", reason="TRL ships real templates")
+    if not hasattr(ctu, "qwen2_5_chat_template"):  # an older TRL (the lowest-versions stage)
+        pytest.skip("this TRL ships no Qwen chat templates")
     assert detect_format(project_template("chatml_tools")) == "chatml_tools"
     assert detect_format(ctu.qwen2_5_chat_template) == "hermes"
     assert detect_format(ctu.qwen3_chat_template) == "hermes"

@@ -254,6 +254,8 @@ def test_wrong_format_for_a_template_is_a_break(tok: Any) -> None:
 
 def test_trl_real_templates_qwen3_refused_its_training_template_accepted(tok: Any) -> None:
     ctu = pytest.importorskip("trl.chat_template_utils", reason="TRL ships the Qwen templates")
+    if not hasattr(ctu, "qwen2_5_chat_template"):  # an older TRL (the lowest-versions stage)
+        pytest.skip("this TRL ships no Qwen chat templates")
     qwen3 = check_tool_template(tok, HERMES, ctu.qwen3_chat_template)
     assert not qwen3.preserving
     training = ctu.get_training_chat_template.__globals__["qwen3_training_chat_template"]

@@ -45,7 +45,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -385,19 +385,7 @@ class MultiTurn(Collector):
         return extra
 
     def _to_rollout(self, ep: _Episode) -> Rollout:
-        scores = [t.score for t in ep.turns]
-        success = [i + 1 for i, r in enumerate(scores) if r >= self.params.success_threshold]
-        last = ep.verdicts[-1]
-        verdict = dataclasses.replace(
-            last,
-            extra={
-                **dict(last.extra),
-                "best_score": max(scores),
-                "turns": len(ep.turns),
-                "success_turn": success[0] if success else None,
-                "turn_scores": scores,
-            },
-        )
+        verdict = episode_verdict(ep.verdicts[-1], ep.turns, self.params.success_threshold)
         return Rollout(
             problem=ep.problem,
             group=ep.group,
@@ -410,6 +398,23 @@ class MultiTurn(Collector):
             turns=tuple(ep.turns),
             verdict=verdict,
         )
+
+
+def episode_verdict(
+    last: Verdict, turns: Sequence[Turn], success_threshold: float, **extra: Any
+) -> Verdict:
+    """A multi-turn episode's verdict: its last turn's, with the episode's summary in
+    ``extra`` (best score, turns taken, the first turn scoring at least
+    ``success_threshold``, every turn's score) and any further ``extra`` fields."""
+    scores = [t.score for t in turns]
+    success = [i + 1 for i, r in enumerate(scores) if r >= success_threshold]
+    summary = {
+        "best_score": max(scores),
+        "turns": len(turns),
+        "success_turn": success[0] if success else None,
+        "turn_scores": scores,
+    }
+    return dataclasses.replace(last, extra={**dict(last.extra), **summary, **extra})
 
 
 def _transcript(ep: _Episode, k: int, text: str) -> str:

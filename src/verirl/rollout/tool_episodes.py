@@ -50,6 +50,7 @@ from verirl.rollout.collect import Collector, Scorer, register_collector
 from verirl.rollout.multiturn import (
     ScoreMap,
     episode_metrics,
+    episode_verdict,
     mean_nll,
     select_counterfactual_turns,
     turn_score,
@@ -450,19 +451,11 @@ class ToolCalls(Collector):
         return extra
 
     def _to_rollout(self, ep: _Episode) -> Rollout:
-        scores = [t.score for t in ep.turns]
-        success = [i + 1 for i, r in enumerate(scores) if r >= self.params.success_threshold]
-        last = ep.verdicts[-1]
-        verdict = dataclasses.replace(
-            last,
-            extra={
-                **dict(last.extra),
-                "best_score": max(scores),
-                "turns": len(ep.turns),
-                "success_turn": success[0] if success else None,
-                "turn_scores": scores,
-                "tool_calls": sum(len(o.reply.calls) for o in ep.outcomes),
-            },
+        verdict = episode_verdict(
+            ep.verdicts[-1],
+            ep.turns,
+            self.params.success_threshold,
+            tool_calls=sum(len(o.reply.calls) for o in ep.outcomes),
         )
         t = ep.tokens
         return Rollout(

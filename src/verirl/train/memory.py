@@ -157,10 +157,13 @@ def return_freed_memory_to_the_os(threshold: int = RETURN_TO_OS_BYTES) -> bool:
     own and unmaps it when freed, and ``M_TRIM_THRESHOLD`` trims the heap top at the same
     size. Applies to the whole process; see :class:`HeapRelease` for how the Trainer uses it."""
     libc = _libc()
-    if libc is None:
-        return False
-    ok = libc.mallopt(_M_MMAP_THRESHOLD, threshold) == 1
-    return bool(ok and libc.mallopt(_M_TRIM_THRESHOLD, threshold) == 1)
+    return libc is not None and _set_thresholds(libc, threshold)
+
+
+def _set_thresholds(libc: Any, nbytes: int) -> bool:
+    """Map allocations of ``nbytes`` or more on their own and trim the heap top at that size."""
+    ok = libc.mallopt(_M_MMAP_THRESHOLD, nbytes) == 1
+    return bool(ok and libc.mallopt(_M_TRIM_THRESHOLD, nbytes) == 1)
 
 
 class HeapRelease:
@@ -178,12 +181,7 @@ class HeapRelease:
     def __init__(self, enabled: bool) -> None:
         self.libc = _libc() if enabled else None
         if self.libc is not None:
-            self._threshold(FAST_MMAP_BYTES)
-
-    def _threshold(self, nbytes: int) -> None:
-        assert self.libc is not None
-        self.libc.mallopt(_M_MMAP_THRESHOLD, nbytes)
-        self.libc.mallopt(_M_TRIM_THRESHOLD, nbytes)
+            _set_thresholds(self.libc, FAST_MMAP_BYTES)
 
     @contextlib.contextmanager
     def learning(self) -> Iterator[None]:
@@ -191,11 +189,11 @@ class HeapRelease:
             yield
             return
         self.libc.malloc_trim(0)  # what sampling left free in the heap goes back first
-        self._threshold(RETURN_TO_OS_BYTES)
+        _set_thresholds(self.libc, RETURN_TO_OS_BYTES)
         try:
             yield
         finally:
-            self._threshold(FAST_MMAP_BYTES)
+            _set_thresholds(self.libc, FAST_MMAP_BYTES)
 
 
 def wait_and_measure(proc: Any, interval_s: float = 0.02) -> tuple[int, int]:

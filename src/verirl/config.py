@@ -715,15 +715,23 @@ def _read(path: str | Path | None, overrides: list[str] | None) -> dict[str, Any
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError(f"config file {str(p)!r} must hold a mapping at the top level")
         data = loaded or {}
-    for item in overrides or []:
+    # a component's new name first, so that its parameters given beside it survive
+    names_first = sorted(overrides or [], key=lambda item: not _names_a_component(item))
+    for item in names_first:
         apply_override(data, item)
     import_plugins(data)
     return data
 
 
+def _names_a_component(item: str) -> bool:
+    return item.split("=", 1)[0].strip().endswith(".name")
+
+
 def apply_override(data: dict[str, Any], item: str) -> None:
     """Apply ``a.b.c=value`` to nested ``data``; the value is parsed as YAML (``3``, ``1e-5``,
-    ``true``, ``[a, b]``, ``null``)."""
+    ``true``, ``[a, b]``, ``null``). Naming another component (``x.name=other`` where ``x``
+    names one already) drops ``x.params``: they were the old component's, as in
+    :func:`_merged`."""
     if "=" not in item:
         raise ConfigError(f"override {item!r} must look like key.sub=value")
     key, raw = item.split("=", 1)
@@ -742,6 +750,8 @@ def apply_override(data: dict[str, Any], item: str) -> None:
         elif not isinstance(child, dict):
             raise ConfigError(f"override {item!r}: {part!r} is not a section")
         node = child
+    if parts[-1] == "name" and node.get("name") not in (None, value):
+        node.pop("params", None)
     node[parts[-1]] = value
 
 

@@ -1,7 +1,8 @@
 """Summarise experiments/tools_native.sh: per run, held-out task success and the rate of
 well-formed tool calls before and after training (Wilson 95% intervals: success over the
-held-out episodes, well-formed over their replies), the training minutes and seconds per step;
-then each credit's mean over seeds with the range.
+held-out episodes, well-formed over their replies, accepted over their calls: a call is
+refused when it names a tool the task does not offer or gives arguments of the wrong type),
+the training steps and seconds per step; then each credit's mean over seeds with the range.
 
     python experiments/tools_native.py runs/tools_native
 """
@@ -54,6 +55,9 @@ def summarise(root: Path) -> list[dict[str, object]]:
             entry[f"{phase}/wellformed"] = row[f"{phase}/episode/tools/wellformed_rate"]
             entry[f"{phase}/episodes"] = episodes
             entry[f"{phase}/turns"] = turns
+            calls = round(row[f"{phase}/episode/tools/calls_per_turn"] * turns)
+            entry[f"{phase}/accepted"] = 1.0 - row[f"{phase}/episode/tools/refused_call_rate"]
+            entry[f"{phase}/calls"] = calls
         entry.update(rows["train"])
         table.append(entry)
     return table
@@ -63,20 +67,24 @@ def main(root: Path) -> None:
     table = summarise(root)
     print(
         "| run | credit | steps | s/step | success before | success after "
-        "| well-formed before | well-formed after |"
+        "| well-formed before | well-formed after | calls accepted before | calls accepted after |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for e in table:
         cells = [str(e["run"]), str(e["credit"]), str(e["steps"]), f"{e['step_s']:.0f}"]
-        for phase in ("eval_before", "eval_after"):
-            cells.append(_interval(float(e[f"{phase}/success"]), int(e[f"{phase}/episodes"])))
-        for phase in ("eval_before", "eval_after"):
-            cells.append(_interval(float(e[f"{phase}/wellformed"]), int(e[f"{phase}/turns"])))
+        for key, n in (("success", "episodes"), ("wellformed", "turns"), ("accepted", "calls")):
+            for phase in ("eval_before", "eval_after"):
+                if f"{phase}/{key}" not in e:  # a run still training, or stopped before it
+                    cells.append("—")
+                    continue
+                cells.append(_interval(float(e[f"{phase}/{key}"]), int(e[f"{phase}/{n}"])))
         print("| " + " | ".join(cells) + " |")
     print()
     for credit in sorted({str(e["credit"]) for e in table}):
-        runs = [e for e in table if e["credit"] == credit]
-        for key in ("eval_after/success", "eval_after/wellformed"):
+        runs = [e for e in table if e["credit"] == credit and "eval_after/success" in e]
+        if not runs:
+            continue
+        for key in ("eval_after/success", "eval_after/wellformed", "eval_after/accepted"):
             values = [float(e[key]) for e in runs]  # type: ignore[arg-type]
             print(
                 f"{credit} {key}: mean {mean(values):.3f} over {len(values)} seeds "

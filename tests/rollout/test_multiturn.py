@@ -384,3 +384,25 @@ def test_evaluation_runs_refinement_episodes_without_counterfactual(tok, formatt
     assert ep["turns_to_success"] == 2.0 and ep["mean_turns"] == 2.5 and ep["cf_turns"] == 0.0
     assert result.flat("eval")["eval/episode/turns_to_success"] == 2.0
     assert training.params.counterfactual, "the training collector is left unchanged"
+
+
+def test_eval_metrics_carry_accuracy_per_difficulty() -> None:
+    """The held-out accuracy of each environment, per difficulty, next to its mean (the report
+    reads ``<env>/accuracy`` as an environment: the per-difficulty keys must not match it)."""
+    from pathlib import Path
+
+    from verirl.report import RunData
+    from verirl.train.evaluate import EvalResult
+
+    result = EvalResult(
+        accuracy={"tool_world": 0.5},
+        accuracy_by_difficulty={"tool_world": {0: 1.0, 2: 0.0}},
+        mean_reward={"tool_world": 0.0},
+        format_rate={"tool_world": 1.0},
+    )
+    flat = result.flat("eval_after")
+    assert flat["eval_after/tool_world/accuracy_d0"] == 1.0
+    assert flat["eval_after/tool_world/accuracy_d2"] == 0.0
+    assert flat["eval_after/accuracy"] == 0.5
+    run = RunData(run_dir=Path("run"), config={}, rows=[{"step": 0, **flat}])
+    assert run.eval_envs() == ["tool_world"]

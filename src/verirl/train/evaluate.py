@@ -40,6 +40,8 @@ class EvalResult:
         for env, acc in self.accuracy.items():
             out[f"{prefix}/{env}/accuracy"] = acc
             out[f"{prefix}/{env}/format"] = self.format_rate[env]
+            for d, by_d in self.accuracy_by_difficulty.get(env, {}).items():
+                out[f"{prefix}/{env}/accuracy_d{d}"] = by_d
         out.update({f"{prefix}/episode/{k}": v for k, v in self.episode.items()})
         return out
 

@@ -17,4 +17,4 @@ for seed in ${SEEDS:-0 1}; do
   flock "$lock" $verirl train examples/tcpo_tools.yaml run.name=mt_grpo-s$seed run.seed=$seed \
     credit.name=mt_grpo 'credit.params={}' "${common[@]}"
 done
-python experiments/tools_native.py "$out"
+${PYTHON:-.venv/bin/python} experiments/tools_native.py "$out"

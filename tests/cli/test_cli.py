@@ -104,3 +104,16 @@ def test_a_bad_model_path_is_one_line_and_leaves_no_run_directory(
     assert code == 2 and "Traceback" not in err
     assert "model path '/nonexistent/model' does not exist" in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_config_and_overrides_may_surround_the_options() -> None:
+    """``verirl eval run.yaml --checkpoint DIR key=value``: argparse alone rejected the words
+    after an option ("unrecognized arguments"); they are the command's overrides."""
+    from verirl.cli import parse
+
+    ns = parse(["eval", "run.yaml", "--checkpoint", "ck", "eval.problems=4", "--limit", "2", "a=1"])
+    assert (ns.args, ns.checkpoint, ns.limit) == (["run.yaml", "eval.problems=4", "a=1"], "ck", 2)
+    for bad in (["eval", "run.yaml", "--checkpoint", "ck", "--bogus"], ["envs", "list", "extra"]):
+        with pytest.raises(SystemExit) as info:
+            parse(bad)
+        assert info.value.code == 2

@@ -22,14 +22,27 @@ from verirl.config import ConfigError
 from verirl.errors import UserInputError
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line parsed. A command's config and overrides may come before, between and
+    after its options (``verirl eval run.yaml --checkpoint DIR eval.problems=4``): argparse
+    alone gives a list positional only its first run of words."""
     parser = argparse.ArgumentParser(prog="verirl", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     for group in (train, eval, preflight, memory, report, envs, config, doctor, serve):
         group.register(sub)
 
-    ns = parser.parse_args(argv)
+    ns, extra = parser.parse_known_args(argv)
+    words = isinstance(getattr(ns, "args", None), list)
+    if extra and (not words or any(e.startswith("-") for e in extra)):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:
+        ns.args.extend(extra)
+    return ns
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ns = parse(argv)
     try:
         code: int = ns.run(ns)
         return code

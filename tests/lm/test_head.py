@@ -3,6 +3,8 @@ and gradients, for every chunk size, temperature and mask."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 
@@ -21,13 +23,32 @@ def _reference(head: torch.nn.Module, hidden: torch.Tensor, targets: torch.Tenso
     return z.gather(-1, targets[..., None]).squeeze(-1) - torch.logsumexp(z, -1), z
 
 
-def assert_close(a: torch.Tensor, b: torch.Tensor) -> None:
-    """Equal within 1e-6 of the tensor's scale (max(1, max |b|)) in float32: chunks sum a
-    weight's gradient in another order than one matrix product, and a one-row chunk takes the
-    matrix-vector kernel, so the last bits may differ (measured: ≤ 3.2e-7 of the scale)."""
-    scale = max(1.0, float(b.detach().abs().max()))
+def _scale(b: torch.Tensor) -> float:
+    return max(1.0, float(b.detach().abs().max()))
+
+
+def assert_close(a: torch.Tensor, b: torch.Tensor, tol: float = 1e-6) -> None:
+    """Equal within ``tol`` of the tensor's scale (max(1, max |b|)) in float32."""
+    scale = _scale(b)
     diff = float((a - b).detach().abs().max())
-    assert diff <= 1e-6 * scale, f"max difference {diff:.3g} at scale {scale:.3g}"
+    assert diff <= tol * scale, f"max difference {diff:.3g} at scale {scale:.3g}"
+
+
+def assert_as_accurate(got: torch.Tensor, today: torch.Tensor, truth: torch.Tensor) -> None:
+    """The chunked gradient ``got`` is within 1e-6 (of the scale) of what float32 allows:
+    measured against the float64 ``truth``, its error exceeds today's full-logits path's own
+    error by at most 1e-6 of the scale. Chunks sum a gradient in another order than one matrix
+    product and a one-row chunk takes the matrix-vector kernel, so the two float32 paths differ
+    in the last bits by an amount that depends on the CPU's kernels (≤ 3.2e-7 of the scale on
+    one host, 1.06e-6 on an AMD EPYC host where today's path is itself 7.8e-7 from float64):
+    the direct comparison is therefore bounded at 2e-6, the accuracy one at 1e-6."""
+    scale = _scale(truth)
+    err = float((got.detach().double() - truth).abs().max())
+    err_today = float((today.detach().double() - truth).abs().max())
+    assert err <= err_today + 1e-6 * scale, (
+        f"error {err:.3g} against float64, today's path {err_today:.3g}, scale {scale:.3g}"
+    )
+    assert_close(got, today, tol=2e-6)
 
 
 def _setup(seed: int, bias: bool = False):  # type: ignore[no-untyped-def]
@@ -61,14 +82,19 @@ def test_values_entropies_and_gradients_equal_the_full_logits(
     ref = ref * mask
     (ref * weights).sum().backward()
     want = [hidden.grad, *(p.grad for p in head.parameters())]
+    head64 = copy.deepcopy(head).double()
+    hidden64 = hidden.detach().double().requires_grad_()
+    ref64, _ = _reference(head64, hidden64, targets, temperature)
+    (ref64 * mask.double() * weights.double()).sum().backward()
+    truth = [hidden64.grad, *(p.grad for p in head64.parameters())]
     assert_close(out.logprobs, ref)
     assert out.entropy is not None
     p = torch.softmax(z.detach(), -1)
     ent = -(p * torch.log_softmax(z.detach(), -1)).sum(-1) * mask
     assert torch.allclose(out.entropy, ent, atol=1e-5)
     assert not out.entropy.requires_grad
-    for a, b in zip(got, want, strict=True):
-        assert_close(a, b)  # type: ignore[arg-type]
+    for a, b, c in zip(got, want, truth, strict=True):
+        assert_as_accurate(a, b, c)  # type: ignore[arg-type]
 
 
 def test_positions_outside_the_mask_are_zero_and_never_reach_the_head() -> None:

@@ -83,6 +83,43 @@ def test_eval_reports_accuracy_per_environment(
     assert "addition" in out and "gcd" in out and "d=1" in out and "overall" in out
 
 
+def test_eval_of_environments_gives_pass_at_k_with_intervals_as_json(
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Several samples per problem: avg@n and pass@k per environment and over all of them,
+    with 95% intervals, on screen and in --out's JSON; a pass@k beyond the samples and a
+    benchmark-only flag are one-line errors naming the fix."""
+    args = [
+        f"model.name={tiny_model_dir}",
+        f"run.dir={tmp_path}",
+        "curriculum.environments=[addition, gcd]",
+        "eval.problems=2",
+        "eval.difficulties=[0, 1]",
+        "eval.samples=2",
+        "eval.temperature=1.0",
+        "rollout.max_new_tokens=4",
+    ]
+    out_file = tmp_path / "res" / "eval.json"
+    assert main(["eval", "--pass-k", "1", "2", "--out", str(out_file), *args]) == 0
+    screen = capsys.readouterr().out
+    assert "pass@2" in screen and "avg@2" in screen and "95% CI" in screen
+    doc = json.loads(out_file.read_text())
+    assert set(doc["environments"]) == {"addition", "gcd"}
+    assert doc["settings"]["samples"] == 2 and doc["settings"]["temperature"] == 1.0
+    for env, entry in doc["environments"].items():
+        m = entry["metrics"]
+        assert m["pass@2"]["problems"] == 4, env  # 2 problems x 2 difficulties
+        assert m["avg@2"]["value"] == pytest.approx(entry["accuracy"])
+        assert m["pass@1"]["value"] <= m["pass@2"]["value"] <= 1.0
+        low, high = m["pass@2"]["ci95"]
+        assert low <= m["pass@2"]["value"] <= high
+    assert doc["all"]["metrics"]["pass@2"]["problems"] == 8
+    assert main(["eval", "--pass-k", "4", *args]) == 2
+    assert "--pass-k 4 needs eval.samples >= 4 (got 2)" in capsys.readouterr().err
+    assert main(["eval", "--samples", "8", *args]) == 2
+    assert "--samples: only with --benchmark" in capsys.readouterr().err
+
+
 def test_report_writes_html_for_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     run.mkdir()
@@ -113,6 +150,10 @@ def test_config_and_overrides_may_surround_the_options() -> None:
 
     ns = parse(["eval", "run.yaml", "--checkpoint", "ck", "eval.problems=4", "--limit", "2", "a=1"])
     assert (ns.args, ns.checkpoint, ns.limit) == (["run.yaml", "eval.problems=4", "a=1"], "ck", 2)
+    ns = parse(["eval", "--pass-k", "1", "8", "run.yaml", "a=1", "--checkpoint", "ck", "b=2"])
+    assert (ns.pass_k, ns.args, ns.checkpoint) == ([1, 8], ["run.yaml", "a=1", "b=2"], "ck")
+    with pytest.raises(SystemExit):
+        parse(["eval", "--pass-k", "run.yaml"])  # no k at all
     for bad in (["eval", "run.yaml", "--checkpoint", "ck", "--bogus"], ["envs", "list", "extra"]):
         with pytest.raises(SystemExit) as info:
             parse(bad)

@@ -378,6 +378,7 @@ def test_evaluation_runs_refinement_episodes_without_counterfactual(tok, formatt
     )
     result = evaluate(engine, formatter, PROBLEMS, samples=1, collector=training)
     assert result.accuracy == {"addition": 0.5}
+    assert result.counts == {"addition": [(1, 1), (1, 0)]}  # (samples, solved) per problem
     assert all(call[1].n == 1 for call in engine.calls), "no counterfactual call"
     ep = result.episode
     assert ep["best_turn_accuracy"] == 0.5 and ep["first_turn_accuracy"] == 0.0
@@ -406,3 +407,28 @@ def test_eval_metrics_carry_accuracy_per_difficulty() -> None:
     assert flat["eval_after/accuracy"] == 0.5
     run = RunData(run_dir=Path("run"), config={}, rows=[{"step": 0, **flat}])
     assert run.eval_envs() == ["tool_world"]
+
+
+def test_eval_summary_is_the_unbiased_pass_at_k_with_intervals() -> None:
+    """avg@n and pass@k from each problem's (samples, solved) pair, by hand: 4 samples with
+    1, 0 and 4 solved give pass@2 = mean(1 − C(3,2)/C(4,2), 0, 1) = 0.5, avg@4 = 1.25/3; a
+    second environment adds an "all" row over every problem."""
+    from verirl.train.evaluate import EvalResult
+
+    result = EvalResult(
+        accuracy={"a": 1.25 / 3, "b": 0.5},
+        accuracy_by_difficulty={"a": {0: 1.25 / 3}, "b": {0: 0.5}},
+        mean_reward={"a": 0.0, "b": 0.0},
+        format_rate={"a": 1.0, "b": 1.0},
+        counts={"a": [(4, 1), (4, 0), (4, 4)], "b": [(4, 2)]},
+    )
+    s = result.summary((1, 2))
+    assert s["a"]["pass@2"].value == pytest.approx(0.5)
+    assert s["a"]["avg@4"].value == pytest.approx(1.25 / 3) == s["a"]["pass@1"].value
+    assert s["a"]["pass@2"].low <= 0.5 <= s["a"]["pass@2"].high
+    assert s["a"]["pass@2"].method == "bootstrap" and s["a"]["pass@2"].problems == 3
+    # b: 1 − C(2,2)/C(4,2) = 5/6; all: the four problems together
+    assert s["all"]["pass@2"].value == pytest.approx((0.5 + 0 + 1 + 5 / 6) / 4)
+    assert s["all"]["pass@2"].problems == 4
+    with pytest.raises(ValueError, match="pass@8 needs at least 8 samples"):
+        result.summary((8,))

@@ -13,7 +13,9 @@ over the library; :func:`main` parses, dispatches and turns errors into exit sta
 from __future__ import annotations
 
 import argparse
+import sys
 import traceback
+from collections import Counter
 from collections.abc import Sequence
 
 from verirl.cli import config, doctor, envs, eval, memory, preflight, report, serve, train
@@ -32,12 +34,20 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     for group in (train, eval, preflight, memory, report, envs, config, doctor, serve):
         group.register(sub)
 
+    argv = list(sys.argv[1:] if argv is None else argv)
     ns, extra = parser.parse_known_args(argv)
+    extra = [*(getattr(ns, "words_after_options", None) or []), *extra]
     words = isinstance(getattr(ns, "args", None), list)
     if extra and (not words or any(e.startswith("-") for e in extra)):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    if extra:
-        ns.args.extend(extra)
+    if extra:  # the config and overrides in the order they were typed (a later one wins)
+        left = Counter([*ns.args, *extra])
+        ordered = []
+        for word in argv:
+            if left[word] > 0:
+                left[word] -= 1
+                ordered.append(word)
+        ns.args = ordered
     return ns
 
 

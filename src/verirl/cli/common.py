@@ -3,6 +3,7 @@ keeping a failed run's traceback."""
 
 from __future__ import annotations
 
+import argparse
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,3 +31,30 @@ def split_args(args: Sequence[str]) -> tuple[str | None, list[str]]:
     if overrides and "=" not in overrides[0]:
         path = overrides.pop(0)
     return path, overrides
+
+
+class IntsThenWords(argparse.Action):
+    """``--pass-k 1 8 run.yaml key=value``: the integers are the option's values, the words
+    after them the command's config and overrides (argparse alone gives a ``nargs="+"``
+    option every word up to the next option, and then fails on ``run.yaml``). The words are
+    kept in ``words_after_options``; :func:`verirl.cli.parse` adds them to ``args``."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        items = [str(v) for v in (values if isinstance(values, list) else [values])]
+        ints = []
+        for i, item in enumerate(items):
+            try:
+                ints.append(int(item))
+            except ValueError:
+                if not ints:
+                    parser.error(f"argument {option_string}: invalid int value: {item!r}")
+                words = getattr(namespace, "words_after_options", None) or []
+                namespace.words_after_options = [*words, *items[i:]]
+                break
+        setattr(namespace, self.dest, ints)

@@ -4,6 +4,7 @@ benchmarks with intervals (``--benchmark``, :mod:`verirl.evals.benchmarks`)."""
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from verirl.cli import eval_proofs
-from verirl.cli.common import console, split_args
+from verirl.cli.common import IntsThenWords, console, split_args
 from verirl.config import TrainConfig
 from verirl.errors import UserInputError
 
@@ -38,8 +39,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p_eval.add_argument(
         "--pass-k",
-        type=int,
         nargs="+",
+        action=IntsThenWords,
         default=[1],
         metavar="K",
         help="k values of pass@k; eval.samples (--samples with --benchmark) must be >= the largest",
@@ -74,15 +75,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--prompt", default="boxed-user", help="math prompt: boxed-user (default) or boxed-system"
     )
     bench.add_argument("--seed", type=int, default=0, help="sampling (and GSM-Symbolic) seed")
-    bench.add_argument("--out", metavar="PATH", help="write every number and sample as JSON")
     eval_proofs.add_arguments(bench)
-    p_eval.set_defaults(run=run)
+    p_eval.add_argument(
+        "--out", metavar="PATH", help="write every number as JSON (with --benchmark: every sample)"
+    )
+    only_bench = {a.dest: a.default for a in bench._group_actions if a.dest != "benchmark"}
+    p_eval.set_defaults(run=run, bench_only=only_bench)
 
 
 def run(ns: argparse.Namespace) -> int:
     if ns.benchmark:
         return benchmarks(ns)
-    return evaluate(ns.args, ns.checkpoint, ns.humaneval, ns.pass_k, ns.humaneval_limit)
+    given = [d for d, default in getattr(ns, "bench_only", {}).items() if getattr(ns, d) != default]
+    if given:
+        flags = ", ".join("--" + d.replace("_", "-") for d in given)
+        raise UserInputError(
+            f"{flags}: only with --benchmark; the environments' evaluation reads the config "
+            "(eval.samples=8 eval.temperature=0.8 eval.problems=N rollout.max_new_tokens=N)"
+        )
+    return evaluate(ns.args, ns.checkpoint, ns.humaneval, ns.pass_k, ns.humaneval_limit, out=ns.out)
 
 
 def evaluate(
@@ -91,7 +102,11 @@ def evaluate(
     humaneval: bool = False,
     pass_k: Sequence[int] = (1,),
     humaneval_limit: int | None = None,
+    out: str | None = None,
 ) -> int:
+    """Held-out accuracy of each environment (by difficulty) under the training prompt; with
+    several samples per problem (``eval.samples``) also avg@n and the unbiased pass@k of each
+    ``pass_k`` with 95% intervals; ``out``: every number as JSON."""
     from verirl.trainer import Trainer
 
     path, overrides = split_args(args)
@@ -100,7 +115,7 @@ def evaluate(
     from verirl.assembly import load_config
 
     cfg = load_config(path, overrides)
-    if humaneval and max(pass_k) > cfg.eval.samples:
+    if max(pass_k) > cfg.eval.samples:
         raise UserInputError(
             f"--pass-k {max(pass_k)} needs eval.samples >= {max(pass_k)} (got {cfg.eval.samples})"
         )
@@ -122,7 +137,60 @@ def evaluate(
         table.add_row(env, *[f"{by.get(d, 0.0):.3f}" for d in cfg.eval.difficulties], f"{acc:.3f}")
     Console().print(table)
     Console().print(f"overall: {result.overall:.3f}")
+    ks = sorted({1, *pass_k})
+    summary = result.summary(ks, seed=cfg.run.seed)
+    if cfg.eval.samples > 1 or max(ks) > 1:
+        Console().print(_summary_table(summary, cfg))
+    if out:
+        doc: dict[str, Any] = {
+            "model": cfg.model.name,
+            "checkpoint": checkpoint,
+            "settings": {
+                "problems": cfg.eval.problems,
+                "difficulties": list(cfg.eval.difficulties),
+                "samples": cfg.eval.samples,
+                "temperature": cfg.eval.temperature,
+                "max_new_tokens": cfg.rollout.max_new_tokens,
+                "seed": cfg.run.seed,
+            },
+            "environments": {
+                env: {
+                    "accuracy": result.accuracy[env],
+                    "accuracy_by_difficulty": result.accuracy_by_difficulty[env],
+                    "format_rate": result.format_rate[env],
+                    "metrics": {name: e.as_dict() for name, e in summary[env].items()},
+                }
+                for env in result.accuracy
+            },
+        }
+        if "all" in summary:
+            doc["all"] = {"metrics": {name: e.as_dict() for name, e in summary["all"].items()}}
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(doc, indent=1) + "\n")
+        Console().print(f"results: {out}")
     return 0
+
+
+def _summary_table(summary: dict[str, dict[str, Any]], cfg: TrainConfig) -> Table:
+    """avg@n and pass@k per environment, each with its 95% interval and the budget."""
+    e = cfg.eval
+    table = Table(
+        title=f"{e.samples} sample(s) per problem at T = {e.temperature:g}, "
+        f"at most {cfg.rollout.max_new_tokens} new tokens: mean over problems, 95% interval"
+    )
+    for col in ("environment", "problems", "metric", "value", "95% CI", "CI method"):
+        table.add_column(col, justify="left" if col in ("environment", "metric") else "right")
+    for env, metrics in summary.items():
+        for i, (name, est) in enumerate(metrics.items()):
+            table.add_row(
+                env if i == 0 else "",
+                str(est.problems) if i == 0 else "",
+                name,
+                f"{est.value:.3f}",
+                f"{est.low:.3f}-{est.high:.3f}",
+                est.method,
+            )
+    return table
 
 
 def _humaneval(trainer: Any, cfg: TrainConfig, ks: Sequence[int], limit: int | None) -> None:

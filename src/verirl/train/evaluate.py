@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from verirl.curriculum import eval_seed
 from verirl.envs import get_env
+from verirl.evals.stats import Estimate, summarize
 from verirl.registry import NoParams
 from verirl.rewards.base import RewardContext
 from verirl.rewards.stage import env_reward_stage
@@ -30,6 +31,18 @@ class EvalResult:
     mean_reward: dict[str, float]
     format_rate: dict[str, float]  # share of answers the verifier could read (reward > -1)
     episode: dict[str, float] = field(default_factory=dict)  # the collector's metrics
+    # per environment, one (samples, correct) pair per problem: pass@k and its interval
+    counts: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def summary(self, ks: Sequence[int] = (1,), seed: int = 0) -> dict[str, dict[str, Estimate]]:
+        """avg@n and the unbiased pass@k of each environment, each with its 95% interval
+        (:func:`verirl.evals.stats.summarize`: Wilson for one sample a problem, else the
+        bootstrap over problems); with several environments also ``"all"``, every problem of
+        every environment one unit."""
+        out = {env: summarize(c, ks, seed) for env, c in self.counts.items()}
+        if len(self.counts) > 1:
+            out["all"] = summarize([c for cs in self.counts.values() for c in cs], ks, seed)
+        return out
 
     @property
     def overall(self) -> float:
@@ -83,6 +96,7 @@ def evaluate(
     by_diff: dict[str, dict[int, list[float]]] = {}
     reward: dict[str, list[float]] = {}
     fmt: dict[str, list[float]] = {}
+    hits: dict[str, dict[tuple[int, int], list[float]]] = {}  # env -> problem -> verdicts
     for r in rollouts:
         problem = r.problem
         v = r.verdict
@@ -93,6 +107,8 @@ def evaluate(
         )
         reward.setdefault(problem.env, []).append(v.reward)
         fmt.setdefault(problem.env, []).append(float(v.reward > -1.0))
+        key = (problem.difficulty, problem.seed)
+        hits.setdefault(problem.env, {}).setdefault(key, []).append(float(v.correct))
     return EvalResult(
         accuracy={k: _mean(v) for k, v in correct.items()},
         accuracy_by_difficulty={
@@ -101,6 +117,7 @@ def evaluate(
         mean_reward={k: _mean(v) for k, v in reward.items()},
         format_rate={k: _mean(v) for k, v in fmt.items()},
         episode=collector.metrics(),
+        counts={env: [(len(v), int(sum(v))) for v in per.values()] for env, per in hits.items()},
     )
 
 

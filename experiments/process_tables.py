@@ -1,7 +1,9 @@
-"""The table of experiments/process_coq_stdlib.sh: held-out pass@k of each run, with its 95%
-interval, and each arm's mean over its seeds.
+"""The table of experiments/process_coq_stdlib.sh and process_coq_generated.sh: held-out pass@k
+of each run, with its 95% interval, and each arm's mean over its seeds.
 
-Run: ``python experiments/process_tables.py runs/process_coq_stdlib``.
+Run: ``python experiments/process_tables.py runs/process_coq_stdlib`` (a benchmark's results,
+``verirl eval --benchmark ... --out``) or ``runs/process_coq_generated`` (the environments',
+``verirl eval --pass-k ... --out``: every environment's problems together).
 """
 
 from __future__ import annotations
@@ -13,9 +15,14 @@ from pathlib import Path
 
 
 def _entry(path: Path) -> dict:
+    """``{"metrics": ..., "problems_evaluated": n}`` of one results file."""
     doc = json.loads(path.read_text())
-    (entry,) = doc["benchmarks"].values()
-    return entry
+    if "benchmarks" in doc:
+        (entry,) = doc["benchmarks"].values()
+        return entry
+    envs = doc["environments"]
+    metrics = doc["all"]["metrics"] if "all" in doc else next(iter(envs.values()))["metrics"]
+    return {"metrics": metrics, "problems_evaluated": next(iter(metrics.values()))["problems"]}
 
 
 def main(out: Path) -> None:
@@ -32,7 +39,7 @@ def main(out: Path) -> None:
     if not rows:
         raise SystemExit(f"no results in {out}")
     ks = rows[0][2]
-    print("| run | lemmas | " + " | ".join(f"pass@{k} [95% CI]" for k in ks) + " |")
+    print("| run | problems | " + " | ".join(f"pass@{k} [95% CI]" for k in ks) + " |")
     print("|---|---|" + "---|" * len(ks))
     for name, n, _, cells, _ in rows:
         print(f"| {name} | {n} | " + " | ".join(cells) + " |")

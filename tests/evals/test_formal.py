@@ -4,6 +4,7 @@ minif2f-rocq`` end to end (classical provers and a tiny random model, live Coq).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +168,9 @@ def _no_manifest() -> str | None:
 @pytest.mark.coq
 @needs_coq
 @pytest.mark.skipif(_no_manifest() is not None, reason=str(_no_manifest()))
-def test_eval_on_the_stdlib_s_held_out_files(tmp_path: Path) -> None:
+def test_eval_on_the_stdlib_s_held_out_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from verirl.provers.coq.stdlib import file_lemmas, file_split
 
     out = tmp_path / "stdlib.json"
@@ -187,6 +190,9 @@ def test_eval_on_the_stdlib_s_held_out_files(tmp_path: Path) -> None:
         ]
     )
     assert code == 0
+    printed = "".join(capsys.readouterr())
+    rule_line = next(line for line in printed.splitlines() if "excluded" in line)
+    assert re.search(r": 0 of \d+$", rule_line), rule_line  # no excluded lemma: no "()"
     doc = json.loads(out.read_text())["benchmarks"]
     entry = doc["coq-stdlib/heldout [auto]"]
     assert entry["problems_evaluated"] == 4 and entry["split"] == "heldout"

@@ -479,7 +479,12 @@ class EvalConfig(_Section):
         "from training seeds. The default job: 20 (180 problems, evaluated under two prompts "
         "before and after training).",
     )
-    samples: int = Field(1, ge=1, description="k samples per problem; accuracy is their mean.")
+    samples: int = Field(
+        1,
+        ge=1,
+        description="k samples per problem; accuracy is their mean (avg@k). `verirl eval "
+        "--pass-k 1 k` also prints the unbiased pass@k with 95% intervals.",
+    )
     temperature: float = Field(0.0, ge=0, description="0 = greedy decoding.")
     before_and_after: bool = Field(
         True, description="Evaluate before the first step and after the last one."

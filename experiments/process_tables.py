@@ -54,5 +54,27 @@ def main(out: Path) -> None:
             )
 
 
+def per_environment(out: Path) -> None:
+    """The environments' results (``verirl eval --pass-k ... --out``): pass@k of each
+    environment and run, as a second table."""
+    docs = {p.stem: json.loads(p.read_text()) for p in sorted(out.glob("*.json"))}
+    docs = {name: doc for name, doc in docs.items() if "environments" in doc}
+    if not docs:
+        return
+    first = next(iter(docs.values()))["environments"]
+    ks = sorted(int(m.split("@")[1]) for m in next(iter(first.values()))["metrics"] if "pass@" in m)
+    print("\n| run | environment | " + " | ".join(f"pass@{k} [95% CI]" for k in ks) + " |")
+    print("|---|---|" + "---|" * len(ks))
+    for name, doc in docs.items():
+        for env, entry in doc["environments"].items():
+            cells = []
+            for k in ks:
+                m = entry["metrics"][f"pass@{k}"]
+                cells.append(f"{m['value']:.3f} [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]")
+            print(f"| {name} | {env} | " + " | ".join(cells) + " |")
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "runs/process_coq_stdlib"))
+    where = Path(sys.argv[1] if len(sys.argv) > 1 else "runs/process_coq_stdlib")
+    main(where)
+    per_environment(where)

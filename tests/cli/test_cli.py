@@ -111,6 +111,7 @@ def test_eval_of_environments_gives_pass_at_k_with_intervals_as_json(
         assert m["pass@2"]["problems"] == 4, env  # 2 problems x 2 difficulties
         assert m["avg@2"]["value"] == pytest.approx(entry["accuracy"])
         assert m["pass@1"]["value"] <= m["pass@2"]["value"] <= 1.0
+        assert len(entry["per_problem"]) == 4 and all(n == 2 for n, _ in entry["per_problem"])
         low, high = m["pass@2"]["ci95"]
         assert low <= m["pass@2"]["value"] <= high
     assert doc["all"]["metrics"]["pass@2"]["problems"] == 8

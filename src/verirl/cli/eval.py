@@ -159,6 +159,7 @@ def evaluate(
                     "accuracy_by_difficulty": result.accuracy_by_difficulty[env],
                     "format_rate": result.format_rate[env],
                     "metrics": {name: e.as_dict() for name, e in summary[env].items()},
+                    "per_problem": [[n, c] for n, c in result.counts[env]],  # [samples, solved]
                 }
                 for env in result.accuracy
             },

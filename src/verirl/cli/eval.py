@@ -138,6 +138,8 @@ def evaluate(
     Console().print(table)
     Console().print(f"overall: {result.overall:.3f}")
     ks = sorted({1, *pass_k})
+    if not (out or cfg.eval.samples > 1 or max(ks) > 1):
+        return 0
     summary = result.summary(ks, seed=cfg.run.seed)
     if cfg.eval.samples > 1 or max(ks) > 1:
         Console().print(_summary_table(summary, cfg))

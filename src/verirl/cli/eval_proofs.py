@@ -98,10 +98,10 @@ def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
                 )
             items, excluded, rule = formal.load_stdlib(split, ns.seed, ns.difficulty)
             published, where = len(items) + len(excluded), "the installed Coq stdlib"
-        names = f"{', '.join(sorted(excluded)[:6])}{', ...' if len(excluded) > 6 else ''}"
+        shown = f"{', '.join(sorted(excluded)[:6])}{', ...' if len(excluded) > 6 else ''}"
         console.print(
             f"{spec.name}/{split}: {rule}: {len(excluded)} of {published}"
-            + (f" ({names})" if excluded else ""),
+            + (f" ({shown})" if excluded else ""),
             highlight=False,
             soft_wrap=True,
             markup=False,

@@ -25,17 +25,26 @@ def _entry(path: Path) -> dict:
     return {"metrics": metrics, "problems_evaluated": next(iter(metrics.values()))["problems"]}
 
 
+def _ks(metrics: dict) -> list[int]:
+    return sorted(int(m.split("@")[1]) for m in metrics if m.startswith("pass@"))
+
+
+def _cells(metrics: dict, ks: list[int]) -> list[str]:
+    """``value [low, high]`` of pass@k for each k."""
+    out = []
+    for k in ks:
+        m = metrics[f"pass@{k}"]
+        out.append(f"{m['value']:.3f} [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]")
+    return out
+
+
 def main(out: Path) -> None:
     rows = []
     for path in sorted(out.glob("*.json")):
         entry = _entry(path)
         metrics = entry["metrics"]
-        ks = sorted(int(m.split("@")[1]) for m in metrics if m.startswith("pass@"))
-        cells = []
-        for k in ks:
-            m = metrics[f"pass@{k}"]
-            cells.append(f"{m['value']:.3f} [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]")
-        rows.append((path.stem, entry["problems_evaluated"], ks, cells, metrics))
+        ks = _ks(metrics)
+        rows.append((path.stem, entry["problems_evaluated"], ks, _cells(metrics, ks), metrics))
     if not rows:
         raise SystemExit(f"no results in {out}")
     ks = rows[0][2]
@@ -62,16 +71,12 @@ def per_environment(out: Path) -> None:
     if not docs:
         return
     first = next(iter(docs.values()))["environments"]
-    ks = sorted(int(m.split("@")[1]) for m in next(iter(first.values()))["metrics"] if "pass@" in m)
+    ks = _ks(next(iter(first.values()))["metrics"])
     print("\n| run | environment | " + " | ".join(f"pass@{k} [95% CI]" for k in ks) + " |")
     print("|---|---|" + "---|" * len(ks))
     for name, doc in docs.items():
         for env, entry in doc["environments"].items():
-            cells = []
-            for k in ks:
-                m = entry["metrics"][f"pass@{k}"]
-                cells.append(f"{m['value']:.3f} [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]")
-            print(f"| {name} | {env} | " + " | ".join(cells) + " |")
+            print(f"| {name} | {env} | " + " | ".join(_cells(entry["metrics"], ks)) + " |")
 
 
 if __name__ == "__main__":

@@ -63,21 +63,25 @@ def test_envs_check_skips_an_environment_whose_prover_is_missing(
     assert _check_rows(out) == {"coq_proofs": "skipped", "addition": "ok"}, out
 
 
+def _eval_args(model_dir: Path, run_dir: Path, *more: str) -> list[str]:
+    """A tiny model's held-out evaluation: two environments, 2 problems at each of two
+    difficulties, 2 samples each, 4 new tokens."""
+    return [
+        f"model.name={model_dir}",
+        f"run.dir={run_dir}",
+        "curriculum.environments=[addition, gcd]",
+        "eval.problems=2",
+        "eval.difficulties=[0, 1]",
+        "eval.samples=2",
+        *more,
+        "rollout.max_new_tokens=4",
+    ]
+
+
 def test_eval_reports_accuracy_per_environment(
     tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(
-        [
-            "eval",
-            f"model.name={tiny_model_dir}",
-            f"run.dir={tmp_path}",
-            "curriculum.environments=[addition, gcd]",
-            "eval.problems=2",
-            "eval.difficulties=[0, 1]",
-            "eval.samples=2",
-            "rollout.max_new_tokens=4",
-        ]
-    )
+    code = main(["eval", *_eval_args(tiny_model_dir, tmp_path)])
     assert code == 0
     out = capsys.readouterr().out
     assert "addition" in out and "gcd" in out and "d=1" in out and "overall" in out
@@ -89,16 +93,7 @@ def test_eval_of_environments_gives_pass_at_k_with_intervals_as_json(
     """Several samples per problem: avg@n and pass@k per environment and over all of them,
     with 95% intervals, on screen and in --out's JSON; a pass@k beyond the samples and a
     benchmark-only flag are one-line errors naming the fix."""
-    args = [
-        f"model.name={tiny_model_dir}",
-        f"run.dir={tmp_path}",
-        "curriculum.environments=[addition, gcd]",
-        "eval.problems=2",
-        "eval.difficulties=[0, 1]",
-        "eval.samples=2",
-        "eval.temperature=1.0",
-        "rollout.max_new_tokens=4",
-    ]
+    args = _eval_args(tiny_model_dir, tmp_path, "eval.temperature=1.0")
     out_file = tmp_path / "res" / "eval.json"
     assert main(["eval", "--pass-k", "1", "2", "--out", str(out_file), *args]) == 0
     screen = capsys.readouterr().out

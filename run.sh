@@ -128,6 +128,12 @@ system_packages() {
     echo "installing ${coq_libs[*]} from Debian (miniF2F-rocq and the CoqHammer baselines)..." >&2
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${coq_libs[@]}" >/dev/null || true
   fi
+  # TCMalloc: CPU training runs under it (verirl.allocator: faster, leaner learner updates
+  # than glibc's malloc; without it verirl falls back to glibc and says so)
+  if ! /sbin/ldconfig -p 2>/dev/null | grep -q libtcmalloc_minimal; then
+    echo "installing TCMalloc from Debian (apt-get install libtcmalloc-minimal4)..." >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libtcmalloc-minimal4 >/dev/null || true
+  fi
   # bubblewrap: the code sandbox's isolation layer (verirl.sandbox falls back to resource
   # limits alone, with a warning, where it cannot be installed or cannot run)
   if ! command -v bwrap >/dev/null 2>&1; then

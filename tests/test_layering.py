@@ -52,7 +52,7 @@ CONFIG_MAY_IMPORT = ("verirl.verification.settings",)
 # The floors, bottom to top: a unit imports only units of its own floor or below.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors", "types", "registry"),  # words every floor uses
-    ("device", "sandbox", "lm", "provers"),  # the machine, the sandbox, the proof checkers
+    ("device", "allocator", "sandbox", "lm", "provers"),  # the machine, sandbox, checkers
     ("models", "tools", "envs"),  # policies; typed tools; the environments (pure, deterministic)
     ("curriculum", "evals", "verification", "rollout", "credit"),  # the loop's parts
     ("rewards", "serve"),  # reward sources; the gym (problems, verdicts, named curricula)

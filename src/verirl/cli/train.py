@@ -41,14 +41,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p_train.add_argument(
         "--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint"
     )
-    p_train.set_defaults(run=lambda ns: train(ns.args, ns.resume))
+    p_train.set_defaults(
+        run=lambda ns: train(ns.args, ns.resume, relaunch=getattr(ns, "command_line", False))
+    )
 
 
-def train(args: Sequence[str], resume: str | None) -> int:
+def train(args: Sequence[str], resume: str | None, relaunch: bool = False) -> int:
+    """``relaunch``: this is the process's own command line (the ``verirl`` script), which may
+    start itself again under the allocator ``run.allocator`` asks for (:mod:`verirl.allocator`);
+    a library caller's process is never replaced."""
+    from verirl.allocator import after_relaunch, allocator_in_use, relaunch_under
     from verirl.assembly import load_config
     from verirl.config import dump_config
+    from verirl.device import resolve_device
     from verirl.trainer import Trainer, new_run_dir
 
+    relaunched = after_relaunch()
     if resume:
         run_dir = Path(resume)
         if not (run_dir / "config.yaml").is_file():
@@ -56,16 +64,22 @@ def train(args: Sequence[str], resume: str | None) -> int:
         _, overrides = split_args(args)
         # config.yaml is rewritten only once the checkpoint has loaded (below)
         cfg = load_config(run_dir / "config.yaml", overrides)
+        device = resolve_device(cfg.model.device)
     else:
         path, overrides = split_args(args)
         cfg = load_config(path, overrides)
-        from verirl.device import resolve_device
         from verirl.models import resolve_model_path
 
         resolve_model_path(cfg.model.name)  # bad paths and devices fail before a run dir exists
-        resolve_device(cfg.model.device)
+        device = resolve_device(cfg.model.device)
+    if relaunch:  # before the run directory exists: the relaunched process makes it
+        allocator = relaunch_under(cfg.run.allocator, device.type, relaunched)
+    else:
+        allocator = f"memory allocator: {allocator_in_use()}"
+    if not resume:
         run_dir = new_run_dir(cfg)
     console.print(f"run directory: [bold]{run_dir}[/bold]")
+    console.print(allocator, highlight=False, soft_wrap=True)
     from verirl.train.health import RunUnhealthy
 
     live = console.is_terminal

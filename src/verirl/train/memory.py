@@ -26,6 +26,8 @@ from typing import Any
 import psutil
 import torch
 
+from verirl.allocator import allocator_in_use
+
 MB = 1e6
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 _STATUS = Path("/proc/self/status")
@@ -176,10 +178,13 @@ class HeapRelease:
     more KV cache at every token, and mapped on its own each costs the rollout about half
     again its time (the default job, measured: 13–16 s a step at glibc's defaults, 17–24 s
     mapped). So the heap is trimmed and the 1 MB threshold set when an update begins
-    (:meth:`learning`), and the threshold goes back to glibc's 32 MB ceiling when it ends."""
+    (:meth:`learning`), and the threshold goes back to glibc's 32 MB ceiling when it ends.
+    Under TCMalloc (``run.allocator``) it does nothing: TCMalloc reuses freed memory without
+    this trade-off."""
 
     def __init__(self, enabled: bool) -> None:
-        self.libc = _libc() if enabled else None
+        # under another allocator (TCMalloc: run.allocator) glibc's malloc holds no tensors
+        self.libc = _libc() if enabled and allocator_in_use() == "glibc" else None
         if self.libc is not None:
             _set_thresholds(self.libc, FAST_MMAP_BYTES)
 

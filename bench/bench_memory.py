@@ -30,6 +30,10 @@ Sides (``--sides``):
   completion per forward/backward (gradient accumulation over the rest). Liger kernels, TRL's
   other memory path, need a GPU.
 
+Both sides run under the same C allocator (``--allocator``): TCMalloc where it is installed,
+as ``verirl train`` runs a CPU job (:mod:`verirl.allocator`; TRL gets it too, preloaded), or
+``system`` (glibc's malloc; verirl then returns freed tensors itself, ``run.release_memory``).
+
 Both sides: fp32 weights and AdamW state, the same prompts (verirl's formatter, TRL's
 conversational column: the same chat template), temperature 1, no KL, clip 0.2/0.28,
 token-level loss, one optimizer step per rollout batch, ``--threads`` threads.
@@ -340,6 +344,10 @@ def measure(args: argparse.Namespace, side: str, row: Row, model: str) -> dict[s
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), HF_HUB_OFFLINE="1")
         env.update(HF_DATASETS_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")
         env.update(TOKENIZERS_PARALLELISM="false")
+        if args.allocator == "tcmalloc":
+            from verirl.allocator import find_tcmalloc
+
+            env["LD_PRELOAD"] = str(find_tcmalloc())
         from verirl.train.memory import wait_and_measure
 
         out = None if args.verbose else subprocess.PIPE
@@ -415,6 +423,12 @@ def main() -> None:
         default="sampled",
         help="sampled by each side's model, or uniform random tokens of the full length for both",
     )
+    p.add_argument(
+        "--allocator",
+        choices=("tcmalloc", "system"),
+        help="the C allocator of every side (default: tcmalloc where installed, as verirl "
+        "train runs a CPU job; else system)",
+    )
     p.add_argument("--smoke", action="store_true", help="a tiny random model, 2 x 2 x 8 tokens")
     p.add_argument("--models-dir", type=Path, help="keep the random models here")
     p.add_argument("--json", type=Path, help="also write the results here")
@@ -441,6 +455,14 @@ def main() -> None:
         args.result.write_text(json.dumps(result))
         return
 
+    from verirl.allocator import find_tcmalloc
+
+    if args.allocator is None:
+        args.allocator = "tcmalloc" if find_tcmalloc() else "system"
+    elif args.allocator == "tcmalloc" and find_tcmalloc() is None:
+        p.error(
+            "--allocator tcmalloc: TCMalloc is not installed (apt-get install libtcmalloc-minimal4)"
+        )
     sides = args.sides.split(",")
     unknown = [s for s in sides if s not in SIDES]
     if unknown:
@@ -451,7 +473,7 @@ def main() -> None:
         models_dir.mkdir(parents=True, exist_ok=True)
         print(
             f"threads={args.threads} steps={args.steps} repeats={args.repeats} "
-            f"responses={args.responses}",
+            f"responses={args.responses} allocator={args.allocator}",
             flush=True,
         )
         header = f"{'row':38} {'side':12} {'peak GB':>16} {'step s':>14} {'plan GB':>8}"

@@ -112,7 +112,9 @@ def test_the_relaunch_really_loads_tcmalloc_and_restores_the_environment() -> No
     assert len(out) == 3
 
 
-def test_heap_release_stands_down_under_another_allocator(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_heap_release_leaves_glibc_alone_under_another_allocator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from verirl.train import memory
 
     monkeypatch.setattr(memory, "allocator_in_use", lambda: "tcmalloc")
@@ -132,3 +134,4 @@ def test_doctor_names_the_package_when_tcmalloc_is_missing(
     assert not finding.blocks_default_job
     monkeypatch.setattr(allocator, "find_tcmalloc", lambda: "libtcmalloc_minimal.so.4")
     assert doctor.check_allocator().status == "ok"
+

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from tests.provers.coq.marks import HAVE_COQ
+from verirl.allocator import find_tcmalloc
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
@@ -271,12 +272,17 @@ def _memory(r: Ran) -> None:
     longest = out["longest_response_20gib"]  # from the plan: chunked head + checkpointing
     assert longest["now"] > longest["before"] > 0, longest
     assert r.number(r"before \d+ tokens, now (\d+) tokens") == longest["now"]
+    # every side under one allocator: by default TCMalloc where installed, as verirl train runs
+    allocator = out["args"]["allocator"]
+    assert f"allocator={allocator}" in r.stdout
+    if "random" not in out["args"]["responses"]:
+        assert allocator == ("tcmalloc" if find_tcmalloc() else "system")
 
 
 def _memory_random(r: Ran) -> None:
     """``--responses random``: both sides train full-length responses (the stub's tokens)."""
     _memory(r)
-    assert "responses=random" in r.stdout
+    assert "responses=random" in r.stdout and "allocator=system" in r.stdout
     runs = r.json_file("memory.json")["rows"][0]["runs"]
     for side in ("verirl", "trl"):  # every response at the full 8 tokens, on both sides
         assert runs[side][0]["response_tokens"] == [8.0], (side, runs[side][0])
@@ -424,7 +430,8 @@ SMOKES: list[Smoke] = [
     ),
     Smoke(
         "bench_memory.py",
-        "--smoke --sides verirl,trl --steps 1 --responses random --json {tmp}/memory.json",
+        "--smoke --sides verirl,trl --steps 1 --responses random --allocator system"
+        " --json {tmp}/memory.json",
         _memory_random,
         marks=[pytest.mark.slow],
         needs=("trl", "datasets"),

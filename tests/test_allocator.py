@@ -134,4 +134,3 @@ def test_doctor_names_the_package_when_tcmalloc_is_missing(
     assert not finding.blocks_default_job
     monkeypatch.setattr(allocator, "find_tcmalloc", lambda: "libtcmalloc_minimal.so.4")
     assert doctor.check_allocator().status == "ok"
-

@@ -60,17 +60,21 @@ def test_bad_override_syntax_and_missing_file(tmp_path: Path) -> None:
         load_config(bad)
 
 
-def test_naming_another_component_drops_the_old_ones_params() -> None:
-    """The default job's file gives the process pool one worker; naming the in-process
-    executor on the command line must not carry ``workers`` over to it, while parameters
-    given beside the new name (in either order) and a repeated same name keep theirs."""
-    inline = load_config("default", ["verification.executor.name=inline"])
+def test_naming_another_component_drops_the_old_ones_params(tmp_path: Path) -> None:
+    """A config file gives the process pool one worker; naming the in-process executor on the
+    command line must not carry ``workers`` over to it, while parameters given beside the new
+    name (in either order) and a repeated same name keep theirs."""
+    path = tmp_path / "run.yaml"
+    path.write_text(
+        "verification:\n  executor:\n    name: processes\n    params:\n      workers: 1\n"
+    )
+    inline = load_config(path, ["verification.executor.name=inline"])
     assert inline.verification.executor.params == {}
-    same = load_config("default", ["verification.executor.name=processes"])
+    same = load_config(path, ["verification.executor.name=processes"])
     assert same.verification.executor.params == {"workers": 1}
     for order in (1, -1):
         items = ["verification.executor.params={workers: 3}", "verification.executor.name=threads"]
-        cfg = load_config("default", items[::order])
+        cfg = load_config(path, items[::order])
         assert (cfg.verification.executor.name, cfg.verification.executor.params) == (
             "threads",
             {"workers": 3},

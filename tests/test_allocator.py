@@ -71,6 +71,9 @@ def test_no_relaunch_where_it_is_not_wanted_or_cannot_help(
     execs: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert "glibc" in relaunch_under("system", "cpu")
+    monkeypatch.setattr(allocator, "allocator_in_use", lambda maps=None: "jemalloc")
+    assert "jemalloc" in relaunch_under("auto", "cpu")  # preloaded on purpose: left alone
+    monkeypatch.setattr(allocator, "allocator_in_use", lambda maps=None: "glibc")
     assert "glibc" in relaunch_under("auto", "cuda")
     monkeypatch.setattr(allocator, "find_tcmalloc", lambda: None)
     line = relaunch_under("auto", "cpu")

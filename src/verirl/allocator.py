@@ -6,9 +6,9 @@ its heap keeps the freed blocks and fragments (the default job: +1.7 GB of RSS p
 and told to map each large block on its own (``run.release_memory``) it hands every block back
 and page-faults a fresh one in at the next allocation (the default job: an update 22 → 31 s).
 TCMalloc (gperftools) keeps per-size free lists that it reuses and releases gradually: the
-default job's 3 steps measured 20–21 s an update at a 3.0 GB peak, against 22–23 s at 3.8 GB
-(glibc, heap kept) and 30–33 s at 2.9 GB (glibc, blocks returned); sampling was faster too
-(``docs/memory.md``). PyTorch's CPU launcher preloads it (``torch.backends.xeon.run_cpu
+default job's 3 steps measured 20–21 s an update at a 3.0 GB peak, against 21–23 s at up to
+3.8 GB (glibc, heap kept) and 30–33 s at 2.9 GB (glibc, blocks returned); sampling was faster
+too (``docs/memory.md``). PyTorch's CPU launcher preloads it (``torch.backends.xeon.run_cpu
 --enable-tcmalloc``), and vLLM's CPU backend preloads it into its workers.
 
 An allocator has to be loaded before the process's first ``malloc``, so ``verirl train``
@@ -86,9 +86,11 @@ def relaunch_under(choice: str, device_type: str, relaunched: bool = False) -> s
     the loader refused it — is not relaunched again).
 
     ``run.allocator=tcmalloc`` where it cannot be had is a :class:`UserInputError`."""
-    if not wanted(choice, device_type):
-        return f"memory allocator: {allocator_in_use()} (run.allocator={choice})"
-    if allocator_in_use() == "tcmalloc":
+    current = allocator_in_use()
+    if not wanted(choice, device_type) or (choice == "auto" and current == "jemalloc"):
+        # 'auto' leaves an allocator the user preloaded on purpose alone
+        return f"memory allocator: {current} (run.allocator={choice})"
+    if current == "tcmalloc":
         return "memory allocator: tcmalloc"
     lib = find_tcmalloc()
     if lib is None or relaunched or sys.platform != "linux" or len(sys.orig_argv) < 2:

@@ -455,14 +455,12 @@ def main() -> None:
         args.result.write_text(json.dumps(result))
         return
 
-    from verirl.allocator import find_tcmalloc
+    from verirl.allocator import INSTALL_HINT, find_tcmalloc
 
     if args.allocator is None:
         args.allocator = "tcmalloc" if find_tcmalloc() else "system"
     elif args.allocator == "tcmalloc" and find_tcmalloc() is None:
-        p.error(
-            "--allocator tcmalloc: TCMalloc is not installed (apt-get install libtcmalloc-minimal4)"
-        )
+        p.error(f"--allocator tcmalloc: TCMalloc is not installed ({INSTALL_HINT})")
     sides = args.sides.split(",")
     unknown = [s for s in sides if s not in SIDES]
     if unknown:

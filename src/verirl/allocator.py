@@ -93,14 +93,14 @@ def relaunch_under(choice: str, device_type: str, relaunched: bool = False) -> s
     if current == "tcmalloc":
         return "memory allocator: tcmalloc"
     lib = find_tcmalloc()
-    if lib is None or relaunched or sys.platform != "linux" or len(sys.orig_argv) < 2:
-        why = (
-            "the dynamic loader did not preload it"
-            if lib is not None and relaunched
-            else f"not installed ({INSTALL_HINT})"
-            if lib is None
-            else "this process cannot be started again"
-        )
+    why = None
+    if lib is None:
+        why = f"not installed ({INSTALL_HINT})"
+    elif relaunched:
+        why = "the dynamic loader did not preload it"
+    elif sys.platform != "linux" or len(sys.orig_argv) < 2:
+        why = "this process cannot be started again"
+    if lib is None or why is not None:
         if choice == "tcmalloc":
             raise UserInputError(
                 f"run.allocator=tcmalloc but TCMalloc: {why}; or set run.allocator=system"

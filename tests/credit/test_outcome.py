@@ -29,6 +29,16 @@ def test_grpo_groups_are_independent_and_degenerate_groups_get_zero() -> None:
     assert got == pytest.approx([-s, s, 0.0, 0.0, 0.0], abs=1e-5)
 
 
+@pytest.mark.parametrize("name", ["grpo", "dr_grpo", "rloo"])
+@pytest.mark.parametrize("value", [0.3, -0.758, 0.1 + 0.2])
+def test_a_group_of_equal_rewards_gets_exactly_zero(name: str, value: float) -> None:
+    # six float32 copies of 0.3 sum to 1.8000001 and average to 0.3 + 3e-8; against the
+    # std of those residuals + 1e-6, GRPO would give every member +0.029. Equal is equal.
+    got = _adv(name, [value] * 6 + [1.0, 0.0], [0] * 6 + [1, 1])
+    assert got[:6] == [0.0] * 6
+    assert got[6] > 0 > got[7]
+
+
 def test_dr_grpo_has_no_std_division() -> None:
     assert _adv("dr_grpo", [1, 0, 0, 1], [0] * 4) == pytest.approx([0.5, -0.5, -0.5, 0.5])
 

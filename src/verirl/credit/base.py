@@ -205,12 +205,20 @@ def group_index(groups: torch.Tensor) -> tuple[torch.Tensor, int]:
 def group_mean_std(
     values: torch.Tensor, groups: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Per-element mean, unbiased std (0 for singletons) and size of the element's group."""
+    """Per-element mean, unbiased std (0 for singletons) and size of the element's group.
+
+    A group whose values are all equal has exactly that value as its mean and std 0: a
+    float32 sum rounds (six rewards of 0.3 average to 0.3 + 3e-8), and a baseline off by
+    that much, divided by ``std + 1e-6``, would give every member of a group without signal
+    the same spurious advantage (0.029 there)."""
     idx, g = group_index(groups)
     ones = torch.ones_like(values)
     count = torch.zeros(g).index_add_(0, idx, ones)
     total = torch.zeros(g).index_add_(0, idx, values)
     mean = total / count
+    high = torch.full((g,), -torch.inf).scatter_reduce_(0, idx, values, "amax")
+    low = torch.full((g,), torch.inf).scatter_reduce_(0, idx, values, "amin")
+    mean = torch.where(high == low, high, mean)
     sq = torch.zeros(g).index_add_(0, idx, (values - mean[idx]) ** 2)
     var = torch.where(count > 1, sq / (count - 1).clamp(min=1), torch.zeros_like(sq))
     return mean[idx], var.sqrt()[idx], count[idx]

@@ -219,6 +219,8 @@ def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
         *("dynamic_sampling.enabled=false", "loss.kl_coef=0.0", "loss.aggregation=token-mean"),
         *("reward.overlong.buffer=0", "optim.epochs=1", "optim.minibatches=1"),
         *("eval.before_and_after=false", "run.check_memory=false", "run.save_every=0"),
+        # TRL runs every row, equal-reward groups included: the same work on both sides
+        "optim.skip_zero_advantage_rows=false",
     ]
     overrides.append(f"optim.activation_checkpointing={'auto' if auto else 'true'}")
     cfg = load_config(None, overrides)

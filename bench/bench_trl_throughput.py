@@ -139,6 +139,8 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
         *("loss.policy.params.eps_low=0.2", "loss.policy.params.eps_high=0.28"),
         *(f"optim.lr={args.lr}", "optim.epochs=1", "optim.minibatches=1"),
         *("optim.old_logprobs=rollout", "eval.before_and_after=false"),
+        # TRL runs every row, equal-reward groups included: the same work on both sides
+        "optim.skip_zero_advantage_rows=false",
     ]
     cfg = load_config(None, overrides)
     with tempfile.TemporaryDirectory(prefix="verirl-bench-") as run_dir:

@@ -448,6 +448,16 @@ class OptimConfig(_Section):
         "values among the group's responses (same gradients, ~G× less prompt compute). "
         "False runs every prompt ⊕ response in full.",
     )
+    skip_zero_advantage_rows: bool = Field(
+        True,
+        description="Skip the rows whose every advantage is 0 (a GRPO group of equal rewards) "
+        "in the forward/backward passes: with loss.kl_coef 0 and an advantage-gated policy "
+        "loss (clipped_surrogate) they add exactly nothing to the loss or the gradient, and "
+        "their tokens still count in the aggregation's normaliser, so the update is the same "
+        "at the cost of the rows with signal (the default job: about half). train/entropy, "
+        "clip_frac and the ratio statistics are then over the rows trained "
+        "(train/rows_trained: their share). False runs every row.",
+    )
     logprob_chunk_tokens: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
         "auto",
         description="Positions per chunk of the output head when log-probs are taken (learner, "

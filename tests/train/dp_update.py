@@ -40,17 +40,23 @@ def rollouts() -> list[Rollout]:
 
 
 def update(
-    mode: str, dp: DataParallel | None, checkpointing: bool = False
+    mode: str,
+    dp: DataParallel | None,
+    checkpointing: bool = False,
+    silent_groups: bool = False,
+    skip: bool = True,
 ) -> tuple[dict[str, torch.Tensor], dict[str, float]]:
     """A fresh tiny model, one ``Learner.update`` (2 epochs × 2 minibatches, recomputed old
     log-probs, k3 KL to the reference; activation checkpointing when asked); the new weights
-    and the statistics."""
+    and the statistics. ``silent_groups``: groups 1 and 3 get advantage 0 and there is no KL
+    term, so their rows carry no gradient (skipped unless ``skip`` is False)."""
     cfg = load_config(
         None,
         [
             "model.dtype=fp32",
             f"loss.aggregation={mode}",
-            "loss.kl_coef=0.05",
+            f"loss.kl_coef={0.0 if silent_groups else 0.05}",
+            f"optim.skip_zero_advantage_rows={str(skip).lower()}",
             "optim.lr=1e-2",
             "optim.epochs=2",
             "optim.minibatches=2",
@@ -65,6 +71,8 @@ def update(
     learner = Learner(model, settings, 1, dp)
     rs = rollouts()
     adv = torch.randn(len(rs), 12, generator=torch.Generator().manual_seed(5))
+    if silent_groups:
+        adv[torch.tensor([r.group in (1, 3) for r in rs])] = 0.0
     batch = collate([replace(r) for r in rs], adv, pad_id=0)
     stats = learner.update(batch)
     return {n: p.detach().clone() for n, p in model.named_parameters()}, stats
@@ -75,6 +83,7 @@ def main(out: str) -> None:
     dp = from_environment("gloo")
     results: dict[str, Any] = {m: update(m, dp) for m in MODES}
     results["token-mean+checkpointing"] = update("token-mean", dp, checkpointing=True)
+    results["token-mean+silent groups"] = update("token-mean", dp, silent_groups=True)
     if dp is None or dp.rank == 0:
         results["world_size"] = dp.world_size if dp else 1
         torch.save(results, out)

@@ -78,6 +78,15 @@ def test_two_gloo_processes_make_the_one_process_update(tmp_path: Path) -> None:
         assert_same_update(results[mode], update(mode, None))
     # activation checkpointing in the group: still the one-process (unchecked) update
     assert_same_update(results["token-mean+checkpointing"], update("token-mean", None))
+    # rows without signal skipped in the group: the one-process update that runs every row
+    skipped = results["token-mean+silent groups"]
+    assert skipped[1]["train/rows_trained"] == 0.5
+    unskipped = update("token-mean", None, silent_groups=True, skip=False)
+    (w_a, s_a), (w_b, s_b) = skipped, unskipped
+    assert s_a["train/loss"] == pytest.approx(s_b["train/loss"], rel=1e-4, abs=1e-7)
+    assert s_a["train/grad_norm"] == pytest.approx(s_b["train/grad_norm"], rel=1e-4)
+    delta = torch.cat([(w_a[n] - w_b[n]).flatten() for n in w_a])
+    assert float(delta.norm()) < 1e-5 * float(torch.cat([w.flatten() for w in w_a.values()]).norm())
 
 
 @pytest.mark.slow

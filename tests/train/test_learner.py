@@ -118,6 +118,47 @@ def test_micro_batching_gives_the_same_update(share: str) -> None:
     assert float(delta.norm()) < 1e-3 * float(torch.cat([a.flatten() for a in p1]).norm())
 
 
+def _silent_group_update(skip: bool, *overrides: str) -> list[tuple[list[torch.Tensor], dict]]:
+    """Two updates of a fresh model: group 1's rows without signal (advantage 0), then a
+    batch where no row has any; the weights and statistics after each."""
+    model = tiny_model(VOCAB, seed=4)
+    learner = _learner(
+        model, "optim.lr=1e-2", f"optim.skip_zero_advantage_rows={str(skip).lower()}", *overrides
+    )
+    adv = torch.randn(9, 7, generator=torch.Generator().manual_seed(5))
+    adv[3:6] = 0.0  # group 1: equal rewards
+    out = []
+    for a in (adv, torch.zeros(9, 7)):
+        stats = learner.update(collate(_rollouts(), a, pad_id=0))
+        out.append(([p.detach().clone() for p in model.parameters()], stats))
+    return out
+
+
+def _same_weights(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
+    delta = torch.cat([(x - y).flatten() for x, y in zip(a, b, strict=True)])
+    return float(delta.norm()) < 1e-6 * float(torch.cat([x.flatten() for x in a]).norm())
+
+
+def test_rows_without_signal_are_skipped_and_the_update_is_the_same() -> None:
+    skipped, every = _silent_group_update(True), _silent_group_update(False)
+    (w1, s1), (w2, s2) = skipped
+    (v1, t1), (v2, _) = every
+    assert s1["train/rows_trained"] == pytest.approx(6 / 9) and t1["train/rows_trained"] == 1.0
+    assert s1["train/loss"] == pytest.approx(t1["train/loss"], rel=1e-5)
+    assert s1["train/grad_norm"] == pytest.approx(t1["train/grad_norm"], rel=1e-5)
+    assert _same_weights(w1, v1)
+    # no row with signal: nothing runs, and the optimizer still takes its (momentum) step
+    assert s2["train/rows_trained"] == 0.0 and "train/entropy" not in s2
+    assert s2["train/loss"] == 0.0 and s2["train/grad_norm"] == 0.0
+    assert not _same_weights(w1, w2)  # Adam's momentum moved the weights
+    assert _same_weights(w2, v2)
+
+
+def test_rows_are_not_skipped_when_a_kl_term_gives_them_a_gradient() -> None:
+    (_, stats), _ = _silent_group_update(True, "loss.kl_coef=0.1")
+    assert stats["train/rows_trained"] == 1.0
+
+
 def test_kl_penalty_uses_the_frozen_initial_policy() -> None:
     model = tiny_model(VOCAB, seed=6)
     learner = _learner(model, "loss.kl_coef=0.5", "optim.lr=1e-2")

@@ -36,6 +36,9 @@ COMMON = [
     "run.log_samples=0",
     "run.check_memory=false",
     "eval.before_and_after=false",
+    # the plan is of a step that trains every row; a random model's equal rewards would
+    # otherwise leave every row without signal, and nothing to train
+    "optim.skip_zero_advantage_rows=false",
 ]
 
 CONFIGS = {

@@ -26,6 +26,7 @@ from verirl.lm.checkpointing import enable_activation_checkpointing
 from verirl.lm.passes import response_hidden
 from verirl.train.distributed import DataParallel
 from verirl.train.loss import (
+    ADVANTAGE_GATED,
     AGGREGATIONS,
     POLICY_LOSSES,
     AggregationScale,
@@ -222,6 +223,15 @@ class Learner:
         self._reference: torch.nn.Module | None = None
         if loss.kl_coef > 0 and not _is_peft(model):
             self._reference = copy.deepcopy(model).eval().requires_grad_(False)
+        # rows without signal are skipped only where they provably add nothing: a loss the
+        # advantage gates, no KL term, and every rank free to skip (FSDP's collectives need
+        # every rank in every pass)
+        self.skip_zero_rows = (
+            o.skip_zero_advantage_rows
+            and loss.policy.name in ADVANTAGE_GATED
+            and loss.kl_coef == 0
+            and not (data_parallel is not None and data_parallel.sharded_parameters)
+        )
 
     # ---- log-probs -------------------------------------------------------------------------
     def logprobs(self, batch: Batch, model: torch.nn.Module | None = None) -> torch.Tensor:
@@ -289,20 +299,28 @@ class Learner:
         batch = _replace_old(batch, proximal)
         ref_lp = self._logprobs_no_grad(batch, reference=True) if loss_cfg.kl_coef else None
         n = len(batch)
+        signal = self.rows_with_signal(batch)
         updates = 0
+        counts: dict[str, int] = {}  # minibatches that reported each statistic
         work = [0, 0]  # padded and real token positions the micro-batches ran
+        rows_run = rows_seen = 0
         for _ in range(o.epochs):
             order = torch.randperm(n, generator=self.generator)
             for mb in torch.tensor_split(order, min(o.minibatches, n)):
                 if mb.numel() == 0:
                     continue
+                # the aggregation's normaliser counts every row, skipped ones included
                 scale = AggregationScale(
                     tokens=float(batch.response_mask[mb].sum()),
                     sequences=float(mb.numel()),
                     norm_length=float(self.settings.norm_length),
                 )
-                step_stats: dict[str, float] = {}
-                mine = self._my_rows(mb)
+                run = mb[signal[mb]]
+                rows_run, rows_seen = rows_run + run.numel(), rows_seen + mb.numel()
+                run_tokens = float(batch.response_mask[run].sum())
+                step_stats: dict[str, float] = {"loss": 0.0}
+                ran = False
+                mine = self._my_rows(run)
                 for rows in self._micro_batches(batch, mine) if mine.numel() else ():
                     sub = batch.select(rows).to(self.device)
                     padded, real = padded_work(sub, o.share_prompt_prefix)
@@ -325,13 +343,17 @@ class Learner:
                         stats["entropy"] = (policy.entropy * mask).sum() / mask.sum().clamp(min=1)
                     loss = self.aggregate(loss_mat, mask, scale)
                     loss.backward()
-                    weight = float(mask.sum()) / max(scale.tokens, 1.0)
+                    ran = True
+                    weight = float(mask.sum()) / max(run_tokens, 1.0)  # stats: rows run
                     step_stats["loss"] = step_stats.get("loss", 0.0) + float(loss.detach())
                     for k, v in stats.items():
                         step_stats[k] = step_stats.get(k, 0.0) + float(v) * weight
                 if self.dp is not None:
                     self.dp.reduce_gradients(self.trainable)
                     step_stats = self.dp.sum_stats(step_stats, _group_keys(step_stats))
+                elif not ran:  # no row had signal: the zero gradient every row would have given
+                    for param in self.trainable:
+                        param.grad = torch.zeros_like(param)
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.trainable, o.grad_clip)
                 step_stats["grad_norm"] = float(grad_norm)
                 step_stats["lr"] = float(self.scheduler.get_last_lr()[0])
@@ -341,12 +363,25 @@ class Learner:
                 updates += 1
                 for k, total in step_stats.items():
                     sums[k] = sums.get(k, 0.0) + total
+                    counts[k] = counts.get(k, 0) + 1
         self.model.eval()
-        out = {f"train/{k}": v / max(updates, 1) for k, v in sums.items()}
+        out = {f"train/{k}": v / counts[k] for k, v in sums.items()}
         out.update({f"train/{k}": v for k, v in drift.items()})
         if work[0]:
             out["train/padding_fraction"] = 1.0 - work[1] / work[0]
+        if rows_seen:
+            out["train/rows_trained"] = rows_run / rows_seen
         return out
+
+    def rows_with_signal(self, batch: Batch) -> torch.Tensor:
+        """bool [N]: the rows an update runs through the model. A row whose every advantage
+        is 0 — each row of a GRPO group whose rewards are all equal — adds exactly nothing to
+        the loss or the gradient when the policy loss is advantage-gated and there is no KL
+        term, so with ``optim.skip_zero_advantage_rows`` it is left out (its tokens still count
+        in the aggregation's normaliser: the update is the same). All rows otherwise."""
+        if not self.skip_zero_rows:
+            return torch.ones(len(batch), dtype=torch.bool)
+        return ((batch.advantages != 0) & (batch.response_mask != 0)).any(dim=1)
 
     # ---- helpers -------------------------------------------------------------------------------
     def _micro_batches(self, batch: Batch, rows: torch.Tensor) -> Iterator[torch.Tensor]:

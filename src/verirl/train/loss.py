@@ -57,16 +57,32 @@ POLICY_LOSSES: Registry[Spec[tuple[torch.Tensor, Stats]]] = Registry("policy los
 """Policy losses by name: ``Spec(name, fn, parameter model)``, ``fn`` a :data:`LossFn`."""
 
 
-def register_policy_loss(name: str, params: type[BaseModel]) -> Callable[[LossFn], LossFn]:
+ADVANTAGE_GATED: set[str] = set()
+"""Policy losses registered ``advantage_gated``: on a token whose advantage is 0 their value
+and gradient are exactly 0, whatever the log-probs (the advantage multiplies every term)."""
+
+
+def register_policy_loss(
+    name: str, params: type[BaseModel], *, advantage_gated: bool = False
+) -> Callable[[LossFn], LossFn]:
+    """Register a :data:`LossFn` as ``loss.policy.name: name``. ``advantage_gated``: the loss
+    and its gradient vanish on a token whose advantage is 0 — the learner then skips the rows
+    whose every advantage is 0 (``optim.skip_zero_advantage_rows``). Leave it False for a
+    loss with a term that does not scale with the advantage (an entropy bonus, say)."""
+
     def decorator(fn: LossFn) -> LossFn:
         doc = (fn.__doc__ or "").strip().split("\n")[0]
         POLICY_LOSSES.add(Spec(name, fn, params, doc))
+        if advantage_gated:
+            ADVANTAGE_GATED.add(name)
+        else:
+            ADVANTAGE_GATED.discard(name)
         return fn
 
     return decorator
 
 
-@register_policy_loss("clipped_surrogate", ClippedSurrogateParams)
+@register_policy_loss("clipped_surrogate", ClippedSurrogateParams, advantage_gated=True)
 def clipped_surrogate(
     logprobs: torch.Tensor,
     old_logprobs: torch.Tensor,

@@ -300,7 +300,6 @@ class Learner:
         ref_lp = self._logprobs_no_grad(batch, reference=True) if loss_cfg.kl_coef else None
         n = len(batch)
         signal = self.rows_with_signal(batch)
-        updates = 0
         counts: dict[str, int] = {}  # minibatches that reported each statistic
         work = [0, 0]  # padded and real token positions the micro-batches ran
         rows_run = rows_seen = 0
@@ -360,7 +359,6 @@ class Learner:
                 self.optimizer.step()
                 self.scheduler.step()
                 self.optimizer.zero_grad(set_to_none=True)
-                updates += 1
                 for k, total in step_stats.items():
                     sums[k] = sums.get(k, 0.0) + total
                     counts[k] = counts.get(k, 0) + 1

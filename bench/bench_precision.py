@@ -51,6 +51,8 @@ def run_side(
         "eval.before_and_after=false",
         "run.save_every=0",
         *(SMOKE_WORKLOAD if smoke else []),
+        # every row trained on both sides: which rows have signal differs between the arms
+        "optim.skip_zero_advantage_rows=false",
     ]
     if model != "default":
         overrides.append(f"model.name={model}")

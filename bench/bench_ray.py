@@ -112,6 +112,8 @@ def step_times(
                 "ray.verifiers.num_cpus=0.5",
                 "ray.rollout.num_cpus=0.75",
                 "ray.learner.num_cpus=0.75",
+                # every row trained on both sides: which rows have signal differs between the arms
+                "optim.skip_zero_advantage_rows=false",
                 *extra,
             ]
             trainers.append(Trainer(load_config(None, overrides), Path(tmp) / backend))

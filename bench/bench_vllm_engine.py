@@ -52,6 +52,8 @@ def side(engine: str, args: argparse.Namespace) -> dict[str, float]:
         f"rollout.group_size={args.group_size}",
         f"rollout.max_new_tokens={args.max_new_tokens}",
         f"rollout.engine.name={engine}",
+        # every row trained on both sides: which rows have signal differs between the arms
+        "optim.skip_zero_advantage_rows=false",
         *([f"model.name={args.model}"] if args.model else []),
     ]
     with tempfile.TemporaryDirectory() as tmp:

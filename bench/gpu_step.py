@@ -84,6 +84,8 @@ def side(engine: str, model_dir: str, steps: int, device: str = "cuda") -> dict[
                 "run.save_every=0",
                 "eval.before_and_after=false",
                 f"rollout.engine.name={engine}",
+                # a random model's equal rewards would leave the update nothing to train
+                "optim.skip_zero_advantage_rows=false",
                 *([] if cuda else CPU_SMOKE),
             ],
         )

@@ -344,7 +344,7 @@ class Learner:
                     loss.backward()
                     ran = True
                     weight = float(mask.sum()) / max(run_tokens, 1.0)  # stats: rows run
-                    step_stats["loss"] = step_stats.get("loss", 0.0) + float(loss.detach())
+                    step_stats["loss"] += float(loss.detach())
                     for k, v in stats.items():
                         step_stats[k] = step_stats.get(k, 0.0) + float(v) * weight
                 if self.dp is not None:

@@ -73,10 +73,8 @@ def register_policy_loss(
     def decorator(fn: LossFn) -> LossFn:
         doc = (fn.__doc__ or "").strip().split("\n")[0]
         POLICY_LOSSES.add(Spec(name, fn, params, doc))
-        if advantage_gated:
+        if advantage_gated:  # a name registers once (the registry refuses a second)
             ADVANTAGE_GATED.add(name)
-        else:
-            ADVANTAGE_GATED.discard(name)
         return fn
 
     return decorator

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from verirl.errors import UserInputError
+from verirl.progress import phase
 
 if TYPE_CHECKING:
     from transformers import LlamaForCausalLM
@@ -64,6 +65,12 @@ def default_model_dir() -> Path:
     if (target / "model.safetensors").is_file() and (target / "tokenizer.json").is_file():
         return target
     gguf = locate_smollm2_gguf()
+    with phase(f"converting {gguf.name} to a cached safetensors copy ({target})"):
+        _convert_gguf(gguf, target)
+    return target
+
+
+def _convert_gguf(gguf: Path, target: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
@@ -89,7 +96,6 @@ def default_model_dir() -> Path:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    return target
 
 
 def resolve_model_path(name_or_path: str) -> Path:

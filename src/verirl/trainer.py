@@ -39,6 +39,7 @@ from verirl.config import TrainConfig, dump_config
 from verirl.credit import CreditInput, get_credit
 from verirl.errors import UserInputError
 from verirl.models import PolicySpec, build_policy
+from verirl.progress import phase
 from verirl.provers.settings import Provers
 from verirl.rewards.stage import RewardStage
 from verirl.rollout.base import RolloutEngine
@@ -59,7 +60,7 @@ from verirl.train.memory import HeapRelease, MemoryMonitor
 from verirl.train.memory_plan import MemoryPlan, check_fits
 from verirl.train.metrics import MetricsLog
 from verirl.train.producer import ProducerSettings, RolloutProducer, StepOutput, build_producer
-from verirl.types import Batch, Rollout
+from verirl.types import Batch, Problem, Rollout
 from verirl.verification.executors import Executor, LazyExecutor
 from verirl.verification.resources import VerifierResources, build_verifier_resources
 
@@ -226,11 +227,11 @@ class Trainer:
         )
         summary: dict[str, Any] = {"run_dir": str(self.run_dir)}
         if cfg.eval.before_and_after and self.step == 0:
-            before = self.evaluate()
+            before = self.evaluate(when="before training")
             log.write(0, before.flat("eval_before"))
             summary["before"] = before
             if cfg.eval.unseen_prompt:
-                summary["before_plain"] = self.evaluate(self.plain_formatter)
+                summary["before_plain"] = self.evaluate(self.plain_formatter, "before training")
                 log.write(0, summary["before_plain"].flat("eval_before_plain"))
         start = time.perf_counter()
         for step in range(self.step, cfg.run.steps):
@@ -247,13 +248,14 @@ class Trainer:
         if cfg.run.steps and (not cfg.run.save_every or self.step % cfg.run.save_every):
             self.save()
         if cfg.run.steps:
-            summary["final_model"] = str(self.export(self.run_dir / "final"))
+            with phase("writing the final model"):
+                summary["final_model"] = str(self.export(self.run_dir / "final"))
         if cfg.eval.before_and_after:
-            after = self.evaluate()
+            after = self.evaluate(when="after training")
             log.write(self.step, after.flat("eval_after"))
             summary["after"] = after
             if cfg.eval.unseen_prompt:
-                summary["after_plain"] = self.evaluate(self.plain_formatter)
+                summary["after_plain"] = self.evaluate(self.plain_formatter, "after training")
                 log.write(self.step, summary["after_plain"].flat("eval_after_plain"))
         self.memory.sample()
         summary["peak_rss_mb"] = self.memory.run_peak / 1e6
@@ -304,11 +306,18 @@ class Trainer:
         return collate(rollouts, advantages, self.tokenizer.pad_token_id)
 
     # ---- pieces -------------------------------------------------------------------------------
-    def evaluate(self, formatter: PromptFormatter | None = None) -> EvalResult:
-        """Held-out accuracy under the training prompt (or ``formatter``'s)."""
+    def evaluate(self, formatter: PromptFormatter | None = None, when: str = "") -> EvalResult:
+        """Held-out accuracy under the training prompt (or ``formatter``'s), as a phase that
+        reports its progress (``when``: its name's end, e.g. "before training")."""
         e = self.cfg.eval
         envs = e.environments or self.cfg.curriculum.resolved_environments()
         problems = heldout_problems(envs, e.difficulties, e.problems)
+        name = "held-out evaluation" + (" under a plain prompt" if formatter else "")
+        with phase(f"{name} {when}".strip(), len(problems) * e.samples, "samples"):
+            return self._evaluate(problems, formatter)
+
+    def _evaluate(self, problems: list[Problem], formatter: PromptFormatter | None) -> EvalResult:
+        e = self.cfg.eval
         return evaluate(
             self.engine,
             formatter or self.formatter,
@@ -327,9 +336,10 @@ class Trainer:
             return latest_checkpoint(self.run_dir) or self.run_dir
         producer = self.schedule.producer_state(self.producer)
         state = {"learner": self.learner.state_dict(), **producer}
-        return save_checkpoint(
-            self.run_dir, self.step, self.model, state, keep=self.cfg.run.keep_checkpoints
-        )
+        with phase(f"writing checkpoint {self.step}"):
+            return save_checkpoint(
+                self.run_dir, self.step, self.model, state, keep=self.cfg.run.keep_checkpoints
+            )
 
     def export(self, path: Path) -> Path:
         """Write the trained policy as a Hugging Face model directory (the adapter alone for

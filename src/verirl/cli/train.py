@@ -126,8 +126,9 @@ REPEATS = 3
 
 
 class _RunOutput:
-    """While training: verirl's warnings on the console (yellow) when ``live``, and, when
-    ``plain``, each step's line (logger ``verirl.steps``) and every warning on stdout.
+    """While training: verirl's warnings on the console (yellow) and the long phases' lines
+    (logger ``verirl.progress``, dimmed) when ``live``; when ``plain``, each step's line
+    (logger ``verirl.steps``), each phase line and every warning on stdout.
     ``run.log`` gets all of them through the run directory's own handler."""
 
     def __init__(self, live: bool, plain: bool) -> None:
@@ -144,8 +145,11 @@ class _RunOutput:
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.levelno < logging.WARNING:
-            if self.plain and record.name == "verirl.steps":
-                _stdout(record.getMessage())
+            if record.name in ("verirl.steps", "verirl.progress"):
+                if self.plain:
+                    _stdout(record.getMessage())
+                elif record.name == "verirl.progress":  # the live bar shows the steps
+                    console.print(Text(record.getMessage(), style="dim"))
             return
         key = (record.name, str(record.msg))
         self.seen[key] += 1

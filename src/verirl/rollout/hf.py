@@ -22,6 +22,7 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field
 from transformers import DynamicCache
 
+from verirl import progress
 from verirl.device import Placement
 from verirl.rollout.base import Generation, register_engine
 from verirl.types import SamplingParams
@@ -138,6 +139,7 @@ class HFEngine:
         alive = torch.arange(total)  # row r of the running batch is sequence alive[r]
         eos = torch.tensor(sorted(self.eos_ids), dtype=torch.long, device=self.device)
         stop_checker = _StopStrings(self.tokenizer, sampling.stop) if sampling.stop else None
+        reported = 0  # sequences counted as finished in the running progress phase
 
         for step in range(sampling.max_new_tokens):
             token, logp = _sample(logits, sampling.temperature, sampling.top_p, self.generator)
@@ -155,6 +157,8 @@ class HFEngine:
             if step == sampling.max_new_tokens - 1:
                 break
             keep = torch.nonzero(~done).flatten()
+            progress.advance(alive.numel() - keep.numel())  # the sequences that ended here
+            reported += alive.numel() - keep.numel()
             if keep.numel() == 0:
                 break
             if keep.numel() < alive.numel():
@@ -178,6 +182,7 @@ class HFEngine:
                 )
             next_pos = next_pos + 1
 
+        progress.advance(total - reported)  # those still running at the last step
         results: list[list[Generation]] = []
         for i in range(len(prompts)):
             group = []

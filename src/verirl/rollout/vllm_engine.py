@@ -51,6 +51,7 @@ from typing import Any, cast
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
+from verirl import progress
 from verirl.device import Placement
 from verirl.errors import UserInputError
 from verirl.rollout.base import Generation, register_engine
@@ -231,6 +232,7 @@ class VLLMEngine:
                     text = _cut_after_stop(text, sampling.stop)
                 group.append(Generation(ids, logps, text, finish))
             results.append(group * sampling.n if greedy else group)
+        progress.advance(len(prompts) * sampling.n)
         return results
 
     @contextlib.contextmanager

@@ -114,7 +114,13 @@ class RunConfig(GymRunConfig):
     save_every: int = Field(
         10, ge=0, description="Write a checkpoint every this many steps (0: only at the end)."
     )
-    keep_checkpoints: int = Field(2, ge=1, description="How many recent checkpoints to keep.")
+    keep_checkpoints: int = Field(
+        1,
+        ge=1,
+        description="How many of the newest checkpoints (weights, optimizer state, RNGs, "
+        "curriculum: what --resume needs) to keep; older ones are deleted after each save. "
+        "1 is what resume needs; the final weights (final/) are written besides.",
+    )
     loggers: list[Plugin] = Field(
         default_factory=list,
         description="Experiment trackers that receive every step's metrics besides "

@@ -29,7 +29,9 @@ def test_a_few_steps_change_the_parameters(tiny_run: TinyRun, tmp_path: Path) ->
     rows = read_metrics(tmp_path / "run")
     assert [r["step"] for r in rows] == [1, 2, 3]
     assert all(r["train/grad_norm"] > 0 for r in rows)
-    assert latest_checkpoint(tmp_path / "run").name == "checkpoint-000003"
+    # run.keep_checkpoints (1 by default): what --resume needs, and the exported weights
+    kept = sorted(p.name for p in (tmp_path / "run").iterdir() if p.is_dir())
+    assert kept == ["checkpoint-000003", "final"]
     samples = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
     assert [s["step"] for s in samples] == [1] * 4 + [2] * 4 + [3] * 4
     assert {"prompt", "response", "reward", "correct", "detail"} <= samples[0].keys()

@@ -27,7 +27,7 @@ def test_resume_falls_back_past_a_damaged_checkpoint(tiny_run: TinyRun, tmp_path
     assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
 
     killed = tmp_path / "killed"
-    proc = train_cli(tiny_run(killed, 4))
+    proc = train_cli(tiny_run(killed, 4, "run.keep_checkpoints=2"))  # one to fall back to
     wait_for_step(killed, 2, proc, limit=600)
     deadline = time.time() + 300
     while len(list(killed.glob("checkpoint-*"))) < 2 and time.time() < deadline:

@@ -248,7 +248,7 @@ class Trainer:
         if cfg.run.steps and (not cfg.run.save_every or self.step % cfg.run.save_every):
             self.save()
         if cfg.run.steps:
-            with phase("writing the final model"):
+            with phase("writing the final model", quiet=True):
                 summary["final_model"] = str(self.export(self.run_dir / "final"))
         if cfg.eval.before_and_after:
             after = self.evaluate(when="after training")
@@ -336,7 +336,7 @@ class Trainer:
             return latest_checkpoint(self.run_dir) or self.run_dir
         producer = self.schedule.producer_state(self.producer)
         state = {"learner": self.learner.state_dict(), **producer}
-        with phase(f"writing checkpoint {self.step}"):
+        with phase(f"writing checkpoint {self.step}", quiet=True):
             return save_checkpoint(
                 self.run_dir, self.step, self.model, state, keep=self.cfg.run.keep_checkpoints
             )

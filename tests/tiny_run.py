@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+REFERENCE_STEPS = 4
+"""Steps of the ``reference_run`` fixture (tests/conftest.py): the tiny run trained once."""
 
 
 def tiny_run(model_dir: Path, run_dir: Path, steps: int = 3, *extra: str) -> list[str]:

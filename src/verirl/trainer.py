@@ -235,7 +235,9 @@ class Trainer:
                 log.write(0, summary["before_plain"].flat("eval_before_plain"))
         start = time.perf_counter()
         for step in range(self.step, cfg.run.steps):
-            metrics = self.train_step()
+            # a step's own line comes when it ends; one that runs long says so meanwhile
+            with phase(f"step {step + 1}/{cfg.run.steps}", quiet=True):
+                metrics = self.train_step()
             self.step = step + 1
             log.write_step(self.step, metrics)  # + its line in run.log
             log.write_samples(self.step, self.last_rollouts)

@@ -571,10 +571,10 @@ class MemoryGrowth(Detector):
         self.seen: dict[str, list[float]] = {}
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
-        for key in (*HELD, *RESIDENT):
-            value = _value(metrics, key)
+        for name in (*HELD, *RESIDENT):
+            value = _value(metrics, name)
             if value is not None:
-                self.seen.setdefault(key, []).append(value)
+                self.seen.setdefault(name, []).append(value)
         key = next((k for k in (*HELD, *RESIDENT) if k in self.seen), None)
         if key is None:
             return None

@@ -24,7 +24,7 @@ from verirl.device import Placement
 from verirl.lm import CausalLM, TokenLogProbs, head_logprobs
 from verirl.lm.checkpointing import enable_activation_checkpointing
 from verirl.lm.passes import response_hidden
-from verirl.train.distributed import DataParallel
+from verirl.train.distributed import ONE_PROCESS, DataParallel
 from verirl.train.loss import (
     ADVANTAGE_GATED,
     AGGREGATIONS,
@@ -178,8 +178,9 @@ class PolicyLearner(Protocol):
 class Learner:
     """Owns the optimizer, the LR schedule and (when KL is on) the frozen reference.
 
-    ``data_parallel``: this process's place in a learner group; it then computes every
-    ``world_size``-th row of each minibatch and the gradients are summed over the group.
+    ``data_parallel``: this process's place in a learner group; it computes every
+    ``world_size``-th row of each minibatch and the gradients are summed over the group (alone:
+    the group of one, whose collectives are the identity).
     """
 
     def __init__(
@@ -187,7 +188,7 @@ class Learner:
         model: torch.nn.Module,
         settings: LearnerSettings,
         total_steps: int,
-        data_parallel: DataParallel | None = None,
+        data_parallel: DataParallel = ONE_PROCESS,
     ) -> None:
         self.model = model
         self.settings = settings
@@ -230,7 +231,7 @@ class Learner:
             o.skip_zero_advantage_rows
             and loss.policy.name in ADVANTAGE_GATED
             and loss.kl_coef == 0
-            and not (data_parallel is not None and data_parallel.sharded_parameters)
+            and not data_parallel.sharded_parameters
         )
 
     # ---- log-probs -------------------------------------------------------------------------
@@ -270,16 +271,13 @@ class Learner:
     @torch.no_grad()
     def _logprobs_no_grad(self, batch: Batch, reference: bool = False) -> torch.Tensor:
         out = torch.zeros_like(batch.response_mask)
-        mine = self._my_rows(torch.arange(len(batch)))
+        mine = self.dp.shard(torch.arange(len(batch)))
         for rows in self._micro_batches(batch, mine) if mine.numel() else ():
             sub = batch.select(rows).to(self.device)
             with self._reference_model() if reference else contextlib.nullcontext() as ref:
                 lp = self.logprobs(sub, ref if reference else None)
             out[rows, : lp.shape[1]] = (lp.float() * sub.response_mask).cpu()
-        return self.dp.sum_tensor(out) if self.dp is not None else out
-
-    def _my_rows(self, rows: torch.Tensor) -> torch.Tensor:
-        return self.dp.shard(rows) if self.dp is not None else rows
+        return self.dp.sum_tensor(out)
 
     # ---- one rollout batch ---------------------------------------------------------------------
     def update(self, batch: Batch) -> dict[str, float]:
@@ -318,8 +316,7 @@ class Learner:
                 rows_run, rows_seen = rows_run + run.numel(), rows_seen + mb.numel()
                 run_tokens = float(batch.response_mask[run].sum())
                 step_stats: dict[str, float] = {"loss": 0.0}
-                ran = False
-                mine = self._my_rows(run)
+                mine = self.dp.shard(run)
                 for rows in self._micro_batches(batch, mine) if mine.numel() else ():
                     sub = batch.select(rows).to(self.device)
                     padded, real = padded_work(sub, o.share_prompt_prefix)
@@ -342,17 +339,12 @@ class Learner:
                         stats["entropy"] = (policy.entropy * mask).sum() / mask.sum().clamp(min=1)
                     loss = self.aggregate(loss_mat, mask, scale)
                     loss.backward()
-                    ran = True
                     weight = float(mask.sum()) / max(run_tokens, 1.0)  # stats: rows run
                     step_stats["loss"] += float(loss.detach())
                     for k, v in stats.items():
                         step_stats[k] = step_stats.get(k, 0.0) + float(v) * weight
-                if self.dp is not None:
-                    self.dp.reduce_gradients(self.trainable)
-                    step_stats = self.dp.sum_stats(step_stats, _group_keys(step_stats))
-                elif not ran:  # no row had signal: the zero gradient every row would have given
-                    for param in self.trainable:
-                        param.grad = torch.zeros_like(param)
+                self.dp.reduce_gradients(self.trainable)
+                step_stats = self.dp.sum_stats(step_stats)
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.trainable, o.grad_clip)
                 step_stats["grad_norm"] = float(grad_norm)
                 step_stats["lr"] = float(self.scheduler.get_last_lr()[0])
@@ -432,17 +424,6 @@ def _replace_old(batch: Batch, old: torch.Tensor) -> Batch:
     from dataclasses import replace
 
     return replace(batch, old_logprobs=old)
-
-
-def _group_keys(stats: dict[str, float]) -> list[str]:
-    """The union of every rank's statistic names, in one order (a rank without rows has none)."""
-    import torch.distributed as dist
-
-    if not dist.is_initialized() or dist.get_world_size() == 1:
-        return sorted(stats)
-    gathered: list[list[str] | None] = [None] * dist.get_world_size()
-    dist.all_gather_object(gathered, sorted(stats))
-    return sorted({k for keys in gathered for k in keys or []})
 
 
 def _is_peft(model: torch.nn.Module) -> bool:

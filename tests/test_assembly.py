@@ -96,6 +96,7 @@ def test_the_schema_reads_what_the_assembly_refuses(tmp_path: Path) -> None:
         "credit.name=gpro": "credit.name: unknown credit estimator 'gpro'",
         "credit.name=process": "credit.name: 'process' needs verified steps",
         "loss.off_policy.name=nope": "loss.off_policy.name: unknown",
+        "optim.schedule=step": "optim.schedule: unknown learning-rate schedule 'step'",
         "run.health.stop_on=[nan]": "run.health: stop_on: unknown detector 'nan'",
         "verification.executor.params={workers: 0}": "verification.executor.params.workers",
     }

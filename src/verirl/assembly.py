@@ -46,6 +46,7 @@ from verirl.train.group_filters import GROUP_FILTERS
 from verirl.train.health import DETECTORS
 from verirl.train.loggers import LOGGERS
 from verirl.train.loss import AGGREGATIONS, POLICY_LOSSES
+from verirl.train.lr_schedules import LR_SCHEDULES
 from verirl.train.off_policy import OFF_POLICY
 from verirl.train.optimizers import OPTIMIZERS
 from verirl.verification.executors import EXECUTORS
@@ -100,6 +101,11 @@ def _check_plugins(cfg: TrainConfig) -> None:
         known = ", ".join(AGGREGATIONS.names())
         raise ValueError(
             f"loss.aggregation: unknown loss aggregation {cfg.loss.aggregation!r}; known: {known}"
+        )
+    if cfg.optim.schedule not in LR_SCHEDULES:
+        known = ", ".join(LR_SCHEDULES.names())
+        raise ValueError(
+            f"optim.schedule: unknown learning-rate schedule {cfg.optim.schedule!r}; known: {known}"
         )
 
 

@@ -426,8 +426,11 @@ class OptimConfig(_Section):
     weight_decay: float = Field(0.01, ge=0, description="AdamW weight decay. RLVE: 0.01.")
     betas: tuple[float, float] = Field((0.9, 0.98), description="AdamW betas. RLVE: (0.9, 0.98).")
     warmup_steps: int = Field(0, ge=0, description="Linear warmup, in optimizer steps.")
-    schedule: Literal["constant", "cosine", "linear"] = Field(
-        "constant", description="LR schedule after warmup (RLVE: constant)."
+    schedule: str = Field(
+        "constant",
+        description="LR schedule after warmup, a registered one (verirl.train.lr_schedules."
+        "LR_SCHEDULES): 'constant' (RLVE, DAPO), 'linear' (decay to 0; transformers' and TRL's "
+        "default) or 'cosine' (half a cosine to 0).",
     )
     grad_clip: float = Field(1.0, gt=0, description="Max global gradient norm (papers: 1.0).")
     epochs: int = Field(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -33,6 +32,7 @@ from verirl.train.loss import (
     kl_penalty,
     logprob_mismatch,
 )
+from verirl.train.lr_schedules import lr_factor
 from verirl.train.memory_plan import resolve_checkpointing
 from verirl.train.off_policy import Corrections
 from verirl.train.optimizers import AdamSettings, build_optimizer
@@ -206,7 +206,7 @@ class Learner:
         )
         updates = max(1, total_steps * o.epochs * o.minibatches)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, _schedule(o.schedule, o.warmup_steps, updates)
+            self.optimizer, lr_factor(o.schedule, o.warmup_steps, updates)
         )
         loss = settings.loss
         spec = POLICY_LOSSES.get(loss.policy.name)
@@ -428,17 +428,3 @@ def _replace_old(batch: Batch, old: torch.Tensor) -> Batch:
 
 def _is_peft(model: torch.nn.Module) -> bool:
     return hasattr(model, "disable_adapter") and hasattr(model, "peft_config")
-
-
-def _schedule(kind: str, warmup: int, total: int) -> Any:
-    def factor(step: int) -> float:
-        if warmup and step < warmup:
-            return (step + 1) / warmup
-        if kind == "constant":
-            return 1.0
-        progress = min(1.0, (step - warmup) / max(1, total - warmup))
-        if kind == "linear":
-            return 1.0 - progress
-        return 0.5 * (1.0 + math.cos(math.pi * progress))
-
-    return factor

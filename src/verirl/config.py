@@ -359,11 +359,20 @@ class LossConfig(_Section):
         "RLVE), 'seq-mean-token-sum' (CER's code), 'seq-mean-token-sum-norm' (Dr. GRPO, "
         "C = max_new_tokens).",
     )
-    kl_coef: float = Field(
-        0.0, ge=0, description="β of the KL penalty to the initial policy (DAPO/RLVE/CER: 0)."
+    terms: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Per-token terms added to the policy loss, by registered name (verirl.train."
+        "terms.LOSS_TERMS) with their parameters, each with a coefficient coef: 'kl' {coef: β, "
+        "estimator: k1|k2|k3} (KL to the initial policy; GRPO: β 0.04, k3; DAPO, RLVE, CER, "
+        "TRL: none), 'entropy' {coef, adaptive, target, delta, coef_min, coef_max} (entropy "
+        "bonus, static or adaptive as Skywork-OR1 and TRL). E.g. loss.terms.kl.coef=0.04. "
+        "Empty: the policy loss alone (the default).",
     )
-    kl_estimator: Literal["k1", "k3"] = Field(
-        "k3", description="KL estimator: 'k3' (GRPO) or 'k1' (Schulman 2020)."
+    token_mask: Plugin = Field(
+        default_factory=lambda: Plugin(name="none"),
+        description="Which tokens carry the policy gradient (verirl.train.token_masks."
+        "TOKEN_MASKS): 'none' (all) or 'top_entropy' {rho} (only the highest-entropy ρ of each "
+        "minibatch's tokens; 'Beyond the 80/20 Rule', arXiv 2506.01939: ρ 0.2).",
     )
     tis_cap: float | None = Field(
         None,
@@ -397,6 +406,11 @@ class LossConfig(_Section):
             raise ValueError(
                 "loss.overlong moved to reward.overlong (DAPO's overlong punishment is "
                 "reward shaping, e.g. reward.overlong.buffer=32)"
+            )
+        if isinstance(data, dict) and ("kl_coef" in data or "kl_estimator" in data):
+            raise ValueError(
+                "loss.kl_coef and loss.kl_estimator moved to the 'kl' loss term: "
+                "loss.terms.kl.coef=β and loss.terms.kl.estimator=k3"
             )
         return data
 
@@ -454,8 +468,9 @@ class OptimConfig(_Section):
     skip_zero_advantage_rows: bool = Field(
         True,
         description="Skip the rows whose every advantage is 0 (a GRPO group of equal rewards) "
-        "in the forward/backward passes: with loss.kl_coef 0 and an advantage-gated policy "
-        "loss (clipped_surrogate) they add exactly nothing to the loss or the gradient, and "
+        "in the forward/backward passes: with an advantage-gated policy loss (clipped_surrogate, "
+        "cispo, sapo) and no loss term that is not (kl, entropy) they add exactly nothing to "
+        "the loss or the gradient, and "
         "their tokens still count in the aggregation's normaliser, so the update is the same "
         "at the cost of the rows with signal (the default job: about half). train/entropy, "
         "clip_frac and the ratio statistics are then over the rows trained "

@@ -55,7 +55,7 @@ def update(
         [
             "model.dtype=fp32",
             f"loss.aggregation={mode}",
-            f"loss.kl_coef={0.0 if silent_groups else 0.05}",
+            "loss.terms={}" if silent_groups else "loss.terms.kl.coef=0.05",
             f"optim.skip_zero_advantage_rows={str(skip).lower()}",
             "optim.lr=1e-2",
             "optim.epochs=2",

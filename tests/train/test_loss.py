@@ -1,4 +1,4 @@
-"""Hand-computed checks of the policy loss, every aggregation mode, KL and overlong shaping
+"""Hand-computed checks of the policy loss, every aggregation mode and overlong shaping
 (a reward wrapper, tested here beside the losses it used to live with)."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from verirl.train.loss import (
     AggregationScale,
     ClippedSurrogateParams,
     clipped_surrogate,
-    kl_penalty,
 )
 
 DAPO = ClippedSurrogateParams(eps_low=0.2, eps_high=0.28)
@@ -83,17 +82,6 @@ def test_aggregation_is_exact_under_micro_batching(mode: str) -> None:
     whole = fn(LOSS, MASK, SCALE)
     parts = fn(LOSS[:1], MASK[:1], SCALE) + fn(LOSS[1:], MASK[1:], SCALE)
     assert float(parts) == pytest.approx(float(whole))
-
-
-def test_kl_estimators_by_hand() -> None:
-    # π = 0.5, π_ref = 0.25: δ = log(0.25/0.5) = −log 2
-    # k1 = −δ = log 2 ≈ 0.6931;  k3 = e^δ − δ − 1 = 0.5 + log 2 − 1 ≈ 0.1931
-    logp, ref = torch.tensor([math.log(0.5)]), torch.tensor([math.log(0.25)])
-    assert float(kl_penalty(logp, ref, "k1")) == pytest.approx(math.log(2))
-    assert float(kl_penalty(logp, ref, "k3")) == pytest.approx(0.5 + math.log(2) - 1)
-    assert float(kl_penalty(logp, logp, "k3")) == 0.0
-    with pytest.raises(ValueError, match="k2"):
-        kl_penalty(logp, ref, "k2")  # type: ignore[arg-type]
 
 
 def test_overlong_penalty_dapo_eq13() -> None:

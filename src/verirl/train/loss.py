@@ -1,4 +1,5 @@
-"""Policy losses, loss aggregation and the KL penalty: pure functions over [N, R] tensors.
+"""Policy losses and loss aggregation: pure functions over [N, R] tensors (the terms added to
+the policy loss, the KL penalty among them, are in :mod:`verirl.train.terms`).
 
 Shapes throughout: ``N`` sequences × ``R`` response tokens; ``mask`` is 1 on trained tokens.
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field
@@ -168,27 +169,6 @@ def seq_mean_token_sum_norm(
     """(1/N) Σ_i Σ_t l_it / C with a constant C (Dr. GRPO, Liu et al. 2025, eq. 2): no
     dependence on each response's own length, so no length bias."""
     return (loss * mask).sum() / max(scale.sequences * scale.norm_length, 1.0)
-
-
-# ---- KL to a frozen reference ----------------------------------------------------------------
-KLEstimator = Literal["k1", "k3"]
-
-
-def kl_penalty(
-    logprobs: torch.Tensor, ref_logprobs: torch.Tensor, estimator: KLEstimator
-) -> torch.Tensor:
-    """Per-token estimate of KL(π_θ ‖ π_ref) from samples of π_θ (Schulman 2020, "Approximating
-    KL divergence"): with δ = log π_ref − log π_θ,
-
-        k1 = −δ                    (unbiased, high variance, can be negative)
-        k3 = exp(δ) − δ − 1        (unbiased, always ≥ 0; GRPO's choice)
-    """
-    delta = ref_logprobs - logprobs
-    if estimator == "k1":
-        return -delta
-    if estimator == "k3":
-        return torch.exp(delta) - delta - 1.0
-    raise ValueError(f"unknown KL estimator {estimator!r}; use 'k1' or 'k3'")
 
 
 # ---- engine/learner mismatch -----------------------------------------------------------------

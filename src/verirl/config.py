@@ -349,8 +349,10 @@ class OverlongConfig(_Section):
 class LossConfig(_Section):
     policy: Plugin = Field(
         default_factory=lambda: Plugin(name="clipped_surrogate"),
-        description="The per-token policy loss; 'clipped_surrogate' with eps_low/eps_high/"
-        "dual_clip (DAPO: 0.2/0.28; PPO: 0.2/0.2).",
+        description="The per-token policy loss (verirl.train.loss.POLICY_LOSSES): "
+        "'clipped_surrogate' {eps_low, eps_high, dual_clip} (DAPO: 0.2/0.28; PPO: 0.2/0.2), "
+        "'cispo' {eps_high, eps_low} (clipped IS weight, MiniMax-M1, arXiv 2506.13585), 'sapo' "
+        "{tau_pos, tau_neg} (soft gate, arXiv 2511.20347). See docs/methods/losses.md.",
     )
     aggregation: str = Field(
         "token-mean",
@@ -598,7 +600,9 @@ class TrainConfig(GymConfig):
     )
     credit: Plugin = Field(
         default_factory=lambda: Plugin(name="grpo"),
-        description="Credit estimator: 'grpo', 'dr_grpo', 'rloo', 'process', 'tcpo', ...",
+        description="Credit estimator: 'grpo', 'dr_grpo', 'rloo', 'max_rl' (MaxRL, arXiv "
+        "2602.02710), 'gdpo' {components} (per-component normalisation, arXiv 2601.05242), "
+        "'process', 'tcpo', ... (docs/methods/losses.md).",
     )
     dynamic_sampling: DynamicSamplingConfig = Field(default_factory=DynamicSamplingConfig)
     loss: LossConfig = Field(default_factory=LossConfig)

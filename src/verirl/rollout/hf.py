@@ -14,8 +14,7 @@ latest parameters.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from transformers import DynamicCache
 
 from verirl import progress
-from verirl.device import Placement
+from verirl.device import Placement, autocast
 from verirl.rollout.base import Generation, register_engine
 from verirl.types import SamplingParams
 
@@ -112,7 +111,7 @@ class HFEngine:
         ids, mask, positions = ids.to(self.device), mask.to(self.device), positions.to(self.device)
 
         cache = DynamicCache()
-        with self._autocast():
+        with autocast(self.device, self.autocast_dtype):
             logits = (
                 self.model(
                     input_ids=ids,
@@ -168,7 +167,7 @@ class HFEngine:
                 mask, next_pos, token = mask[on_dev], next_pos[on_dev], token[on_dev]
             ones = torch.ones((mask.shape[0], 1), dtype=mask.dtype, device=self.device)
             mask = torch.cat([mask, ones], dim=1)
-            with self._autocast():
+            with autocast(self.device, self.autocast_dtype):
                 logits = (
                     self.model(
                         input_ids=token.unsqueeze(1),
@@ -196,14 +195,6 @@ class HFEngine:
                 )
             results.append(group)
         return results
-
-    @contextlib.contextmanager
-    def _autocast(self) -> Iterator[None]:
-        if self.autocast_dtype is None:
-            yield
-        else:
-            with torch.autocast(self.device.type, dtype=self.autocast_dtype):
-                yield
 
 
 @register_engine("hf", HFParams)

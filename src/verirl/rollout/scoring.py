@@ -31,7 +31,6 @@ Implementations here:
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 from collections.abc import Iterator, Sequence
@@ -41,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 import torch
 from transformers import DynamicCache
 
+from verirl.device import autocast
 from verirl.lm import CausalLM, head_logprobs
 
 if TYPE_CHECKING:
@@ -215,7 +215,7 @@ class _TransformersScorer:
             was_training = self.model.training
             self.model.eval()
             try:
-                with torch.no_grad(), self._autocast():
+                with torch.no_grad(), autocast(self.device, self.autocast_dtype):
                     got = self._score_unique([unique[i] for i in todo])
             finally:
                 self.model.train(was_training)
@@ -253,14 +253,6 @@ class _TransformersScorer:
             chunk_tokens=self.chunk_tokens,
         )
         return out.logprobs.cpu().double()
-
-    @contextlib.contextmanager
-    def _autocast(self) -> Iterator[None]:
-        if self.autocast_dtype is None:
-            yield
-        else:
-            with torch.autocast(self.device.type, dtype=self.autocast_dtype):
-                yield
 
     def _batches(
         self,

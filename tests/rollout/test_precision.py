@@ -33,6 +33,9 @@ def test_the_copy_is_close_and_follows_every_update(precision: str) -> None:
     ids = torch.randint(2, 258, (3, 12), generator=torch.Generator().manual_seed(0))
     if precision == "int8":
         assert isinstance(copy.module.lm_head, torch.ao.nn.quantized.dynamic.Linear)
+        mlp = copy.module.model.layers[0].mlp
+        assert isinstance(mlp.up_proj, torch.ao.nn.quantized.dynamic.Linear)
+        assert type(mlp.down_proj) is torch.nn.Linear  # INT8_KEEP_FP32
     close = (_logp(model, ids) - _logp(copy.module, ids)).abs().mean()
     assert 0 < close < 0.05  # not the learner's numbers, but near them
     before = _logp(copy.module, ids)

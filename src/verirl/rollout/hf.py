@@ -72,7 +72,7 @@ class HFParams(BaseModel):
         "policy",
         description="What the engine samples with: 'policy' = the learner's own module at "
         "model.dtype (log-probs exact, no copy); 'int8' = a copy with int8 linear layers "
-        "(torch's dynamic quantization: int8 weights, activations quantized per row), "
+        "(torch's dynamic quantization; the MLP's down projection kept fp32), "
         "'bf16' = a bfloat16 copy — both refreshed at every weight sync, faster where the CPU "
         "has the instructions (docs/experiments.md). Their log-probs are the copy's, so the "
         "learner recomputes π_old and logs the mismatch (train/engine_logp_*); TIS or IcePop "

@@ -302,10 +302,11 @@ def _gpu_check(r: Ran) -> None:
     rows = {ln.split()[0]: ln for ln in r.stdout.splitlines()[2:] if ln.strip()}
     runs_here = ("doctor", "grpo", "lora", "cer", "process_credit", "tcpo")
     memory = ("logprob_memory", "checkpointing", "memory_flat", "memory_plan")
-    assert set(rows) == {*runs_here, *memory, "fsdp2", "torchrun_dp2", "vllm"}, r.tail()
+    cuda_only = ("fsdp2", "torchrun_dp2", "vllm", "vllm_fp8", "copy_bf16")
+    assert set(rows) == {*runs_here, *memory, *cuda_only}, r.tail()
     for name in (*runs_here, *memory):
         assert rows[name].split()[1] == "ok", rows[name]
-    for name in ("fsdp2", "torchrun_dp2", "vllm"):
+    for name in cuda_only:
         assert "skipped (CUDA only)" in rows[name], rows[name]
 
 

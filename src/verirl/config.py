@@ -313,8 +313,9 @@ class RolloutConfig(_Section):
     )
     engine: Plugin = Field(
         default_factory=lambda: Plugin(name="hf"),
-        description="The rollout engine: 'hf' (transformers, the learner's own module; "
-        "params: max_batch_sequences) or 'vllm' (an in-process vllm.LLM, weights synced in "
+        description="The rollout engine: 'hf' (transformers, the learner's own module or a "
+        "low-precision copy; params: max_batch_sequences, continuous_batching, precision) or "
+        "'vllm' (an in-process vllm.LLM, weights synced in "
         "place after every update; params: enforce_eager, kv_cache_gib, max_model_len, dtype, "
         "gpu_memory_utilization, sleep_between_steps, ...; needs the vllm extra).",
     )
@@ -506,8 +507,9 @@ class OptimConfig(_Section):
         "auto",
         description="Where π_old comes from: the engine's sampling log-probs ('rollout'; exact "
         "when the engine shares the learner's weights) or a no-grad learner pass ('recompute'; "
-        "verl's default). 'auto': 'rollout' for the hf engine, 'recompute' for an engine with "
-        "its own numerics (vllm) or when loss.tis_cap is set.",
+        "verl's default). 'auto': 'rollout' for the hf engine on the learner's module, "
+        "'recompute' for an engine with its own numerics (vllm, or hf with a low-precision "
+        "copy: rollout.engine.params.precision) or when loss.tis_cap is set.",
     )
 
 

@@ -309,10 +309,11 @@ def _gpu_check(r: Ran) -> None:
     rows = {ln.split()[0]: ln for ln in r.stdout.splitlines()[2:] if ln.strip()}
     runs_here = ("doctor", "grpo", "lora", "cer", "process_credit", "tcpo")
     memory = ("logprob_memory", "checkpointing", "memory_flat", "memory_plan")
-    assert set(rows) == {*runs_here, *memory, "fsdp2", "torchrun_dp2", "vllm"}, r.tail()
+    cuda_only = ("fsdp2", "torchrun_dp2", "vllm", "vllm_fp8", "copy_bf16")
+    assert set(rows) == {*runs_here, *memory, *cuda_only}, r.tail()
     for name in (*runs_here, *memory):
         assert rows[name].split()[1] == "ok", rows[name]
-    for name in ("fsdp2", "torchrun_dp2", "vllm"):
+    for name in cuda_only:
         assert "skipped (CUDA only)" in rows[name], rows[name]
 
 
@@ -321,6 +322,30 @@ def _gpu_step(r: Ran) -> None:
     assert r.number(r"\| step ([\d.]+) tok/s") > 0
     assert "peak n/a (CPU)" in r.stdout
     assert "vllm" not in r.stdout.split("CPU smoke run", 1)[1]  # the hf engine only on CPU
+
+
+def _rollout_fixed(r: Ran) -> None:
+    rates = r.json_file("rollout.json")["4x8"]
+    assert set(rates) == {"hf", "hf-int8", "hf-bf16", "generate", "floor"}
+    assert rates["hf"]["ratio"] == [1.0]
+    for arm, row in rates.items():
+        assert row["tok_s"][0] > 0, arm
+        assert r.number(rf"^  {re.escape(arm)}\s+([\d.]+) tok/s") > 0
+        assert r.number(rf"^  {re.escape(arm)}\s.*ratio ([\d.]+)") > 0
+
+
+def _rollout_mixed(r: Ran) -> None:
+    rates = r.json_file("rollout.json")["4x2 batch 4"]
+    assert set(rates) == {"chunked", "continuous"} and rates["chunked"]["ratio"] == [1.0]
+    assert rates["continuous"]["tok_s"][0] > 0
+    assert r.number(r"max (\d+) \(of 8\)") <= 8
+
+
+def _rollout_stream(r: Ran) -> None:
+    out = r.json_file("rollout.json")
+    assert out["identical"] is True and "verdicts identical: yes" in r.stdout
+    assert len(out["seconds"]["after"]) == len(out["seconds"]["streamed"]) == 1
+    assert r.number(r"^speed-up after/streamed: ([\d.]+)") > 0
 
 
 SERVE = ("fastapi", "uvicorn", "httpx")
@@ -450,6 +475,27 @@ SMOKES: list[Smoke] = [
         _vllm_engine,
         marks=[pytest.mark.vllm],
         needs=("vllm",),
+    ),
+    Smoke(
+        "bench_rollout.py",
+        "--model tiny --sizes 4x8 --repeats 1 --threads 1 --json {tmp}/rollout.json",
+        _rollout_fixed,
+        mode="fixed",
+    ),
+    Smoke(
+        "bench_rollout.py",
+        "--workload mixed --model tiny --prompts 4 --group-size 2 --batch 4"
+        " --max-new-tokens 8 --repeats 1 --threads 1 --json {tmp}/rollout.json",
+        _rollout_mixed,
+        mode="mixed",
+    ),
+    Smoke(
+        "bench_rollout.py",
+        "--workload stream --model tiny --prompts 3 --group-size 2 --batch 4"
+        " --max-new-tokens 8 --latency 0.05 --workers 2 --repeats 1 --threads 1"
+        " --json {tmp}/rollout.json",
+        _rollout_stream,
+        mode="stream",
     ),
     Smoke("gpu_check.py", "--device cpu --timeout 600", _gpu_check, marks=[pytest.mark.slow]),
     Smoke("gpu_step.py", "--device cpu --steps 1", _gpu_step),

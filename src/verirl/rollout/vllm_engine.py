@@ -46,7 +46,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field
@@ -101,6 +101,15 @@ class VLLMParams(BaseModel):
         description="CUDA only: LLM.sleep(level=1) while the learner updates, wake_up before "
         "the weight sync (frees the KV cache and offloads weights). Untested without a GPU.",
     )
+    precision: Literal["policy", "fp8"] = Field(
+        "policy",
+        description="What vLLM samples with: 'policy' = the weights at `dtype`; 'fp8' = vLLM's "
+        "online FP8 quantization (quantization='fp8': weights cast to FP8 per tensor at load "
+        "and at every weight sync; CUDA GPUs with FP8 support), as verl's "
+        "rollout.quantization=fp8. The learner recomputes π_old either way and logs the "
+        "rollout–trainer mismatch; correct for it with loss.off_policy (TIS, IcePop). "
+        "Untested without a GPU (bench/gpu_check.py vllm_fp8).",
+    )
     reserved_cpus: int = Field(
         0,
         ge=0,
@@ -151,6 +160,7 @@ class VLLMEngine:
                 max_model_len=self._max_model_len(),
                 enable_prefix_caching=self.params.enable_prefix_caching,
                 logprobs_mode="processed_logprobs",
+                **self._quantization(),
                 **self._device_kwargs(),
             )
         finally:
@@ -179,6 +189,16 @@ class VLLMEngine:
         config = getattr(_base_model(self.model), "config", None)
         limit = getattr(config, "max_position_embeddings", None)
         return min(self.params.max_model_len, int(limit)) if limit else self.params.max_model_len
+
+    def _quantization(self) -> dict[str, Any]:
+        if self.params.precision == "policy":
+            return {}
+        if self.device.type != "cuda":
+            raise UserInputError(
+                "rollout.engine.params.precision=fp8 is vLLM's CUDA FP8 path; on a CPU use the "
+                "hf engine's precision=int8 (or bf16 where the CPU has AVX512-BF16)"
+            )
+        return {"quantization": "fp8"}
 
     def _device_kwargs(self) -> dict[str, Any]:
         if self.device.type != "cuda":
@@ -277,7 +297,7 @@ class VLLMEngine:
         rebuild = 0.0
         if weights:
             payload = _Payload(weights, sorted(layers))
-            if self.device.type == "cpu":
+            if self.device.type == "cpu" or self.params.precision == "fp8":
                 rebuild = self.llm.collective_rpc(_load_weights_cpu, args=(payload,))[0]
             else:
                 self.llm.collective_rpc(_load_weights_gpu, args=(payload,))
@@ -480,17 +500,19 @@ def _load_weights_gpu(worker: Any, payload: _Payload) -> None:
 
 
 def _load_weights_cpu(worker: Any, payload: _Payload) -> float:
-    """The CPU build: give every affected linear layer back a full-size weight buffer, load
-    through ``load_weights`` (which stacks q/k/v, gate/up and shards), then re-run the CPU
-    GEMM dispatch of those layers, the embedding and a tied LM head. Returns the seconds the
-    re-dispatch took."""
+    """The CPU build (and FP8 on a GPU): give every affected linear layer back a full-size
+    weight buffer in the load dtype, load through ``load_weights`` (which stacks q/k/v,
+    gate/up and shards), then re-run the layers' ``process_weights_after_loading`` — the CPU
+    GEMM dispatch, or the FP8 cast and its scale — for those layers, the embedding and a tied
+    LM head. Returns the seconds that took."""
     model = worker.model_runner.model
     modules = dict(model.named_modules())
     touched = [n for n in payload.layers if n in modules]
     for name in touched:
         layer = modules[name]
         w = getattr(layer, "weight", None)
-        if isinstance(w, torch.Tensor) and w.numel() == 0 and hasattr(layer, "input_size"):
+        packed = isinstance(w, torch.Tensor) and (w.numel() == 0 or w.element_size() == 1)
+        if packed and hasattr(layer, "input_size"):  # dropped (CPU) or cast to FP8
             _recreate_linear_weight(layer)
     model.load_weights(weights=iter(payload.weights))
     start = time.perf_counter()

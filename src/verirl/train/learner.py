@@ -135,7 +135,8 @@ class LearnerSettings:
         if engine_logprobs_exact is None:
             from verirl.rollout.base import get_engine
 
-            engine_logprobs_exact = get_engine(cfg.rollout.engine.name).logprobs_exact
+            engine = cfg.rollout.engine
+            engine_logprobs_exact = get_engine(engine.name).exact_logprobs(engine.params)
         return cls(
             loss=cfg.loss,
             optim=cfg.optim,

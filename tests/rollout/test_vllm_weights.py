@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from verirl.models import LoraSettings, apply_lora, tiny_model
-from verirl.rollout.vllm_engine import _clean_name, policy_weights
+from verirl.rollout.policy_export import clean_name, policy_weights
 
 
 def test_full_model_weights_are_the_state_dict() -> None:
@@ -53,11 +53,11 @@ def test_lora_weights_are_merged_under_plain_names() -> None:
 
 def test_clean_names() -> None:
     assert (
-        _clean_name("base_model.model.model.layers.3.mlp.up_proj.lora_A.default.weight")
+        clean_name("base_model.model.model.layers.3.mlp.up_proj.lora_A.default.weight")
         == "model.layers.3.mlp.up_proj.weight"
     )
     assert (
-        _clean_name("base_model.model.model.layers.3.mlp.up_proj.base_layer.weight")
+        clean_name("base_model.model.model.layers.3.mlp.up_proj.base_layer.weight")
         == "model.layers.3.mlp.up_proj.weight"
     )
-    assert _clean_name("model.norm.weight") == "model.norm.weight"
+    assert clean_name("model.norm.weight") == "model.norm.weight"

@@ -44,7 +44,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -55,6 +55,14 @@ from verirl import progress
 from verirl.device import Placement
 from verirl.errors import UserInputError
 from verirl.rollout.base import Generation, register_engine
+from verirl.rollout.policy_export import (
+    base_model,
+    clean_name,
+    export_policy,
+    param_versions,
+    policy_weights,
+)
+from verirl.rollout.vllm_scoring import PromptLogprobs, VLLMScorer, prompt_logprobs
 from verirl.types import FinishReason, SamplingParams
 
 INSTALL_HINT = (
@@ -155,7 +163,7 @@ class VLLMEngine:
             )
         finally:
             shutil.rmtree(self._dir, ignore_errors=True)
-        self._versions = _param_versions(model)
+        self._versions = param_versions(model)
         # vLLM fuses some checkpoint tensors into one layer (q/k/v → qkv_proj, gate/up →
         # gate_up_proj); its LoRA support names them in ``packed_modules_mapping``
         packed = getattr(self.vllm_model, "packed_modules_mapping", {}) or {}
@@ -176,7 +184,7 @@ class VLLMEngine:
 
     def _max_model_len(self) -> int:
         """``max_model_len``, capped at the model's own context length."""
-        config = getattr(_base_model(self.model), "config", None)
+        config = getattr(base_model(self.model), "config", None)
         limit = getattr(config, "max_position_embeddings", None)
         return min(self.params.max_model_len, int(limit)) if limit else self.params.max_model_len
 
@@ -253,7 +261,7 @@ class VLLMEngine:
         """Load the learner's changed tensors into vLLM, in place (see the module docstring)."""
         start = time.perf_counter()
         self._ensure_awake()
-        versions = _param_versions(self.model)
+        versions = param_versions(self.model)
         changed = {n for n, v in versions.items() if self._versions.get(n) != v}
         self._load(changed, start)
 
@@ -262,13 +270,13 @@ class VLLMEngine:
         a training step, where the loop syncs after the update; weights restored from a
         checkpoint, say). Comparing version counters costs microseconds."""
         self._ensure_awake()
-        versions = _param_versions(self.model)
+        versions = param_versions(self.model)
         changed = {n for n, v in versions.items() if self._versions.get(n) != v}
         if changed:
             self._load(changed, time.perf_counter())
 
     def _load(self, changed: set[str], start: float) -> None:
-        layers = {self._layer_of(_clean_name(n)) for n in changed}
+        layers = {self._layer_of(clean_name(n)) for n in changed}
         if not layers <= self._modules:  # a name we cannot place: load everything
             layers = set(self._modules)
             weights = policy_weights(self.model)
@@ -283,7 +291,7 @@ class VLLMEngine:
                 self.llm.collective_rpc(_load_weights_gpu, args=(payload,))
             self.llm.reset_prefix_cache()
         # after the read: a LoRA merge/unmerge bumps the base layers' counters itself
-        self._versions = _param_versions(self.model)
+        self._versions = param_versions(self.model)
         self._metrics = {
             "weight_sync_s": time.perf_counter() - start,
             "weight_sync_rebuild_s": float(rebuild),
@@ -320,7 +328,7 @@ class VLLMEngine:
         expected = dict(policy_weights(model))
         held = self.read_back()
         embed = "model.embed_tokens.weight"
-        tied = getattr(_base_model(model).config, "tie_word_embeddings", False)
+        tied = getattr(base_model(model).config, "tie_word_embeddings", False)
         if tied and embed in expected and "lm_head.weight" in held:
             expected["lm_head.weight"] = expected[embed]  # its GEMM handle is a copy
         bad = []
@@ -363,10 +371,25 @@ class VLLMEngine:
         self._versions = {}
 
     # ---- scoring ---------------------------------------------------------------------------
-    def sequence_scorer(self) -> Any:
-        """A :class:`~verirl.rollout.scoring.SequenceScorer` over this engine's weights."""
-        from verirl.rollout.vllm_scoring import VLLMScorer
+    @property
+    def vocab_size(self) -> int:
+        """Rows of the policy's input embedding: token ids go from 0 to this, exclusive."""
+        emb = cast(Any, base_model(self.model)).get_input_embeddings()
+        return int(emb.num_embeddings)
 
+    def prompt_logprobs(
+        self, sequences: Sequence[Sequence[int]], starts: Sequence[int]
+    ) -> PromptLogprobs:
+        """log π(seq[t] | seq[:t]) for every position ``t >= start`` of each sequence (each
+        start at least 1), under the weights the engine samples with (whatever changed since
+        the last sync is loaded first; as vLLM's prompt
+        log-probs with its prefix cache shared across the batch
+        (:func:`~verirl.rollout.vllm_scoring.prompt_logprobs`)."""
+        self._sync_if_stale()
+        return prompt_logprobs(self.llm, sequences, starts, None)
+
+    def sequence_scorer(self) -> VLLMScorer:
+        """A :class:`~verirl.rollout.scoring.SequenceScorer` over this engine's weights."""
         return VLLMScorer(self)
 
 
@@ -376,89 +399,6 @@ def build_vllm_engine(
 ) -> VLLMEngine:
     """vLLM colocated with the learner, on the learner's device, weights synced in place."""
     return VLLMEngine(model, tokenizer, params, placement.device, seed)
-
-
-# ---- the learner's weights, under Hugging Face names -------------------------------------------
-def _base_model(model: torch.nn.Module) -> torch.nn.Module:
-    get = getattr(model, "get_base_model", None)
-    return get() if callable(get) and hasattr(model, "peft_config") else model
-
-
-def _clean_name(name: str) -> str:
-    """A learner parameter's name as the plain Hugging Face checkpoint spells it: PEFT's
-    ``base_model.model.`` prefix and ``.base_layer`` dropped; a LoRA factor maps to the
-    weight of the module it adapts (its merged weight is what changes)."""
-    name = name.removeprefix("base_model.model.")
-    if ".lora_" in name:
-        return name.split(".lora_")[0] + ".weight"
-    return name.replace(".base_layer", "")
-
-
-def policy_weights(
-    model: torch.nn.Module, keep: Callable[[str], bool] | None = None
-) -> list[tuple[str, torch.Tensor]]:
-    """(Hugging Face name, tensor) for every weight of the policy (those whose name ``keep``
-    accepts); a LoRA policy's adapted layers carry merged weights W + s·B·A, computed out of
-    place (:func:`_merged_lora_weights`): PEFT's ``merge_adapter`` / ``unmerge_adapter``
-    around the read (as TRL's vLLM sync does) leaves W as (W + s·B·A) − s·B·A, which is not W
-    in floating point, so the frozen base drifted by a rounding at every sync.
-    Tensors are detached copies."""
-    if keep is not None and not any(keep(_clean_name(n)) for n, _ in model.named_parameters()):
-        return []
-    base = _base_model(model)
-    with torch.no_grad():
-        merged = _merged_lora_weights(base) if hasattr(model, "peft_config") else {}
-        out: dict[str, torch.Tensor] = {}
-        for name, tensor in base.state_dict().items():
-            clean = _clean_name(name)
-            if ".lora_" in name or (keep is not None and not keep(clean)) or clean in out:
-                continue
-            out[clean] = merged[clean] if clean in merged else tensor.detach().clone()
-    return list(out.items())
-
-
-def _merged_lora_weights(base: torch.nn.Module) -> dict[str, torch.Tensor]:
-    """W + s·B·A of every LoRA-adapted layer of ``base`` (its active adapters, PEFT's own
-    ``get_delta_weight``: scaling and fan-in/fan-out as PEFT merges them; the same
-    floating-point sum ``merge_adapter`` stores), under the plain weight's name. The module
-    is not changed. A layer already merged, or with adapters disabled, holds its weight."""
-    from peft.tuners.lora import LoraLayer
-
-    out: dict[str, torch.Tensor] = {}
-    for name, module in base.named_modules():
-        if not isinstance(module, LoraLayer) or module.merged or module.disable_adapters:
-            continue
-        layer: Any = module  # a concrete LoRA layer (Linear, Embedding, …): get_delta_weight
-        weight = layer.get_base_layer().weight.detach()
-        merged = weight.clone()
-        for adapter in module.active_adapters:
-            if adapter in module.lora_A or adapter in getattr(module, "lora_embedding_A", {}):
-                merged += layer.get_delta_weight(adapter)
-        out[_clean_name(f"{name}.weight")] = merged
-    return out
-
-
-def _param_versions(model: torch.nn.Module) -> dict[str, int]:
-    """Each parameter's in-place version counter (the optimizer bumps it on every step)."""
-    return {n: p._version for n, p in model.named_parameters()}
-
-
-def export_policy(model: torch.nn.Module, tokenizer: Any, path: Path) -> None:
-    """Write the policy (LoRA merged) as a plain Hugging Face model directory for vLLM."""
-    from safetensors.torch import save_file
-
-    base: Any = _base_model(model)
-    base.config.save_pretrained(path)
-    gen = getattr(base, "generation_config", None)
-    if gen is not None:
-        gen.save_pretrained(path)
-    tensors = dict(policy_weights(model))
-    if getattr(base.config, "tie_word_embeddings", False):
-        tensors.pop("lm_head.weight", None)
-    save_file(
-        {k: v.contiguous().cpu() for k, v in tensors.items()}, str(path / "model.safetensors")
-    )
-    tokenizer.save_pretrained(path)
 
 
 # ---- worker-side functions (run inside vLLM's worker through collective_rpc) ------------------

@@ -1,6 +1,6 @@
 """The learner's policy as a plain Hugging Face model, for an engine that holds its own copy
 (vLLM): every weight under the name a Hugging Face checkpoint gives it — PEFT's wrapping
-dropped, a LoRA policy's adapted layers merged out of place — and
+dropped, a LoRA policy's adapted layers merged out of place or left as the base alone — and
 the model directory an engine starts from."""
 
 from __future__ import annotations
@@ -28,19 +28,19 @@ def clean_name(name: str) -> str:
 
 
 def policy_weights(
-    model: torch.nn.Module, keep: Callable[[str], bool] | None = None
+    model: torch.nn.Module, keep: Callable[[str], bool] | None = None, merge: bool = True
 ) -> list[tuple[str, torch.Tensor]]:
     """(Hugging Face name, tensor) for every weight of the policy (those whose name ``keep``
     accepts); a LoRA policy's adapted layers carry merged weights W + s·B·A, computed out of
     place (:func:`_merged_lora_weights`): PEFT's ``merge_adapter`` / ``unmerge_adapter``
     around the read (as TRL's vLLM sync does) leaves W as (W + s·B·A) − s·B·A, which is not W
-    in floating point, so the frozen base drifted by a rounding at every sync.
-    Tensors are detached copies."""
+    in floating point, so the frozen base drifted by a rounding at every sync. With
+    ``merge=False`` they carry the base weights W alone. Tensors are detached copies."""
     if keep is not None and not any(keep(clean_name(n)) for n, _ in model.named_parameters()):
         return []
     base = base_model(model)
     with torch.no_grad():
-        merged = _merged_lora_weights(base) if hasattr(model, "peft_config") else {}
+        merged = _merged_lora_weights(base) if merge and hasattr(model, "peft_config") else {}
         out: dict[str, torch.Tensor] = {}
         for name, tensor in base.state_dict().items():
             clean = clean_name(name)
@@ -76,8 +76,9 @@ def param_versions(model: torch.nn.Module) -> dict[str, int]:
     return {n: p._version for n, p in model.named_parameters()}
 
 
-def export_policy(model: torch.nn.Module, tokenizer: Any, path: Path) -> None:
-    """Write the policy (LoRA merged) as a plain Hugging Face model directory for vLLM."""
+def export_policy(model: torch.nn.Module, tokenizer: Any, path: Path, merge: bool = True) -> None:
+    """Write the policy as a plain Hugging Face model directory for vLLM: LoRA merged, or
+    with ``merge=False`` its base weights alone (vLLM then serves the adapter)."""
     from safetensors.torch import save_file
 
     base: Any = base_model(model)
@@ -85,7 +86,7 @@ def export_policy(model: torch.nn.Module, tokenizer: Any, path: Path) -> None:
     gen = getattr(base, "generation_config", None)
     if gen is not None:
         gen.save_pretrained(path)
-    tensors = dict(policy_weights(model))
+    tensors = dict(policy_weights(model, merge=merge))
     if getattr(base.config, "tie_word_embeddings", False):
         tensors.pop("lm_head.weight", None)
     save_file(

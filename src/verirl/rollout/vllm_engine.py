@@ -14,8 +14,11 @@ the extra to install.
   generator instead (in the engine's process: ``torch.random.fork_rng`` keeps the learner's
   global RNG untouched).
 - **Weight sync.** After every learner update, :meth:`VLLMEngine.sync_weights` copies the
-  learner's tensors into vLLM's model in place, without restarting it. Only the tensors whose
-  parameters changed since the last sync are loaded (LoRA: the merged weights of the adapted
+  learner's tensors into vLLM's model in place, without restarting it. A LoRA policy's
+  adapter goes by itself (``lora_sync: adapter``, the default): vLLM serves the frozen base
+  through its LoRA support and each sync loads the adapter as a new version
+  (:mod:`verirl.rollout.vllm_lora`). Otherwise only the tensors whose parameters changed
+  since the last sync are loaded (``lora_sync: merged``: the merged weights of the adapted
   modules; full fine-tuning: everything the optimizer touched). On GPU that is vLLM's
   ``model.load_weights`` (the path TRL and verl use). vLLM's CPU build repacks every linear
   layer into a oneDNN / packed-GEMM handle and drops the plain weight, so on CPU each changed
@@ -23,8 +26,9 @@ the extra to install.
   (which stacks q/k/v and gate/up), and is re-dispatched; the embedding and a tied LM head are
   re-dispatched too (otherwise the logits stay stale). Then the prefix cache is reset.
   :meth:`VLLMEngine.weights_mismatch` reads every weight back from vLLM's worker as it
-  computes with it (a packed layer through its GEMM handle) and names those that differ
-  from the learner's: the asynchronous producer checks it after every sync.
+  computes with it (a packed layer through its GEMM handle; an adapter from its LoRA slot)
+  and names those that differ from the learner's: the asynchronous producer checks it after
+  every sync.
 - **Off-policy.** vLLM's kernels differ from the learner's, so the engine registers with
   ``logprobs_exact=False``: with ``optim.old_logprobs=auto`` the learner recomputes π_old
   and logs the drift; see ``loss.tis_cap`` for truncated importance sampling.
@@ -46,7 +50,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field
@@ -54,6 +58,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from verirl import progress
 from verirl.device import Placement
 from verirl.errors import UserInputError
+from verirl.rollout import vllm_lora
 from verirl.rollout.base import Generation, register_engine
 from verirl.rollout.policy_export import (
     base_model,
@@ -115,6 +120,16 @@ class VLLMParams(BaseModel):
         description="CPU build: cores vLLM leaves to other work (VLLM_CPU_NUM_OF_RESERVED_CPU); "
         "its default 1 halves a 2-core machine.",
     )
+    lora_sync: Literal["adapter", "merged"] = Field(
+        "adapter",
+        description="With a LoRA policy (model.lora; Hu et al. 2021, arXiv:2106.09685, Eq. 3: "
+        "W + s·B·A): 'adapter' serves the frozen base and the adapter through vLLM's LoRA "
+        "support and each sync ships only the adapter (a new adapter version; no merge "
+        "drift by construction, as TRL's and SkyRL's adapter-only sync); 'merged' loads the "
+        "merged W + s·B·A of the adapted layers in place (every adapted weight each sync, "
+        "but no LoRA kernels while sampling). Both sample from the same policy. Ignored "
+        "without LoRA.",
+    )
 
 
 def import_vllm() -> Any:
@@ -148,8 +163,10 @@ class VLLMEngine:
         self._versions: dict[str, int] = {}
         self._metrics: dict[str, float] = {}
         self._asleep = False
+        adapter = self.params.lora_sync == "adapter" and vllm_lora.is_lora(model)
+        self._adapters: vllm_lora.AdapterVersions | None = None
         try:
-            export_policy(model, tokenizer, self._dir)
+            export_policy(model, tokenizer, self._dir, merge=not adapter)
             self.llm = self.vllm.LLM(
                 model=str(self._dir),
                 tokenizer=str(self._dir),
@@ -160,9 +177,13 @@ class VLLMEngine:
                 enable_prefix_caching=self.params.enable_prefix_caching,
                 logprobs_mode="processed_logprobs",
                 **self._device_kwargs(),
+                **(vllm_lora.engine_kwargs(model) if adapter else {}),
             )
         finally:
             shutil.rmtree(self._dir, ignore_errors=True)
+        if adapter:
+            self._adapters = vllm_lora.AdapterVersions(self.llm)
+            self._adapters.publish(model)
         self._versions = param_versions(model)
         # vLLM fuses some checkpoint tensors into one layer (q/k/v → qkv_proj, gate/up →
         # gate_up_proj); its LoRA support names them in ``packed_modules_mapping``
@@ -225,7 +246,7 @@ class VLLMEngine:
         )
         inputs = [{"prompt_token_ids": [int(t) for t in p]} for p in prompts]
         with self._seeded(sampling.seed):
-            outs = self.llm.generate(inputs, sp, use_tqdm=False)
+            outs = self.llm.generate(inputs, sp, use_tqdm=False, lora_request=self._lora_request)
         results: list[list[Generation]] = []
         for out in outs:
             group = []
@@ -258,24 +279,34 @@ class VLLMEngine:
 
     # ---- weight sync -------------------------------------------------------------------------
     def sync_weights(self) -> None:
-        """Load the learner's changed tensors into vLLM, in place (see the module docstring)."""
+        """Load the learner's changed tensors into vLLM, in place, or (LoRA with
+        ``lora_sync=adapter``) publish a new adapter version (see the module docstring)."""
         start = time.perf_counter()
         self._ensure_awake()
-        versions = param_versions(self.model)
-        changed = {n for n, v in versions.items() if self._versions.get(n) != v}
-        self._load(changed, start)
+        self._load(self._changed(), start)
 
     def _sync_if_stale(self) -> None:
         """Before sampling or scoring: load whatever changed since the last sync (nothing in
         a training step, where the loop syncs after the update; weights restored from a
         checkpoint, say). Comparing version counters costs microseconds."""
         self._ensure_awake()
-        versions = param_versions(self.model)
-        changed = {n for n, v in versions.items() if self._versions.get(n) != v}
+        changed = self._changed()
         if changed:
             self._load(changed, time.perf_counter())
 
+    @property
+    def _lora_request(self) -> Any:
+        """The adapter version to send with every request (None: no adapter)."""
+        return self._adapters.request if self._adapters is not None else None
+
+    def _changed(self) -> set[str]:
+        versions = param_versions(self.model)
+        return {n for n, v in versions.items() if self._versions.get(n) != v}
+
     def _load(self, changed: set[str], start: float) -> None:
+        if self._adapters is not None:
+            self._publish_adapter(changed, start)
+            return
         layers = {self._layer_of(clean_name(n)) for n in changed}
         if not layers <= self._modules:  # a name we cannot place: load everything
             layers = set(self._modules)
@@ -300,6 +331,31 @@ class VLLMEngine:
             "weight_sync_mb": sum(t.numel() * t.element_size() for _, t in weights) / 2**20,
         }
 
+    def _publish_adapter(self, changed: set[str], start: float) -> None:
+        """LoRA, ``lora_sync=adapter``: ship the adapter as a new version when it changed.
+        vLLM's base weights were loaded once, at start-up, and are never rewritten."""
+        frozen = sorted(n for n in changed if ".lora_" not in n)
+        if frozen:
+            raise RuntimeError(
+                f"{len(frozen)} frozen base weights of the LoRA policy changed in place "
+                f"({', '.join(frozen[:3])}{' …' if len(frozen) > 3 else ''}), but with "
+                "rollout.engine.params.lora_sync=adapter vLLM holds the base weights loaded "
+                "at start-up; lora_sync=merged loads changed base weights too"
+            )
+        size, sent = 0, []
+        if changed and self._adapters is not None:  # the whole adapter, as peft saves it
+            size = self._adapters.publish(self.model)
+            sent = [n for n, _ in self.model.named_parameters() if ".lora_" in n]
+        tensors, layers = len(sent), len({n.split(".lora_")[0] for n in sent})
+        self._versions = param_versions(self.model)
+        self._metrics = {
+            "weight_sync_s": time.perf_counter() - start,
+            "weight_sync_rebuild_s": 0.0,
+            "weight_sync_tensors": float(tensors),
+            "weight_sync_layers": float(layers),
+            "weight_sync_mb": size / 2**20,
+        }
+
     def _layer_of(self, name: str) -> str:
         """The vLLM layer a Hugging Face tensor loads into (``…q_proj.weight`` → ``…qkv_proj``).
         All the tensors of a fused layer travel together: its weight is rebuilt whole."""
@@ -310,22 +366,39 @@ class VLLMEngine:
             return path
         return f"{parent}.{fused}" if parent else fused
 
+    def _packed(self) -> dict[str, list[str]]:
+        packed = getattr(self.vllm_model, "packed_modules_mapping", {}) or {}
+        return {fused: list(parts) for fused, parts in packed.items()}
+
     def read_back(self) -> dict[str, torch.Tensor]:
         """The weights vLLM's worker samples with, under Hugging Face names (see
-        :func:`_read_weights`): what a weight sync really delivered, not what it was given."""
-        packed = getattr(self.vllm_model, "packed_modules_mapping", {}) or {}
-        mapping = {fused: list(parts) for fused, parts in packed.items()}
+        :func:`_read_weights`): what a weight sync really delivered, not what it was given.
+        With ``lora_sync=adapter`` these are the base weights; the adapter is
+        :meth:`read_back_adapter`."""
         return cast(
-            dict[str, torch.Tensor], self.llm.collective_rpc(_read_weights, args=(mapping,))[0]
+            dict[str, torch.Tensor],
+            self.llm.collective_rpc(_read_weights, args=(self._packed(),))[0],
         )
 
+    def read_back_adapter(self) -> vllm_lora.AdapterTensors:
+        """``lora_sync=adapter``: the adapter version vLLM's LoRA layers compute with, as
+        (A, s·B) per Hugging Face module name (:func:`~verirl.rollout.vllm_lora._read_adapter`);
+        empty without one."""
+        if self._adapters is None:
+            return {}
+        return self._adapters.read_back(self._packed())
+
     def weights_mismatch(self, model: torch.nn.Module | None = None) -> list[str]:
-        """The Hugging Face names whose weights in vLLM's worker differ from ``model``'s
-        (default: the module this engine syncs from; LoRA merged), or that vLLM does not
-        hold at all. Empty when vLLM samples with exactly these weights. A tied LM head is
-        the embedding and is not compared twice."""
+        """The names of the weights in vLLM's worker that differ from ``model``'s (default:
+        the module this engine syncs from), or that vLLM does not hold at all; empty when
+        vLLM samples with exactly these weights. Read back from the worker: the LoRA
+        policy's merged weights, or with ``lora_sync=adapter`` its base weights (Hugging Face
+        names) and its adapter (``<module>.lora_A`` / ``.lora_B``; see
+        :func:`~verirl.rollout.vllm_lora.adapter_mismatch`). A tied LM head is the
+        embedding and is not compared twice."""
         model = model if model is not None else self.model
-        expected = dict(policy_weights(model))
+        adapter = self._adapters is not None
+        expected = dict(policy_weights(model, merge=not adapter))
         held = self.read_back()
         embed = "model.embed_tokens.weight"
         tied = getattr(base_model(model).config, "tie_word_embeddings", False)
@@ -343,6 +416,9 @@ class VLLMEngine:
             )
             if not same:
                 bad.append(name)
+        if adapter:
+            held_adapter = self.read_back_adapter()
+            bad += vllm_lora.adapter_mismatch(vllm_lora.policy_adapter(model), held_adapter)
         return bad
 
     def sleep(self) -> None:
@@ -366,9 +442,13 @@ class VLLMEngine:
         return {"seed": self.seed}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """The weights come from the learner's checkpoint: all of them are loaded into vLLM
-        before the next generation (whichever order the checkpoint restores things in)."""
-        self._versions = {}
+        """The weights come from the learner's checkpoint: all of them (with
+        ``lora_sync=adapter``: the adapter) are loaded into vLLM before the next generation
+        (whichever order the checkpoint restores things in)."""
+        if self._adapters is None:
+            self._versions = {}
+        else:  # the checkpoint holds the trainable weights: the adapter
+            self._versions = {n: v for n, v in self._versions.items() if ".lora_" not in n}
 
     # ---- scoring ---------------------------------------------------------------------------
     @property
@@ -382,11 +462,11 @@ class VLLMEngine:
     ) -> PromptLogprobs:
         """log π(seq[t] | seq[:t]) for every position ``t >= start`` of each sequence (each
         start at least 1), under the weights the engine samples with (whatever changed since
-        the last sync is loaded first; as vLLM's prompt
+        the last sync is loaded first; LoRA: the current adapter version), as vLLM's prompt
         log-probs with its prefix cache shared across the batch
         (:func:`~verirl.rollout.vllm_scoring.prompt_logprobs`)."""
         self._sync_if_stale()
-        return prompt_logprobs(self.llm, sequences, starts, None)
+        return prompt_logprobs(self.llm, sequences, starts, self._lora_request)
 
     def sequence_scorer(self) -> VLLMScorer:
         """A :class:`~verirl.rollout.scoring.SequenceScorer` over this engine's weights."""
@@ -457,12 +537,14 @@ def _read_weights(worker: Any, packed: dict[str, list[str]]) -> dict[str, torch.
     identity matrix is Wᵀ, exact in floating point (every sum has one non-zero term). Fused
     layers (q/k/v, gate/up) are split back by their output sizes, weights and biases alike
     (on the GPU build too, whose plain fused weights are read as they are — untested here,
-    no GPU build installed). An embedding or LM head
-    keeps vLLM's vocabulary padding (the caller compares the leading rows)."""
+    no GPU build installed). A LoRA layer's wrapped ``base_layer`` is read under the layer's
+    own name. An embedding or LM head keeps vLLM's vocabulary padding (the caller compares
+    the leading rows)."""
     model = worker.model_runner.model
     out: dict[str, torch.Tensor] = {}
     with torch.no_grad():
-        for name, module in model.named_modules():
+        for path, module in model.named_modules():
+            name = path.replace(".base_layer", "")  # the layer a LoRA layer wraps
             handle = getattr(module, "cpu_linear", None)
             tensors: dict[str, torch.Tensor] = {}
             for pname, param in module.named_parameters(recurse=False):

@@ -1,5 +1,5 @@
-"""What the vLLM engine's weight sync sends, without vLLM: Hugging Face names, LoRA merged,
-only the layers asked for, and the learner's adapter untouched afterwards."""
+"""What the vLLM engine's weight sync sends, without vLLM: Hugging Face names, LoRA merged (or
+the base alone), only the layers asked for, and the learner's adapter untouched afterwards."""
 
 from __future__ import annotations
 
@@ -49,6 +49,21 @@ def test_lora_weights_are_merged_under_plain_names() -> None:
         model.merge_adapter()
         assert torch.equal(got[q], layer.get_base_layer().weight)
         model.unmerge_adapter()
+
+
+def test_unmerged_weights_are_the_frozen_base() -> None:
+    base = tiny_model(64, seed=2)
+    plain = {n: t.clone() for n, t in base.state_dict().items()}
+    model = apply_lora(base, LoraSettings(r=4, alpha=8, target_modules=("q_proj",)))
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if "lora_B" in n:
+                p.fill_(0.5)
+    got = dict(policy_weights(model, merge=False))
+    assert set(got) == set(plain)
+    assert all(torch.equal(got[n], plain[n]) for n in got)
+    q = "model.layers.0.self_attn.q_proj.weight"
+    assert not torch.equal(dict(policy_weights(model))[q], plain[q])  # merged: W + s·B·A
 
 
 def test_clean_names() -> None:

@@ -164,7 +164,7 @@ def test_prompt_logprobs_refuses_a_start_outside_the_sequence(setup) -> None:  #
         engine.prompt_logprobs([[5, 6], [7, 8]], [1, 0])
 
 
-# ---- LoRA: the adapter served by vLLM, synced alone (lora_sync: adapter, the default) --------
+# ---- LoRA: the adapter served by vLLM, synced alone (lora_sync: adapter) -----------------------
 LORA = LoraSettings(r=4, alpha=8, target_modules=("q_proj", "v_proj", "down_proj"))
 
 
@@ -185,7 +185,8 @@ def lora_setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[objec
     model, tok = load_policy(str(peaked_model_dir(tmp_path_factory.mktemp("lora"))), lora=LORA)
     _nudge(model, 0.3, seed=0)  # a trained adapter: B away from zero
     model.eval()
-    engine = VLLMEngine(model, tok, VLLMParams(kv_cache_gib=0.5, max_model_len=512), "cpu", 3)
+    params = VLLMParams(kv_cache_gib=0.5, max_model_len=512, lora_sync="adapter")
+    engine = VLLMEngine(model, tok, params, "cpu", 3)
     yield engine, model, tok
 
 

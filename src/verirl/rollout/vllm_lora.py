@@ -16,12 +16,18 @@ adapted layer computes W·x + s·B·(A·x). A weight sync ships only the adapter
    the adapter's name and path, so blocks computed under an older version are never reused:
    no cache reset is needed.
 
-The base weights are never rewritten, so nothing drifts by construction (merging and
-unmerging in place leaves W as (W + s·B·A) − s·B·A, which is not W in floating point). vLLM
+The base weights are never rewritten, so nothing can drift by construction (merging and
+unmerging in place would leave W as (W + s·B·A) − s·B·A, which is not W in floating point; the
+merged sync avoids that by merging out of place, from the learner's untouched W). vLLM
 0.32 loads adapters from a directory only (``LoRARequest.lora_path``; an in-memory tensor
-request is an open proposal upstream), hence the tmpfs round trip of a small file: at r = 16
-on SmolLM2-135M the adapter is 4.9 M parameters, 18.6 MiB in fp32 (``bench/bench_lora_sync.py``
-measures a sync against the merge; the numbers are in docs/scaling.md).
+request is an open proposal upstream), hence the tmpfs round trip of a small file.
+
+What it costs (``bench/bench_lora_sync.py``, SmolLM2-135M, r = 16, this 2-core CPU; the
+table is in docs/scaling.md): a sync ships 18.7 MiB in 0.09 s against the merged layers'
+405 MiB in 0.26 s, but vLLM's CPU LoRA ops (PyTorch reference kernels that gather a copy of
+the adapter per token) sample 3-4× slower than the merged weights' GEMMs, so on a CPU the
+merged sync (the engine's default) wins a step. On a GPU vLLM's LoRA kernels are Triton
+ones; ``bench/gpu_check.py``'s ``vllm_lora`` times both there.
 
 Checking (:func:`adapter_mismatch`): the adapter is read back from the buffers vLLM's LoRA
 layers compute with — the activated slot of every ``lora_a_stacked`` / ``lora_b_stacked``

@@ -21,6 +21,11 @@ vllm_fp8              the vLLM engine sampling with FP8 weights (``precision=fp8
                       re-quantized at each sync (the changed weights move the samples)
 copy_bf16             the hf engine sampling from a bf16 copy (``precision=bf16``) on cuda:
                       two steps, the mismatch logged and under the logprob_drift bound x 10
+vllm_lora             the vLLM CUDA engine with a LoRA policy (r = 16), both syncs: the
+                      merged weights and the adapter alone through vLLM's LoRA support;
+                      what vLLM holds read back equal to the learner's after the last step;
+                      step seconds and MiB per sync of each (which should be the default
+                      on a GPU: on this project's CPU, merged, for vLLM's slow CPU LoRA ops)
 logprob_memory        log-probs of 8 × 1,024 tokens over a 151,936-token head: the chunked
                       path (verirl.lm.head) against every token's logits — values and
                       gradients equal, and the peak GPU memory of each (the chunked one must
@@ -57,7 +62,7 @@ from typing import Any
 
 SMOLLM2_SHAPE = {"hidden_size": 576, "layers": 30, "heads": 9, "kv_heads": 3, "mlp": 1536}
 TINY_SHAPE = {"hidden_size": 32, "layers": 2, "heads": 4, "kv_heads": 2, "mlp": 64}
-CUDA_ONLY = {"fsdp2", "torchrun_dp2", "vllm", "vllm_fp8", "copy_bf16"}
+CUDA_ONLY = {"fsdp2", "torchrun_dp2", "vllm", "vllm_fp8", "copy_bf16", "vllm_lora"}
 
 
 def _load_tokenizer(tokenizer_dir: str | None) -> Any:
@@ -279,6 +284,39 @@ def check_copy_bf16(model_dir: str, device: str) -> dict[str, float]:
     return out
 
 
+def check_vllm_lora(model_dir: str, device: str) -> dict[str, float]:
+    """LoRA on vLLM, each ``lora_sync``: two steps, then what vLLM samples with — its weights,
+    or its base and the adapter in its LoRA slot — must be the learner's policy; the adapter
+    side must have shipped the adapter alone."""
+    from verirl.config import load_config
+    from verirl.trainer import Trainer
+
+    out: dict[str, float] = {}
+    for mode in ("merged", "adapter"):
+        extra = [
+            "rollout.engine.name=vllm",
+            f"rollout.engine.params={{lora_sync: {mode}}}",
+            "model.lora={r: 16, alpha: 32}",
+            "run.steps=2",
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = load_config(None, [*_overrides(model_dir, device, tmp), *extra])
+            with Trainer(cfg, Path(tmp)) as trainer:
+                metrics: dict[str, float] = {}
+                for _ in range(2):
+                    metrics = trainer.train_step()
+                stale = trainer.engine.weights_mismatch()  # type: ignore[attr-defined]
+        if stale:
+            raise RuntimeError(f"{mode}: vLLM does not hold the learner's policy: {stale[:5]}")
+        mib = float(metrics.get("engine/weight_sync_mb", 0.0))
+        if mode == "adapter" and not 0 < mib < 64:  # SmolLM2's shape, r = 16: about 19 MiB
+            raise RuntimeError(f"a sync shipped {mib:.1f} MiB: not the adapter alone")
+        out[f"{mode}_step_s"] = float(metrics.get("time/step_s", 0.0))
+        out[f"{mode}_sync_s"] = float(metrics.get("time/weight_sync_s", 0.0))
+        out[f"{mode}_sync_mib"] = mib
+    return out
+
+
 def check_logprob_memory(model_dir: str, device: str) -> dict[str, float]:
     """Chunked log-probs against every token's logits, on a Qwen-sized vocabulary."""
     import torch
@@ -421,6 +459,7 @@ CHECKS: dict[str, Callable[[str, str], dict[str, float]]] = {
     "vllm": check_vllm,
     "vllm_fp8": check_vllm_fp8,
     "copy_bf16": check_copy_bf16,
+    "vllm_lora": check_vllm_lora,
     "logprob_memory": check_logprob_memory,
     "checkpointing": check_checkpointing,
     "memory_flat": check_memory_flat,

@@ -305,11 +305,21 @@ def _vllm_engine(r: Ran) -> None:
     assert "engine/learner drift" in r.stdout
 
 
+def _lora_sync(r: Ran) -> None:
+    for side in ("merged", "adapter"):
+        assert r.number(rf"^{side}\s+start-up .* \| sync ([\d.]+) s") > 0
+        assert r.number(rf"^{side}\s+start-up .* generate ([\d.]+) tok/s") > 0
+    assert r.number(r"sync seconds ratio merged/adapter: ([\d.]+)x") > 0
+    # a tiny model's merged layers still outweigh its adapter (1.1 MiB against 0.3)
+    assert r.number(r"sync MiB ratio merged/adapter: ([\d.]+)x") > 1
+    assert r.number(r"generated tokens/s ratio adapter/merged: ([\d.]+)x") > 0
+
+
 def _gpu_check(r: Ran) -> None:
     rows = {ln.split()[0]: ln for ln in r.stdout.splitlines()[2:] if ln.strip()}
     runs_here = ("doctor", "grpo", "lora", "cer", "process_credit", "tcpo")
     memory = ("logprob_memory", "checkpointing", "memory_flat", "memory_plan")
-    cuda_only = ("fsdp2", "torchrun_dp2", "vllm", "vllm_fp8", "copy_bf16")
+    cuda_only = ("fsdp2", "torchrun_dp2", "vllm", "vllm_fp8", "copy_bf16", "vllm_lora")
     assert set(rows) == {*runs_here, *memory, *cuda_only}, r.tail()
     for name in (*runs_here, *memory):
         assert rows[name].split()[1] == "ok", rows[name]
@@ -496,6 +506,13 @@ SMOKES: list[Smoke] = [
         " --json {tmp}/rollout.json",
         _rollout_stream,
         mode="stream",
+    ),
+    Smoke(
+        "bench_lora_sync.py",
+        "--model {vllm_model} --syncs 2 --prompts 2 --group-size 2 --max-new-tokens 8 --rounds 1",
+        _lora_sync,
+        marks=[pytest.mark.vllm],
+        needs=("vllm",),
     ),
     Smoke("gpu_check.py", "--device cpu --timeout 600", _gpu_check, marks=[pytest.mark.slow]),
     Smoke("gpu_step.py", "--device cpu --steps 1", _gpu_step),

@@ -114,12 +114,13 @@ def _overrides(model_dir: str, device: str, run_dir: str) -> list[str]:
 
 
 def _train(model_dir: str, device: str, extra: list[str], steps: int = 2) -> dict[str, float]:
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), f"run.steps={steps}", *extra])
-        with Trainer(cfg, Path(tmp)) as trainer:
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             metrics: dict[str, float] = {}
             for _ in range(steps):
                 metrics = trainer.train_step()
@@ -333,13 +334,14 @@ def check_checkpointing(model_dir: str, device: str) -> dict[str, float]:
 
 
 def check_memory_flat(model_dir: str, device: str) -> dict[str, float]:
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.trainer import Trainer
 
     key = "memory/cuda_max_allocated_mb" if device == "cuda" else "memory/peak_rss_mb"
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=5"])
-        with Trainer(cfg, Path(tmp)) as trainer:
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             peaks = [trainer.train_step()[key] for _ in range(5)]
     steady = peaks[2:]
     spread = (max(steady) - min(steady)) / max(steady)
@@ -351,23 +353,24 @@ def check_memory_flat(model_dir: str, device: str) -> dict[str, float]:
 def check_memory_plan(model_dir: str, device: str) -> dict[str, float]:
     import torch
 
+    from verirl.assembly import build, plan
     from verirl.config import load_config
-    from verirl.train.memory_plan import plan_memory
     from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=2"])
-        plan = plan_memory(cfg, device, limit=None)
-        with Trainer(cfg, Path(tmp)) as trainer:
+        planned = plan(cfg, device)
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             metrics = [trainer.train_step() for _ in range(2)]
     if device != "cuda":
         measured = metrics[-1]["memory/peak_rss_mb"] * 1e6
     else:
         measured = float(torch.cuda.max_memory_allocated())
-    ratio = plan.peak / measured
+    ratio = planned.peak / measured
     if not 0.65 <= ratio <= 1.35:
-        raise RuntimeError(f"plan {plan.peak / 2**30:.2f} GiB vs measured {measured / 2**30:.2f}")
-    return {"plan_gib": plan.peak / 2**30, "measured_gib": measured / 2**30, "ratio": ratio}
+        peak = planned.peak / 2**30
+        raise RuntimeError(f"plan {peak:.2f} GiB vs measured {measured / 2**30:.2f}")
+    return {"plan_gib": planned.peak / 2**30, "measured_gib": measured / 2**30, "ratio": ratio}
 
 
 CHECKS: dict[str, Callable[[str, str], dict[str, float]]] = {

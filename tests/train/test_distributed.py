@@ -95,6 +95,7 @@ def test_verirl_train_under_torchrun_matches_one_process(tiny_run: TinyRun, tmp_
     ranks train; after 2 steps the checkpoint equals a one-process run's."""
     from safetensors.torch import load_file
 
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.train.metrics import read_metrics
     from verirl.trainer import Trainer
@@ -124,7 +125,7 @@ def test_verirl_train_under_torchrun_matches_one_process(tiny_run: TinyRun, tmp_
     shown = proc.stdout + proc.stderr
     assert shown.count("run directory:") == 2  # two ranks ran (not one, as accelerate)
     cfg = load_config(None, tiny_run(tmp_path / "one", 2))
-    with Trainer(cfg, tmp_path / "one") as t:
+    with Trainer(build(cfg), tmp_path / "one") as t:
         t.fit()
     a = load_file(str(tmp_path / "dp" / "checkpoint-000002" / "trainable.safetensors"))
     b = load_file(str(tmp_path / "one" / "checkpoint-000002" / "trainable.safetensors"))

@@ -13,6 +13,7 @@ from safetensors.torch import load_file
 
 from tests.conftest import TinyRun
 from tests.tiny_run import train_cli, wait_for_step
+from verirl.assembly import build
 from verirl.config import load_config
 from verirl.train.checkpoint import latest_checkpoint
 from verirl.train.metrics import read_metrics
@@ -21,10 +22,11 @@ from verirl.trainer import Trainer
 
 def test_a_few_steps_change_the_parameters(tiny_run: TinyRun, tmp_path: Path) -> None:
     cfg = load_config(None, tiny_run(tmp_path / "run", 3))
-    trainer = Trainer(cfg, tmp_path / "run")
-    before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
+    trainer = Trainer(build(cfg), tmp_path / "run")
+    before = {n: p.detach().clone() for n, p in trainer.parts.model.named_parameters()}
     trainer.fit()
-    changed = [n for n, p in trainer.model.named_parameters() if not torch.equal(p, before[n])]
+    after = trainer.parts.model.named_parameters()
+    changed = [n for n, p in after if not torch.equal(p, before[n])]
     assert len(changed) == len(before), "every parameter should receive gradient"
     rows = read_metrics(tmp_path / "run")
     assert [r["step"] for r in rows] == [1, 2, 3]

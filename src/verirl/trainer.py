@@ -125,7 +125,9 @@ class Trainer:
                 log.write(0, summary["before_plain"].flat("eval_before_plain"))
         start = time.perf_counter()
         for step in range(self.step, cfg.run.steps):
-            metrics = self.train_step()
+            # a step's own line comes when it ends; one that runs long says so meanwhile
+            with phase(f"step {step + 1}/{cfg.run.steps}", quiet=True):
+                metrics = self.train_step()
             self.step = step + 1
             log.write_step(self.step, metrics)  # + its line in run.log
             log.write_samples(self.step, self.last_rollouts)
@@ -138,7 +140,7 @@ class Trainer:
         if cfg.run.steps and (not cfg.run.save_every or self.step % cfg.run.save_every):
             self.save()
         if cfg.run.steps:
-            with phase("writing the final model"):
+            with phase("writing the final model", quiet=True):
                 summary["final_model"] = str(self.export(self.run_dir / "final"))
         if cfg.eval.before_and_after:
             after = evaluate_heldout(self.parts, when="after training")
@@ -205,7 +207,7 @@ class Trainer:
             return latest_checkpoint(self.run_dir) or self.run_dir
         p = self.parts
         state = {"learner": p.learner.state_dict(), **p.schedule.producer_state(p.producer)}
-        with phase(f"writing checkpoint {self.step}"):
+        with phase(f"writing checkpoint {self.step}", quiet=True):
             return save_checkpoint(
                 self.run_dir, self.step, p.model, state, keep=self.cfg.run.keep_checkpoints
             )

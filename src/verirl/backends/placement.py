@@ -129,7 +129,7 @@ class Backend:
         return EXECUTORS.get(v.name).build(v.params, self.settings.plugins)
 
     def learner(self, model: torch.nn.Module, settings: LearnerSettings) -> PolicyLearner:
-        return Learner(model, settings, self.settings.steps, None)
+        return Learner(model, settings, self.settings.steps)
 
     def share_batch(self, batch: Batch) -> Batch:
         return batch

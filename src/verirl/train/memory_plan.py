@@ -270,6 +270,7 @@ def plan_inputs(
     ``model.device`` resolved on this machine); ``model_config`` None: ``model.name``'s."""
     from verirl.rollout.base import get_engine
     from verirl.train.optimizers import OPTIMIZERS
+    from verirl.train.terms import LossTerms
     from verirl.verification.executors import EXECUTORS
 
     if model_config is None:
@@ -297,7 +298,7 @@ def plan_inputs(
         trainable=trainable,
         lora=lora is not None,
         optimizer_state_bytes=OPTIMIZERS.get(cfg.optim.optimizer.name).state_bytes_per_param,
-        kl_reference=cfg.loss.kl_coef > 0,
+        kl_reference="reference" in LossTerms(cfg.loss.terms).needs,
         activation_checkpointing=cfg.optim.activation_checkpointing is True,
         chunk_tokens=None if chunk == "auto" else int(chunk),
         micro_batch_tokens=cfg.optim.micro_batch_tokens,

@@ -354,3 +354,24 @@ def test_a_producer_thread_with_vllm_is_refused() -> None:
     )
     with pytest.raises(UserInputError, match=r"run\.async\.producer=process"):
         _schedule(cfg)
+
+
+def test_the_learner_and_the_producer_get_disjoint_cores() -> None:
+    from verirl.backends.local_stream import assign_cores
+
+    two = (0, 1)
+    a = assign_cores(None, None, None, True, two)  # 2 cores: 1 + 1, one core each
+    assert (a.learner_threads, a.producer_threads, a.learner, a.producer) == (1, 1, (0,), (1,))
+    a = assign_cores(None, 3, 1, True, (2, 3, 5, 7, 11))  # from the cores this process may use
+    assert (a.learner, a.producer) == ((2, 3, 5), (7,))
+    a = assign_cores(8, None, None, True, tuple(range(8)))
+    assert (a.learner_threads, a.producer_threads, a.learner, a.producer) == (
+        4,
+        4,
+        (0, 1, 2, 3),
+        (4, 5, 6, 7),
+    )
+    a = assign_cores(4, None, None, True, two)  # 2 + 2 threads on 2 cores: shared
+    assert (a.learner, a.producer) == (None, None) and "more than the 2 cores" in a.why
+    assert assign_cores(None, None, None, False, two).why == "run.async.pin_cores is off"
+    assert assign_cores(None, None, None, True, None).why == "this OS sets no CPU affinity"

@@ -35,6 +35,7 @@ from verirl.backends import (
     placement_name,
     schedule_name,
 )
+from verirl.backends.schedules import BUFFER
 from verirl.config import TrainConfig, dump_config
 from verirl.credit import CreditInput, get_credit
 from verirl.errors import UserInputError
@@ -55,6 +56,7 @@ from verirl.train.checkpoint import (
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.health import HealthMonitor
 from verirl.train.learner import PolicyLearner, collate
+from verirl.train.ledger import LEDGER, Ledger, LedgerAudit, audit_run
 from verirl.train.loggers import run_loggers
 from verirl.train.memory import HeapRelease, MemoryMonitor
 from verirl.train.memory_plan import MemoryPlan, check_fits
@@ -99,6 +101,12 @@ class Trainer:
             BackendSettings.from_config(cfg, self.placement),
             self.placement,
         )
+        # the run's ledger: what the curriculum issued and what became of it
+        # (verirl.train.ledger), written by the process that leads and its producer
+        if self.backend.leads:
+            producer_settings = producer_settings.recording_to(run_dir / LEDGER)
+        self.ledger = Ledger(producer_settings.ledger)
+        self._restored: list[int] = []  # batches a resumed checkpoint held, not yet trained
         try:
             self.schedule: Schedule = build_schedule(
                 schedule_name(cfg.run.schedule, cfg.run.async_),
@@ -226,6 +234,7 @@ class Trainer:
             total_steps=cfg.run.steps,
         )
         summary: dict[str, Any] = {"run_dir": str(self.run_dir)}
+        self.ledger.start(self.step, self._restored)
         if cfg.eval.before_and_after and self.step == 0:
             before = self.evaluate(when="before training")
             log.write(0, before.flat("eval_before"))
@@ -247,6 +256,10 @@ class Trainer:
         summary["train_seconds"] = time.perf_counter() - start
         if cfg.run.steps and (not cfg.run.save_every or self.step % cfg.run.save_every):
             self.save()
+        self.ledger.end(self.step)
+        if self.ledger.path is not None:
+            summary["ledger"] = audit_run(self.run_dir)
+            logger.info("%s", summary["ledger"].line())
         if cfg.run.steps:
             with phase("writing the final model"):
                 summary["final_model"] = str(self.export(self.run_dir / "final"))
@@ -275,6 +288,7 @@ class Trainer:
         self.schedule.before_update(self.engine)
         with self.heap.learning():
             train = self.learner.update(batch)
+        self.ledger.trained(self.step, produced.version, out.rollouts, out.generated)
         t_sync = time.perf_counter()
         cost = self.schedule.after_update(self.engine, self.step + 1)
         t2 = time.perf_counter()
@@ -334,12 +348,15 @@ class Trainer:
     def save(self) -> Path:
         if not self.writes_files:
             return latest_checkpoint(self.run_dir) or self.run_dir
-        producer = self.schedule.producer_state(self.producer)
+        # the producer's state, and the batches it produced ahead (waits for them)
+        producer = self.schedule.checkpoint_state(self.producer, self.step)
         state = {"learner": self.learner.state_dict(), **producer}
         with phase(f"writing checkpoint {self.step}"):
-            return save_checkpoint(
+            path = save_checkpoint(
                 self.run_dir, self.step, self.model, state, keep=self.cfg.run.keep_checkpoints
             )
+        self.ledger.checkpoint(self.step, [i for i, _ in producer.get(BUFFER, [])])
+        return path
 
     def export(self, path: Path) -> Path:
         """Write the trained policy as a Hugging Face model directory (the adapter alone for
@@ -362,6 +379,7 @@ class Trainer:
         def restore(state: dict[str, Any]) -> None:
             self.learner.load_state_dict(state["learner"])
             self.producer.load_state_dict(state)
+            self._restored = self.schedule.restore(state)
 
         self.step = load_checkpoint(path, self.model, restore)
         return True
@@ -409,6 +427,8 @@ def summary_json(summary: dict[str, Any]) -> str:
     def enc(o: Any) -> Any:
         if isinstance(o, EvalResult):
             return {"overall": o.overall, "accuracy": o.accuracy}
+        if isinstance(o, LedgerAudit):
+            return o.as_dict()
         return str(o)
 
     return json.dumps(summary, default=enc, indent=2)

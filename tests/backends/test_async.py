@@ -240,19 +240,23 @@ def test_staleness_never_exceeds_k_under_random_timings(k: int, start: int, seed
 def test_a_producer_killed_mid_run_resumes_from_its_checkpoint(
     tiny_model_dir: Path, tmp_path: Path
 ) -> None:
-    """kill -9 of the producer process: the learner stops the step (the run exits non-zero),
-    the newest checkpoint holds the learner's and the producer's state of one step (nothing
-    half-applied), and the resumed run ends where an uninterrupted one does."""
+    """kill -9 of the producer process (k = 1): the learner stops the step (the run exits
+    non-zero), the newest checkpoint holds the learner's state, the batch produced ahead and
+    the producer's state after it (nothing half-applied), and the resumed run ends where an
+    uninterrupted one does, bit for bit, with nothing lost or trained twice."""
     import os
     import re
     import signal
 
+    from verirl.train.ledger import audit_run
+
     extra = ["run.steps=4", "run.save_every=1", "run.keep_checkpoints=5"]
+    extra += ["run.async.max_staleness=1"]
     straight = tmp_path / "straight"
-    _run(tiny_model_dir, straight, *extra)  # the synchronous loop (= k 0, tested above)
+    _run(tiny_model_dir, straight, *extra)
 
     killed = tmp_path / "killed"
-    proc = train_cli([*_overrides(tiny_model_dir, killed), *extra, "run.async.max_staleness=0"])
+    proc = train_cli([*_overrides(tiny_model_dir, killed), *extra])
     wait_for_step(killed, 2, proc, limit=600)
     pid = int(
         re.findall(
@@ -274,6 +278,9 @@ def test_a_producer_killed_mid_run_resumes_from_its_checkpoint(
     sb = torch.load(killed / "checkpoint-000004" / "state.pt", weights_only=False)
     assert sa["curriculum"] == sb["curriculum"]
     assert sa["next_group"] == sb["next_group"] == 4 * 2
+    audit = audit_run(killed)
+    assert (audit.lost, audit.trained_twice, audit.changed, audit.issued) == (0, 0, 0, 4 * 2)
+    assert audit.resumes == 1 and audit.ended
 
 
 def test_merged_lora_weights_cover_what_the_parameters_do_not() -> None:

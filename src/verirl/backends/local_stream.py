@@ -127,6 +127,7 @@ def run_producer(
     tokenizer: Any,
     state: dict[str, Any],
     start: int,
+    first: int,
     k: int,
     ring: WeightRing,
     out: Any,
@@ -135,9 +136,9 @@ def run_producer(
     cores: tuple[int, ...] | None = None,
 ) -> None:
     """The producer's main loop (a process of its own, or a thread in tests): batches
-    ``start`` … ``backend.steps − 1``, each put on ``out`` as ``("batch", i, produced)``; an
-    error as ``("error", i, text)``."""
-    i = start
+    ``first`` … ``backend.steps − 1``, batch i with policy ``version_for(i, k, start)``,
+    each put on ``out`` as ``("batch", i, produced)``; an error as ``("error", i, text)``."""
+    i = first
     parent = os.getppid()
 
     def learner_alive() -> bool:  # not stopped by the learner, which has not died either
@@ -171,7 +172,7 @@ def run_producer(
                 resources.provers,
             )
             producer.load_state_dict(state)
-            for i in range(start, backend.steps):
+            for i in range(first, backend.steps):
                 version = version_for(i, k, start)
                 idle = ring.wait_for(version, alive=learner_alive)
                 t0 = time.perf_counter()
@@ -189,7 +190,7 @@ def run_producer(
                     engine.weights_mismatch(model) if isinstance(engine, HoldsOwnWeights) else []
                 )
                 checksum_s = time.perf_counter() - t0
-                produced = producer.produce(version)
+                produced = producer.produce(version, batch=i)
                 produced.state = producer.state_dict()
                 produced.sync = {
                     "producer_idle_s": idle,
@@ -265,7 +266,7 @@ class LocalStream:
         self._exit_hook: Any = None
         self._restore: tuple[int, tuple[int, ...] | None] | None = None
 
-    def start(self, producer: RolloutProducer, step: int, max_staleness: int) -> None:
+    def start(self, producer: RolloutProducer, step: int, max_staleness: int, first: int) -> None:
         import torch.multiprocessing as tmp
 
         verifier = producer.reward.ctx.verifier  # started by an evaluation, maybe
@@ -296,6 +297,7 @@ class LocalStream:
             producer.tokenizer,
             producer.state_dict(),
             step,
+            first,
             max_staleness,
             self._ring,
         )

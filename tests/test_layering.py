@@ -51,7 +51,7 @@ CONFIG_MAY_IMPORT = ("verirl.verification.settings",)
 
 # The floors, bottom to top: a unit imports only units of its own floor or below.
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("errors", "types", "registry"),  # words every floor uses
+    ("errors", "types", "registry", "progress"),  # words every floor uses; progress lines
     ("device", "allocator", "sandbox", "lm", "provers"),  # the machine, sandbox, checkers
     ("models", "tools", "envs"),  # policies; typed tools; the environments (pure, deterministic)
     ("curriculum", "evals", "verification", "rollout", "credit"),  # the loop's parts

@@ -244,7 +244,9 @@ class Trainer:
                 log.write(0, summary["before_plain"].flat("eval_before_plain"))
         start = time.perf_counter()
         for step in range(self.step, cfg.run.steps):
-            metrics = self.train_step()
+            # a step's own line comes when it ends; one that runs long says so meanwhile
+            with phase(f"step {step + 1}/{cfg.run.steps}", quiet=True):
+                metrics = self.train_step()
             self.step = step + 1
             log.write_step(self.step, metrics)  # + its line in run.log
             log.write_samples(self.step, self.last_rollouts)
@@ -261,7 +263,7 @@ class Trainer:
             summary["ledger"] = audit_run(self.run_dir)
             logger.info("%s", summary["ledger"].line())
         if cfg.run.steps:
-            with phase("writing the final model"):
+            with phase("writing the final model", quiet=True):
                 summary["final_model"] = str(self.export(self.run_dir / "final"))
         if cfg.eval.before_and_after:
             after = self.evaluate(when="after training")
@@ -351,7 +353,7 @@ class Trainer:
         # the producer's state, and the batches it produced ahead (waits for them)
         producer = self.schedule.checkpoint_state(self.producer, self.step)
         state = {"learner": self.learner.state_dict(), **producer}
-        with phase(f"writing checkpoint {self.step}"):
+        with phase(f"writing checkpoint {self.step}", quiet=True):
             path = save_checkpoint(
                 self.run_dir, self.step, self.model, state, keep=self.cfg.run.keep_checkpoints
             )

@@ -27,6 +27,7 @@ SMALL = (
     "rollout.group_size=2",
     "rollout.max_new_tokens=4",
     "optim.minibatches=1",
+    "run.keep_checkpoints=5",
     "run.async.producer=thread",
 )
 

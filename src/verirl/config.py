@@ -86,7 +86,26 @@ class AsyncConfig(_Section):
         None,
         ge=1,
         description="torch CPU threads of the producer process (None: half of run.threads, or "
-        "of the cores, at least 1); the learner keeps the rest.",
+        "of the cores this process may use, at least 1).",
+    )
+    learner_threads: int | None = Field(
+        None,
+        ge=1,
+        description="torch CPU threads of the learner while a producer process runs (None: "
+        "run.threads, or the cores this process may use, minus producer_threads; at least 1). "
+        "Its own threads come back when the producer stops (for the evaluation after "
+        "training).",
+    )
+    pin_cores: bool = Field(
+        True,
+        description="Give the learner and the producer process disjoint CPU cores (Linux CPU "
+        "affinity, every thread of each process): the learner the first learner_threads of "
+        "the cores this process may use (`taskset` narrows them), the producer the next "
+        "producer_threads — 1 + 1 on 2 cores — so that neither's threads run on, or migrate "
+        "to, the other's core. Not done where the OS has no CPU affinity (macOS), with "
+        "producer=thread, or when the two ask for more cores than there are (the log says "
+        "which). False: both processes may run on every core (two runs sharing one machine "
+        "would otherwise pin to the same cores; or give each its own with taskset).",
     )
     producer: Literal["process", "thread"] = Field(
         "process",
@@ -94,7 +113,7 @@ class AsyncConfig(_Section):
         "weights through shared memory) or 'thread' (same schedule in a thread of this "
         "process, sharing the GIL: for tests and debugging). With run.backend=ray the "
         "producer is a driver thread steering the rollout replicas and the Ray verifier pool; "
-        "this and producer_threads do not apply.",
+        "this, the threads and pin_cores do not apply.",
     )
 
 

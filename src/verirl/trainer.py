@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from verirl.assembly import Parts, SamplingParts
+from verirl.backends.schedules import BUFFER
 from verirl.config import TrainConfig, dump_config
 from verirl.credit import CreditInput
 from verirl.errors import UserInputError
@@ -38,6 +39,7 @@ from verirl.train.checkpoint import (
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.health import HealthMonitor
 from verirl.train.learner import collate
+from verirl.train.ledger import LEDGER, Ledger, LedgerAudit, audit_run
 from verirl.train.loggers import run_loggers
 from verirl.train.memory import HeapRelease, MemoryMonitor
 from verirl.train.metrics import MetricsLog
@@ -66,6 +68,12 @@ class Trainer:
             logger.info("memory plan: %s", "; ".join(line.strip() for line in plan.lines()))
         self.heap = HeapRelease(self.cfg.run.release_memory and placement.device.type == "cpu")
         self.plain_formatter = PromptFormatter(parts.tokenizer)  # a prompt never trained with
+        # the run's ledger: what the curriculum issued and what became of it
+        # (verirl.train.ledger), written by the process that leads and its producer
+        if parts.backend.leads:
+            parts.producer.record_to(run_dir / LEDGER)
+        self.ledger = Ledger(parts.producer.settings.ledger)
+        self._restored: list[int] = []  # batches a resumed checkpoint held, not yet trained
         self.step = 0
         self.last_rollouts: list[Rollout] = []
         self.health = HealthMonitor.from_config(self.cfg, run_dir if run_dir.is_dir() else None)
@@ -114,6 +122,7 @@ class Trainer:
             total_steps=cfg.run.steps,
         )
         summary: dict[str, Any] = {"run_dir": str(self.run_dir)}
+        self.ledger.start(self.step, self._restored)
         if cfg.eval.before_and_after and self.step == 0:
             before = evaluate_heldout(self.parts, when="before training")
             log.write(0, before.flat("eval_before"))
@@ -139,6 +148,10 @@ class Trainer:
         summary["train_seconds"] = time.perf_counter() - start
         if cfg.run.steps and (not cfg.run.save_every or self.step % cfg.run.save_every):
             self.save()
+        self.ledger.end(self.step)
+        if self.ledger.path is not None:
+            summary["ledger"] = audit_run(self.run_dir)
+            logger.info("%s", summary["ledger"].line())
         if cfg.run.steps:
             with phase("writing the final model", quiet=True):
                 summary["final_model"] = str(self.export(self.run_dir / "final"))
@@ -170,6 +183,7 @@ class Trainer:
         p.schedule.before_update(p.engine)
         with self.heap.learning():
             train = p.learner.update(batch)
+        self.ledger.trained(self.step, produced.version, out.rollouts, out.generated)
         t_sync = time.perf_counter()
         cost = p.schedule.after_update(p.engine, self.step + 1)
         t2 = time.perf_counter()
@@ -206,11 +220,15 @@ class Trainer:
         if not self.writes_files:
             return latest_checkpoint(self.run_dir) or self.run_dir
         p = self.parts
-        state = {"learner": p.learner.state_dict(), **p.schedule.producer_state(p.producer)}
+        # the producer's state, and the batches it produced ahead (waits for them)
+        producer = p.schedule.checkpoint_state(p.producer, self.step)
+        state = {"learner": p.learner.state_dict(), **producer}
         with phase(f"writing checkpoint {self.step}", quiet=True):
-            return save_checkpoint(
+            path = save_checkpoint(
                 self.run_dir, self.step, p.model, state, keep=self.cfg.run.keep_checkpoints
             )
+        self.ledger.checkpoint(self.step, [i for i, _ in producer.get(BUFFER, [])])
+        return path
 
     def export(self, path: Path) -> Path:
         """Write the trained policy as a Hugging Face model directory (the adapter alone for
@@ -233,6 +251,7 @@ class Trainer:
         def restore(state: dict[str, Any]) -> None:
             self.parts.learner.load_state_dict(state["learner"])
             self.parts.producer.load_state_dict(state)
+            self._restored = self.parts.schedule.restore(state)
 
         self.step = load_checkpoint(path, self.parts.model, restore)
         return True
@@ -293,6 +312,8 @@ def summary_json(summary: dict[str, Any]) -> str:
     def enc(o: Any) -> Any:
         if isinstance(o, EvalResult):
             return {"overall": o.overall, "accuracy": o.accuracy}
+        if isinstance(o, LedgerAudit):
+            return o.as_dict()
         return str(o)
 
     return json.dumps(summary, default=enc, indent=2)

@@ -103,8 +103,13 @@ def test_k1_in_a_producer_process_with_a_process_pool_of_verifiers(
 ) -> None:
     """The default executor (``processes``) starts worker processes inside the producer
     process: it must not be a daemonic process (which may not have children). The producer
-    is stopped, its pool with it, when the run ends."""
+    is stopped, its pool with it, when the run ends. On two or more cores the learner (this
+    process) and the producer run on one core each, and the learner has its cores back
+    after the run."""
     import multiprocessing
+    import os
+
+    from verirl.backends.local_stream import available_cores
 
     run_dir = tmp_path / "pool"
     cfg = load_config(
@@ -118,9 +123,19 @@ def test_k1_in_a_producer_process_with_a_process_pool_of_verifiers(
             "curriculum.environments=[addition]",
         ],
     )
+    cores = available_cores()
+    seen: list[tuple[set[int], set[int]]] = []
+
+    def affinity(step: int, metrics: object) -> None:
+        pid = trainer.parts.schedule.stream.producer_pid  # type: ignore[attr-defined]
+        seen.append((os.sched_getaffinity(0), os.sched_getaffinity(pid)))
+
     with Trainer(build(cfg), run_dir) as trainer:
-        trainer.fit()
+        trainer.fit(progress=affinity if cores and len(cores) >= 2 else None)
         _check_one_stale(trainer, run_dir)
     rows = read_metrics(run_dir)
     assert all(r["reward/verified"] == 4 for r in rows)  # verified in the producer's pool
     assert multiprocessing.active_children() == []  # the producer is gone
+    if cores and len(cores) >= 2:
+        assert seen[0] == ({cores[0]}, {cores[1]})  # one core each, disjoint
+        assert os.sched_getaffinity(0) == set(cores)  # the learner's cores back

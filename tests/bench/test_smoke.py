@@ -227,7 +227,7 @@ def _async(r: Ran) -> None:
     # k = 0 waits for every batch's verification: the plug-in's 0.2 s sleep
     assert r.number(r"latency-k0-r0: .* waiting for rollouts ([\d.]+) s") >= 0.2
     for k in (0, 1):
-        assert r.number(rf"^repeat 0 latency\s+k={k}:\s+([\d.]+) steps/h") > 0
+        assert r.number(rf"^repeat 0 latency\s+k{k}:\s+([\d.]+) steps/h") > 0
     assert r.number(r"ratio k1/k0 ([\d.]+)x") > 0
 
 

@@ -71,9 +71,12 @@ class RolloutStream(Protocol):
     - ``own_verifiers``: the producer verifies with verifiers of its own, so the trainer's
       verify nothing but an evaluation (they start on first use and are stopped when the
       producer starts);
-    - :meth:`start`: start producing batches ``step`` … ``steps − 1`` with ``producer``'s
-      settings and state; then ``worker`` (with ``is_alive()``) and ``queue`` are set: the
-      producer puts ``("batch", i, pickled Produced)`` or ``("error", i, traceback)`` on it;
+    - :meth:`start`: start producing batches ``first`` … ``steps − 1`` with ``producer``'s
+      settings and state, batch i with policy ``version_for(i, max_staleness, step)``
+      (``step``: the learner's version now; ``first`` > ``step`` when a resumed run's
+      checkpoint held the batches before it); then ``worker`` (with ``is_alive()``) and
+      ``queue`` are set: the producer puts ``("batch", i, pickled Produced)`` or
+      ``("error", i, traceback)`` on it;
     - :meth:`publish`: the learner's weights after ``version`` updates reach the producer;
       returns the engine's cost metrics;
     - :meth:`stop` / :meth:`join`: ask the producer to end / wait for it.
@@ -83,7 +86,9 @@ class RolloutStream(Protocol):
     worker: Any
     queue: Any
 
-    def start(self, producer: RolloutProducer, step: int, max_staleness: int) -> None: ...
+    def start(
+        self, producer: RolloutProducer, step: int, max_staleness: int, first: int
+    ) -> None: ...
 
     def publish(self, engine: RolloutEngine, version: int) -> dict[str, float]: ...
 

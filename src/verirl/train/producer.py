@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from verirl.config import DynamicSamplingConfig, RewardConfig, RolloutConfig, TrainConfig
@@ -28,6 +29,7 @@ from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.serve.settings import GymConfig
 from verirl.sources import ProblemSource, TaskStream
 from verirl.train.group_filters import GROUP_FILTERS
+from verirl.train.ledger import Ledger
 from verirl.types import Rollout, SamplingParams
 
 logger = logging.getLogger("verirl.train")
@@ -37,16 +39,22 @@ logger = logging.getLogger("verirl.train")
 class ProducerSettings:
     """What the producer reads: how it samples (``rollout:``), scores (``reward:``) and
     filters groups (``dynamic_sampling:``), and the gym its problems come from
-    (:meth:`~verirl.config.TrainConfig.gym`)."""
+    (:meth:`~verirl.config.TrainConfig.gym`); ``ledger``: where it records the problems it
+    issues (the run's ledger, :mod:`verirl.train.ledger`; None: nowhere)."""
 
     rollout: RolloutConfig
     reward: RewardConfig
     dynamic_sampling: DynamicSamplingConfig
     gym: GymConfig
+    ledger: Path | None = None
 
     @classmethod
     def from_config(cls, cfg: TrainConfig) -> ProducerSettings:
         return cls(cfg.rollout, cfg.reward, cfg.dynamic_sampling, cfg.gym())
+
+    def recording_to(self, ledger: Path | None) -> ProducerSettings:
+        """These settings, recording the issued problems in ``ledger``."""
+        return replace(self, ledger=ledger)
 
 
 @dataclass
@@ -67,7 +75,8 @@ class Produced:
       apart so the loop logs them in the same order as ever;
     - ``moved``: environments whose difficulty window moved on these verdicts;
     - ``rollout_s``: seconds spent producing; ``state``: the producer's state right after
-      this batch (what a checkpoint taken after training on it must hold), when it travels;
+      this batch, when it travels (what a checkpoint holds with it as the last batch produced
+      ahead or, with none ahead, right after training on it);
       ``sync``: how the producer's weight sync went (asynchronous backends).
     """
 
@@ -105,9 +114,18 @@ class RolloutProducer:
         self.engine = engine
         self.sampling = sampling
         self.next_group = 0
+        self.batch = 0  # the batch being produced (the ledger's ``issued`` records name it)
+        self.ledger = Ledger(settings.ledger)
         chosen = settings.dynamic_sampling.filter
         spec = GROUP_FILTERS.get(chosen.name)
         self._filter, self._filter_params = spec.load(), spec.parse(chosen.params)
+
+    def record_to(self, ledger: Path | None) -> None:
+        """Record the problems issued from now on in ``ledger`` (the run's ledger, which the
+        trainer names once it knows its run directory); an asynchronous producer process
+        started later is built from these settings and records there too."""
+        self.settings = self.settings.recording_to(ledger)
+        self.ledger = Ledger(ledger)
 
     @property
     def model(self) -> Any:
@@ -118,9 +136,11 @@ class RolloutProducer:
     def tokenizer(self) -> Any:
         return self.reward.ctx.tokenizer
 
-    def produce(self, version: int = 0) -> Produced:
-        """Sample one step's groups, score them, and update the curriculum from the verdicts
-        (in the order the groups were generated)."""
+    def produce(self, version: int = 0, batch: int | None = None) -> Produced:
+        """Sample batch ``batch`` (default: ``version``, as in the synchronous loop) with
+        policy ``version``: one step's groups, scored, and the curriculum updated from the
+        verdicts (in the order the groups were generated)."""
+        self.batch = version if batch is None else batch
         self.reward.ctx.verifier.metrics(reset=True)  # count this step's verifications only
         t0 = time.perf_counter()
         out = self.sample_step()
@@ -147,6 +167,7 @@ class RolloutProducer:
         rounds = 0
         while len(kept) < want and rounds < (ds.max_rounds if ds.enabled else 1):
             problems = self.curriculum.sample(want - len(kept))
+            self.ledger.issued(self.batch, self.next_group, problems)
             rollouts = self.collector.collect(
                 problems,
                 self.engine,

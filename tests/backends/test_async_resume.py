@@ -39,7 +39,7 @@ def _train(model_dir: Path, run_dir: Path, *extra: str, resume: bool = False) ->
         if resume:
             assert t.resume()
         t.fit()
-        return {n: p.detach().clone() for n, p in t.model.named_parameters()}
+        return {n: p.detach().clone() for n, p in t.parts.model.named_parameters()}
 
 
 def test_a_checkpoint_holds_the_batches_produced_ahead_and_the_resume_is_exact(

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import logging
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -122,13 +124,55 @@ def test_suggestions_bring_the_plan_under_the_limit() -> None:
     assert suggest_fix(cfg, replace(plan, limit=1e9)) is None
 
 
-def test_auto_checkpointing_turns_on_only_when_the_plan_needs_it() -> None:
-    cfg = load_config(None, ["optim.activation_checkpointing=auto"])
-    assert not mp.plan_memory(cfg, "cpu", limit=1e12, prompt_tokens=100).settings[
-        "activation_checkpointing"
-    ]
-    tight = mp.plan_memory(cfg, "cpu", limit=5e9, prompt_tokens=100)
+def test_auto_checkpointing_is_off_only_while_the_step_fits_comfortably() -> None:
+    """By hand (SHAPE, STEP, chunks of 8): without checkpointing the peak is runtime 470 MB +
+    weights 4 MB + AdamW 8 MB + gradients 4 MB + activations 4 x 448,000 + the head's chunk
+    416,000 = 488,208,000 bytes; 'comfortably' is at most 80% of the limit, so the line is a
+    limit of 610,260,000 bytes."""
+    p = PlanInputs(SHAPE, STEP, micro_batch_tokens=10_000, chunk_tokens=8)
+    assert compute_plan(p).peak == pytest.approx(488_208_000)
+    roomy = mp.auto_checkpointing(p, 610_300_000)
+    assert not roomy.settings["activation_checkpointing"]
+    assert roomy.peak == pytest.approx(488_208_000)
+    assert roomy.settings["activation_checkpointing_why"] == (
+        "off (auto): the step needs 0.5 GB without it, within 80% of the 0.6 GB available"
+    )
+    # fits, but not comfortably (0.8 x 610,000,000 = 488,000,000 < 488,208,000): on
+    tight = mp.auto_checkpointing(p, 610_000_000)
     assert tight.settings["activation_checkpointing"] and tight.fits
+    assert tight.peak < 488_208_000
+    assert tight.settings["activation_checkpointing_why"].startswith(
+        "on (auto): the step would need 0.5 GB without it, over 80% of the 0.6 GB available"
+    )
+    # does not fit without it at all: on; no limit known: off
+    assert mp.auto_checkpointing(p, 400e6).settings["activation_checkpointing"]
+    assert not mp.auto_checkpointing(p, math.inf).settings["activation_checkpointing"]
+
+
+def test_auto_checkpointing_from_a_config_is_decided_and_logged(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    cfg = load_config(None, [])
+    assert cfg.optim.activation_checkpointing == "auto"  # the default
+    monkeypatch.setattr(mp, "estimate_prompt_tokens", lambda cfg: 100)
+    caplog.set_level(logging.INFO, logger="verirl.train")
+    monkeypatch.setattr(mp, "memory_limit", lambda device: 1e12)
+    assert mp.resolve_checkpointing(cfg, "cpu") is False
+    monkeypatch.setattr(mp, "memory_limit", lambda device: 5e9)
+    assert mp.resolve_checkpointing(cfg, "cpu") is True
+    assert [r.getMessage().split(":")[0] for r in caplog.records] == [
+        "activation checkpointing off (auto)",
+        "activation checkpointing on (auto)",
+    ]
+    assert (
+        mp.resolve_checkpointing(
+            cfg.model_copy(
+                update={"optim": cfg.optim.model_copy(update={"activation_checkpointing": False})}
+            ),
+            "cpu",
+        )
+        is False
+    )
 
 
 @pytest.mark.parametrize(

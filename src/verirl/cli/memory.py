@@ -71,9 +71,9 @@ def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -
         "chunk, generation) + workers",
         highlight=False,
     )
-    ckpt = plan.settings["activation_checkpointing"]
-    how = "(auto: needed to fit)" if ckpt and cfg.optim.activation_checkpointing == "auto" else ""
-    out.print(f"activation checkpointing: {'on' if ckpt else 'off'} {how}".rstrip())
+    why = plan.settings.get("activation_checkpointing_why")
+    ckpt = "on" if plan.settings["activation_checkpointing"] else "off"
+    out.print(f"activation checkpointing: {why or ckpt}", highlight=False)
     if plan.fits:
         out.print("the step fits" if plan.limit is not None else "no limit given")
         return 0

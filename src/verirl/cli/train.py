@@ -92,8 +92,7 @@ def train(args: Sequence[str], resume: str | None, relaunch: bool = False) -> in
                 console.print(
                     f"memory plan: peak {plan.peak / 1e9:.1f} GB of "
                     f"{(plan.limit or 0) / 1e9:.1f} GB available, activation checkpointing "
-                    f"{'on' if plan.settings['activation_checkpointing'] else 'off'} "
-                    "(`verirl memory` shows the parts)",
+                    f"{_checkpointing(plan.settings)} (`verirl memory` shows the parts)",
                     highlight=False,
                 )
             if resume:
@@ -253,3 +252,10 @@ def _print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
 def _format_share(result: Any) -> float:
     rates = list(result.format_rate.values())
     return sum(rates) / len(rates) if rates else 0.0
+
+
+def _checkpointing(settings: dict[str, Any]) -> str:
+    """The memory plan's activation checkpointing: 'on'/'off', with the reason when 'auto'
+    chose it."""
+    why = settings.get("activation_checkpointing_why")
+    return str(why) if why else ("on" if settings["activation_checkpointing"] else "off")

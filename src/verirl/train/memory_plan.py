@@ -58,6 +58,10 @@ LOGIT_CHUNK_COPIES = 5.0  # logits, softmax, their gradient, float copies in bac
 # Layer recompute and the backward pass's activation gradients, per token of one layer:
 # about one layer's activations twice over.
 BACKWARD_LAYER_COPIES = 2.0
+# 'auto' activation checkpointing stays off while the plan without it peaks at no more than
+# this share of the memory available: the plan is within ±20% of measured peaks, and a CPU's
+# available memory moves with whatever else runs on the machine.
+COMFORTABLE = 0.8
 
 
 @dataclass(frozen=True)
@@ -325,35 +329,54 @@ def plan_memory(
 ) -> MemoryPlan:
     """The plan of ``cfg``; ``limit`` None: this machine's memory (:func:`memory_limit`)."""
     inputs = plan_inputs(cfg, device, prompt_tokens)
+    limit = limit if limit is not None else memory_limit(inputs.device)
     if cfg.optim.activation_checkpointing == "auto":
-        off = compute_plan(inputs, limit if limit is not None else memory_limit(inputs.device))
-        if off.fits:
-            return off
-        inputs = replace(inputs, activation_checkpointing=True)
-    return compute_plan(inputs, limit if limit is not None else memory_limit(inputs.device))
+        return auto_checkpointing(inputs, limit)
+    return compute_plan(inputs, limit)
+
+
+def auto_checkpointing(inputs: PlanInputs, limit: float | None) -> MemoryPlan:
+    """``optim.activation_checkpointing='auto'`` decided from the plan: off when the step
+    without it fits comfortably — its planned peak at most :data:`COMFORTABLE` of ``limit`` —
+    since then checkpointing only costs time (a second forward pass of every layer in
+    backward); on otherwise. The returned plan is the chosen one; its
+    ``settings["activation_checkpointing_why"]`` says why, in a sentence for the log."""
+    off = compute_plan(replace(inputs, activation_checkpointing=False), limit)
+    room = math.inf if limit is None else COMFORTABLE * limit
+    if math.isinf(room):
+        chosen, why = off, "off (auto): no memory limit is known for this device"
+    elif off.peak <= room:
+        why = (
+            f"off (auto): the step needs {off.peak / GB:.1f} GB without it, within "
+            f"{COMFORTABLE:.0%} of the {(limit or 0) / GB:.1f} GB available"
+        )
+        chosen = off
+    else:
+        chosen = compute_plan(replace(inputs, activation_checkpointing=True), limit)
+        why = (
+            f"on (auto): the step would need {off.peak / GB:.1f} GB without it, over "
+            f"{COMFORTABLE:.0%} of the {(limit or 0) / GB:.1f} GB available; "
+            f"{chosen.peak / GB:.1f} GB with it"
+        )
+    settings = {**chosen.settings, "activation_checkpointing_why": why}
+    return replace(chosen, settings=settings)
 
 
 def resolve_checkpointing(cfg: TrainConfig, device: str | None = None) -> bool:
-    """``optim.activation_checkpointing`` with 'auto' decided: on when the plan without it
-    does not fit this machine's memory. A model the plan cannot read (an architecture
-    without a config the meta device builds) leaves it off, and the log says so."""
+    """``optim.activation_checkpointing`` with 'auto' decided by :func:`auto_checkpointing`
+    on this machine's memory, and the choice logged with its reason. A model the plan cannot
+    read (an architecture without a config the meta device builds) turns it on — the choice
+    that fits more — and the log says so."""
     setting = cfg.optim.activation_checkpointing
     if setting != "auto":
         return bool(setting)
     try:
         plan = plan_memory(cfg, device)
-    except Exception as exc:  # the plan is advice; a model it cannot read trains as before
-        logger.warning("activation checkpointing auto: no memory plan (%s); off", exc)
-        return False
-    on = bool(plan.settings["activation_checkpointing"])
-    if on:
-        logger.info(
-            "activation checkpointing on (auto): the planned step needs %.1f GB with it; "
-            "without it more than the %.1f GB available",
-            plan.peak / GB,
-            (plan.limit or 0) / GB,
-        )
-    return on
+    except Exception as exc:  # the plan is advice; without one, the setting that fits more
+        logger.warning("activation checkpointing on (auto): no memory plan (%s)", exc)
+        return True
+    logger.info("activation checkpointing %s", plan.settings["activation_checkpointing_why"])
+    return bool(plan.settings["activation_checkpointing"])
 
 
 def check_fits(cfg: TrainConfig) -> MemoryPlan | None:
@@ -372,7 +395,8 @@ def check_fits(cfg: TrainConfig) -> MemoryPlan | None:
             "memory plan: peak %.2f GB of %.1f GB (activation checkpointing %s)",
             plan.peak / GB,
             (plan.limit or 0) / GB,
-            "on" if plan.settings["activation_checkpointing"] else "off",
+            plan.settings.get("activation_checkpointing_why")
+            or ("on" if plan.settings["activation_checkpointing"] else "off"),
         )
         return plan
     fix = suggest_fix(cfg, plan)

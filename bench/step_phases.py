@@ -174,6 +174,7 @@ class Phases:
     def install_verirl(self) -> None:
         """Before the trainer is built (activation checkpointing binds the layers' forward)."""
         import verirl.lm.head as head_module
+        import verirl.lm.linear_head as linear_head_module
         import verirl.train.learner as learner_module
         from verirl.rollout.hf import HFEngine
 
@@ -182,7 +183,8 @@ class Phases:
         grad = lambda: "forward" if torch.is_grad_enabled() and not self.in_backward else None  # noqa: E731
         self.wrap(learner_module.Learner, "token_logprobs", grad)
         head_recompute = lambda: "backward_head_recompute" if self.in_backward else None  # noqa: E731
-        self.wrap(head_module, "_chunk_logprobs", head_recompute)
+        self.wrap(head_module, "_chunk_logprobs", head_recompute)  # a module head's chunks
+        self.wrap(linear_head_module, "_tile_logits", head_recompute)  # a Linear head's tiles
         head_logprobs = learner_module.head_logprobs
         enter, exit_ = self.head_marks()
 

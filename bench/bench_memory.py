@@ -224,7 +224,7 @@ def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
         f"rollout.group_size={args.group}",
         f"rollout.max_new_tokens={args.max_new_tokens}",
         *("rollout.temperature=1.0", "rollout.top_p=1.0", "reward.name=env", "credit.name=grpo"),
-        *("dynamic_sampling.enabled=false", "loss.kl_coef=0.0", "loss.aggregation=token-mean"),
+        *("dynamic_sampling.enabled=false", "loss.aggregation=token-mean"),
         *("reward.overlong.buffer=0", "optim.epochs=1", "optim.minibatches=1"),
         *("eval.before_and_after=false", "run.check_memory=false", "run.save_every=0"),
         # TRL runs every row, equal-reward groups included: the same work on both sides

@@ -134,7 +134,7 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
         f"rollout.group_size={args.group_size}",
         f"rollout.max_new_tokens={args.max_new_tokens}",
         *("rollout.temperature=1.0", "rollout.top_p=1.0", "reward.name=env", "credit.name=grpo"),
-        *("dynamic_sampling.enabled=false", "loss.kl_coef=0.0", "loss.aggregation=token-mean"),
+        *("dynamic_sampling.enabled=false", "loss.aggregation=token-mean"),
         *("reward.overlong.buffer=0", "loss.policy.name=clipped_surrogate"),
         *("loss.policy.params.eps_low=0.2", "loss.policy.params.eps_high=0.28"),
         *(f"optim.lr={args.lr}", "optim.epochs=1", "optim.minibatches=1"),

@@ -82,6 +82,8 @@ def test_renamed_and_moved_fields_say_where_they_went() -> None:
         load_config(None, ["model.autocast=bf16"])
     with pytest.raises(ConfigError, match=r"reward.overlong"):
         load_config(None, ["loss.overlong.buffer=8"])
+    with pytest.raises(ConfigError, match=r"loss.terms.kl.coef=β"):
+        load_config(None, ["loss.kl_coef=0.04"])
     with pytest.raises(ConfigError, match=r"rollout.engine.name: unknown rollout engine 'vlm'"):
         load_config(None, ["rollout.engine.name=vlm"])
     with pytest.raises(ConfigError, match=r"verification.executor.name"):
@@ -96,6 +98,11 @@ def test_the_schema_reads_what_the_assembly_refuses(tmp_path: Path) -> None:
         "credit.name=gpro": "credit.name: unknown credit estimator 'gpro'",
         "credit.name=process": "credit.name: 'process' needs verified steps",
         "loss.off_policy.name=nope": "loss.off_policy.name: unknown",
+        "optim.schedule=step": "optim.schedule: unknown learning-rate schedule 'step'",
+        "loss.terms.kll.coef=0.1": "loss.terms: unknown loss term 'kll'",
+        "loss.terms.kl.estimator=k2": "loss.terms.kl.coef",
+        "loss.token_mask.name=top20": "loss.token_mask.name: unknown token mask 'top20'",
+        "loss.token_mask.params={rho: 2}": "loss.token_mask.params.rho",
         "run.health.stop_on=[nan]": "run.health: stop_on: unknown detector 'nan'",
         "verification.executor.params={workers: 0}": "verification.executor.params.workers",
     }

@@ -46,8 +46,11 @@ from verirl.train.group_filters import GROUP_FILTERS
 from verirl.train.health import DETECTORS
 from verirl.train.loggers import LOGGERS
 from verirl.train.loss import AGGREGATIONS, POLICY_LOSSES
+from verirl.train.lr_schedules import LR_SCHEDULES
 from verirl.train.off_policy import OFF_POLICY
 from verirl.train.optimizers import OPTIMIZERS
+from verirl.train.terms import check_terms
+from verirl.train.token_masks import TOKEN_MASKS
 from verirl.verification.executors import EXECUTORS
 
 
@@ -85,6 +88,7 @@ def _check_plugins(cfg: TrainConfig) -> None:
         ("reward", cfg.reward, get_reward),
         ("credit", cfg.credit, get_credit),
         ("loss.policy", cfg.loss.policy, POLICY_LOSSES.get),
+        ("loss.token_mask", cfg.loss.token_mask, TOKEN_MASKS.get),
         ("verification.executor", cfg.verification.executor, EXECUTORS.get),
         ("optim.optimizer", cfg.optim.optimizer, OPTIMIZERS.get),
         ("dynamic_sampling.filter", cfg.dynamic_sampling.filter, GROUP_FILTERS.get),
@@ -100,6 +104,12 @@ def _check_plugins(cfg: TrainConfig) -> None:
         known = ", ".join(AGGREGATIONS.names())
         raise ValueError(
             f"loss.aggregation: unknown loss aggregation {cfg.loss.aggregation!r}; known: {known}"
+        )
+    check_terms(cfg.loss.terms)
+    if cfg.optim.schedule not in LR_SCHEDULES:
+        known = ", ".join(LR_SCHEDULES.names())
+        raise ValueError(
+            f"optim.schedule: unknown learning-rate schedule {cfg.optim.schedule!r}; known: {known}"
         )
 
 

@@ -313,8 +313,9 @@ class RolloutConfig(_Section):
     )
     engine: Plugin = Field(
         default_factory=lambda: Plugin(name="hf"),
-        description="The rollout engine: 'hf' (transformers, the learner's own module; "
-        "params: max_batch_sequences) or 'vllm' (an in-process vllm.LLM, weights synced in "
+        description="The rollout engine: 'hf' (transformers, the learner's own module or a "
+        "low-precision copy; params: max_batch_sequences, continuous_batching, precision) or "
+        "'vllm' (an in-process vllm.LLM, weights synced in "
         "place after every update; params: enforce_eager, kv_cache_gib, max_model_len, dtype, "
         "gpu_memory_utilization, sleep_between_steps, ...; needs the vllm extra).",
     )
@@ -355,8 +356,10 @@ class OverlongConfig(_Section):
 class LossConfig(_Section):
     policy: Plugin = Field(
         default_factory=lambda: Plugin(name="clipped_surrogate"),
-        description="The per-token policy loss; 'clipped_surrogate' with eps_low/eps_high/"
-        "dual_clip (DAPO: 0.2/0.28; PPO: 0.2/0.2).",
+        description="The per-token policy loss (verirl.train.loss.POLICY_LOSSES): "
+        "'clipped_surrogate' {eps_low, eps_high, dual_clip} (DAPO: 0.2/0.28; PPO: 0.2/0.2), "
+        "'cispo' {eps_high, eps_low} (clipped IS weight, MiniMax-M1, arXiv 2506.13585), 'sapo' "
+        "{tau_pos, tau_neg} (soft gate, arXiv 2511.20347). See docs/methods/losses.md.",
     )
     aggregation: str = Field(
         "token-mean",
@@ -365,11 +368,20 @@ class LossConfig(_Section):
         "RLVE), 'seq-mean-token-sum' (CER's code), 'seq-mean-token-sum-norm' (Dr. GRPO, "
         "C = max_new_tokens).",
     )
-    kl_coef: float = Field(
-        0.0, ge=0, description="β of the KL penalty to the initial policy (DAPO/RLVE/CER: 0)."
+    terms: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Per-token terms added to the policy loss, by registered name (verirl.train."
+        "terms.LOSS_TERMS) with their parameters, each with a coefficient coef: 'kl' {coef: β, "
+        "estimator: k1|k2|k3} (KL to the initial policy; GRPO: β 0.04, k3; DAPO, RLVE, CER, "
+        "TRL: none), 'entropy' {coef, adaptive, target, delta, coef_min, coef_max} (entropy "
+        "bonus, static or adaptive as Skywork-OR1 and TRL). E.g. loss.terms.kl.coef=0.04. "
+        "Empty: the policy loss alone (the default).",
     )
-    kl_estimator: Literal["k1", "k3"] = Field(
-        "k3", description="KL estimator: 'k3' (GRPO) or 'k1' (Schulman 2020)."
+    token_mask: Plugin = Field(
+        default_factory=lambda: Plugin(name="none"),
+        description="Which tokens carry the policy gradient (verirl.train.token_masks."
+        "TOKEN_MASKS): 'none' (all) or 'top_entropy' {rho} (only the highest-entropy ρ of each "
+        "minibatch's tokens; 'Beyond the 80/20 Rule', arXiv 2506.01939: ρ 0.2).",
     )
     tis_cap: float | None = Field(
         None,
@@ -404,6 +416,11 @@ class LossConfig(_Section):
                 "loss.overlong moved to reward.overlong (DAPO's overlong punishment is "
                 "reward shaping, e.g. reward.overlong.buffer=32)"
             )
+        if isinstance(data, dict) and ("kl_coef" in data or "kl_estimator" in data):
+            raise ValueError(
+                "loss.kl_coef and loss.kl_estimator moved to the 'kl' loss term: "
+                "loss.terms.kl.coef=β and loss.terms.kl.estimator=k3"
+            )
         return data
 
 
@@ -432,8 +449,11 @@ class OptimConfig(_Section):
     weight_decay: float = Field(0.01, ge=0, description="AdamW weight decay. RLVE: 0.01.")
     betas: tuple[float, float] = Field((0.9, 0.98), description="AdamW betas. RLVE: (0.9, 0.98).")
     warmup_steps: int = Field(0, ge=0, description="Linear warmup, in optimizer steps.")
-    schedule: Literal["constant", "cosine", "linear"] = Field(
-        "constant", description="LR schedule after warmup (RLVE: constant)."
+    schedule: str = Field(
+        "constant",
+        description="LR schedule after warmup, a registered one (verirl.train.lr_schedules."
+        "LR_SCHEDULES): 'constant' (RLVE, DAPO), 'linear' (decay to 0; transformers' and TRL's "
+        "default) or 'cosine' (half a cosine to 0).",
     )
     grad_clip: float = Field(1.0, gt=0, description="Max global gradient norm (papers: 1.0).")
     epochs: int = Field(
@@ -457,8 +477,9 @@ class OptimConfig(_Section):
     skip_zero_advantage_rows: bool = Field(
         True,
         description="Skip the rows whose every advantage is 0 (a GRPO group of equal rewards) "
-        "in the forward/backward passes: with loss.kl_coef 0 and an advantage-gated policy "
-        "loss (clipped_surrogate) they add exactly nothing to the loss or the gradient, and "
+        "in the forward/backward passes: with an advantage-gated policy loss (clipped_surrogate, "
+        "cispo, sapo) and no loss term that is not (kl, entropy) they add exactly nothing to "
+        "the loss or the gradient, and "
         "their tokens still count in the aggregation's normaliser, so the update is the same "
         "at the cost of the rows with signal (the default job: about half). train/entropy, "
         "clip_frac and the ratio statistics are then over the rows trained "
@@ -487,8 +508,9 @@ class OptimConfig(_Section):
         "auto",
         description="Where π_old comes from: the engine's sampling log-probs ('rollout'; exact "
         "when the engine shares the learner's weights) or a no-grad learner pass ('recompute'; "
-        "verl's default). 'auto': 'rollout' for the hf engine, 'recompute' for an engine with "
-        "its own numerics (vllm) or when loss.tis_cap is set.",
+        "verl's default). 'auto': 'rollout' for the hf engine on the learner's module, "
+        "'recompute' for an engine with its own numerics (vllm, or hf with a low-precision "
+        "copy: rollout.engine.params.precision) or when loss.tis_cap is set.",
     )
 
 
@@ -587,7 +609,9 @@ class TrainConfig(GymConfig):
     )
     credit: Plugin = Field(
         default_factory=lambda: Plugin(name="grpo"),
-        description="Credit estimator: 'grpo', 'dr_grpo', 'rloo', 'process', 'tcpo', ...",
+        description="Credit estimator: 'grpo', 'dr_grpo', 'rloo', 'max_rl' (MaxRL, arXiv "
+        "2602.02710), 'gdpo' {components} (per-component normalisation, arXiv 2601.05242), "
+        "'process', 'tcpo', ... (docs/methods/losses.md).",
     )
     dynamic_sampling: DynamicSamplingConfig = Field(default_factory=DynamicSamplingConfig)
     loss: LossConfig = Field(default_factory=LossConfig)

@@ -320,14 +320,25 @@ def _vllm_engine(r: Ran) -> None:
     assert "engine/learner drift" in r.stdout
 
 
+def _lora_sync(r: Ran) -> None:
+    for side in ("merged", "adapter"):
+        assert r.number(rf"^{side}\s+start-up .* \| sync ([\d.]+) s") > 0
+        assert r.number(rf"^{side}\s+start-up .* generate ([\d.]+) tok/s") > 0
+    assert r.number(r"sync seconds ratio merged/adapter: ([\d.]+)x") > 0
+    # a tiny model's merged layers still outweigh its adapter (1.1 MiB against 0.3)
+    assert r.number(r"sync MiB ratio merged/adapter: ([\d.]+)x") > 1
+    assert r.number(r"generated tokens/s ratio adapter/merged: ([\d.]+)x") > 0
+
+
 def _gpu_check(r: Ran) -> None:
     rows = {ln.split()[0]: ln for ln in r.stdout.splitlines()[2:] if ln.strip()}
     runs_here = ("doctor", "grpo", "lora", "cer", "process_credit", "tcpo")
     memory = ("logprob_memory", "checkpointing", "memory_flat", "memory_plan")
-    assert set(rows) == {*runs_here, *memory, "fsdp2", "torchrun_dp2", "vllm"}, r.tail()
+    cuda_only = ("fsdp2", "torchrun_dp2", "vllm", "vllm_fp8", "copy_bf16", "vllm_lora")
+    assert set(rows) == {*runs_here, *memory, *cuda_only}, r.tail()
     for name in (*runs_here, *memory):
         assert rows[name].split()[1] == "ok", rows[name]
-    for name in ("fsdp2", "torchrun_dp2", "vllm"):
+    for name in cuda_only:
         assert "skipped (CUDA only)" in rows[name], rows[name]
 
 
@@ -336,6 +347,30 @@ def _gpu_step(r: Ran) -> None:
     assert r.number(r"\| step ([\d.]+) tok/s") > 0
     assert "peak n/a (CPU)" in r.stdout
     assert "vllm" not in r.stdout.split("CPU smoke run", 1)[1]  # the hf engine only on CPU
+
+
+def _rollout_fixed(r: Ran) -> None:
+    rates = r.json_file("rollout.json")["4x8"]
+    assert set(rates) == {"hf", "hf-int8", "hf-bf16", "generate", "floor"}
+    assert rates["hf"]["ratio"] == [1.0]
+    for arm, row in rates.items():
+        assert row["tok_s"][0] > 0, arm
+        assert r.number(rf"^  {re.escape(arm)}\s+([\d.]+) tok/s") > 0
+        assert r.number(rf"^  {re.escape(arm)}\s.*ratio ([\d.]+)") > 0
+
+
+def _rollout_mixed(r: Ran) -> None:
+    rates = r.json_file("rollout.json")["4x2 batch 4"]
+    assert set(rates) == {"chunked", "continuous"} and rates["chunked"]["ratio"] == [1.0]
+    assert rates["continuous"]["tok_s"][0] > 0
+    assert r.number(r"max (\d+) \(of 8\)") <= 8
+
+
+def _rollout_stream(r: Ran) -> None:
+    out = r.json_file("rollout.json")
+    assert out["identical"] is True and "verdicts identical: yes" in r.stdout
+    assert len(out["seconds"]["after"]) == len(out["seconds"]["streamed"]) == 1
+    assert r.number(r"^speed-up after/streamed: ([\d.]+)") > 0
 
 
 SERVE = ("fastapi", "uvicorn", "httpx")
@@ -463,6 +498,34 @@ SMOKES: list[Smoke] = [
         "bench_vllm_engine.py",
         "--model {vllm_model} --prompts 2 --group-size 2 --max-new-tokens 8 --rounds 1 --steps 1",
         _vllm_engine,
+        marks=[pytest.mark.vllm],
+        needs=("vllm",),
+    ),
+    Smoke(
+        "bench_rollout.py",
+        "--model tiny --sizes 4x8 --repeats 1 --threads 1 --json {tmp}/rollout.json",
+        _rollout_fixed,
+        mode="fixed",
+    ),
+    Smoke(
+        "bench_rollout.py",
+        "--workload mixed --model tiny --prompts 4 --group-size 2 --batch 4"
+        " --max-new-tokens 8 --repeats 1 --threads 1 --json {tmp}/rollout.json",
+        _rollout_mixed,
+        mode="mixed",
+    ),
+    Smoke(
+        "bench_rollout.py",
+        "--workload stream --model tiny --prompts 3 --group-size 2 --batch 4"
+        " --max-new-tokens 8 --latency 0.05 --workers 2 --repeats 1 --threads 1"
+        " --json {tmp}/rollout.json",
+        _rollout_stream,
+        mode="stream",
+    ),
+    Smoke(
+        "bench_lora_sync.py",
+        "--model {vllm_model} --syncs 2 --prompts 2 --group-size 2 --max-new-tokens 8 --rounds 1",
+        _lora_sync,
         marks=[pytest.mark.vllm],
         needs=("vllm",),
     ),

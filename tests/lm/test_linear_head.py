@@ -130,3 +130,14 @@ def test_head_logprobs_takes_the_tiled_path_for_a_plain_linear_head() -> None:
     assert tiled.entropy is not None and module.entropy is not None
     torch.testing.assert_close(tiled.entropy, module.entropy, rtol=0, atol=1e-5)
     assert not tiled.entropy.requires_grad
+    # with the entropy's gradient (an entropy bonus): the same gradients on both paths
+    grads = []
+    for head in (lin, torch.nn.Sequential(lin)):
+        out = head_logprobs(head, hidden, targets, mask, 0.8, 3, entropy=True, entropy_grad=True)
+        assert out.entropy is not None and out.entropy.requires_grad
+        hidden.grad, lin.weight.grad = None, None
+        (out.logprobs.sum() + 0.5 * out.entropy.sum()).backward()
+        assert hidden.grad is not None and lin.weight.grad is not None
+        grads.append((hidden.grad.clone(), lin.weight.grad.clone()))
+    for a, b in zip(*grads, strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=1e-5)

@@ -97,7 +97,7 @@ FAULTS: dict[str, tuple[Callable[[dict[str, Any], int], None], str]] = {
         "rollout.few_shot",
     ),
     "weight_mismatch": (_set(**{"sync/mismatch": 0.02}), "rollout.engine"),
-    "logprob_drift": (_set(**{"train/engine_logp_diff_mean": 0.4}), "loss.tis_cap"),
+    "logprob_drift": (_set(**{"train/engine_logp_diff_mean": 0.4}), "loss.off_policy"),
     "reward_hacking": (_hacking, "reward.name"),
     "verifier_failures": (
         _set(**{"reward/verifier_timeouts": 6.0, "reward/verifier_errors": 2.0}),

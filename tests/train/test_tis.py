@@ -32,6 +32,8 @@ def test_tis_weights_by_hand() -> None:
     drift = logprob_mismatch(learner, engine, mask)  # |ln 2|, |ln 4|
     assert drift["engine_logp_diff_mean"] == pytest.approx(1.5 * math.log(2))
     assert drift["engine_logp_diff_max"] == pytest.approx(math.log(4))
+    # k3 = e^δ − δ − 1 with δ = ln(learner/engine): (2 − ln 2 − 1 + 0.25 + ln 4 − 1) / 2
+    assert drift["engine_logp_kl"] == pytest.approx((0.25 + math.log(2)) / 2)
     with pytest.raises(ValueError, match="cap"):
         truncated_is_weights(learner, engine, mask, cap=0.0)
 
@@ -71,7 +73,8 @@ def test_learner_weights_the_loss_by_the_truncated_ratio(cap: float, weight: flo
     rs = _rollouts()
     adv = torch.linspace(0.2, 1.0, 6)[:, None].expand(6, 4).contiguous()
     probe = _learner()
-    exact_lp = probe._logprobs_no_grad(collate(rs, adv, 0))
+    with torch.no_grad():
+        exact_lp = probe.logprobs(collate(rs, adv, 0))
     rs = [
         replace(r, logprobs=tuple((exact_lp[i] - math.log(1.2)).tolist())) for i, r in enumerate(rs)
     ]

@@ -131,7 +131,7 @@ class Backend:
         return EXECUTORS.get(v.name).build(v.params, self.settings.plugins)
 
     def learner(self, model: torch.nn.Module) -> PolicyLearner:
-        return Learner(model, self.settings.learner, self.settings.steps, None)
+        return Learner(model, self.settings.learner, self.settings.steps)
 
     def share_batch(self, batch: Batch) -> Batch:
         return batch

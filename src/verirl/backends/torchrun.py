@@ -32,8 +32,7 @@ class TorchrunBackend(Backend):
 
     def __init__(self, settings: BackendSettings, placement: Placement) -> None:
         super().__init__(settings, placement)
-        dp = from_environment(backend_for(placement.device))
-        self.dp: DataParallel = dp if dp is not None else DataParallel(0, 1)
+        self.dp: DataParallel = from_environment(backend_for(placement.device))
 
     @property
     def leads(self) -> bool:  # type: ignore[override]

@@ -10,7 +10,7 @@ on ``chunk`` positions at a time:
         z_c   = head(h_c) / T                     (float32, [c, V])
         lse_c = logsumexp(z_c)                     ([c])
         log π(y_t) = z_c[t, y_t] − lse_c[t]        ([c])
-        H_t   = lse_c[t] − Σ_v softmax(z_c)[t, v] · z_c[t, v]     (entropy, no gradient)
+        H_t   = lse_c[t] − Σ_v softmax(z_c)[t, v] · z_c[t, v]     (entropy, when asked)
         free z_c
 
 and each chunk is wrapped in a non-reentrant activation checkpoint, so the backward pass
@@ -56,8 +56,8 @@ def auto_chunk_tokens(vocab_size: int, device: torch.device | str = "cpu") -> in
 @dataclass(frozen=True)
 class TokenLogProbs:
     """Per-position results of :func:`head_logprobs`, float32 and shaped like the targets:
-    ``logprobs`` (differentiable when the inputs are) and ``entropy`` (detached; None when
-    not asked for). Positions outside the mask hold 0."""
+    ``logprobs`` (differentiable when the inputs are) and ``entropy`` (None when not asked
+    for; detached unless asked for with ``entropy_grad``). Positions outside the mask hold 0."""
 
     logprobs: torch.Tensor
     entropy: torch.Tensor | None = None
@@ -71,6 +71,7 @@ def head_logprobs(
     temperature: float = 1.0,
     chunk_tokens: int | None = None,
     entropy: bool = False,
+    entropy_grad: bool = False,
 ) -> TokenLogProbs:
     """``log softmax(head(hidden) / T)[targets]`` per position without the logits tensor.
 
@@ -80,7 +81,9 @@ def head_logprobs(
     - ``targets``: ``[...]`` long, the token each position predicts;
     - ``mask``: ``[...]``, nonzero where a log-prob is wanted; only those positions go through
       the head (padding costs nothing). None: every position;
-    - ``chunk_tokens``: positions per chunk (None: :func:`auto_chunk_tokens`).
+    - ``chunk_tokens``: positions per chunk (None: :func:`auto_chunk_tokens`);
+    - ``entropy``: also the entropy of each position's distribution; ``entropy_grad``: keep
+      its gradient (an entropy bonus trains on it), recomputed chunk by chunk like the logits.
 
     With gradients enabled each chunk is checkpointed, so backward recomputes its logits.
     """
@@ -107,9 +110,10 @@ def head_logprobs(
         lp, ent = linear_head_logprobs(
             flat_h, weight, bias, flat_t, temperature, positions * weight.shape[0], cap, entropy
         )
-        ent = ent.detach() if ent is not None else None
+        if ent is not None and not entropy_grad:
+            ent = ent.detach()
     else:
-        lp, ent = _chunked(head, flat_h, flat_t, temperature, chunk_tokens, entropy)
+        lp, ent = _chunked(head, flat_h, flat_t, temperature, chunk_tokens, entropy, entropy_grad)
     if picked is None:
         return TokenLogProbs(
             lp.reshape(targets.shape), ent.reshape(targets.shape) if ent is not None else None
@@ -152,6 +156,7 @@ def _chunked(
     temperature: float,
     chunk_tokens: int | None,
     entropy: bool,
+    entropy_grad: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """[M, H], [M] → log-probs [M] (and entropies [M]), ``chunk_tokens`` rows at a time."""
     m = hidden.shape[0]
@@ -168,10 +173,10 @@ def _chunked(
         h, t = hidden[start : start + size], targets[start : start + size]
         if recompute:
             lp, ent = checkpoint(
-                _chunk_logprobs, head, h, t, temperature, entropy, use_reentrant=False
+                _chunk_logprobs, head, h, t, temperature, entropy, entropy_grad, use_reentrant=False
             )
         else:
-            lp, ent = _chunk_logprobs(head, h, t, temperature, entropy)
+            lp, ent = _chunk_logprobs(head, h, t, temperature, entropy, entropy_grad)
         lps.append(lp)
         if ent is not None:
             ents.append(ent)
@@ -181,14 +186,19 @@ def _chunked(
 
 
 def _chunk_logprobs(
-    head: Head, hidden: torch.Tensor, targets: torch.Tensor, temperature: float, entropy: bool
+    head: Head,
+    hidden: torch.Tensor,
+    targets: torch.Tensor,
+    temperature: float,
+    entropy: bool,
+    entropy_grad: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """One chunk: the same operations, in the same order, as :func:`token_logprobs_from_logits`."""
     logits = head(hidden)
     lp = token_logprobs_from_logits(logits, targets, temperature)
     if not entropy:
         return lp, None
-    with torch.no_grad():
+    with torch.set_grad_enabled(entropy_grad and torch.is_grad_enabled()):
         z = logits.float()
         if temperature != 1.0:
             z = z / temperature

@@ -23,6 +23,7 @@ The metrics detectors read (and who writes them):
                                            weight checksums after a sync (0: in sync)
 ``train/engine_logp_diff_mean``            mean |log π_engine − log π_learner| over the
                                            sampled tokens (learner-recomputed π_old only)
+``train/engine_logp_kl``                   KL(π_engine ‖ π_learner) per sampled token (k3)
 ``reward/verifier_timeouts|errors``        counts, over ``reward/verified`` calls
 ``train/loss``, ``train/grad_norm``        the learner's loss and pre-clip gradient norm
 ``curriculum/<env>/h``, ``.../checks``     each environment's window top and accuracy checks
@@ -303,10 +304,16 @@ class WeightMismatch(Detector):
 
 class LogprobDriftParams(DetectorParams):
     max_mean: float = Field(
-        0.05,
+        0.0104,
         ge=0,
         description="Warn when the mean |log π_engine − log π_learner| per token (nats) "
-        "exceeds this ...",
+        "exceeds this (SkyRL's CI bound on the rollout–trainer mismatch: 0.0104) ...",
+    )
+    max_kl: float = Field(
+        0.01,
+        ge=0,
+        description="... or the mismatch KL(π_engine ‖ π_learner) per token exceeds this "
+        "(prime-rl's bound: 0.01) ...",
     )
     steps: int = Field(2, ge=1, description="... in this many consecutive steps.")
 
@@ -314,8 +321,10 @@ class LogprobDriftParams(DetectorParams):
 @register_detector("logprob_drift")
 class LogprobDrift(Detector):
     """The engine's sampling log-probs and the learner's recomputed ones on the same tokens
-    disagree: the update is off-policy (Yao et al. 2025, 'Your Efficient RL Framework
-    Secretly Brings You Off-Policy RL Training')."""
+    disagree past the field's bounds (mean |Δ log-prob| ≤ 0.0104 as SkyRL's CI, mismatch KL
+    < 0.01 as prime-rl): the update is more off-policy than its corrections are tuned for
+    (Yao et al. 2025, 'Your Efficient RL Framework Secretly Brings You Off-Policy RL
+    Training')."""
 
     Params = LogprobDriftParams
     params: LogprobDriftParams
@@ -328,15 +337,20 @@ class LogprobDrift(Detector):
         drift = _value(metrics, "train/engine_logp_diff_mean")
         if drift is None:
             return None
-        bad = not math.isfinite(drift) or drift > self.params.max_mean
+        kl = _value(metrics, "train/engine_logp_kl")
+        kl_bad = kl is not None and (not math.isfinite(kl) or kl > self.params.max_kl)
+        bad = not math.isfinite(drift) or drift > self.params.max_mean or kl_bad
         if self.streak.update(bad) < self.params.steps:
             return None
+        shown = f", mismatch KL {kl:.3g} (bound {self.params.max_kl:g})" if kl is not None else ""
         return (
             f"the engine's sampling log-probs drift from the learner's by {drift:.3g} nats per "
-            f"token (bound {self.params.max_mean:g}) for {self.params.steps} step(s): weights "
-            "not synced, or the engine's numerics (dtype, kernels) differ",
-            "check the weight sync, set rollout.engine.params.dtype to the learner's precision, "
-            "or correct for it with loss.tis_cap=2",
+            f"token (bound {self.params.max_mean:g}){shown} for {self.params.steps} step(s): "
+            "weights not synced, or the engine's numerics (dtype, kernels, a low-precision "
+            "sampling copy) differ",
+            "check the weight sync, set rollout.engine.params.dtype (vllm) or .precision (hf) "
+            "to the learner's precision, or correct for it with loss.off_policy "
+            "(truncated_is, icepop)",
         )
 
 
@@ -571,10 +585,10 @@ class MemoryGrowth(Detector):
         self.seen: dict[str, list[float]] = {}
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
-        for key in (*HELD, *RESIDENT):
-            value = _value(metrics, key)
+        for name in (*HELD, *RESIDENT):
+            value = _value(metrics, name)
             if value is not None:
-                self.seen.setdefault(key, []).append(value)
+                self.seen.setdefault(name, []).append(value)
         key = next((k for k in (*HELD, *RESIDENT) if k in self.seen), None)
         if key is None:
             return None

@@ -280,6 +280,7 @@ def plan_inputs(
     a few problems the curriculum starts with, under the training prompt (needs only the
     tokenizer)."""
     from verirl.train.optimizers import OPTIMIZERS
+    from verirl.train.terms import LossTerms
 
     if model_config is None:
         model_config = load_model_config(cfg.model.name)
@@ -309,7 +310,7 @@ def plan_inputs(
         trainable=trainable,
         lora=lora is not None,
         optimizer_state_bytes=OPTIMIZERS.get(cfg.optim.optimizer.name).state_bytes_per_param,
-        kl_reference=cfg.loss.kl_coef > 0,
+        kl_reference="reference" in LossTerms(cfg.loss.terms).needs,
         activation_checkpointing=cfg.optim.activation_checkpointing is True,
         chunk_tokens=None if chunk == "auto" else int(chunk),
         micro_batch_tokens=cfg.optim.micro_batch_tokens,

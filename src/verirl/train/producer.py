@@ -233,9 +233,24 @@ def build_producer(
         max_new_tokens=r.max_new_tokens,
         stop=tuple(r.stop),
     )
-    return RolloutProducer(
-        settings, problems.tasks, collector, formatter, RewardStage(source, ctx), engine, sampling
-    )
+    stage = RewardStage(source, ctx, stream=streams_verification(settings.gym))
+    return RolloutProducer(settings, problems.tasks, collector, formatter, stage, engine, sampling)
+
+
+def streams_verification(gym: GymConfig) -> bool:
+    """``verification.stream`` resolved: 'auto' streams unless verifiers run inline in this
+    process and none of the run's environments checks proofs (whose checkers are processes
+    of their own either way)."""
+    mode = gym.verification.stream
+    if mode != "auto":
+        return mode == "on"
+    if gym.verification.executor.name != "inline":
+        return True
+    from verirl.envs import get_env, is_env, load_all
+
+    load_all()
+    names = gym.curriculum.environments or []
+    return any(is_env(n) and get_env(n).prover is not None for n in names)
 
 
 def groups_of(rollouts: Sequence[Rollout]) -> list[list[Rollout]]:

@@ -22,9 +22,10 @@ everything a step holds from then on); the time is the last step's.
 
 Sides (``--sides``):
 
-- ``verirl``: its defaults (activation checkpointing on);
-- ``verirl-auto``: ``optim.activation_checkpointing=auto``, on only when the plan says the
-  step would not fit this machine without it (the fastest choice when memory is plentiful);
+- ``verirl``: its defaults with activation checkpointing forced on
+  (``optim.activation_checkpointing=true``, the default before ``auto``);
+- ``verirl-auto``: its defaults as they are (``optim.activation_checkpointing=auto``: off when
+  the step fits this machine comfortably without it, the fastest choice then);
 - ``trl``: ``GRPOTrainer`` as it ships (gradient checkpointing on, its default batch size);
 - ``trl-best``: the least memory TRL reaches on a CPU: gradient checkpointing on and one
   completion per forward/backward (gradient accumulation over the rest). Liger kernels, TRL's

@@ -402,6 +402,8 @@ def _memory_plan(
         return None
     if refuse:
         check_fits(plan)
+    if plan.why:
+        logger.info("activation checkpointing %s", plan.why)
     return plan
 
 

@@ -513,14 +513,15 @@ class OptimConfig(_Section):
         "vocabulary), 512 MiB on a GPU. prime-rl's RL default is 8192 positions.",
     )
     activation_checkpointing: bool | Literal["auto"] = Field(
-        True,
+        "auto",
         description="Recompute each decoder layer's activations in the backward pass instead "
         "of keeping them (about one more forward pass of compute; activation memory from "
         "layers × everything a layer saves to layers × hidden). Works with LoRA, the shared "
-        "prompt prefix and the data-parallel learner. On by default (as in TRL and "
-        "prime-rl). 'auto': on only when the memory plan (`verirl memory`) says the step "
-        "would not fit in this machine's memory without it — the fastest when memory is "
-        "plentiful.",
+        "prompt prefix and the data-parallel learner. 'auto' (the default): decided from the "
+        "memory plan (`verirl memory`) on this machine — off when the step without it fits "
+        "comfortably (its planned peak within 80% of the memory available), since then it "
+        "only costs time; on otherwise; the log says which and why. true: always on (TRL's "
+        "gradient_checkpointing and prime-rl keep it on).",
     )
     old_logprobs: Literal["auto", "rollout", "recompute"] = Field(
         "auto",

@@ -286,6 +286,21 @@ def _memory(r: Ran) -> None:
         assert allocator == ("tcmalloc" if find_tcmalloc() else "system")
 
 
+def _memory_phases(r: Ran) -> None:
+    """``--phases``: each side's step split; the phases inside the step add up to at most it."""
+    _memory(r)
+    runs = r.json_file("memory.json")["rows"][0]["runs"]
+    for side in ("verirl", "trl"):
+        split = runs[side][0]["phases"]
+        assert split["forward"] > 0 and split["backward"] > 0, (side, split)
+        assert 0 < split["forward_head"] < split["forward"], (side, split)
+        assert 0 < split["backward_head"] < split["backward"], (side, split)
+        assert split["backward_recompute"] > 0, (side, split)  # checkpointing on, both sides
+        top = ("generation", "rollout_other", "forward", "backward", "optimizer", "other")
+        assert sum(split[k] for k in top) == pytest.approx(split["step"]), (side, split)
+    assert re.search(r"^\s+of which layer recompute\s+[\d.]+ \(", r.stdout, re.MULTILINE)
+
+
 def _memory_random(r: Ran) -> None:
     """``--responses random``: both sides train full-length responses (the stub's tokens)."""
     _memory(r)
@@ -472,8 +487,8 @@ SMOKES: list[Smoke] = [
     Smoke(
         "bench_memory.py",
         # verirl-auto and trl-best are the same code with one setting changed
-        "--smoke --sides verirl,trl --steps 1 --json {tmp}/memory.json",
-        _memory,
+        "--smoke --sides verirl,trl --steps 1 --phases --json {tmp}/memory.json",
+        _memory_phases,
         marks=[pytest.mark.slow],
         needs=("trl", "datasets"),
     ),
@@ -514,6 +529,7 @@ SMOKES: list[Smoke] = [
 
 MODULES: dict[str, str] = {
     "plugin_slow_verifier.py": "bench_async.py",
+    "step_phases.py": "bench_memory.py",
 }
 """Files in ``bench/`` that are plug-ins, not scripts: the smoke run that loads each (its
 check asserts what the plug-in does there), plus a test of its own below."""
@@ -559,6 +575,20 @@ def test_the_slow_verifier_plugin_scores_the_share_of_even_tokens() -> None:
     verdicts = source.score([rollout((2, 4, 5)), rollout((1, 3, 4)), rollout(())], RewardContext())
     assert [v.reward for v in verdicts] == pytest.approx([2 / 3, 1 / 3, 0.0])
     assert [v.correct for v in verdicts] == [True, False, False]
+
+
+def test_step_phases_split_a_step_into_its_phases_and_time_a_nested_phase_once() -> None:
+    from bench.step_phases import Phases
+
+    phases = Phases()
+    with phases.timing("generation"), phases.timing("generation"):  # counted once
+        pass
+    phases.seconds.update(generation=3.0, forward=2.0, backward=2.5, optimizer=0.5)
+    split = phases.split(10.0, rollout_s=4.0)
+    # rollout 4 s of which generation 3; other = 10 - (3 + 1 + 2 + 2.5 + 0.5)
+    assert (split["rollout_other"], split["other"], split["step"]) == (1.0, 1.0, 10.0)
+    phases.reset()
+    assert phases.split(1.0)["generation"] == 0.0
 
 
 @pytest.fixture(scope="module")

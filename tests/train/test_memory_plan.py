@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -127,6 +128,31 @@ def test_auto_checkpointing_turns_on_only_when_the_plan_needs_it() -> None:
     assert not mp.plan_memory(cfg, "cpu", limit=1e12, prompt_tokens=100).activation_checkpointing
     tight = mp.plan_memory(cfg, "cpu", limit=5e9, prompt_tokens=100)
     assert tight.activation_checkpointing and tight.fits
+
+
+def test_auto_checkpointing_is_off_only_while_the_step_fits_comfortably() -> None:
+    """By hand (SHAPE, STEP, chunks of 8): without checkpointing the peak is runtime 470 MB +
+    weights 4 MB + AdamW 8 MB + gradients 4 MB + activations 4 x 448,000 + the head's chunk
+    416,000 = 488,208,000 bytes; 'comfortably' is at most 80% of the limit, so the line is a
+    limit of 610,260,000 bytes."""
+    p = PlanInputs(SHAPE, STEP, micro_batch_tokens=10_000, chunk_tokens=8)
+    assert compute_plan(p).peak == pytest.approx(488_208_000)
+    roomy = mp.auto_checkpointing(p, 610_300_000)
+    assert not roomy.activation_checkpointing
+    assert roomy.peak == pytest.approx(488_208_000)
+    assert roomy.why == (
+        "off (auto): the step needs 0.5 GB without it, within 80% of the 0.6 GB available"
+    )
+    # fits, but not comfortably (0.8 x 610,000,000 = 488,000,000 < 488,208,000): on
+    tight = mp.auto_checkpointing(p, 610_000_000)
+    assert tight.activation_checkpointing and tight.fits
+    assert tight.peak < 488_208_000
+    assert tight.why.startswith(
+        "on (auto): the step would need 0.5 GB without it, over 80% of the 0.6 GB available"
+    )
+    # does not fit without it at all: on; no limit known: off
+    assert mp.auto_checkpointing(p, 400e6).activation_checkpointing
+    assert not mp.auto_checkpointing(p, math.inf).activation_checkpointing
 
 
 @pytest.mark.parametrize(

@@ -71,9 +71,8 @@ def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -
         "chunk, generation) + workers",
         highlight=False,
     )
-    ckpt = plan.activation_checkpointing
-    how = "(auto: needed to fit)" if ckpt and cfg.optim.activation_checkpointing == "auto" else ""
-    out.print(f"activation checkpointing: {'on' if ckpt else 'off'} {how}".rstrip())
+    ckpt = "on" if plan.activation_checkpointing else "off"
+    out.print(f"activation checkpointing: {plan.why or ckpt}", highlight=False)
     if plan.fits:
         out.print("the step fits" if plan.limit is not None else "no limit given")
         return 0

@@ -86,7 +86,7 @@ def train(args: Sequence[str], resume: str | None, relaunch: bool = False) -> in
                 console.print(
                     f"memory plan: peak {plan.peak / 1e9:.1f} GB of "
                     f"{(plan.limit or 0) / 1e9:.1f} GB available, activation checkpointing "
-                    f"{'on' if plan.activation_checkpointing else 'off'} "
+                    f"{plan.why or ('on' if plan.activation_checkpointing else 'off')} "
                     "(`verirl memory` shows the parts)",
                     highlight=False,
                 )

@@ -19,6 +19,10 @@ vocabulary-sized tensors are alive. The arithmetic per position is the one of th
 path (same operations in the same order), so values and gradients equal it
 (``tests/lm/test_head.py``). This is the "chunked LM head" prime-rl made its RL default
 (``fused_lm_head_chunk_size``), written with plain torch operations so it runs on any device.
+
+A plain :class:`torch.nn.Linear` head (soft-capped or not, no hooks) goes through
+:mod:`verirl.lm.linear_head` instead: the same values and gradients under the same bound on
+live logits, with a backward pass that rebuilds only the logits.
 """
 
 from __future__ import annotations
@@ -26,7 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from torch.nn.modules.module import _global_forward_hooks, _global_forward_pre_hooks
 from torch.utils.checkpoint import checkpoint
+
+from verirl.lm.causal import SoftCappedHead
+from verirl.lm.linear_head import linear_head_logprobs
 
 Head = torch.nn.Module  # hidden [..., H] → logits [..., V]: an lm_head, or a wrapper of one
 
@@ -95,7 +103,17 @@ def head_logprobs(
             )
         picked = mask.reshape(-1).nonzero().squeeze(-1)
         flat_h, flat_t = flat_h[picked], flat_t[picked]
-    lp, ent = _chunked(head, flat_h, flat_t, temperature, chunk_tokens, entropy, entropy_grad)
+    linear = linear_parts(head)
+    if linear is not None and flat_h.shape[0] > 0:
+        weight, bias, cap = linear
+        positions = chunk_tokens or auto_chunk_tokens(weight.shape[0], flat_h.device)
+        lp, ent = linear_head_logprobs(
+            flat_h, weight, bias, flat_t, temperature, positions * weight.shape[0], cap, entropy
+        )
+        if ent is not None and not entropy_grad:
+            ent = ent.detach()
+    else:
+        lp, ent = _chunked(head, flat_h, flat_t, temperature, chunk_tokens, entropy, entropy_grad)
     if picked is None:
         return TokenLogProbs(
             lp.reshape(targets.shape), ent.reshape(targets.shape) if ent is not None else None
@@ -105,6 +123,30 @@ def head_logprobs(
     if ent is not None:
         ent_out = ent.new_zeros(targets.numel()).index_copy(0, picked, ent).reshape(targets.shape)
     return TokenLogProbs(out, ent_out)
+
+
+def linear_parts(head: Head) -> tuple[torch.Tensor, torch.Tensor | None, float | None] | None:
+    """``(weight, bias, soft-cap)`` of a head that is a plain :class:`torch.nn.Linear` (or a
+    :class:`~verirl.lm.causal.SoftCappedHead` around one) with no hooks: such a head goes
+    through :func:`verirl.lm.linear_head.linear_head_logprobs`. None for any other head (a
+    LoRA-wrapped or sharded one, a head with hooks that move or change its weight): it runs as
+    a module, a checkpointed chunk at a time."""
+    cap: float | None = None
+    if isinstance(head, SoftCappedHead):
+        cap = head.cap
+        head = head.lm_head
+    if type(head) is not torch.nn.Linear:
+        return None
+    assert isinstance(head, torch.nn.Linear)  # for the type checker
+    hooked = (
+        head._forward_hooks
+        or head._forward_pre_hooks
+        or _global_forward_hooks
+        or _global_forward_pre_hooks
+    )
+    if hooked:
+        return None
+    return head.weight, head.bias, cap
 
 
 def _chunked(

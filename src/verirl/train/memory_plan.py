@@ -55,6 +55,9 @@ LOGIT_CHUNK_COPIES = 5.0  # logits, softmax, their gradient, float copies in bac
 # Layer recompute and the backward pass's activation gradients, per token of one layer:
 # about one layer's activations twice over.
 BACKWARD_LAYER_COPIES = 2.0
+COMFORTABLE = 0.8
+"""'auto' activation checkpointing stays off while the step's planned peak without it is at most
+this share of the memory available (the plan's margin for what it does not model)."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,7 @@ class MemoryPlan:
     limit: float | None
     learner_tokens: int
     inputs: PlanInputs
+    why: str = ""  # 'auto' activation checkpointing: the choice and its reason, for the log
 
     @property
     def activation_checkpointing(self) -> bool:
@@ -323,12 +327,36 @@ def plan_memory(
     (:func:`memory_limit`). ``optim.activation_checkpointing`` 'auto' is decided here: on
     when the step does not fit without it."""
     inputs = plan_inputs(cfg, prompt_tokens, device, model_config)
+    limit = limit if limit is not None else memory_limit(inputs.device)
     if cfg.optim.activation_checkpointing == "auto":
-        off = compute_plan(inputs, limit if limit is not None else memory_limit(inputs.device))
-        if off.fits:
-            return off
-        inputs = replace(inputs, activation_checkpointing=True)
-    return compute_plan(inputs, limit if limit is not None else memory_limit(inputs.device))
+        return auto_checkpointing(inputs, limit)
+    return compute_plan(inputs, limit)
+
+
+def auto_checkpointing(inputs: PlanInputs, limit: float | None) -> MemoryPlan:
+    """``optim.activation_checkpointing='auto'`` decided from the plan: off when the step
+    without it fits comfortably — its planned peak at most :data:`COMFORTABLE` of ``limit`` —
+    since then checkpointing only costs time (a second forward pass of every layer in
+    backward); on otherwise. The returned plan is the chosen one; its ``why`` says why, in a
+    sentence for the log."""
+    off = compute_plan(replace(inputs, activation_checkpointing=False), limit)
+    room = math.inf if limit is None else COMFORTABLE * limit
+    if math.isinf(room):
+        chosen, why = off, "off (auto): no memory limit is known for this device"
+    elif off.peak <= room:
+        why = (
+            f"off (auto): the step needs {off.peak / GB:.1f} GB without it, within "
+            f"{COMFORTABLE:.0%} of the {(limit or 0) / GB:.1f} GB available"
+        )
+        chosen = off
+    else:
+        chosen = compute_plan(replace(inputs, activation_checkpointing=True), limit)
+        why = (
+            f"on (auto): the step would need {off.peak / GB:.1f} GB without it, over "
+            f"{COMFORTABLE:.0%} of the {(limit or 0) / GB:.1f} GB available; "
+            f"{chosen.peak / GB:.1f} GB with it"
+        )
+    return replace(chosen, why=why)
 
 
 def longest_prompt(formatter: Any, tasks: Any, problems: int = 16) -> int:

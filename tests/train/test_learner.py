@@ -60,7 +60,13 @@ def test_collate_left_pads_prompts_and_right_pads_responses() -> None:
 
 def _learner(model: torch.nn.Module, *overrides: str) -> Learner:
     cfg = load_config(None, ["model.dtype=fp32", *overrides])
-    return Learner(model, LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32")), 1)
+    return Learner(
+        model,
+        LearnerSettings.from_config(
+            cfg, resolve_placement("cpu", "fp32"), activation_checkpointing=True
+        ),
+        1,
+    )
 
 
 def _grads(learner: Learner, batch) -> tuple[torch.Tensor, list[torch.Tensor]]:  # type: ignore[no-untyped-def]

@@ -151,7 +151,9 @@ def test_a_term_reads_a_token_source_the_learner_is_given() -> None:
 
     model = tiny_model(VOCAB, seed=4)
     cfg = load_config(None, ["loss.terms.test_teacher_gap.coef=1.0", "optim.epochs=2"])
-    settings = LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32"))
+    settings = LearnerSettings.from_config(
+        cfg, resolve_placement("cpu", "fp32"), activation_checkpointing=True
+    )
     learner = Learner(model, settings, 1, token_sources={"teacher": teacher})
     zero = collate(_rollouts(), torch.zeros(9, 7), pad_id=0)
     stats = learner.update(zero)

@@ -62,7 +62,9 @@ def _rollouts() -> list[Rollout]:
 
 def _learner(*overrides: str, exact: bool = True) -> Learner:
     cfg = load_config(None, ["model.dtype=fp32", "optim.lr=1e-3", *overrides])
-    settings = LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32"), exact)
+    settings = LearnerSettings.from_config(
+        cfg, resolve_placement("cpu", "fp32"), exact, activation_checkpointing=True
+    )
     return Learner(tiny_model(VOCAB, seed=7), settings, 1)
 
 

@@ -49,7 +49,7 @@ from verirl.train.loss import AGGREGATIONS, POLICY_LOSSES
 from verirl.train.lr_schedules import LR_SCHEDULES
 from verirl.train.off_policy import OFF_POLICY
 from verirl.train.optimizers import OPTIMIZERS
-from verirl.train.terms import check_terms
+from verirl.train.terms import check_sources, check_terms
 from verirl.train.token_masks import TOKEN_MASKS
 from verirl.verification.executors import EXECUTORS
 
@@ -106,6 +106,7 @@ def _check_plugins(cfg: TrainConfig) -> None:
             f"loss.aggregation: unknown loss aggregation {cfg.loss.aggregation!r}; known: {known}"
         )
     check_terms(cfg.loss.terms)
+    check_sources(cfg.loss.sources)
     if cfg.optim.schedule not in LR_SCHEDULES:
         known = ", ".join(LR_SCHEDULES.names())
         raise ValueError(

@@ -2,7 +2,7 @@
 
 Decoding a batch is a chain of skinny matrix products whose cost is reading the weights; a
 copy with narrower weights reads less. The copy is built from the learner's module (a LoRA
-policy's adapted layers merged, :func:`~verirl.rollout.vllm_engine.policy_weights`) and
+policy's adapted layers merged, :func:`~verirl.rollout.policy_export.policy_weights`) and
 refreshed after every update (:meth:`SamplingCopy.refresh`: only the layers whose parameters
 changed since the last refresh, found by their in-place version counters):
 
@@ -30,7 +30,7 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
-from verirl.rollout.vllm_engine import _base_model, _clean_name, _param_versions, policy_weights
+from verirl.rollout.policy_export import base_model, clean_name, param_versions, policy_weights
 
 CopyPrecision = Literal["bf16", "int8"]
 
@@ -57,12 +57,12 @@ class SamplingCopy:
                 "engine's precision=fp8 or precision=bf16"
             )
         self.module = self._build()
-        self._versions = _param_versions(model)
+        self._versions = param_versions(model)
 
     def _build(self) -> nn.Module:
         from transformers import AutoModelForCausalLM
 
-        base: Any = _base_model(self.model)
+        base: Any = base_model(self.model)
         with torch.device("meta"):
             copy = AutoModelForCausalLM.from_config(base.config, dtype=torch.float32)
         weights = dict(policy_weights(self.model))
@@ -77,7 +77,7 @@ class SamplingCopy:
                 f"unexpected {unexpected[:3]})"
             )
         for name, buffer in base.named_buffers():  # rotary frequencies and the like
-            _set_buffer(copy, _clean_name(name), buffer.detach().clone())
+            _set_buffer(copy, clean_name(name), buffer.detach().clone())
         copy.to(next(self.model.parameters()).device)
         copy.generation_config = getattr(base, "generation_config", None)
         copy.requires_grad_(False).eval()
@@ -95,17 +95,17 @@ class SamplingCopy:
     def ensure_fresh(self) -> None:
         """Refresh when the learner's weights changed since the last refresh (a restored
         checkpoint, a caller that skipped the sync); comparing counters costs microseconds."""
-        if _param_versions(self.model) != self._versions:
+        if param_versions(self.model) != self._versions:
             self.refresh()
 
     def refresh(self) -> dict[str, float]:
         """Re-copy (and re-quantize) the layers whose parameters changed; returns the cost."""
         start = time.perf_counter()
-        versions = _param_versions(self.model)
-        changed = {_clean_name(n) for n, v in versions.items() if self._versions.get(n) != v}
+        versions = param_versions(self.model)
+        changed = {clean_name(n) for n, v in versions.items() if self._versions.get(n) != v}
         layers = {n.rsplit(".", 1)[0] for n in changed}
         if "model.embed_tokens" in layers and getattr(
-            _base_model(self.model).config, "tie_word_embeddings", False
+            base_model(self.model).config, "tie_word_embeddings", False
         ):
             layers.add("lm_head")
         weights = policy_weights(self.model, lambda n: n.rsplit(".", 1)[0] in layers)
@@ -124,7 +124,7 @@ class SamplingCopy:
                     continue
                 for leaf, tensor in tensors.items():
                     getattr(module, leaf).copy_(tensor)
-        self._versions = _param_versions(self.model)
+        self._versions = param_versions(self.model)
         return {
             "weight_sync_s": time.perf_counter() - start,
             "weight_sync_layers": float(len(by_layer)),

@@ -146,7 +146,8 @@ class PrivilegedSelfParams(BaseModel):
 
 
 def privileged_batch(batch: Batch, min_reward: float) -> tuple[Batch, torch.Tensor]:
-    """The batch the self-teacher scores, and the rows [M] of ``batch`` it holds.
+    """The batch the self-teacher scores, and the rows [M] of ``batch`` it holds (its response
+    columns: the first of ``batch``'s, as many as those rows need).
 
     Row i of group g (the rows sharing i's prompt) gets as privileged context the whole
     transcript (prompt and response tokens) of the sibling j ≠ i of g with the highest reward
@@ -179,10 +180,11 @@ def privileged_batch(batch: Batch, min_reward: float) -> tuple[Batch, torch.Tens
     for k, x in enumerate(prompts):
         ids[k, width - len(x) :] = x
         attn[k, width - len(x) :] = 1
-    sub = batch.select(index)
+    sub = batch.select(index)  # its columns trimmed to what these rows need
+    q = sub.prompt_width
     privileged = Batch(
-        input_ids=torch.cat([ids, sub.input_ids[:, p:]], dim=1),
-        attention_mask=torch.cat([attn, sub.attention_mask[:, p:]], dim=1),
+        input_ids=torch.cat([ids, sub.input_ids[:, q:]], dim=1),
+        attention_mask=torch.cat([attn, sub.attention_mask[:, q:]], dim=1),
         response_mask=sub.response_mask,
         old_logprobs=sub.old_logprobs,
         advantages=sub.advantages,
@@ -206,7 +208,8 @@ def privileged_self_teacher(params: PrivilegedSelfParams, learner: Learner) -> T
         out = torch.full_like(batch.response_mask, float("nan"))
         privileged, rows = privileged_batch(batch, params.min_reward)
         if rows.numel():
-            out[rows] = learner.score(privileged, learner.model)
-        return out
+            scores = learner.score(privileged, learner.model)
+            out[rows, : scores.shape[1]] = scores
+        return out.masked_fill(batch.response_mask == 0, 0.0)  # 0 on padding, as any source
 
     return source

@@ -199,7 +199,7 @@ def test_a_tiny_run_logs_the_distillation_term(
     teacher_dir = tmp_path / "teacher"
     teacher, tokenizer = load_policy(str(tiny_model_dir))
     with torch.no_grad():
-        teacher.model.norm.weight.mul_(10.0)
+        teacher.get_parameter("model.norm.weight").mul_(10.0)
     teacher.save_pretrained(teacher_dir)
     tokenizer.save_pretrained(teacher_dir)
     run_dir = tmp_path / "run"

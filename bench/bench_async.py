@@ -38,6 +38,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(ROOT), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
 )
 
+from verirl.assembly import build  # noqa: E402
 from verirl.config import load_config  # noqa: E402
 from verirl.models import save_tiny_model_dir  # noqa: E402
 from verirl.train.metrics import read_metrics  # noqa: E402
@@ -72,7 +73,7 @@ def one_run(overrides: list[str], k: int, root: Path, tag: str) -> float:
     cfg = load_config(
         None, [*overrides, f"run.async.max_staleness={k}", f"run.dir={root}", f"run.name={tag}"]
     )
-    with Trainer(cfg, root / tag) as t:
+    with Trainer(build(cfg), root / tag) as t:
         t.fit()
     # steps 2.. back to back (step 1 includes the producer's start-up and warm-up)
     rows = read_metrics(root / tag)[1:]

@@ -204,7 +204,7 @@ def use_random_responses(max_new_tokens: int) -> None:
 
 # ---- one side, in a subprocess ---------------------------------------------------------------
 def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
-    from verirl.assembly import load_config
+    from verirl.assembly import build, load_config
     from verirl.trainer import Trainer
 
     problems = build_problems(args.prompts * args.steps)
@@ -225,16 +225,16 @@ def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
     overrides.append(f"optim.activation_checkpointing={'auto' if auto else 'true'}")
     cfg = load_config(None, overrides)
     with tempfile.TemporaryDirectory(prefix="verirl-mem-") as run_dir:
-        trainer = Trainer(cfg, Path(run_dir))
-        trainer.producer.curriculum = FixedProblems(problems)  # type: ignore[assignment]
+        trainer = Trainer(build(cfg), Path(run_dir))
+        trainer.parts.producer.curriculum = FixedProblems(problems)  # type: ignore[assignment]
         times, lengths = [], []
         for _ in range(args.steps):
             t0 = time.perf_counter()
             metrics = trainer.train_step()
             times.append(time.perf_counter() - t0)
             lengths.append(metrics["rollout/response_tokens"])
-        ckpt = bool(getattr(trainer.learner, "settings", None)) and bool(
-            trainer.learner.settings.activation_checkpointing  # type: ignore[attr-defined]
+        ckpt = bool(getattr(trainer.parts.learner, "settings", None)) and bool(
+            trainer.parts.learner.settings.activation_checkpointing  # type: ignore[attr-defined]
         )
         trainer.close()
     return {"step_s": times, "checkpointing": ckpt, "response_tokens": lengths}
@@ -364,8 +364,7 @@ def measure(args: argparse.Namespace, side: str, row: Row, model: str) -> dict[s
 
 def plan_row(row: Row, model: str, args: argparse.Namespace) -> float | None:
     """verirl's planned peak (GB) for the row, with checkpointing on."""
-    from verirl.assembly import load_config
-    from verirl.train.memory_plan import plan_memory
+    from verirl.assembly import load_config, plan
 
     cfg = load_config(
         None,
@@ -379,7 +378,7 @@ def plan_row(row: Row, model: str, args: argparse.Namespace) -> float | None:
             "model.device=cpu",
         ],
     )
-    return plan_memory(cfg, "cpu", limit=None).peak / 1e9
+    return plan(cfg, "cpu").peak / 1e9
 
 
 def longest_response(limit: float, before: bool) -> int:

@@ -312,7 +312,13 @@ def report(size: str, rates: dict[str, list[float]], base: str) -> dict[str, Any
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workload", choices=["fixed", "mixed", "stream"], default="fixed")
+    ap.add_argument(
+        "--workload",
+        nargs="+",
+        choices=["fixed", "mixed", "stream"],
+        default=["fixed"],
+        help="one or more, run in turn in this process",
+    )
     ap.add_argument("--model", choices=["smollm2", "tiny"], default="smollm2")
     ap.add_argument("--sizes", nargs="+", default=["48x64", "8x512", "2x2048"])
     ap.add_argument("--repeats", type=int, default=3)
@@ -333,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.vllm_child:
         vllm_child(args.vllm_child, args.model, args.out)
         return 0
-    results = {"fixed": fixed, "mixed": mixed, "stream": stream}[args.workload](args)
+    runs = {"fixed": fixed, "mixed": mixed, "stream": stream}
+    results = {workload: runs[workload](args) for workload in args.workload}
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -124,12 +124,13 @@ def _overrides(model_dir: str, device: str, run_dir: str) -> list[str]:
 
 
 def _train(model_dir: str, device: str, extra: list[str], steps: int = 2) -> dict[str, float]:
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), f"run.steps={steps}", *extra])
-        with Trainer(cfg, Path(tmp)) as trainer:
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             metrics: dict[str, float] = {}
             for _ in range(steps):
                 metrics = trainer.train_step()
@@ -256,11 +257,12 @@ def _mismatch_run(model_dir: str, device: str, extra: list[str]) -> dict[str, fl
     import json as _json
 
     with tempfile.TemporaryDirectory() as tmp:
+        from verirl.assembly import build
         from verirl.config import load_config
         from verirl.trainer import Trainer
 
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=2", *extra])
-        with Trainer(cfg, Path(tmp)) as trainer:
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             rows = [trainer.train_step() for _ in range(2)]
     diffs = [r.get("train/engine_logp_diff_mean") for r in rows]
     kls = [r.get("train/engine_logp_kl") for r in rows]
@@ -288,6 +290,7 @@ def check_vllm_lora(model_dir: str, device: str) -> dict[str, float]:
     """LoRA on vLLM, each ``lora_sync``: two steps, then what vLLM samples with — its weights,
     or its base and the adapter in its LoRA slot — must be the learner's policy; the adapter
     side must have shipped the adapter alone."""
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.trainer import Trainer
 
@@ -301,11 +304,11 @@ def check_vllm_lora(model_dir: str, device: str) -> dict[str, float]:
         ]
         with tempfile.TemporaryDirectory() as tmp:
             cfg = load_config(None, [*_overrides(model_dir, device, tmp), *extra])
-            with Trainer(cfg, Path(tmp)) as trainer:
+            with Trainer(build(cfg), Path(tmp)) as trainer:
                 metrics: dict[str, float] = {}
                 for _ in range(2):
                     metrics = trainer.train_step()
-                stale = trainer.engine.weights_mismatch()  # type: ignore[attr-defined]
+                stale = trainer.parts.engine.weights_mismatch()  # type: ignore[attr-defined]
         if stale:
             raise RuntimeError(f"{mode}: vLLM does not hold the learner's policy: {stale[:5]}")
         mib = float(metrics.get("engine/weight_sync_mb", 0.0))
@@ -410,13 +413,14 @@ def check_checkpointing(model_dir: str, device: str) -> dict[str, float]:
 
 
 def check_memory_flat(model_dir: str, device: str) -> dict[str, float]:
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.trainer import Trainer
 
     key = "memory/cuda_max_allocated_mb" if device == "cuda" else "memory/peak_rss_mb"
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=5"])
-        with Trainer(cfg, Path(tmp)) as trainer:
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             peaks = [trainer.train_step()[key] for _ in range(5)]
     steady = peaks[2:]
     spread = (max(steady) - min(steady)) / max(steady)
@@ -428,23 +432,24 @@ def check_memory_flat(model_dir: str, device: str) -> dict[str, float]:
 def check_memory_plan(model_dir: str, device: str) -> dict[str, float]:
     import torch
 
+    from verirl.assembly import build, plan
     from verirl.config import load_config
-    from verirl.train.memory_plan import plan_memory
     from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=2"])
-        plan = plan_memory(cfg, device, limit=None)
-        with Trainer(cfg, Path(tmp)) as trainer:
+        planned = plan(cfg, device)
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             metrics = [trainer.train_step() for _ in range(2)]
     if device != "cuda":
         measured = metrics[-1]["memory/peak_rss_mb"] * 1e6
     else:
         measured = float(torch.cuda.max_memory_allocated())
-    ratio = plan.peak / measured
+    ratio = planned.peak / measured
     if not 0.65 <= ratio <= 1.35:
-        raise RuntimeError(f"plan {plan.peak / 2**30:.2f} GiB vs measured {measured / 2**30:.2f}")
-    return {"plan_gib": plan.peak / 2**30, "measured_gib": measured / 2**30, "ratio": ratio}
+        peak = planned.peak / 2**30
+        raise RuntimeError(f"plan {peak:.2f} GiB vs measured {measured / 2**30:.2f}")
+    return {"plan_gib": planned.peak / 2**30, "measured_gib": measured / 2**30, "ratio": ratio}
 
 
 CHECKS: dict[str, Callable[[str, str], dict[str, float]]] = {

@@ -62,6 +62,7 @@ def reference_run(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path
     damaged checkpoint, data parallel ranks) compare with this one instead."""
 
     def train(run_dir: Path) -> None:
+        from verirl.assembly import build
         from verirl.config import load_config
         from verirl.trainer import Trainer, new_run_dir
 
@@ -69,7 +70,9 @@ def reference_run(tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path
             tiny_model_dir, run_dir, REFERENCE_STEPS, f"run.keep_checkpoints={REFERENCE_STEPS}"
         )
         cfg = load_config(None, overrides)
-        with Trainer(cfg, new_run_dir(cfg)) as trainer:  # config.yaml written, as the CLI does
+        with Trainer(
+            build(cfg), new_run_dir(cfg)
+        ) as trainer:  # config.yaml written, as the CLI does
             trainer.fit()
 
     return shared(tmp_path_factory, "reference-run", train)

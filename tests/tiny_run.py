@@ -28,6 +28,7 @@ def tiny_run(model_dir: Path, run_dir: Path, steps: int = 3, *extra: str) -> lis
         "run.plugins=[tests.train.plugin_rewards]",
         "reward.name=test_even_tokens",
         "verification.executor.name=inline",
+        "optim.optimizer.name=adamw",  # the library's default (the CLI's is the default job's)
         f"run.dir={run_dir.parent}",
         f"run.name={run_dir.name}",
         f"run.steps={steps}",

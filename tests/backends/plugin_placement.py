@@ -9,7 +9,7 @@ import torch
 
 from verirl.backends import Backend, Schedule, register_placement, register_schedule
 from verirl.rollout.base import RolloutEngine
-from verirl.train.learner import PolicyLearner
+from verirl.train.learner import LearnerSettings, PolicyLearner
 from verirl.train.producer import Produced, RolloutProducer
 from verirl.verification.executors import Executor
 
@@ -28,9 +28,9 @@ class RecordingBackend(Backend):
         CALLS.append("executor")
         return super().executor()
 
-    def learner(self, model: torch.nn.Module) -> PolicyLearner:
+    def learner(self, model: torch.nn.Module, settings: LearnerSettings) -> PolicyLearner:
         CALLS.append("learner")
-        return super().learner(model)
+        return super().learner(model, settings)
 
     def publish_weights(self, engine: RolloutEngine, version: int) -> dict[str, float]:
         CALLS.append(f"publish {version}")

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from safetensors.torch import load_file
 
 from tests.tiny_run import tiny_run, train_cli, wait_for_step
+from verirl.assembly import build
 from verirl.backends import (
     Backend,
     BackendSettings,
@@ -52,7 +53,7 @@ def _overrides(model_dir: Path, run_dir: Path, steps: int = 3) -> list[str]:
 
 
 def _settings(cfg: TrainConfig) -> BackendSettings:
-    """A placement's settings without the learner's (these tests build no learner)."""
+    """A placement's settings (these tests build no learner)."""
     return BackendSettings(
         engine=cfg.rollout.engine,
         executor=cfg.verification.executor,
@@ -61,7 +62,6 @@ def _settings(cfg: TrainConfig) -> BackendSettings:
         steps=cfg.run.steps,
         threads=1,
         policy=PolicySpec.from_config(cfg),
-        learner=None,  # type: ignore[arg-type]
         ray=cfg.ray,
     )
 
@@ -76,7 +76,7 @@ def _schedule(cfg: TrainConfig, backend: type[Backend] = Backend) -> object:
 
 def _run(model_dir: Path, run_dir: Path, *extra: str) -> list[dict[str, float]]:
     cfg = load_config(None, [*_overrides(model_dir, run_dir), *extra])
-    with Trainer(cfg, run_dir) as t:
+    with Trainer(build(cfg), run_dir) as t:
         t.fit()
     return read_metrics(run_dir)
 
@@ -169,7 +169,7 @@ def test_a_stale_engine_is_detected_and_the_run_stops(
             "run.async.producer=thread",
         ],
     )
-    with Trainer(cfg, tmp_path / "stale") as t, pytest.raises(WeightSyncError):
+    with Trainer(build(cfg), tmp_path / "stale") as t, pytest.raises(WeightSyncError):
         t.fit()
     rows = read_metrics(tmp_path / "stale")
     assert rows == [] or rows[-1]["step"] < 3
@@ -338,7 +338,7 @@ def test_a_wrong_merged_lora_weight_in_the_engine_is_detected_and_the_run_stops(
         ],
     )
     with (
-        Trainer(cfg, run_dir) as t,
+        Trainer(build(cfg), run_dir) as t,
         pytest.raises(WeightSyncError, match="merged LoRA weights"),
     ):
         t.fit()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.provers.coq.marks import needs_coq
+from verirl.assembly import build
 from verirl.config import load_config
 from verirl.train.metrics import read_metrics
 from verirl.trainer import Trainer
@@ -43,8 +44,8 @@ def _check_one_stale(trainer: Trainer, run_dir: Path) -> list[dict[str, float]]:
     assert all(r["async/dropped"] == 0 and r["sync/mismatch"] == 0 for r in rows)
     assert any(r["train/grad_norm"] > 0 for r in rows)
     # one verifier pool: the producer's; the learner's executor never started a pool
-    assert not trainer.executor.started  # type: ignore[attr-defined]
-    assert trainer.provers.started == []
+    assert not trainer.parts.verifiers.executor.started  # type: ignore[attr-defined]
+    assert trainer.parts.verifiers.provers.started == []
     return rows
 
 
@@ -63,7 +64,7 @@ def test_k1_with_multi_turn_tcpo_collection(tiny_model_dir: Path, tmp_path: Path
             "credit.name=tcpo",
         ],
     )
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         trainer.fit()
         rollouts = trainer.last_rollouts
         _check_one_stale(trainer, run_dir)
@@ -87,7 +88,7 @@ def test_k1_with_process_verified_coq_collection(tiny_model_dir: Path, tmp_path:
             "provers.coq.workers=1",
         ],
     )
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         trainer.fit()
         rollouts = trainer.last_rollouts
         rows = _check_one_stale(trainer, run_dir)
@@ -117,7 +118,7 @@ def test_k1_in_a_producer_process_with_a_process_pool_of_verifiers(
             "curriculum.environments=[addition]",
         ],
     )
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         trainer.fit()
         _check_one_stale(trainer, run_dir)
     rows = read_metrics(run_dir)

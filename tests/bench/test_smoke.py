@@ -334,8 +334,16 @@ def _gpu_step(r: Ran) -> None:
     assert "vllm" not in r.stdout.split("CPU smoke run", 1)[1]  # the hf engine only on CPU
 
 
-def _rollout_fixed(r: Ran) -> None:
-    rates = r.json_file("rollout.json")["4x8"]
+def _rollout(r: Ran) -> None:
+    """One process runs the three workloads (each pays the imports and the model once)."""
+    out = r.json_file("rollout.json")
+    _rollout_fixed(r, out["fixed"])
+    _rollout_mixed(r, out["mixed"])
+    _rollout_stream(r, out["stream"])
+
+
+def _rollout_fixed(r: Ran, out: dict[str, Any]) -> None:
+    rates = out["4x8"]
     assert set(rates) == {"hf", "hf-int8", "hf-bf16", "generate", "floor"}
     assert rates["hf"]["ratio"] == [1.0]
     for arm, row in rates.items():
@@ -344,15 +352,14 @@ def _rollout_fixed(r: Ran) -> None:
         assert r.number(rf"^  {re.escape(arm)}\s.*ratio ([\d.]+)") > 0
 
 
-def _rollout_mixed(r: Ran) -> None:
-    rates = r.json_file("rollout.json")["4x2 batch 4"]
+def _rollout_mixed(r: Ran, out: dict[str, Any]) -> None:
+    rates = out["4x2 batch 4"]
     assert set(rates) == {"chunked", "continuous"} and rates["chunked"]["ratio"] == [1.0]
     assert rates["continuous"]["tok_s"][0] > 0
     assert r.number(r"max (\d+) \(of 8\)") <= 8
 
 
-def _rollout_stream(r: Ran) -> None:
-    out = r.json_file("rollout.json")
+def _rollout_stream(r: Ran, out: dict[str, Any]) -> None:
     assert out["identical"] is True and "verdicts identical: yes" in r.stdout
     assert len(out["seconds"]["after"]) == len(out["seconds"]["streamed"]) == 1
     assert r.number(r"^speed-up after/streamed: ([\d.]+)") > 0
@@ -488,24 +495,10 @@ SMOKES: list[Smoke] = [
     ),
     Smoke(
         "bench_rollout.py",
-        "--model tiny --sizes 4x8 --repeats 1 --threads 1 --json {tmp}/rollout.json",
-        _rollout_fixed,
-        mode="fixed",
-    ),
-    Smoke(
-        "bench_rollout.py",
-        "--workload mixed --model tiny --prompts 4 --group-size 2 --batch 4"
-        " --max-new-tokens 8 --repeats 1 --threads 1 --json {tmp}/rollout.json",
-        _rollout_mixed,
-        mode="mixed",
-    ),
-    Smoke(
-        "bench_rollout.py",
-        "--workload stream --model tiny --prompts 3 --group-size 2 --batch 4"
-        " --max-new-tokens 8 --latency 0.05 --workers 2 --repeats 1 --threads 1"
+        "--workload fixed mixed stream --model tiny --sizes 4x8 --prompts 4 --group-size 2"
+        " --batch 4 --max-new-tokens 8 --latency 0.05 --workers 2 --repeats 1 --threads 1"
         " --json {tmp}/rollout.json",
-        _rollout_stream,
-        mode="stream",
+        _rollout,
     ),
     Smoke(
         "bench_lora_sync.py",

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from verirl.assembly import load_config
+from verirl.assembly import build, load_config
 from verirl.config import ConfigError
 from verirl.train.health import (
     DETECTORS,
@@ -258,7 +258,7 @@ def _overrides(model_dir: Path, run_dir: Path, steps: int, *extra: str) -> list[
 def _train(model_dir: Path, run_dir: Path, steps: int, *extra: str) -> list[Any]:
     cfg = load_config(None, _overrides(model_dir, run_dir, steps, *extra))
     run_dir.mkdir(parents=True)
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         try:
             trainer.fit()
         finally:
@@ -391,7 +391,7 @@ def test_example_configs_run_without_a_false_alarm(
     buffer = load_config(path).reward.overlong.buffer  # DAPO's shaping needs room
     cfg = load_config(path, [*overrides, f"rollout.max_new_tokens={8 + buffer}"])
     run_dir.mkdir()
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         trainer.fit()
         assert trainer.step == 2
         assert trainer.health.events == []

@@ -103,7 +103,7 @@ def test_suggestions_bring_the_plan_under_the_limit() -> None:
     )
     plan = mp.plan_memory(cfg, "cpu", limit=20e9, prompt_tokens=100)
     assert not plan.fits
-    fix = suggest_fix(cfg, plan)
+    fix = suggest_fix(plan)
     assert fix is not None and "optim.activation_checkpointing=true" in fix
     assert "rollout.engine.params.max_batch_sequences=" in fix  # the KV cache dominates
     overrides = fix.split(" (")[0].split()
@@ -118,17 +118,15 @@ def test_suggestions_bring_the_plan_under_the_limit() -> None:
     )
     assert fixed.fits
     # what already fits needs nothing; what nothing saves gets None
-    assert suggest_fix(cfg, replace(plan, limit=1e12, peak=1.0)) is None
-    assert suggest_fix(cfg, replace(plan, limit=1e9)) is None
+    assert suggest_fix(replace(plan, limit=1e12, peak=1.0)) is None
+    assert suggest_fix(replace(plan, limit=1e9)) is None
 
 
 def test_auto_checkpointing_turns_on_only_when_the_plan_needs_it() -> None:
     cfg = load_config(None, ["optim.activation_checkpointing=auto"])
-    assert not mp.plan_memory(cfg, "cpu", limit=1e12, prompt_tokens=100).settings[
-        "activation_checkpointing"
-    ]
+    assert not mp.plan_memory(cfg, "cpu", limit=1e12, prompt_tokens=100).activation_checkpointing
     tight = mp.plan_memory(cfg, "cpu", limit=5e9, prompt_tokens=100)
-    assert tight.settings["activation_checkpointing"] and tight.fits
+    assert tight.activation_checkpointing and tight.fits
 
 
 @pytest.mark.parametrize(
@@ -164,14 +162,14 @@ def test_verirl_memory_prints_the_plan_and_what_fits(
 
 
 def test_a_run_that_will_not_fit_is_refused_before_any_work(
-    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from verirl.trainer import Trainer
+    from verirl.assembly import build
 
     built: list[int] = []
-    monkeypatch.setattr("verirl.trainer.build_policy", lambda *a, **k: built.append(1))
+    monkeypatch.setattr("verirl.assembly.build_policy", lambda *a, **k: built.append(1))
     monkeypatch.setattr(mp, "memory_limit", lambda device: 1e9)  # a 1 GB machine
     cfg = load_config(None, [f"model.name={tiny_model_dir}", "rollout.max_new_tokens=40000"])
     with pytest.raises(UserInputError, match=r"planned step needs .* GB but this cpu has 1\.0 GB"):
-        Trainer(cfg, tmp_path)
+        build(cfg)
     assert built == []  # no model was loaded

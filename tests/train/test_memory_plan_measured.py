@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from verirl.assembly import load_config
+from verirl.assembly import plan as plan_of
+from verirl.cli.common import run_config
 from verirl.train.memory import wait_and_measure
-from verirl.train.memory_plan import plan_memory
 
 pytestmark = pytest.mark.slow
 
@@ -42,6 +42,9 @@ COMMON = [
     # the plan is of a step that trains every row; a random model's equal rewards would
     # otherwise leave every row without signal, and nothing to train
     "optim.skip_zero_advantage_rows=false",
+    # the library's defaults where the default job differs: AdamW, two verifier processes
+    "optim.optimizer.name=adamw",
+    "verification.executor.name=processes",
 ]
 
 CONFIGS = {
@@ -101,7 +104,7 @@ def test_plan_within_20_percent_of_the_measured_peak(
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     code, measured = wait_and_measure(proc)
     assert code == 0, proc.stderr.read()[-3000:] if proc.stderr else code
-    plan = plan_memory(load_config(None, overrides), "cpu", limit=None)
+    plan = plan_of(run_config(overrides), "cpu")  # the config `verirl train` ran
     ratio = plan.peak / measured
     parts = ", ".join(f"{k} {v / 1e9:.2f}" for k, v in plan.components.items())
     print(f"{name}: measured {measured / 1e9:.2f} GB, plan {plan.peak / 1e9:.2f} GB ({parts})")

@@ -87,7 +87,8 @@ def run_producer(
             torch.set_num_threads(threads)
             for name in backend.plugins:
                 importlib.import_module(name)
-        from verirl.train.producer import build_producer
+        from verirl.sources import build_source
+        from verirl.train.producer import build_producer, training_formatter
         from verirl.verification.resources import build_verifier_resources
 
         model = copy.deepcopy(model)  # this process's own engine copy
@@ -99,15 +100,10 @@ def run_producer(
             gym.verification, gym.provers, gym.sandbox, backend.plugins, local.executor
         )
         try:
-            producer = build_producer(
-                settings,
-                model,
-                tokenizer,
-                str(placement.device),
-                engine,
-                resources.executor,
-                resources.provers,
-            )
+            source = build_source(gym, resources.executor, resources.provers)
+            formatter = training_formatter(settings.rollout, tokenizer)
+            device = str(placement.device)
+            producer = build_producer(settings, source, formatter, model, tokenizer, device, engine)
             producer.load_state_dict(state)
             for i in range(start, backend.steps):
                 version = version_for(i, k, start)

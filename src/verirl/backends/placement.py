@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class BackendSettings:
     """What a placement reads from a run's config: the engine and executor to build, the
-    modules their workers import, the policy and learner settings (a placement may rebuild
-    them elsewhere: Ray actors), the run's seed, steps and threads, and the ``ray:`` section."""
+    modules their workers import, the policy (a placement may rebuild it elsewhere: Ray
+    actors), the run's seed, steps and threads, and the ``ray:`` section."""
 
     engine: Plugin
     executor: Plugin
@@ -48,7 +48,6 @@ class BackendSettings:
     steps: int
     threads: int | None
     policy: PolicySpec
-    learner: LearnerSettings
     ray: RayConfig
 
     @classmethod
@@ -61,7 +60,6 @@ class BackendSettings:
             steps=cfg.run.steps,
             threads=cfg.run.threads,
             policy=PolicySpec.from_config(cfg),
-            learner=LearnerSettings.from_config(cfg, placement),
             ray=cfg.ray,
         )
 
@@ -104,7 +102,7 @@ class Backend:
       the executor's workers check proofs with checkers of their own, as Ray's actors do:
       this process's proof checkers then start on first use rather than at start-up);
     - :meth:`engine` / :meth:`executor` / :meth:`learner`: the parts, built where this
-      placement runs them;
+      placement runs them (the learner with the settings the run's build resolved);
     - :meth:`share_batch`: the collated batch every learner rank trains on;
     - :meth:`before_update` / :meth:`publish_weights`: around the learner update (free the
       engine's memory; make the engine sample from the new weights), the latter returning
@@ -130,8 +128,8 @@ class Backend:
         v = self.settings.executor
         return EXECUTORS.get(v.name).build(v.params, self.settings.plugins)
 
-    def learner(self, model: torch.nn.Module) -> PolicyLearner:
-        return Learner(model, self.settings.learner, self.settings.steps)
+    def learner(self, model: torch.nn.Module, settings: LearnerSettings) -> PolicyLearner:
+        return Learner(model, settings, self.settings.steps)
 
     def share_batch(self, batch: Batch) -> Batch:
         return batch

@@ -19,7 +19,7 @@ from verirl.backends.placement import (
 from verirl.config import AsyncConfig
 from verirl.device import Placement
 from verirl.train.distributed import DataParallel, backend_for, from_environment
-from verirl.train.learner import Learner, PolicyLearner
+from verirl.train.learner import Learner, LearnerSettings, PolicyLearner
 from verirl.types import Batch
 
 if TYPE_CHECKING:
@@ -38,8 +38,8 @@ class TorchrunBackend(Backend):
     def leads(self) -> bool:  # type: ignore[override]
         return self.dp.rank == 0
 
-    def learner(self, model: torch.nn.Module) -> PolicyLearner:
-        return Learner(model, self.settings.learner, self.settings.steps, self.dp)
+    def learner(self, model: torch.nn.Module, settings: LearnerSettings) -> PolicyLearner:
+        return Learner(model, settings, self.settings.steps, self.dp)
 
     def follow(self, learner: PolicyLearner, start: int, steps: int) -> dict[str, Any]:
         for _ in range(start, steps):  # rank 0's batch, this rank's share of it

@@ -33,7 +33,6 @@ from verirl.train.loss import (
     logprob_mismatch,
 )
 from verirl.train.lr_schedules import lr_factor
-from verirl.train.memory_plan import resolve_checkpointing
 from verirl.train.off_policy import Corrections
 from verirl.train.optimizers import AdamSettings, build_optimizer
 from verirl.train.packing import (
@@ -108,7 +107,8 @@ class LearnerSettings:
       (the ``hf`` engine shares the module); ``optim.old_logprobs = "auto"`` recomputes
       π_old when they are not (vLLM).
     - ``activation_checkpointing``: checkpoint the decoder layers (``optim.
-      activation_checkpointing`` with 'auto' resolved by the memory plan).
+      activation_checkpointing``, 'auto' resolved by the run's memory plan:
+      :func:`verirl.assembly.build`).
     """
 
     loss: LossConfig = field(default_factory=LossConfig)
@@ -131,13 +131,17 @@ class LearnerSettings:
         activation_checkpointing: bool | None = None,
     ) -> LearnerSettings:
         """``engine_logprobs_exact`` None: what ``rollout.engine``'s registration says;
-        ``activation_checkpointing`` None: ``optim.activation_checkpointing``, 'auto' decided
-        by the memory plan (:func:`verirl.train.memory_plan.resolve_checkpointing`)."""
+        ``activation_checkpointing`` None: ``optim.activation_checkpointing``, which must then
+        not be 'auto' (the memory plan decides that, once, where the run is built)."""
         if engine_logprobs_exact is None:
             from verirl.rollout.base import get_engine
 
             engine = cfg.rollout.engine
             engine_logprobs_exact = get_engine(engine.name).exact_logprobs(engine.params)
+        if activation_checkpointing is None:
+            if cfg.optim.activation_checkpointing == "auto":  # verirl.assembly.build decides
+                raise ValueError("activation checkpointing 'auto' needs the memory plan's answer")
+            activation_checkpointing = bool(cfg.optim.activation_checkpointing)
         return cls(
             loss=cfg.loss,
             optim=cfg.optim,
@@ -146,11 +150,7 @@ class LearnerSettings:
             placement=placement,
             seed=cfg.run.seed,
             engine_logprobs_exact=engine_logprobs_exact,
-            activation_checkpointing=(
-                activation_checkpointing
-                if activation_checkpointing is not None
-                else resolve_checkpointing(cfg, placement.device.type)
-            ),
+            activation_checkpointing=activation_checkpointing,
         )
 
     @property

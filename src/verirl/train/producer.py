@@ -20,17 +20,15 @@ from typing import Any
 
 from verirl.config import DynamicSamplingConfig, RewardConfig, RolloutConfig, TrainConfig
 from verirl.curriculum import effective_prompt_ratio
-from verirl.provers.settings import Provers
 from verirl.rewards import RewardContext
 from verirl.rewards.stage import RewardStage, build_reward_source
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import Collector, get_collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.serve.settings import GymConfig
-from verirl.sources import TaskStream, build_source
+from verirl.sources import ProblemSource, TaskStream
 from verirl.train.group_filters import GROUP_FILTERS
 from verirl.types import Rollout, SamplingParams
-from verirl.verification.executors import Executor
 
 logger = logging.getLogger("verirl.train")
 
@@ -194,37 +192,36 @@ class RolloutProducer:
         self.next_group = int(state["next_group"])
 
 
+def training_formatter(rollout: RolloutConfig, tokenizer: Any) -> PromptFormatter:
+    """The training prompt (``rollout.system_prompt``, ``few_shot``, ``prompt_variants``,
+    ``zero_shot_rate``)."""
+    variants = SYSTEM_VARIANTS if rollout.prompt_variants else ()
+    return PromptFormatter(
+        tokenizer, rollout.system_prompt, tuple(rollout.few_shot), variants, rollout.zero_shot_rate
+    )
+
+
 def build_producer(
     settings: ProducerSettings,
+    source: ProblemSource,
+    formatter: PromptFormatter,
     model: Any,
     tokenizer: Any,
     device: str,
     engine: RolloutEngine,
-    executor: Executor,
-    provers: Provers,
-    start_checkers: bool = True,
 ) -> RolloutProducer:
-    """The producer ``settings`` describe over ``engine``, its problems from the gym's source
-    (local, or a ``verirl serve`` gym), verifying on ``executor`` and ``provers`` (whose
-    checkers start now unless ``start_checkers`` is False: a producer that only evaluates,
-    next to an asynchronous producer that verifies the rollouts). ``device``: where the
-    policy ``model`` lives (reward sources that score with it put their batches there)."""
-    r = settings.rollout
-    formatter = PromptFormatter(
-        tokenizer,
-        r.system_prompt,
-        tuple(r.few_shot),
-        SYSTEM_VARIANTS if r.prompt_variants else (),
-        r.zero_shot_rate,
-    )
-    problems = build_source(settings.gym, executor, provers, start_checkers)
+    """The producer ``settings`` describe over built parts: ``source``'s task stream and
+    verifier (:func:`verirl.sources.build_source`), the training prompt ``formatter``
+    (:func:`training_formatter`) and ``engine``, with the collector, reward stage and sampling
+    parameters ``settings`` name. ``device``: where the policy ``model`` lives (reward sources
+    that score with it put their batches there)."""
+    r, reward = settings.rollout, settings.reward
     collector = get_collector(r.collector.name).build(r.collector.params)
-    reward = settings.reward
-    source = build_reward_source(
+    scorer = build_reward_source(
         reward.name, reward.params, reward.overlong.buffer, r.max_new_tokens
     )
     ctx = RewardContext(
-        tokenizer=tokenizer, model=model, device=device, engine=engine, verifier=problems.verifier
+        tokenizer=tokenizer, model=model, device=device, engine=engine, verifier=source.verifier
     )
     sampling = SamplingParams(
         n=r.group_size,
@@ -233,8 +230,8 @@ def build_producer(
         max_new_tokens=r.max_new_tokens,
         stop=tuple(r.stop),
     )
-    stage = RewardStage(source, ctx, stream=streams_verification(settings.gym))
-    return RolloutProducer(settings, problems.tasks, collector, formatter, stage, engine, sampling)
+    stage = RewardStage(scorer, ctx, stream=streams_verification(settings.gym))
+    return RolloutProducer(settings, source.tasks, collector, formatter, stage, engine, sampling)
 
 
 def streams_verification(gym: GymConfig) -> bool:

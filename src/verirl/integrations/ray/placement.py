@@ -41,7 +41,7 @@ from verirl.integrations.ray.executor import RayExecutor
 from verirl.integrations.ray.learner import RayLearnerGroup, trainable_state
 from verirl.integrations.ray.rollout import RayRolloutEngine
 from verirl.rollout.base import RolloutEngine
-from verirl.train.learner import PolicyLearner
+from verirl.train.learner import LearnerSettings, PolicyLearner
 
 if TYPE_CHECKING:
     from verirl.train.producer import ProducerSettings, RolloutProducer
@@ -81,8 +81,8 @@ class RayBackend(Backend):
         self._parts.append(ex)
         return ex
 
-    def learner(self, model: torch.nn.Module) -> PolicyLearner:
-        self._group = RayLearnerGroup(self.settings, model)
+    def learner(self, model: torch.nn.Module, settings: LearnerSettings) -> PolicyLearner:
+        self._group = RayLearnerGroup(self.settings, settings, model)
         self._parts.append(self._group)
         return self._group
 

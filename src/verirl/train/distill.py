@@ -121,8 +121,7 @@ def checkpoint_teacher(params: CheckpointTeacherParams, learner: Learner) -> Tok
 
     teacher, _ = load_policy(params.path)
     teacher = teacher.to(learner.device).eval().requires_grad_(False)
-    mine = CausalLM(learner.model).head.weight.shape[0]
-    theirs = CausalLM(teacher).head.weight.shape[0]
+    mine, theirs = CausalLM(learner.model).vocab_size, CausalLM(teacher).vocab_size
     if mine != theirs:
         raise ValueError(
             f"loss.sources.teacher.params.path: the teacher {params.path!r} has a vocabulary "

@@ -15,6 +15,7 @@ import torch
 from tests.conftest import TinyRun
 from tests.train.test_learner import PROBLEM, VOCAB, _learner, _rollouts
 from tests.train.test_learner_losses import _per_row_logprobs
+from verirl.assembly import build
 from verirl.config import load_config
 from verirl.device import resolve_placement
 from verirl.models import load_policy, tiny_model
@@ -211,7 +212,7 @@ def test_a_tiny_run_logs_the_distillation_term(
         f"loss.sources.teacher.params.path={teacher_dir}",
     )
     cfg = load_config(None, overrides)
-    with Trainer(cfg, new_run_dir(cfg)) as trainer:
+    with Trainer(build(cfg), new_run_dir(cfg)) as trainer:
         trainer.fit()
     rows = read_metrics(run_dir)
     assert [r["train/distill_coverage"] for r in rows] == [1.0, 1.0]

@@ -83,7 +83,7 @@ from verirl.train.producer import (
     build_producer,
     training_formatter,
 )
-from verirl.train.terms import check_terms
+from verirl.train.terms import check_sources, check_terms
 from verirl.train.token_masks import TOKEN_MASKS
 from verirl.verification.executors import EXECUTORS, Executor, LazyExecutor
 from verirl.verification.resources import VerifierResources, build_verifier_resources
@@ -143,6 +143,7 @@ def _check_plugins(cfg: TrainConfig) -> None:
             f"loss.aggregation: unknown loss aggregation {cfg.loss.aggregation!r}; known: {known}"
         )
     check_terms(cfg.loss.terms)
+    check_sources(cfg.loss.sources)
     if cfg.optim.schedule not in LR_SCHEDULES:
         known = ", ".join(LR_SCHEDULES.names())
         raise ValueError(

@@ -393,8 +393,21 @@ class LossConfig(_Section):
         "terms.LOSS_TERMS) with their parameters, each with a coefficient coef: 'kl' {coef: β, "
         "estimator: k1|k2|k3} (KL to the initial policy; GRPO: β 0.04, k3; DAPO, RLVE, CER, "
         "TRL: none), 'entropy' {coef, adaptive, target, delta, coef_min, coef_max} (entropy "
-        "bonus, static or adaptive as Skywork-OR1 and TRL). E.g. loss.terms.kl.coef=0.04. "
-        "Empty: the policy loss alone (the default).",
+        "bonus, static or adaptive as Skywork-OR1 and TRL), 'distill' {coef, form} (on-policy "
+        "distillation: the per-token reverse KL to loss.sources.teacher; Thinking Machines "
+        "2025, GKD arXiv 2306.13649). E.g. loss.terms.kl.coef=0.04. Empty: the policy loss "
+        "alone (the default).",
+    )
+    sources: dict[str, Plugin] = Field(
+        default_factory=dict,
+        description="Per-token inputs of loss terms that read other models, by the name the "
+        "terms read (verirl.train.terms.TOKEN_SOURCES), computed once per rollout batch without "
+        "gradient; built only when an active term reads them. 'teacher' (read by the distill "
+        "term): {name: checkpoint, params: {path}} (a frozen causal LM sharing the policy's "
+        "tokenizer: on-policy distillation, Thinking Machines 2025 / GKD arXiv 2306.13649) or "
+        "{name: privileged_self, params: {min_reward}} (the policy itself with one of the "
+        "group's successful rollouts in context: self-distillation, SDPO arXiv 2601.20802). "
+        "E.g. loss.sources.teacher.name=checkpoint loss.sources.teacher.params.path=DIR.",
     )
     token_mask: Plugin = Field(
         default_factory=lambda: Plugin(name="none"),

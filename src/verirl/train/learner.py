@@ -23,6 +23,7 @@ from verirl.device import Placement
 from verirl.lm import CausalLM, TokenLogProbs, head_logprobs
 from verirl.lm.checkpointing import enable_activation_checkpointing
 from verirl.lm.passes import response_hidden
+from verirl.train import distill as _distill  # noqa: F401  (the distill term, its teachers)
 from verirl.train.distributed import ONE_PROCESS, DataParallel
 from verirl.train.loss import (
     ADVANTAGE_GATED,
@@ -40,7 +41,7 @@ from verirl.train.packing import (
     pack_rows,
     padded_work,
 )
-from verirl.train.terms import LossTerms, TermInputs
+from verirl.train.terms import TOKEN_SOURCES, LossTerms, TermInputs
 from verirl.train.token_masks import ConfiguredMask, MaskInputs
 from verirl.types import Batch, Rollout
 
@@ -191,7 +192,8 @@ class Learner:
     ``world_size``-th row of each minibatch and the gradients are summed over the group (alone:
     the group of one, whose collectives are the identity). ``token_sources``: per-token inputs
     of loss terms beyond the built-in ones (``"reference"``: the frozen initial policy's
-    log-probs, which the learner computes itself).
+    log-probs, which the learner computes itself) and those ``loss.sources`` configures (a
+    distillation teacher), which it builds when an active term reads them.
     """
 
     def __init__(
@@ -244,10 +246,15 @@ class Learner:
             sources["reference"] = lambda batch: self._no_grad_pass(batch, reference=True)[0]
             if not _is_peft(model):
                 self._reference = copy.deepcopy(model).eval().requires_grad_(False)
+        for name, plugin in loss.sources.items():
+            if name in self.terms.needs and name not in sources:
+                sources[name] = TOKEN_SOURCES.get(plugin.name).build(plugin.params, self)
         for term in self.terms.terms:
             for need in term.spec.needs - {"entropy"} - set(sources):
                 raise ValueError(
-                    f"loss.terms.{term.spec.name} needs {need!r}, which this learner is not given"
+                    f"loss.terms.{term.spec.name} needs {need!r}, which this learner is not "
+                    f"given: configure loss.sources.{need} (kinds: "
+                    f"{', '.join(TOKEN_SOURCES.names())})"
                 )
         self.sources = {k: v for k, v in sources.items() if k in self.terms.needs}
         # rows without signal are skipped only where they provably add nothing: a policy loss
@@ -300,19 +307,30 @@ class Learner:
                 entropy_grad=entropy_grad,
             )
 
+    def score(self, batch: Batch, model: torch.nn.Module) -> torch.Tensor:
+        """log ``model``(response token | prefix) [N, R] over the whole batch, without gradient,
+        through the learner's passes (shared prompts, the chunked head, micro-batches): how a
+        teacher scores the policy's samples."""
+        return self._no_grad_pass(batch, model=model)[0]
+
     @torch.no_grad()
     def _no_grad_pass(
-        self, batch: Batch, reference: bool = False, entropy: bool = False
+        self,
+        batch: Batch,
+        reference: bool = False,
+        entropy: bool = False,
+        model: torch.nn.Module | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Log-probs [N, R] of the policy (or the frozen reference) over the whole batch, and
-        its entropies [N, R] when asked (zeros otherwise); each rank computes its share."""
+        """Log-probs [N, R] of the policy (or the frozen reference, or ``model``) over the
+        whole batch, and its entropies [N, R] when asked (zeros otherwise); each rank computes
+        its share."""
         out = torch.zeros_like(batch.response_mask)
         ent = torch.zeros_like(batch.response_mask)
         mine = self.dp.shard(torch.arange(len(batch)))
         for rows in self._micro_batches(batch, mine) if mine.numel() else ():
             sub = batch.select(rows).to(self.device)
-            with self._reference_model() if reference else contextlib.nullcontext() as ref:
-                got = self.token_logprobs(sub, ref if reference else None, entropy=entropy)
+            with self._reference_model() if reference else contextlib.nullcontext(model) as ref:
+                got = self.token_logprobs(sub, ref, entropy=entropy)
             width = got.logprobs.shape[1]
             out[rows, :width] = (got.logprobs.float() * sub.response_mask).cpu()
             if got.entropy is not None:

@@ -20,7 +20,9 @@ a pure function ``fn(TermInputs, params) -> (per-token [N, R], statistics)`` reg
 
 Adding a term (a distillation loss, a format penalty) is one ``@register_loss_term`` in any
 module, named in a config as ``loss.terms: {name: {coef: ..., ...}}``; the learner has no branch
-per term. KL estimators are registered the same way (:data:`KL_ESTIMATORS`).
+per term. KL estimators are registered the same way (:data:`KL_ESTIMATORS`), and so are the
+kinds of token source a config can build (:data:`TOKEN_SOURCES`, ``loss.sources``: a teacher
+model's log-probs for on-policy distillation, :mod:`verirl.train.distill`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any, Protocol
 import torch
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from verirl.registry import Registry
+from verirl.registry import Plugin, Registry, Spec
 
 Stats = dict[str, torch.Tensor]
 
@@ -161,6 +163,25 @@ def register_loss_term(
             )
         )
         return fn
+
+    return decorator
+
+
+TOKEN_SOURCES: Registry[Spec[Any]] = Registry("token source")
+"""Kinds of token source a config builds (``loss.sources: {name: {name: kind, params}}``), by
+kind: ``factory(params, learner) -> fn(batch) -> [N, R]`` (see
+:data:`verirl.train.learner.TokenSource`), given the learner whose passes it may reuse. A
+source marks a position it has no value for with NaN; the terms reading it skip those."""
+
+
+def register_token_source(
+    name: str, params: type[BaseModel], description: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``factory(params, learner)`` as the token source kind ``name``."""
+
+    def decorator(factory: Callable[..., Any]) -> Callable[..., Any]:
+        TOKEN_SOURCES.add(Spec(name, factory, params, description))
+        return factory
 
     return decorator
 
@@ -392,6 +413,17 @@ class LossTerms:
         for t in self.terms:
             if t.spec.name in state:
                 t.coefficient.load_state_dict(state[t.spec.name])
+
+
+def check_sources(sources: Mapping[str, Plugin], where: str = "loss.sources") -> None:
+    """Every configured source names a registered kind and its parameters fit."""
+    for name, plugin in sources.items():
+        if plugin.name not in TOKEN_SOURCES:
+            known = ", ".join(TOKEN_SOURCES.names())
+            raise ValueError(
+                f"{where}.{name}.name: unknown token source {plugin.name!r}; known: {known}"
+            )
+        plugin.check_params(TOKEN_SOURCES.get(plugin.name).params, f"{where}.{name}")
 
 
 def check_terms(configured: Mapping[str, Mapping[str, Any]], where: str = "loss.terms") -> None:

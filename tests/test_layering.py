@@ -60,6 +60,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("integrations",),  # plug-ins of other systems, named by import path below
 )
 
+
 def _module_name(path: Path) -> str:
     rel = path.relative_to(SRC.parent).with_suffix("")
     parts = list(rel.parts)

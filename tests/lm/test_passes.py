@@ -150,9 +150,7 @@ def _learner(model: torch.nn.Module, placement: Placement, *overrides: str) -> L
     cfg = load_config(
         None, ["model.dtype=fp32", "optim.activation_checkpointing=false", *overrides]
     )
-    return Learner(
-        model, LearnerSettings.from_config(cfg, placement, activation_checkpointing=True), 1
-    )
+    return Learner(model, LearnerSettings.from_config(cfg, placement), 1)
 
 
 def _value_and_grads(

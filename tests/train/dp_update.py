@@ -67,9 +67,7 @@ def update(
         ],
     )
     model = tiny_model(VOCAB, seed=4)
-    settings = LearnerSettings.from_config(
-        cfg, resolve_placement("cpu", "fp32"), activation_checkpointing=True
-    )
+    settings = LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32"))
     learner = Learner(model, settings, 1, dp)
     rs = rollouts()
     adv = torch.randn(len(rs), 12, generator=torch.Generator().manual_seed(5))

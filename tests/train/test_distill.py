@@ -152,7 +152,9 @@ def test_distillation_moves_the_student_toward_the_teacher() -> None:
     KL(π_θ ‖ π_T) over the vocabulary at the trained prefixes falls."""
     student, teacher = tiny_model(VOCAB, seed=7), tiny_model(VOCAB, seed=8, initializer_range=0.1)
     cfg = load_config(None, ["model.dtype=fp32", "loss.terms.distill.coef=1.0", "optim.lr=3e-3"])
-    settings = LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32"))
+    settings = LearnerSettings.from_config(
+        cfg, resolve_placement("cpu", "fp32"), activation_checkpointing=False
+    )
     learner: Learner
 
     def scored(batch: Batch) -> torch.Tensor:

@@ -194,11 +194,18 @@ def use_random_responses(max_new_tokens: int) -> None:
 
     calls = itertools.count()
 
-    def verirl_generate(self: Any, prompts: Any, sampling: Any) -> list[list[Generation]]:
+    def verirl_generate(
+        self: Any, prompts: Any, sampling: Any, on_finish: Any = None, between_steps: Any = None
+    ) -> list[list[Generation]]:
         toks = random_tokens(len(prompts) * sampling.n, max_new_tokens, next(calls))
         lp = (-math.log(PLAIN_VOCAB),) * max_new_tokens
         gens = [Generation(tuple(t.tolist()), lp, self.tokenizer.decode(t), "length") for t in toks]
-        return [gens[i * sampling.n : (i + 1) * sampling.n] for i in range(len(prompts))]
+        out = [gens[i * sampling.n : (i + 1) * sampling.n] for i in range(len(prompts))]
+        if on_finish is not None:  # the engine's contract: each sequence as it ends
+            for i, group in enumerate(out):
+                for j, generation in enumerate(group):
+                    on_finish(i, j, generation)
+        return out
 
     def hf_generate(self: Any, input_ids: torch.Tensor, **_: Any) -> torch.Tensor:
         new = random_tokens(input_ids.size(0), max_new_tokens, next(calls))

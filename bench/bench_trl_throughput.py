@@ -253,9 +253,9 @@ def run_trl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
             callbacks=[StepTimer()],
         )
         torch.set_num_threads(args.threads)
-        probe = AutocastProbe(trainer.parts.model)
+        probe = AutocastProbe(trainer.model)
         trainer.train()
-        dtype = str(next(trainer.parts.model.parameters()).dtype)
+        dtype = str(next(trainer.model.parameters()).dtype)
     return _result(args, rec, probe, dtype)
 
 

@@ -134,6 +134,7 @@ def test_killed_at_random_moments_and_resumed_nothing_is_lost_or_trained_twice(
 
 
 @pytest.mark.slow
+@pytest.mark.test_all  # ./run.sh test-all; test_killed_at_random_moments… is its stand-in
 def test_twenty_kills_per_staleness_and_a_kill_of_the_real_cli(
     tiny_model_dir: Path, tmp_path: Path
 ) -> None:

@@ -182,6 +182,26 @@ def test_the_default_job_curve_raises_nothing(seed: int) -> None:
     assert run_detectors(rows) == []
 
 
+DEFAULT_JOB_MEMORY = Path(__file__).with_name("default_job_memory.jsonl")
+
+
+def test_the_recorded_default_job_memory_raises_nothing_and_a_leak_on_it_is_warned() -> None:
+    """The memory metrics of a real default job (``./run.sh train``, 25 steps, recorded in
+    ``default_job_memory.jsonl``: its RSS and peak climb while the allocator fills its pools
+    and micro-batch sizes vary) raise no warning; the same trace with 50 MB more held after
+    every step from step 5 is warned within 3 steps of the warm-up."""
+    rows = [json.loads(line) for line in DEFAULT_JOB_MEMORY.read_text().splitlines()]
+    assert len(rows) == 25 and all("memory/heap_in_use_mb" in r for r in rows)
+    assert run_detectors(rows) == []
+    leaky = [
+        {**r, "memory/heap_in_use_mb": r["memory/heap_in_use_mb"] + 50.0 * max(0, r["step"] - 4)}
+        for r in rows
+    ]
+    events = run_detectors(leaky)
+    assert [e.detector for e in events] == ["memory_growth"]
+    assert events[0].step <= 5 + 3
+
+
 def test_missing_metrics_never_fire() -> None:
     assert run_detectors([{"step": s} for s in range(1, 50)]) == []
 

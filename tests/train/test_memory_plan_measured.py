@@ -1,4 +1,4 @@
-"""The memory plan against the measured peak of real runs: four CPU configurations of a model
+"""The memory plan against the measured peak of real runs: three CPU configurations of a model
 of SmolLM2's width and vocabulary at 12 of its 30 layers (random weights, so every response
 runs to ``max_new_tokens`` — the plan's assumption), each trained for two steps in its own
 process while the parent samples the process tree's RSS (verifier workers included). The plan
@@ -53,12 +53,6 @@ CONFIGS = {
         "rollout.group_size=4",
         "rollout.max_new_tokens=48",
         "optim.activation_checkpointing=false",
-    ],
-    "full, checkpointing, 4x4x128": [
-        "rollout.prompts_per_step=4",
-        "rollout.group_size=4",
-        "rollout.max_new_tokens=128",
-        "optim.activation_checkpointing=true",
     ],
     "LoRA r16, 4x4x64": [
         "rollout.prompts_per_step=4",

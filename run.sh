@@ -119,7 +119,7 @@ install_verl() {
 install_lowest() {
   local serve
   mapfile -t serve < <(serve_requirements "$1")
-  pip_install "$1" -c requirements/lowest-constraints.txt -e ".[dev,bench,code,ray]" &&
+  pip_install "$1" -c requirements/lowest-constraints.txt -e ".[dev,bench,code,optim,ray]" &&
     # serve at its lower bounds too (verirl serve, its client, the OpenEnv plug-in), as in .venv
     pip_install "$1" -c requirements/lowest-constraints.txt "${serve[@]}" &&
     pip_install "$1" -c requirements/lowest-constraints.txt --no-deps openenv-core

@@ -32,7 +32,7 @@ MAIN_EXTRAS = (
     "wandb",
     "trackio",
 )
-LOWEST_EXTRAS = ("dev", "bench", "code", "ray", "serve")  # ./run.sh: .venv-lowest
+LOWEST_EXTRAS = ("dev", "bench", "code", "optim", "ray", "serve")  # ./run.sh: .venv-lowest
 
 
 def _pins(lines: list[str]) -> dict[str, str]:

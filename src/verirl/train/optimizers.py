@@ -164,7 +164,7 @@ def _import_bitsandbytes(what: str) -> Any:
     except ImportError as exc:
         raise UserInputError(
             f"optim.optimizer needs bitsandbytes for {what}: pip install 'verirl[optim]' "
-            f"(bitsandbytes>=0.45) ({exc})"
+            f"(bitsandbytes>=0.50: the first with 8-bit optimizers on a CPU) ({exc})"
         ) from None
     return bitsandbytes
 

@@ -125,7 +125,7 @@ def test_the_coq_pool_checks_a_steps_proofs_in_parallel(
             "optim.old_logprobs=recompute",
             "provers.coq.workers=2",
             # verified after generation: streamed, a proof that ends first is checked alone
-            "verification.stream=off",
+            "verification.stream='off'",
         ],
     )
     with Trainer(build(cfg), tmp_path / "run") as trainer:

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from vllm_child import child_env  # bench/: the script's own directory
 
 PROMPTS = [
     "What is 17 times 23?",
@@ -137,14 +138,7 @@ def main() -> None:
     if args.side:
         print("RESULT " + json.dumps(side(args.side, args)), flush=True)
         return
-    env = {
-        **os.environ,
-        "OMP_NUM_THREADS": str(args.threads),
-        "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
-        "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1"),
-    }
-    root = Path(__file__).resolve().parent.parent
-    env["PYTHONPATH"] = os.pathsep.join([str(root / "src"), env.get("PYTHONPATH", "")])
+    env = child_env(args.threads)
     results = {}
     for mode in ("merged", "adapter"):
         cmd = [sys.executable, __file__, "--side", mode, *sys.argv[1:], "--model", args.model]

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from vllm_child import child_env  # bench/: the script's own directory
 
 
 def side(engine: str, args: argparse.Namespace) -> dict[str, float]:
@@ -115,14 +116,7 @@ def main() -> None:
     if args.side:
         print("RESULT " + json.dumps(side(args.side, args)), flush=True)
         return
-    env = {
-        **os.environ,
-        "OMP_NUM_THREADS": str(args.threads),
-        "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
-        "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1"),
-    }
-    root = Path(__file__).resolve().parent.parent
-    env["PYTHONPATH"] = os.pathsep.join([str(root / "src"), env.get("PYTHONPATH", "")])
+    env = child_env(args.threads)
     results = {}
     for name in ("hf", "vllm"):
         cmd = [sys.executable, __file__, "--side", name, *sys.argv[1:]]

@@ -530,6 +530,7 @@ SMOKES: list[Smoke] = [
 MODULES: dict[str, str] = {
     "plugin_slow_verifier.py": "bench_async.py",
     "step_phases.py": "bench_memory.py",
+    "vllm_child.py": "bench_lora_sync.py",
 }
 """Files in ``bench/`` that are plug-ins, not scripts: the smoke run that loads each (its
 check asserts what the plug-in does there), plus a test of its own below."""
@@ -575,6 +576,21 @@ def test_the_slow_verifier_plugin_scores_the_share_of_even_tokens() -> None:
     verdicts = source.score([rollout((2, 4, 5)), rollout((1, 3, 4)), rollout(())], RewardContext())
     assert [v.reward for v in verdicts] == pytest.approx([2 / 3, 1 / 3, 0.0])
     assert [v.correct for v in verdicts] == [True, False, False]
+
+
+def test_a_vllm_child_gets_its_threads_no_reserved_core_and_the_repositorys_src(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bench.vllm_child import ROOT, child_env
+
+    monkeypatch.delenv("VLLM_CPU_KVCACHE_SPACE", raising=False)
+    monkeypatch.setenv("PYTHONPATH", "elsewhere")
+    env = child_env(3)
+    assert env["OMP_NUM_THREADS"] == "3" and env["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"
+    assert env["VLLM_CPU_KVCACHE_SPACE"] == "1"
+    assert env["PYTHONPATH"].split(os.pathsep) == [str(ROOT / "src"), "elsewhere"]
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "4")
+    assert child_env(1)["VLLM_CPU_KVCACHE_SPACE"] == "4"
 
 
 def test_step_phases_split_a_step_into_its_phases_and_time_a_nested_phase_once() -> None:

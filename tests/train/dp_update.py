@@ -87,7 +87,7 @@ def main(out: str) -> None:
     if dp.rank == 0:
         results["world_size"] = dp.world_size
         torch.save(results, out)
-    leave_group()
+    leave_group(together=True)
 
 
 if __name__ == "__main__":

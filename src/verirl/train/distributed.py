@@ -139,8 +139,14 @@ def from_environment(backend: str = "gloo") -> DataParallel:
     return DataParallel(dist.get_rank(), dist.get_world_size())
 
 
-def leave_group() -> None:
+def leave_group(together: bool = False) -> None:
+    """Leave the process group. ``together``: wait at a barrier first, so no rank tears down
+    gloo's connections while a peer still uses them (a rank that left early can abort with
+    "terminate called without an active exception" while rank 0 is still writing). Ray's
+    shutdown leaves without it: a lost actor would never reach the barrier."""
     if dist.is_initialized():
+        if together:
+            dist.barrier()
         dist.destroy_process_group()
 
 

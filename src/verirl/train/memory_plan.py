@@ -15,8 +15,10 @@ activations            what the backward pass of the largest micro-batch keeps: 
                        Llama-style layer (fitted on Llama, Qwen2 and SmolLM2 shapes), or the
                        layer input alone with activation checkpointing (plus one layer's worth
                        while it is recomputed), and the backward pass's own temporaries
-log-prob chunk         one chunk of float32 logits and what its backward needs (×5), and the
-                       output head's weight gradient of that chunk
+log-prob chunk         a plain linear head (the default): one tile of float32 logits and the
+                       one its backward pass rebuilds (×2, :mod:`verirl.lm.linear_head`); any
+                       other head: one chunk of float32 logits and what its backward needs
+                       (×5); both plus the output head's weight gradient
 generation             the rollout engine's key/value cache and logits while it samples (the
                        hf engine shares the weights; vLLM holds its own copy and cache)
 workers                verifier worker processes (and proof checkers)
@@ -52,6 +54,7 @@ CUDA_CONTEXT = 0.6 * GB
 ACT_HIDDEN, ACT_INTERMEDIATE, ACT_KV = 8.5, 4.0, 2.0
 BF16_ACTIVATION_FACTOR = 0.65  # autocast keeps the norms in fp32
 LOGIT_CHUNK_COPIES = 5.0  # logits, softmax, their gradient, float copies in backward
+LINEAR_TILE_COPIES = 2.0  # the tiled linear head: a tile's logits, rebuilt once in backward
 # Layer recompute and the backward pass's activation gradients, per token of one layer:
 # about one layer's activations twice over.
 BACKWARD_LAYER_COPIES = 2.0
@@ -147,6 +150,7 @@ class PlanInputs:
     workers: int = 0
     coq_workers: int = 0
     chunked_logprobs: bool = True  # False: the full-logits path (before chunking)
+    linear_head: bool = True  # the tiled path (verirl.lm.linear_head); False: a LoRA'd head
 
 
 @dataclass(frozen=True)
@@ -206,7 +210,8 @@ def compute_plan(p: PlanInputs, limit: float | None = None) -> MemoryPlan:
     if p.chunked_logprobs:
         chunk = p.chunk_tokens or auto_chunk_tokens(s.vocab, "cuda" if cuda else "cpu")
         chunk = min(chunk, response_tokens)
-        logits = LOGIT_CHUNK_COPIES * 4.0 * chunk * s.vocab + head_grad
+        copies = LINEAR_TILE_COPIES if p.linear_head else LOGIT_CHUNK_COPIES
+        logits = copies * 4.0 * chunk * s.vocab + head_grad
     else:  # every response token's logits: float32 copy, logsumexp input, their gradients
         logits = 3.0 * 4.0 * response_tokens * s.vocab + head_grad
     learner = 4.0 * trainable + activations + logits
@@ -312,6 +317,8 @@ def plan_inputs(
         engine_batch=getattr(engine, "max_batch_sequences", None),
         engine_kv_bytes=getattr(engine, "kv_cache_gib", 0.0) * GIB,
         workers=getattr(pool, "workers", 0) if executor.name == "processes" else 0,
+        # a LoRA'd output head is no plain Linear: it runs as checkpointed chunks
+        linear_head=lora is None or "lm_head" not in lora.target_modules,
     )
 
 

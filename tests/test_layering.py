@@ -2,10 +2,7 @@
 
 - the floors (:data:`FLOORS`, docs/architecture.md lists them): a unit — a subpackage or a
   top-level module of ``verirl`` — imports only units on its own floor or below, and no two
-  units import each other, directly or around a circle. The one allowed exception is
-  :data:`COMPAT_SHIMS`, the old import paths of moved modules kept as re-exports: they point
-  up a floor by construction, the test checks that they hold nothing but the re-export, and
-  the list only shrinks (removing a shim removes its entry);
+  units import each other, directly or around a circle;
 - ``config`` is the schema only: it imports none of the parts it names (reward sources,
   collectors, engines, credit estimators, losses, executors, detectors) nor the check of the
   whole system (``assembly``), so the config and the registries' consumers never import each
@@ -22,13 +19,10 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-import warnings
 from collections.abc import Iterable, Mapping
-from importlib import import_module
 from pathlib import Path
 
 import networkx as nx
-import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "verirl"
 
@@ -51,7 +45,7 @@ CONFIG_MAY_IMPORT = ("verirl.verification.settings",)
 
 # The floors, bottom to top: a unit imports only units of its own floor or below.
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("errors", "types", "registry"),  # words every floor uses
+    ("errors", "types", "registry", "progress"),  # words every floor uses
     ("device", "allocator", "sandbox", "lm", "provers"),  # the machine, sandbox, checkers
     ("models", "tools", "envs"),  # policies; typed tools; the environments (pure, deterministic)
     ("curriculum", "evals", "verification", "rollout", "credit"),  # the loop's parts
@@ -65,15 +59,6 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("integrations",),  # plug-ins of other systems, named by import path below
 )
-
-# Old import paths of moved modules, kept as re-exports that warn (DeprecationWarning). They
-# point up a floor by construction; this list only shrinks: delete a shim, delete its entry.
-COMPAT_SHIMS = (
-    "verirl.train.loop",  # -> verirl.trainer
-    "verirl.serve.client",  # -> verirl.sources.server
-    "verirl.serve.local",  # -> verirl.episodes.local
-)
-
 
 def _module_name(path: Path) -> str:
     rel = path.relative_to(SRC.parent).with_suffix("")
@@ -257,7 +242,7 @@ def test_no_import_points_up_a_floor() -> None:
     floor = _floor_of()
     bad = [
         f"{where} ({source} on floor {floor[source]}, {target} on floor {floor[target]})"
-        for (source, target), wheres in _unit_imports(skip=COMPAT_SHIMS).items()
+        for (source, target), wheres in _unit_imports().items()
         if floor[target] > floor[source]
         for where in wheres
     ]
@@ -265,7 +250,7 @@ def test_no_import_points_up_a_floor() -> None:
 
 
 def test_no_import_circle_between_units() -> None:
-    edges = _unit_imports(skip=COMPAT_SHIMS)
+    edges = _unit_imports()
     circles = _circles(edges)
     detail = [
         f"{a} -> {b}: {edges[(a, b)][0]}"
@@ -282,46 +267,3 @@ def test_the_circle_finder_sees_a_circle() -> None:
     edges = {("a", "b"): 1, ("b", "c"): 1, ("c", "a"): 1, ("c", "d"): 1}
     assert _circles(edges) == [["a", "b", "c"]]
     assert _circles({("a", "b"): 1}) == []
-
-
-@pytest.mark.parametrize("shim", COMPAT_SHIMS)
-def test_a_compat_shim_is_a_re_export_that_warns_and_is_still_needed(shim: str) -> None:
-    """Each listed shim exists, holds only imports, aliases, ``__all__`` and the warning,
-    warns when imported, re-exports the very objects of the module that replaced it, and
-    still points up a floor (else it needs no exception: remove it from the list)."""
-    path = SRC.parent / (shim.replace(".", "/") + ".py")
-    assert path.is_file(), f"{shim} is gone: remove it from COMPAT_SHIMS"
-    tree = ast.parse(path.read_text())
-    for node in tree.body:
-        is_doc = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        is_warn = (
-            isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Call)
-            and ast.unparse(node.value.func) == "warnings.warn"
-        )
-        is_alias = isinstance(node, ast.Assign) and isinstance(node.value, ast.Name | ast.List)
-        assert isinstance(node, ast.Import | ast.ImportFrom) or is_doc or is_warn or is_alias, (
-            f"{shim}:{node.lineno} is more than a re-export: {ast.unparse(node)[:80]}"
-        )
-    sys.modules.pop(shim, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module = import_module(shim)
-    assert any(issubclass(w.category, DeprecationWarning) for w in caught), caught
-    targets = {m.rpartition(".")[0]: m.rpartition(".")[2] for _, m in imports(path)}
-    for target, _ in targets.items():
-        if not target.startswith("verirl."):
-            continue
-        new = import_module(target)
-        for name in module.__all__:
-            if hasattr(new, name):
-                assert getattr(module, name) is getattr(new, name), f"{shim}.{name}"
-    floor = _floor_of()
-    source = _unit(shim)
-    assert source is not None
-    up = [
-        m
-        for _, m in imports(path)
-        if (u := _unit(m)) is not None and u != source and floor[u] > floor[source]
-    ]
-    assert up, f"{shim} no longer points up a floor: remove it from COMPAT_SHIMS"

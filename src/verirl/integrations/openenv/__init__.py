@@ -163,7 +163,6 @@ class OpenEnvEpisodes:
 __all__ = [
     "TESTED_OPENENV_VERSION",
     "OpenEnvEpisodes",
-    "OpenEnvSource",
     "RemoteSession",
     "VerirlAction",
     "VerirlEnvClient",
@@ -171,6 +170,3 @@ __all__ = [
     "VerirlObservation",
     "VerirlState",
 ]
-
-OpenEnvSource = OpenEnvEpisodes
-"""The old name of :class:`OpenEnvEpisodes` (kept for old imports; will be removed)."""

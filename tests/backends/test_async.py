@@ -21,6 +21,7 @@ from verirl.backends import (
     Backend,
     BackendSettings,
     BoundedStaleness,
+    LocalBackend,
     TorchrunBackend,
     build_schedule,
     local_stream,
@@ -66,7 +67,7 @@ def _settings(cfg: TrainConfig) -> BackendSettings:
     )
 
 
-def _schedule(cfg: TrainConfig, backend: type[Backend] = Backend) -> object:
+def _schedule(cfg: TrainConfig, backend: type[Backend] = LocalBackend) -> object:
     placement = resolve_placement("cpu", "fp32")
     name = schedule_name(cfg.run.schedule, cfg.run.async_)
     return build_schedule(

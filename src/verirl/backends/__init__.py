@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from verirl.backends.local import LocalBackend
 from verirl.backends.placement import (
     PLACEMENTS,
     Backend,
@@ -58,6 +59,7 @@ __all__ = [
     "Backend",
     "BackendSettings",
     "BoundedStaleness",
+    "LocalBackend",
     "RolloutStream",
     "Schedule",
     "TorchrunBackend",

@@ -95,8 +95,9 @@ class RolloutStream(Protocol):
 
 
 class Backend:
-    """The ``local`` placement — every part in this process — and the base of the others,
-    which override what differs.
+    """The base of every placement: the parts built in this process (what the ``local``
+    placement, :class:`~verirl.backends.local.LocalBackend`, does), overridden where a
+    placement differs.
 
     - ``leads``: whether this process samples, logs and writes checkpoints (False on torchrun
       ranks other than 0: they :meth:`follow`);
@@ -109,10 +110,11 @@ class Backend:
     - :meth:`before_update` / :meth:`publish_weights`: around the learner update (free the
       engine's memory; make the engine sample from the new weights), the latter returning
       the engine's cost metrics;
-    - :meth:`rollout_stream`: a producer of its own for the bounded-staleness schedule.
+    - :meth:`rollout_stream`: a producer of its own for the bounded-staleness schedule (none
+      by default).
     """
 
-    name = "local"
+    name = ""
     leads = True
     verifies_rollouts = True
 
@@ -152,11 +154,8 @@ class Backend:
         return engine_cost(engine)
 
     def rollout_stream(self, staleness: AsyncConfig, producer: ProducerSettings) -> RolloutStream:
-        """A producer process (or thread: ``run.async.producer``) on this machine with its
-        own engine copy and verifiers (:mod:`verirl.backends.local_stream`)."""
-        from verirl.backends.local_stream import LocalStream
-
-        return LocalStream(self, staleness, producer)
+        """A producer that runs ahead of the learner; a placement that has none refuses."""
+        raise no_stream(self.name)
 
     def close(self) -> None:
         """Stop what this placement started (idempotent)."""
@@ -198,6 +197,3 @@ def no_stream(name: str) -> UserInputError:
         "there would need every rank to take its batch from the one producer) or "
         f"run.backend=ray (known placements: {', '.join(PLACEMENTS.names())})"
     )
-
-
-register_placement("local", "one process")(Backend)

@@ -5,25 +5,15 @@ its share of each minibatch (:mod:`verirl.train.distributed`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
-from verirl.backends.placement import (
-    Backend,
-    BackendSettings,
-    RolloutStream,
-    no_stream,
-    register_placement,
-)
-from verirl.config import AsyncConfig
+from verirl.backends.placement import Backend, BackendSettings, register_placement
 from verirl.device import Placement
 from verirl.train.distributed import DataParallel, backend_for, from_environment
 from verirl.train.learner import Learner, PolicyLearner
 from verirl.types import Batch
-
-if TYPE_CHECKING:
-    from verirl.train.producer import ProducerSettings
 
 
 @register_placement("torchrun", "one rank of a torchrun data-parallel group")
@@ -50,6 +40,3 @@ class TorchrunBackend(Backend):
     def share_batch(self, batch: Batch) -> Batch:
         shared: Batch = self.dp.broadcast(batch)
         return shared
-
-    def rollout_stream(self, staleness: AsyncConfig, producer: ProducerSettings) -> RolloutStream:
-        raise no_stream(self.name)

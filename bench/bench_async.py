@@ -1,4 +1,4 @@
-"""Asynchronous training: steps per hour of ``run.async.max_staleness`` k = 1 vs k = 0.
+"""Asynchronous training: steps per hour of the bounded_staleness schedule's k = 1 vs k = 0.
 
 Workloads (each arm a fresh run; arms interleaved within a repeat, their order alternating
 between repeats, so drifting machine load hits both alike):
@@ -70,7 +70,14 @@ def workload_overrides(name: str, args: argparse.Namespace, model_dir: Path) -> 
 
 def one_run(overrides: list[str], k: int, root: Path, tag: str) -> float:
     cfg = load_config(
-        None, [*overrides, f"run.async.max_staleness={k}", f"run.dir={root}", f"run.name={tag}"]
+        None,
+        [
+            *overrides,
+            "run.schedule.name=bounded_staleness",
+            f"run.schedule.params.max_staleness={k}",
+            f"run.dir={root}",
+            f"run.name={tag}",
+        ],
     )
     with Trainer(cfg, root / tag) as t:
         t.fit()

@@ -8,7 +8,7 @@ whole system:
 - every named part exists in its registry (``rollout.engine``, ``rollout.collector``,
   ``reward``, ``credit``, ``loss.policy``, ``loss.off_policy``, ``loss.aggregation``,
   ``verification.executor``, ``optim.optimizer``, ``dynamic_sampling.filter``,
-  ``run.health`` detectors, ``run.loggers``, ``run.backend``, ``run.schedule``) and its
+  ``run.health`` detectors, ``run.loggers``, ``run.placement``, ``run.schedule``) and its
   ``params`` fit the part's parameter model (curriculum kinds and checker backends are
   checked by their sections' own schema);
 - what each part needs is produced by another. Collectors, reward sources and credit
@@ -23,13 +23,12 @@ how the CLI loads a config; the ``Trainer`` runs :func:`check` on the config it 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from verirl.backends import PLACEMENTS, SCHEDULES, schedule_name
+from verirl.backends import PLACEMENTS, SCHEDULES
 from verirl.config import (
     ConfigError,
     Plugin,
@@ -38,10 +37,11 @@ from verirl.config import (
     import_plugins,
 )
 from verirl.config import load_config as load_schema
-from verirl.credit import get_credit
-from verirl.rewards import get_reward
-from verirl.rollout.base import get_engine
-from verirl.rollout.collect import get_collector
+from verirl.credit import CREDIT
+from verirl.registry import Registry
+from verirl.rewards import REWARDS
+from verirl.rollout.base import ENGINES
+from verirl.rollout.collect import COLLECTORS
 from verirl.train.group_filters import GROUP_FILTERS
 from verirl.train.health import DETECTORS
 from verirl.train.loggers import LOGGERS
@@ -67,7 +67,6 @@ def check(cfg: TrainConfig) -> TrainConfig:
     try:
         _check_health(cfg)
         _check_plugins(cfg)
-        _check_backend(cfg)
         _check_off_policy(cfg)
         check_compatible(cfg)
     except ConfigError:
@@ -78,21 +77,23 @@ def check(cfg: TrainConfig) -> TrainConfig:
 
 
 def _check_plugins(cfg: TrainConfig) -> None:
-    # Each lookup returns its registry's spec, whose ``params`` is the parameter model.
-    checks: list[tuple[str, Plugin, Callable[[str], Any]]] = [
-        ("rollout.engine", cfg.rollout.engine, get_engine),
-        ("rollout.collector", cfg.rollout.collector, get_collector),
-        ("reward", cfg.reward, get_reward),
-        ("credit", cfg.credit, get_credit),
-        ("loss.policy", cfg.loss.policy, POLICY_LOSSES.get),
-        ("verification.executor", cfg.verification.executor, EXECUTORS.get),
-        ("optim.optimizer", cfg.optim.optimizer, OPTIMIZERS.get),
-        ("dynamic_sampling.filter", cfg.dynamic_sampling.filter, GROUP_FILTERS.get),
-        *((f"run.loggers[{i}]", item, LOGGERS.get) for i, item in enumerate(cfg.run.loggers)),
+    # Each registry holds specs whose ``params`` is the part's parameter model.
+    checks: list[tuple[str, Plugin, Registry[Any]]] = [
+        ("rollout.engine", cfg.rollout.engine, ENGINES),
+        ("rollout.collector", cfg.rollout.collector, COLLECTORS),
+        ("reward", cfg.reward, REWARDS),
+        ("credit", cfg.credit, CREDIT),
+        ("loss.policy", cfg.loss.policy, POLICY_LOSSES),
+        ("verification.executor", cfg.verification.executor, EXECUTORS),
+        ("optim.optimizer", cfg.optim.optimizer, OPTIMIZERS),
+        ("dynamic_sampling.filter", cfg.dynamic_sampling.filter, GROUP_FILTERS),
+        ("run.placement", cfg.run.placement, PLACEMENTS),
+        ("run.schedule", cfg.run.schedule, SCHEDULES),
+        *((f"run.loggers[{i}]", item, LOGGERS) for i, item in enumerate(cfg.run.loggers)),
     ]
-    for where, plugin, lookup in checks:
+    for where, plugin, registry in checks:
         try:
-            spec = lookup(plugin.name)
+            spec = registry.get(plugin.name)
         except KeyError as exc:
             raise ValueError(f"{where}.name: {exc.args[0]}") from None
         plugin.check_params(spec.params, where)
@@ -101,17 +102,6 @@ def _check_plugins(cfg: TrainConfig) -> None:
         raise ValueError(
             f"loss.aggregation: unknown loss aggregation {cfg.loss.aggregation!r}; known: {known}"
         )
-
-
-def _check_backend(cfg: TrainConfig) -> None:
-    """``run.backend`` names a placement and ``run.schedule`` (or ``run.async``) a schedule."""
-    if cfg.run.backend not in PLACEMENTS:
-        known = ", ".join(PLACEMENTS.names())
-        raise ValueError(f"run.backend: unknown placement {cfg.run.backend!r}; known: {known}")
-    name = schedule_name(cfg.run.schedule, cfg.run.async_)
-    if name not in SCHEDULES:
-        known = ", ".join(SCHEDULES.names())
-        raise ValueError(f"run.schedule: unknown schedule {name!r}; known: {known}")
 
 
 def _check_health(cfg: TrainConfig) -> None:
@@ -129,7 +119,7 @@ def _check_health(cfg: TrainConfig) -> None:
             known = ", ".join(DETECTORS.names())
             raise ValueError(f"run.health: params: unknown detector {name!r}; known: {known}")
         try:
-            DETECTORS.get(name).Params.model_validate(params)
+            DETECTORS.get(name).params.model_validate(params)
         except ValidationError as exc:
             raise ValueError("run.health: " + format_errors(exc, f"params.{name}")) from None
 
@@ -173,10 +163,10 @@ HOW = {
 def produced(cfg: TrainConfig) -> dict[str, str]:
     """Each capability the configured run produces → the field that produces it."""
     out: dict[str, str] = {}
-    collector = get_collector(cfg.rollout.collector.name).build(cfg.rollout.collector.params)
+    collector = COLLECTORS.get(cfg.rollout.collector.name).build(cfg.rollout.collector.params)
     for cap in collector.produces():
         out[cap] = f"rollout.collector {cfg.rollout.collector.name!r}"
-    reward = get_reward(cfg.reward.name).build(cfg.reward.params)
+    reward = REWARDS.get(cfg.reward.name).build(cfg.reward.params)
     for cap in reward.produces(cfg.curriculum.resolved_environments()):
         out[cap] = f"reward {cfg.reward.name!r}"
     return out
@@ -186,7 +176,7 @@ def check_compatible(cfg: TrainConfig) -> None:
     """Raise ``ValueError`` (one line, both fields named) for a credit estimator whose needs
     the collector and reward source do not produce."""
     have = produced(cfg)
-    needs = get_credit(cfg.credit.name).requirements(cfg.credit.params)
+    needs = CREDIT.get(cfg.credit.name).requirements(cfg.credit.params)
     order = [*WHAT, *sorted(needs - WHAT.keys())]
     for cap in [c for c in order if c in needs and c not in have]:
         source = (

@@ -106,7 +106,7 @@ def run_preflight(trainer: Any, problems: int = 3, seed: int = 0) -> PreflightRe
         seed=seed,
     )
     collector = trainer.collector.for_evaluation()
-    verifier = trainer.reward.ctx.verifier
+    verifier = trainer.producer.verifier
     verifier.metrics(reset=True)
     rollouts = collector.collect(
         batch, trainer.engine, trainer.formatter, sampling, score=trainer.reward
@@ -114,7 +114,7 @@ def run_preflight(trainer: Any, problems: int = 3, seed: int = 0) -> PreflightRe
     if cfg.reward.name == "env" and not cfg.reward.overlong.buffer:
         checked = rollouts
     else:  # format and correctness are the environment verifier's, whatever the reward
-        stage = env_reward_stage(RewardContext(verifier=trainer.reward.ctx.verifier))
+        stage = env_reward_stage(RewardContext(verifier=trainer.producer.verifier))
         checked = stage(rollouts)
     rows = _rows(rollouts, checked)
     report = PreflightReport(rows)

@@ -33,10 +33,9 @@ from verirl.backends import (
     build_placement,
     build_schedule,
     placement_name,
-    schedule_name,
 )
 from verirl.config import TrainConfig, dump_config
-from verirl.credit import CreditInput, get_credit
+from verirl.credit import CREDIT, CreditInput
 from verirl.errors import UserInputError
 from verirl.models import PolicySpec, build_policy
 from verirl.progress import phase
@@ -95,16 +94,13 @@ class Trainer:
         self.heap = HeapRelease(cfg.run.release_memory and self.placement.device.type == "cpu")
         producer_settings = ProducerSettings.from_config(cfg)
         self.backend: Backend = build_placement(
-            placement_name(cfg.run.backend),
+            placement_name(cfg.run.placement.name),
             BackendSettings.from_config(cfg, self.placement),
             self.placement,
         )
         try:
             self.schedule: Schedule = build_schedule(
-                schedule_name(cfg.run.schedule, cfg.run.async_),
-                cfg.run.async_,
-                self.backend,
-                producer_settings,
+                cfg.run.schedule, self.backend, producer_settings
             )
         except BaseException:
             self.backend.close()
@@ -132,7 +128,7 @@ class Trainer:
             start_checkers=self.backend.verifies_rollouts and self.schedule.verifies_here,
         )
         self.plain_formatter = PromptFormatter(self.tokenizer)  # a prompt never trained with
-        self.credit = get_credit(cfg.credit.name)
+        self.credit = CREDIT.get(cfg.credit.name)
         self.credit_params = self.credit.params.model_validate(cfg.credit.params)
         self.learner: PolicyLearner = self.backend.learner(self.model)
         self.step = 0
@@ -327,7 +323,7 @@ class Trainer:
             self.cfg.rollout.max_new_tokens,
             seed=self.cfg.run.seed,
             collector=self.collector,
-            verifier=self.reward.ctx.verifier,
+            verifier=self.producer.verifier,
         )
 
     # ---- checkpoints --------------------------------------------------------------------------

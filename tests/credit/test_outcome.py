@@ -7,12 +7,12 @@ import math
 import pytest
 import torch
 
-from verirl.credit import CreditInput, get_credit
+from verirl.credit import CREDIT, CreditInput
 
 
 def _adv(name: str, rewards: list[float], groups: list[int], **params: float) -> list[float]:
     inp = CreditInput.from_rewards(rewards, groups)
-    return get_credit(name)(inp, params or None)[:, 0].tolist()
+    return CREDIT.get(name)(inp, params or None)[:, 0].tolist()
 
 
 def test_grpo_z_score_with_unbiased_std() -> None:
@@ -52,22 +52,22 @@ def test_rloo_leave_one_out_baseline() -> None:
 
 def test_advantages_are_broadcast_and_masked() -> None:
     inp = CreditInput.from_rewards([1, 0], [0, 0], lengths=[3, 1])
-    out = get_credit("dr_grpo")(inp)
+    out = CREDIT.get("dr_grpo")(inp)
     assert out.tolist() == [[0.5, 0.5, 0.5], [-0.5, 0.0, 0.0]]
 
 
 def test_unknown_estimator_and_bad_params_are_named() -> None:
     with pytest.raises(KeyError, match="unknown credit estimator 'gpro'"):
-        get_credit("gpro")
+        CREDIT.get("gpro")
     with pytest.raises(ValueError, match="eps"):
-        get_credit("grpo")(CreditInput.from_rewards([1], [0]), {"eps": -1})
+        CREDIT.get("grpo")(CreditInput.from_rewards([1], [0]), {"eps": -1})
 
 
 def test_registry_refuses_duplicate_names() -> None:
-    from verirl.credit import register_credit
+    from verirl.credit import CREDIT
 
     with pytest.raises(ValueError, match="already registered"):
 
-        @register_credit("grpo")
+        @CREDIT.register("grpo")
         def other(inp: CreditInput, params: object) -> torch.Tensor:
             return inp.response_mask

@@ -74,12 +74,12 @@ SCALE = AggregationScale(tokens=4, sequences=2, norm_length=10)
     ],
 )
 def test_aggregation_modes(mode: str, expected: float) -> None:
-    assert float(AGGREGATIONS.get(mode)(LOSS, MASK, SCALE)) == pytest.approx(expected)
+    assert float(AGGREGATIONS.get(mode).part(LOSS, MASK, SCALE)) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("mode", AGGREGATIONS.names())
 def test_aggregation_is_exact_under_micro_batching(mode: str) -> None:
-    fn = AGGREGATIONS.get(mode)
+    fn = AGGREGATIONS.get(mode).part
     whole = fn(LOSS, MASK, SCALE)
     parts = fn(LOSS[:1], MASK[:1], SCALE) + fn(LOSS[1:], MASK[1:], SCALE)
     assert float(parts) == pytest.approx(float(whole))

@@ -1,4 +1,4 @@
-"""The local placement's producer for ``run.async.max_staleness: k``: a process of its own.
+"""The local placement's producer for the ``bounded_staleness`` schedule: a process of its own.
 
 The producer process holds its own copy of the policy and its own engine, verifier executor,
 proof checkers, curriculum and reward stage (:class:`~verirl.train.producer.RolloutProducer`,
@@ -22,7 +22,6 @@ from __future__ import annotations
 import atexit
 import copy
 import functools
-import importlib
 import logging
 import os
 import pickle
@@ -36,12 +35,13 @@ import torch
 
 from verirl.backends.placement import Backend, BackendSettings
 from verirl.backends.staleness import WeightRing, engine_checksum, version_for
-from verirl.config import AsyncConfig
 from verirl.device import Placement
 from verirl.errors import UserInputError
+from verirl.registry import load_plugins
 from verirl.rollout.base import HoldsOwnWeights, RolloutEngine
 
 if TYPE_CHECKING:
+    from verirl.backends.schedules import BoundedStalenessParams
     from verirl.train.producer import ProducerSettings, RolloutProducer
 
 logger = logging.getLogger("verirl.train")
@@ -85,8 +85,7 @@ def run_producer(
     try:
         if not in_process:
             torch.set_num_threads(threads)
-            for name in backend.plugins:
-                importlib.import_module(name)
+            load_plugins(backend.plugins)
         from verirl.train.producer import build_producer
         from verirl.verification.resources import build_verifier_resources
 
@@ -172,7 +171,7 @@ def stop_producer(worker: Any, ring: WeightRing, grace_s: float = 10.0) -> None:
 
 class LocalStream:
     """The producer of the local placement (see the module docstring): a process of its own
-    (``run.async.producer: process``) or, for tests and debugging, a thread of this process
+    (the schedule's ``producer: process``) or, for tests and debugging, a thread of this process
     with the same schedule (``thread``). It verifies every rollout with its own executor and
     proof checkers (``own_verifiers``): the trainer's start only if an evaluation needs them
     and are stopped when the producer starts, so a run holds one verifier pool at a time."""
@@ -180,14 +179,14 @@ class LocalStream:
     own_verifiers = True
 
     def __init__(
-        self, backend: Backend, staleness: AsyncConfig, producer: ProducerSettings
+        self, backend: Backend, staleness: BoundedStalenessParams, producer: ProducerSettings
     ) -> None:
         self.in_process = staleness.producer == "thread"
         if self.in_process and backend.settings.engine.name == "vllm":
             raise UserInputError(
-                "run.async.producer=thread cannot run rollout.engine.name=vllm: vLLM keeps "
-                "one parallel state per process, and the learner's process holds its own "
-                "engine (for evaluation); use run.async.producer=process"
+                "run.schedule.params.producer=thread cannot run rollout.engine.name=vllm: vLLM "
+                "keeps one parallel state per process, and the learner's process holds its own "
+                "engine (for evaluation); use run.schedule.params.producer=process"
             )
         self.backend = backend
         self.staleness = staleness
@@ -201,7 +200,7 @@ class LocalStream:
     def start(self, producer: RolloutProducer, step: int, max_staleness: int) -> None:
         import torch.multiprocessing as tmp
 
-        verifier = producer.reward.ctx.verifier  # started by an evaluation, maybe
+        verifier = producer.verifier  # started by an evaluation, maybe
         verifier.executor.close()
         verifier.provers.close()
         self._model = producer.model

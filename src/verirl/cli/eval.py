@@ -227,7 +227,7 @@ def benchmarks(ns: argparse.Namespace) -> int:
     from verirl.evals import benchmarks as bm
 
     names = list(dict.fromkeys(n.strip() for arg in ns.benchmark for n in arg.split(",")))
-    specs = [bm.BENCHMARKS.get(name) for name in names]
+    specs = [bm.BENCHMARKS.get(name).part for name in names]
     if ns.data and len(specs) > 1:
         raise UserInputError("--data names one file: give one --benchmark with it")
     if ns.hub and ns.data:
@@ -334,7 +334,7 @@ def _policy_engine(cfg: TrainConfig, checkpoint: str | None, seed: int) -> tuple
 
     from verirl.device import resolve_placement
     from verirl.models import LoraSettings, load_policy
-    from verirl.rollout.base import get_engine
+    from verirl.rollout.base import ENGINES
 
     if cfg.run.threads:
         torch.set_num_threads(cfg.run.threads)
@@ -349,7 +349,7 @@ def _policy_engine(cfg: TrainConfig, checkpoint: str | None, seed: int) -> tuple
 
         load_checkpoint(Path(checkpoint), model, lambda state: None)
     model.eval()
-    engine = get_engine(cfg.rollout.engine.name).build(
+    engine = ENGINES.get(cfg.rollout.engine.name).build(
         cfg.rollout.engine.params, model, tokenizer, placement, seed
     )
     return engine, tokenizer

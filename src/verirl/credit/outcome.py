@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.credit.base import CreditInput, broadcast, group_mean_std, register_credit
+from verirl.credit.base import CREDIT, CreditInput, broadcast, group_mean_std
 
 
 class GRPOParams(BaseModel):
@@ -20,7 +20,7 @@ class GRPOParams(BaseModel):
     )
 
 
-@register_credit("grpo", GRPOParams)
+@CREDIT.register("grpo", GRPOParams)
 def grpo(inp: CreditInput, params: GRPOParams) -> torch.Tensor:
     """GRPO (Shao et al. 2024, DeepSeekMath eq. 3 outcome supervision):
 
@@ -33,7 +33,7 @@ def grpo(inp: CreditInput, params: GRPOParams) -> torch.Tensor:
     return broadcast((inp.rewards - mean) / (std + params.eps), inp.response_mask)
 
 
-@register_credit("dr_grpo")
+@CREDIT.register("dr_grpo")
 def dr_grpo(inp: CreditInput, params: BaseModel) -> torch.Tensor:
     """Dr. GRPO (Liu et al. 2025, "Understanding R1-Zero-Like Training", §3.2): the group
     baseline without the std division, A_i = r_i − mean_g(r). Pair it with the
@@ -42,7 +42,7 @@ def dr_grpo(inp: CreditInput, params: BaseModel) -> torch.Tensor:
     return broadcast(inp.rewards - mean, inp.response_mask)
 
 
-@register_credit("rloo")
+@CREDIT.register("rloo")
 def rloo(inp: CreditInput, params: BaseModel) -> torch.Tensor:
     """RLOO (Ahmadian et al. 2024, eq. 6): the leave-one-out baseline
 

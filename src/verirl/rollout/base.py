@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel
-
 from verirl.registry import Registry, Spec
 from verirl.types import FinishReason, SamplingParams
 
@@ -99,11 +97,8 @@ class ScoresSequences(Protocol):
 
 
 # ---- the engine registry -------------------------------------------------------------------
-EngineFactory = Callable[..., RolloutEngine]
-
-
 @dataclass(frozen=True)
-class EngineSpec(Spec[RolloutEngine]):
+class EngineSpec(Spec[Callable[..., RolloutEngine]]):
     """A registered engine, built as ``build(params, model, tokenizer, placement, seed)``.
     Beside what every :class:`~verirl.registry.Spec` holds it declares ``logprobs_exact``:
     whether its sampling log-probs are the learner's own (an engine that runs the learner's
@@ -113,30 +108,6 @@ class EngineSpec(Spec[RolloutEngine]):
     logprobs_exact: bool = True
 
 
-ENGINES: Registry[EngineSpec] = Registry("rollout engine")
-
-
-def register_engine(
-    name: str, params: type[BaseModel], *, logprobs_exact: bool = True, description: str = ""
-) -> Callable[[EngineFactory], EngineFactory]:
-    """Register ``factory(params, model, tokenizer, placement, seed) -> RolloutEngine`` as
-    engine ``name`` (``rollout.engine.name``) with parameter model ``params``."""
-
-    def decorator(factory: EngineFactory) -> EngineFactory:
-        doc = description or (factory.__doc__ or "").strip().split("\n")[0]
-        ENGINES.add(EngineSpec(name, factory, params, doc, logprobs_exact=logprobs_exact))
-        return factory
-
-    return decorator
-
-
-def get_engine(name: str) -> EngineSpec:
-    import importlib
-    import pkgutil
-
-    import verirl.rollout as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):  # every engine module registers itself
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"verirl.rollout.{mod.name}")
-    return ENGINES.get(name)
+ENGINES: Registry[EngineSpec] = Registry("rollout engine", EngineSpec)
+"""Engines by name (``rollout.engine``): ``spec.build(params, model, tokenizer, placement,
+seed)``; an engine registers with ``@ENGINES.register(name, params, logprobs_exact=...)``."""

@@ -24,7 +24,7 @@ from transformers import DynamicCache
 
 from verirl import progress
 from verirl.device import Placement
-from verirl.rollout.base import Generation, register_engine
+from verirl.rollout.base import ENGINES, Generation
 from verirl.types import SamplingParams
 
 
@@ -206,7 +206,7 @@ class HFEngine:
                 yield
 
 
-@register_engine("hf", HFParams)
+@ENGINES.register("hf", HFParams)
 def build_hf_engine(
     params: HFParams, model: torch.nn.Module, tokenizer: Any, placement: Placement, seed: int
 ) -> HFEngine:

@@ -26,7 +26,6 @@ from verirl.lm.checkpointing import enable_activation_checkpointing
 from verirl.lm.passes import response_hidden
 from verirl.train.distributed import DataParallel
 from verirl.train.loss import (
-    ADVANTAGE_GATED,
     AGGREGATIONS,
     POLICY_LOSSES,
     AggregationScale,
@@ -132,9 +131,9 @@ class LearnerSettings:
         ``activation_checkpointing`` None: ``optim.activation_checkpointing``, 'auto' decided
         by the memory plan (:func:`verirl.train.memory_plan.resolve_checkpointing`)."""
         if engine_logprobs_exact is None:
-            from verirl.rollout.base import get_engine
+            from verirl.rollout.base import ENGINES
 
-            engine_logprobs_exact = get_engine(cfg.rollout.engine.name).logprobs_exact
+            engine_logprobs_exact = ENGINES.get(cfg.rollout.engine.name).logprobs_exact
         return cls(
             loss=cfg.loss,
             optim=cfg.optim,
@@ -209,9 +208,9 @@ class Learner:
         )
         loss = settings.loss
         spec = POLICY_LOSSES.get(loss.policy.name)
-        self.policy_loss = spec.load()
+        self.policy_loss = spec.part
         self.loss_params = spec.parse(loss.policy.params)
-        self.aggregate = AGGREGATIONS.get(loss.aggregation)
+        self.aggregate = AGGREGATIONS.get(loss.aggregation).part
         self.corrections = settings.corrections()
         self.temperature = settings.temperature if settings.temperature > 0 else 1.0
         self.device = settings.placement.device
@@ -228,7 +227,7 @@ class Learner:
         # every rank in every pass)
         self.skip_zero_rows = (
             o.skip_zero_advantage_rows
-            and loss.policy.name in ADVANTAGE_GATED
+            and spec.advantage_gated
             and loss.kl_coef == 0
             and not (data_parallel is not None and data_parallel.sharded_parameters)
         )

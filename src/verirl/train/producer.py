@@ -6,8 +6,9 @@
     curriculum.update(every rollout generated)             # verdicts → difficulty windows
 
 It runs in the trainer's process (the synchronous schedule) or in a process of its own with
-its own engine copy (``run.async``); either way it hands the learner a :class:`Produced` that
-carries the policy version that sampled it and the producer-side metrics of the step.
+its own engine copy (the ``bounded_staleness`` schedule); either way it hands the learner a
+:class:`Produced` that carries the policy version that sampled it and the producer-side
+metrics of the step.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from verirl.provers.settings import Provers
 from verirl.rewards import RewardContext
 from verirl.rewards.stage import RewardStage, build_reward_source
 from verirl.rollout.base import RolloutEngine
-from verirl.rollout.collect import Collector, get_collector
+from verirl.rollout.collect import COLLECTORS, Collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.serve.settings import GymConfig
 from verirl.sources import TaskStream, build_source
 from verirl.train.group_filters import GROUP_FILTERS
 from verirl.types import Rollout, SamplingParams
+from verirl.verification.batch import BatchVerifier
 from verirl.verification.executors import Executor
 
 logger = logging.getLogger("verirl.train")
@@ -109,7 +111,7 @@ class RolloutProducer:
         self.next_group = 0
         chosen = settings.dynamic_sampling.filter
         spec = GROUP_FILTERS.get(chosen.name)
-        self._filter, self._filter_params = spec.load(), spec.parse(chosen.params)
+        self._filter, self._filter_params = spec.part, spec.parse(chosen.params)
 
     @property
     def model(self) -> Any:
@@ -120,10 +122,15 @@ class RolloutProducer:
     def tokenizer(self) -> Any:
         return self.reward.ctx.tokenizer
 
+    @property
+    def verifier(self) -> BatchVerifier:
+        """The verification stage the reward stage verifies with."""
+        return self.reward.ctx.verifier
+
     def produce(self, version: int = 0) -> Produced:
         """Sample one step's groups, score them, and update the curriculum from the verdicts
         (in the order the groups were generated)."""
-        self.reward.ctx.verifier.metrics(reset=True)  # count this step's verifications only
+        self.verifier.metrics(reset=True)  # count this step's verifications only
         t0 = time.perf_counter()
         out = self.sample_step()
         moved = self.curriculum.update(out.generated)
@@ -218,7 +225,7 @@ def build_producer(
         r.zero_shot_rate,
     )
     problems = build_source(settings.gym, executor, provers, start_checkers)
-    collector = get_collector(r.collector.name).build(r.collector.params)
+    collector = COLLECTORS.get(r.collector.name).build(r.collector.params)
     reward = settings.reward
     source = build_reward_source(
         reward.name, reward.params, reward.overlong.buffer, r.max_new_tokens

@@ -12,7 +12,6 @@ modules so their registrations exist, and sets torch's thread count.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ def require_ray() -> Any:
         import ray
     except ImportError as exc:
         raise UserInputError(
-            "run.backend=ray (or the 'ray' executor) needs Ray: pip install 'verirl[ray]' "
+            "the ray placement (or the 'ray' executor) needs Ray: pip install 'verirl[ray]' "
             f"(ray==2.60.0); import failed: {exc}"
         ) from None
     return ray
@@ -98,9 +97,8 @@ def actor_setup(env: ActorEnv) -> None:
         import torch
 
         torch.set_num_threads(env.threads)
+    from verirl.registry import load_plugins
     from verirl.sandbox import configure_worker_sandbox
 
     configure_worker_sandbox(env.sandbox)
-    importlib.import_module("verirl.envs")
-    for name in env.plugins:
-        importlib.import_module(name)
+    load_plugins(env.plugins)

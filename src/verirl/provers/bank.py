@@ -53,7 +53,7 @@ def bundled_bank(system: str) -> TheoremBank[Theorem]:
     from verirl.provers.lean.theorems import parse_lean_theorems
 
     system = proof_system(system)
-    bundled: dict[str, tuple[str, Callable[..., list[Theorem]]]] = {
+    bundled: dict[str, tuple[str, Callable[..., Sequence[Theorem]]]] = {
         "coq": ("data/coq_theorems.v", parse_theorems),
         "lean": ("data/lean_theorems.lean", parse_lean_theorems),
     }

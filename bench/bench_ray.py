@@ -102,6 +102,7 @@ def step_times(
 ) -> tuple[list[float], list[float]]:
     """``time/step_s`` of the local and the Ray backend, steps interleaved (local 1, ray 1,
     local 2, ...) so that a change in the machine's load hits both."""
+    from verirl.assembly import build
     from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,7 +120,7 @@ def step_times(
                 "optim.skip_zero_advantage_rows=false",
                 *extra,
             ]
-            trainers.append(Trainer(load_config(None, overrides), Path(tmp) / backend))
+            trainers.append(Trainer(build(load_config(None, overrides)), Path(tmp) / backend))
         try:
             times: list[list[float]] = [[], []]
             for _ in range(steps):

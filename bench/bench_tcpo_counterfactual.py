@@ -76,7 +76,11 @@ def make_updater(model: torch.nn.Module, args: argparse.Namespace) -> tuple[Call
         }
     )
     placement = resolve_placement("cpu", cfg.model.dtype)
-    learner = Learner(model, LearnerSettings.from_config(cfg, placement), total_steps=1000)
+    learner = Learner(
+        model,
+        LearnerSettings.from_config(cfg, placement, activation_checkpointing=True),
+        total_steps=1000,
+    )
     pad = args.pad_id
 
     def update(rollouts: list[Rollout], advantages: torch.Tensor) -> None:

@@ -120,6 +120,7 @@ class AutocastProbe:
 def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
     import torch
 
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.models import load_policy
     from verirl.trainer import Trainer
@@ -134,7 +135,7 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
         f"rollout.group_size={args.group_size}",
         f"rollout.max_new_tokens={args.max_new_tokens}",
         *("rollout.temperature=1.0", "rollout.top_p=1.0", "reward.name=env", "credit.name=grpo"),
-        *("dynamic_sampling.enabled=false", "loss.kl_coef=0.0", "loss.aggregation=token-mean"),
+        *("dynamic_sampling.enabled=false", "loss.aggregation=token-mean"),
         *("reward.overlong.buffer=0", "loss.policy.name=clipped_surrogate"),
         *("loss.policy.params.eps_low=0.2", "loss.policy.params.eps_high=0.28"),
         *(f"optim.lr={args.lr}", "optim.epochs=1", "optim.minibatches=1"),
@@ -144,9 +145,9 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
     ]
     cfg = load_config(None, overrides)
     with tempfile.TemporaryDirectory(prefix="verirl-bench-") as run_dir:
-        trainer = Trainer(cfg, Path(run_dir), policy=load_policy(model_path))
+        trainer = Trainer(build(cfg, load_policy(model_path)), Path(run_dir))
         torch.set_num_threads(args.threads)
-        probe = AutocastProbe(trainer.model)
+        probe = AutocastProbe(trainer.parts.model)
 
         class FixedProblems:  # step k gets problems [kP, (k+1)P), as TRL's sequential sampler
             def __init__(self) -> None:
@@ -163,7 +164,7 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
             def metrics(self) -> dict[str, float]:
                 return {}
 
-        trainer.producer.curriculum = FixedProblems()  # type: ignore[assignment]
+        trainer.parts.producer.curriculum = FixedProblems()  # type: ignore[assignment]
         rec: dict[str, list[float]] = {"step_s": [], "gen": [], "trained": []}
         for _ in range(total):
             t0 = time.perf_counter()
@@ -173,7 +174,7 @@ def run_verirl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
             # the loss mask of the trained batch
             rec["gen"].append(metrics["throughput/generated_tokens"])
             rec["trained"].append(metrics["throughput/trained_tokens"])
-        dtype = str(next(trainer.model.parameters()).dtype)
+        dtype = str(next(trainer.parts.model.parameters()).dtype)
     return _result(args, rec, probe, dtype)
 
 
@@ -252,9 +253,9 @@ def run_trl(args: argparse.Namespace, model_path: str) -> dict[str, Any]:
             callbacks=[StepTimer()],
         )
         torch.set_num_threads(args.threads)
-        probe = AutocastProbe(trainer.model)
+        probe = AutocastProbe(trainer.parts.model)
         trainer.train()
-        dtype = str(next(trainer.model.parameters()).dtype)
+        dtype = str(next(trainer.parts.model.parameters()).dtype)
     return _result(args, rec, probe, dtype)
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 def side(engine: str, args: argparse.Namespace) -> dict[str, float]:
     import torch
 
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.curriculum import build_curriculum
     from verirl.trainer import Trainer
@@ -59,20 +60,20 @@ def side(engine: str, args: argparse.Namespace) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*overrides, f"run.dir={tmp}"])
         t0 = time.perf_counter()
-        trainer = Trainer(cfg, Path(tmp))
+        trainer = Trainer(build(cfg), Path(tmp))
         startup = time.perf_counter() - t0
         _note(f"{engine}: trainer and engine built in {startup:.1f} s")
         torch.set_num_threads(args.threads)
         problems = build_curriculum(cfg.curriculum, seed=cfg.run.seed).sample(args.prompts)
-        prompts = [trainer.formatter.encode(p) for p in problems]
+        prompts = [trainer.parts.producer.formatter.encode(p) for p in problems]
         sampling = SamplingParams(
             n=args.group_size, temperature=1.0, max_new_tokens=args.max_new_tokens, seed=1
         )
-        trainer.engine.generate(prompts[:1], SamplingParams(n=1, max_new_tokens=4))
+        trainer.parts.engine.generate(prompts[:1], SamplingParams(n=1, max_new_tokens=4))
         tokens, seconds = 0, 0.0
         for _ in range(args.rounds):
             t0 = time.perf_counter()
-            out = trainer.engine.generate(prompts, sampling)
+            out = trainer.parts.engine.generate(prompts, sampling)
             seconds += time.perf_counter() - t0
             tokens += sum(len(g.token_ids) for group in out for g in group)
             _note(f"{engine}: {tokens} tokens generated in {seconds:.1f} s")

@@ -16,6 +16,16 @@ tcpo                  multi-turn refinement with TCPO credit (Liao et al. 2026),
 fsdp2                 FSDP2 (``fully_shard``) on a one-rank NCCL group: a forward/backward/step
 torchrun_dp2          ``torchrun --nproc_per_node 2`` data parallel, both ranks on the one GPU
 vllm                  the vLLM CUDA engine, only where vLLM is importable
+vllm_fp8              the vLLM engine sampling with FP8 weights (``precision=fp8``): two
+                      steps, the rollout–trainer mismatch logged and finite, the weights
+                      re-quantized at each sync (the changed weights move the samples)
+copy_bf16             the hf engine sampling from a bf16 copy (``precision=bf16``) on cuda:
+                      two steps, the mismatch logged and under the logprob_drift bound x 10
+vllm_lora             the vLLM CUDA engine with a LoRA policy (r = 16), both syncs: the
+                      merged weights and the adapter alone through vLLM's LoRA support;
+                      what vLLM holds read back equal to the learner's after the last step;
+                      step seconds and MiB per sync of each (which should be the default
+                      on a GPU: on this project's CPU, merged, for vLLM's slow CPU LoRA ops)
 logprob_memory        log-probs of 8 × 1,024 tokens over a 151,936-token head: the chunked
                       path (verirl.lm.head) against every token's logits — values and
                       gradients equal, and the peak GPU memory of each (the chunked one must
@@ -52,7 +62,7 @@ from typing import Any
 
 SMOLLM2_SHAPE = {"hidden_size": 576, "layers": 30, "heads": 9, "kv_heads": 3, "mlp": 1536}
 TINY_SHAPE = {"hidden_size": 32, "layers": 2, "heads": 4, "kv_heads": 2, "mlp": 64}
-CUDA_ONLY = {"fsdp2", "torchrun_dp2", "vllm"}
+CUDA_ONLY = {"fsdp2", "torchrun_dp2", "vllm", "vllm_fp8", "copy_bf16", "vllm_lora"}
 
 
 def _load_tokenizer(tokenizer_dir: str | None) -> Any:
@@ -114,12 +124,13 @@ def _overrides(model_dir: str, device: str, run_dir: str) -> list[str]:
 
 
 def _train(model_dir: str, device: str, extra: list[str], steps: int = 2) -> dict[str, float]:
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), f"run.steps={steps}", *extra])
-        with Trainer(cfg, Path(tmp)) as trainer:
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             metrics: dict[str, float] = {}
             for _ in range(steps):
                 metrics = trainer.train_step()
@@ -240,6 +251,75 @@ def check_vllm(model_dir: str, device: str) -> dict[str, float]:
     return _train(model_dir, device, ["rollout.engine.name=vllm"])
 
 
+def _mismatch_run(model_dir: str, device: str, extra: list[str]) -> dict[str, float]:
+    """Two steps with a low-precision sampling engine; the learner's recomputed π_old gives
+    the rollout–trainer mismatch of each step (train/engine_logp_*)."""
+    import json as _json
+
+    with tempfile.TemporaryDirectory() as tmp:
+        from verirl.assembly import build
+        from verirl.config import load_config
+        from verirl.trainer import Trainer
+
+        cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=2", *extra])
+        with Trainer(build(cfg), Path(tmp)) as trainer:
+            rows = [trainer.train_step() for _ in range(2)]
+    diffs = [r.get("train/engine_logp_diff_mean") for r in rows]
+    kls = [r.get("train/engine_logp_kl") for r in rows]
+    if any(d is None or d != d for d in diffs) or any(k is None or k != k for k in kls):
+        raise RuntimeError(f"no finite mismatch logged: {_json.dumps(rows[-1])[:300]}")
+    return {"logp_diff_mean": float(diffs[-1]), "logp_kl": float(kls[-1])}  # type: ignore[arg-type]
+
+
+def check_vllm_fp8(model_dir: str, device: str) -> dict[str, float]:
+    return _mismatch_run(
+        model_dir,
+        device,
+        ["rollout.engine.name=vllm", "rollout.engine.params.precision=fp8"],
+    )
+
+
+def check_copy_bf16(model_dir: str, device: str) -> dict[str, float]:
+    out = _mismatch_run(model_dir, device, ["rollout.engine.params.precision=bf16"])
+    if out["logp_diff_mean"] > 0.104:
+        raise RuntimeError(f"bf16 copy drifts {out['logp_diff_mean']:.3g} nats per token")
+    return out
+
+
+def check_vllm_lora(model_dir: str, device: str) -> dict[str, float]:
+    """LoRA on vLLM, each ``lora_sync``: two steps, then what vLLM samples with — its weights,
+    or its base and the adapter in its LoRA slot — must be the learner's policy; the adapter
+    side must have shipped the adapter alone."""
+    from verirl.assembly import build
+    from verirl.config import load_config
+    from verirl.trainer import Trainer
+
+    out: dict[str, float] = {}
+    for mode in ("merged", "adapter"):
+        extra = [
+            "rollout.engine.name=vllm",
+            f"rollout.engine.params={{lora_sync: {mode}}}",
+            "model.lora={r: 16, alpha: 32}",
+            "run.steps=2",
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = load_config(None, [*_overrides(model_dir, device, tmp), *extra])
+            with Trainer(build(cfg), Path(tmp)) as trainer:
+                metrics: dict[str, float] = {}
+                for _ in range(2):
+                    metrics = trainer.train_step()
+                stale = trainer.parts.engine.weights_mismatch()  # type: ignore[attr-defined]
+        if stale:
+            raise RuntimeError(f"{mode}: vLLM does not hold the learner's policy: {stale[:5]}")
+        mib = float(metrics.get("engine/weight_sync_mb", 0.0))
+        if mode == "adapter" and not 0 < mib < 64:  # SmolLM2's shape, r = 16: about 19 MiB
+            raise RuntimeError(f"a sync shipped {mib:.1f} MiB: not the adapter alone")
+        out[f"{mode}_step_s"] = float(metrics.get("time/step_s", 0.0))
+        out[f"{mode}_sync_s"] = float(metrics.get("time/weight_sync_s", 0.0))
+        out[f"{mode}_sync_mib"] = mib
+    return out
+
+
 def check_logprob_memory(model_dir: str, device: str) -> dict[str, float]:
     """Chunked log-probs against every token's logits, on a Qwen-sized vocabulary."""
     import torch
@@ -333,13 +413,14 @@ def check_checkpointing(model_dir: str, device: str) -> dict[str, float]:
 
 
 def check_memory_flat(model_dir: str, device: str) -> dict[str, float]:
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.trainer import Trainer
 
     key = "memory/cuda_max_allocated_mb" if device == "cuda" else "memory/peak_rss_mb"
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=5"])
-        with Trainer(cfg, Path(tmp)) as trainer:
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             peaks = [trainer.train_step()[key] for _ in range(5)]
     steady = peaks[2:]
     spread = (max(steady) - min(steady)) / max(steady)
@@ -351,23 +432,24 @@ def check_memory_flat(model_dir: str, device: str) -> dict[str, float]:
 def check_memory_plan(model_dir: str, device: str) -> dict[str, float]:
     import torch
 
+    from verirl.assembly import build, plan
     from verirl.config import load_config
-    from verirl.train.memory_plan import plan_memory
     from verirl.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_config(None, [*_overrides(model_dir, device, tmp), "run.steps=2"])
-        plan = plan_memory(cfg, device, limit=None)
-        with Trainer(cfg, Path(tmp)) as trainer:
+        planned = plan(cfg, device)
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             metrics = [trainer.train_step() for _ in range(2)]
     if device != "cuda":
         measured = metrics[-1]["memory/peak_rss_mb"] * 1e6
     else:
         measured = float(torch.cuda.max_memory_allocated())
-    ratio = plan.peak / measured
+    ratio = planned.peak / measured
     if not 0.65 <= ratio <= 1.35:
-        raise RuntimeError(f"plan {plan.peak / 2**30:.2f} GiB vs measured {measured / 2**30:.2f}")
-    return {"plan_gib": plan.peak / 2**30, "measured_gib": measured / 2**30, "ratio": ratio}
+        peak = planned.peak / 2**30
+        raise RuntimeError(f"plan {peak:.2f} GiB vs measured {measured / 2**30:.2f}")
+    return {"plan_gib": planned.peak / 2**30, "measured_gib": measured / 2**30, "ratio": ratio}
 
 
 CHECKS: dict[str, Callable[[str, str], dict[str, float]]] = {
@@ -380,6 +462,9 @@ CHECKS: dict[str, Callable[[str, str], dict[str, float]]] = {
     "fsdp2": check_fsdp2,
     "torchrun_dp2": check_torchrun_dp2,
     "vllm": check_vllm,
+    "vllm_fp8": check_vllm_fp8,
+    "copy_bf16": check_copy_bf16,
+    "vllm_lora": check_vllm_lora,
     "logprob_memory": check_logprob_memory,
     "checkpointing": check_checkpointing,
     "memory_flat": check_memory_flat,
@@ -403,7 +488,7 @@ def run_one(name: str, model_dir: str, device: str) -> None:
 def skip_reason(name: str, device: str) -> str | None:
     if device != "cuda" and name in CUDA_ONLY:
         return "CUDA only"
-    if name == "vllm" and importlib.util.find_spec("vllm") is None:
+    if name.startswith("vllm") and importlib.util.find_spec("vllm") is None:
         return "vLLM not importable"
     return None
 

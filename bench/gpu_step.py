@@ -69,6 +69,7 @@ CPU_SMOKE = ["rollout.prompts_per_step=2", "rollout.group_size=2", "rollout.max_
 def side(engine: str, model_dir: str, steps: int, device: str = "cuda") -> dict[str, float]:
     import torch
 
+    from verirl.assembly import build
     from verirl.config import load_config
     from verirl.trainer import Trainer
 
@@ -89,7 +90,7 @@ def side(engine: str, model_dir: str, steps: int, device: str = "cuda") -> dict[
                 *([] if cuda else CPU_SMOKE),
             ],
         )
-        with Trainer(cfg, Path(tmp)) as trainer:
+        with Trainer(build(cfg), Path(tmp)) as trainer:
             if cuda:
                 torch.cuda.reset_peak_memory_stats()
             metrics: dict[str, float] = {}

@@ -137,3 +137,34 @@ def test_doctor_names_the_package_when_tcmalloc_is_missing(
     assert not finding.blocks_default_job
     monkeypatch.setattr(allocator, "find_tcmalloc", lambda: "libtcmalloc_minimal.so.4")
     assert doctor.check_allocator().status == "ok"
+
+
+HELD = textwrap.dedent(
+    """
+    import torch
+    from verirl.allocator import allocator_in_use, heap_in_use_bytes
+
+    before = heap_in_use_bytes()
+    kept = torch.ones(25_000_000)  # 100 MB held
+    held = heap_in_use_bytes()
+    del kept
+    after = heap_in_use_bytes()
+    print(allocator_in_use(), (held - before) / 1e6, (after - before) / 1e6)
+    """
+)
+
+
+@pytest.mark.parametrize("preload", [False, True], ids=["glibc", "tcmalloc"])
+def test_the_heap_in_use_counts_what_is_held_and_not_what_is_freed(preload: bool) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    if preload:
+        lib = allocator.find_tcmalloc()
+        if lib is None:
+            pytest.skip(f"TCMalloc is not installed ({allocator.INSTALL_HINT})")
+        env["LD_PRELOAD"] = lib
+    out = subprocess.run(
+        [sys.executable, "-c", HELD], capture_output=True, text=True, check=True, env=env
+    ).stdout.split()
+    assert out[0] == ("tcmalloc" if preload else "glibc")
+    held, after = float(out[1]), float(out[2])
+    assert 99 <= held <= 102 and abs(after) < 2

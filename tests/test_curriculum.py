@@ -194,6 +194,14 @@ def test_sample_generates_the_tasks_problems() -> None:
         assert problem == get_env(task.env).generate(task.difficulty, task.seed)
 
 
+def test_preview_shows_the_next_problems_and_hands_none_out() -> None:
+    a = AdaptiveDifficulty(ARITH, initial_difficulty=2, seed=3)
+    first = a.preview(5)
+    assert a.preview(5) == first  # nothing was handed out
+    assert a.sample(5) == first  # the problems sample gives next
+    assert a.preview(3) != first[:3]  # now the stream is past them
+
+
 def test_generation_failure_names_env_difficulty_and_seed() -> None:
     with pytest.raises(RuntimeError, match=r"'nope'.*difficulty 2, seed 5"):
         Task("nope", 2, 5).generate()

@@ -69,6 +69,10 @@ def test_autocast_context_matches_the_placement() -> None:
         assert torch.is_autocast_enabled("cpu")
     with dev.Placement(torch.device("cpu"), None, "test").autocast():
         assert not torch.is_autocast_enabled("cpu")
+    with dev.autocast(torch.device("cpu"), torch.bfloat16):  # what engines and scorers use
+        assert torch.get_autocast_dtype("cpu") == torch.bfloat16
+    with dev.autocast(torch.device("cpu"), None):
+        assert not torch.is_autocast_enabled("cpu")
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")

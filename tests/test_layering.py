@@ -335,20 +335,12 @@ def _module_imports() -> dict[tuple[str, str], list[str]]:
     return edges
 
 
-# Circles another change of this wave removes (the eval commands' shared helpers move to one
-# module); the list only shrinks: an entry that is no longer a circle fails the test below.
-KNOWN_CIRCLES = [["verirl.cli.eval", "verirl.cli.eval_proofs"]]
-
-
 def test_no_import_circle_between_modules() -> None:
     """No module imports itself around a circle — string imports included — so every module
     can be read, imported and tested after the ones it uses."""
     edges = _module_imports()
     circles = _circles(edges)
-    stale = [c for c in KNOWN_CIRCLES if c not in circles]
-    assert not stale, f"no longer circles, remove them from KNOWN_CIRCLES: {stale}"
-    new = [c for c in circles if c not in KNOWN_CIRCLES]
-    assert not new, _explained(new, edges)
+    assert not circles, _explained(circles, edges)
 
 
 def test_the_circle_finder_sees_a_circle() -> None:

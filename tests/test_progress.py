@@ -42,3 +42,19 @@ def test_a_failing_phase_says_so(caplog: pytest.LogCaptureFixture) -> None:
         raise RuntimeError("disk full")
     assert lines(caplog)[-1].endswith("(failed)")
     progress.advance(1)  # the failed phase left the stack
+
+
+def test_a_quiet_phase_speaks_only_when_it_runs_long_or_fails(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="verirl.progress")
+    with progress.phase("short write", quiet=True, interval=60):
+        pass
+    assert lines(caplog) == []
+    with progress.phase("long write", quiet=True, interval=0.05):
+        time.sleep(0.2)
+    out = lines(caplog)
+    assert out[0].startswith("long write: ") and out[-1].endswith("(done)")
+    with pytest.raises(OSError), progress.phase("failed write", quiet=True, interval=60):
+        raise OSError("disk full")
+    assert lines(caplog)[-1].startswith("failed write: ") and "(failed)" in lines(caplog)[-1]

@@ -28,7 +28,10 @@ from verirl.rollout.collect import COLLECTORS
 from verirl.train.group_filters import GROUP_FILTERS
 from verirl.train.loggers import LOGGERS
 from verirl.train.loss import POLICY_LOSSES
+from verirl.train.lr_schedules import LR_SCHEDULES
 from verirl.train.optimizers import OPTIMIZERS
+from verirl.train.terms import KL_ESTIMATORS, LOSS_TERMS, TOKEN_SOURCES
+from verirl.train.token_masks import TOKEN_MASKS
 from verirl.types import Rollout, Verdict
 from verirl.verification.executors import EXECUTORS
 
@@ -97,14 +100,33 @@ BUILT_IN = {
     "reward source": {"cer", "env", "exact_match", "rule", "rule_cer", "verifree"},
     "logger": {"tensorboard", "trackio", "wandb"},
     "optimizer": {"adamw", "adamw_8bit", "paged_adamw", "paged_adamw_8bit"},
-    "policy loss": {"clipped_surrogate"},
+    "policy loss": {"clipped_surrogate", "cispo", "sapo"},
     "group filter": {"mixed_correctness", "reward_variance"},
+    "loss term": {"distill", "entropy", "kl"},  # distill: a module of its own, loaded on lookup
+    "KL estimator": {"k1", "k2", "k3"},
+    "token source": {"checkpoint", "privileged_self"},
+    "token mask": {"none", "top_entropy"},
+    "learning-rate schedule": {"constant", "cosine", "linear"},
 }
 
 
 @pytest.mark.parametrize(
     "registry",
-    [EXECUTORS, ENGINES, COLLECTORS, REWARDS, LOGGERS, OPTIMIZERS, POLICY_LOSSES, GROUP_FILTERS],
+    [
+        EXECUTORS,
+        ENGINES,
+        COLLECTORS,
+        REWARDS,
+        LOGGERS,
+        OPTIMIZERS,
+        POLICY_LOSSES,
+        GROUP_FILTERS,
+        LOSS_TERMS,
+        KL_ESTIMATORS,
+        TOKEN_SOURCES,
+        TOKEN_MASKS,
+        LR_SCHEDULES,
+    ],
     ids=lambda r: r.kind,
 )
 def test_every_built_in_part_is_a_spec_with_a_description(registry: Registry[Spec]) -> None:

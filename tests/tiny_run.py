@@ -14,22 +14,25 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+REFERENCE_STEPS = 4
+"""Steps of the ``reference_run`` fixture (tests/conftest.py): the tiny run trained once."""
 
 
 def tiny_run(model_dir: Path, run_dir: Path, steps: int = 3, *extra: str) -> list[str]:
     """The overrides of a tiny run of ``steps`` steps in ``run_dir`` (3 prompts × 4 samples,
-    12 new tokens, two minibatches, a checkpoint every step), then ``extra`` (later wins)."""
+    12 new tokens, two minibatches, a checkpoint every step, the newest kept), then ``extra``
+    (later wins)."""
     return [
         f"model.name={model_dir}",
         "model.dtype=fp32",
         "run.plugins=[tests.train.plugin_rewards]",
         "reward.name=test_even_tokens",
         "verification.executor.name=inline",
+        "optim.optimizer.name=adamw",  # the library's default (the CLI's is the default job's)
         f"run.dir={run_dir.parent}",
         f"run.name={run_dir.name}",
         f"run.steps={steps}",
         "run.save_every=1",
-        "run.keep_checkpoints=5",
         "run.threads=1",
         "rollout.prompts_per_step=3",
         "rollout.group_size=4",

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes.util
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -117,3 +118,65 @@ def relaunch_under(choice: str, device_type: str, relaunched: bool = False) -> s
     sys.stderr.flush()
     os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)
     raise AssertionError("unreachable: execve returned")  # pragma: no cover
+
+
+# ---- what the program holds -----------------------------------------------------------------
+class _MallInfo2(ctypes.Structure):
+    """glibc's ``struct mallinfo2`` (glibc ≥ 2.33): every field a ``size_t``."""
+
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd",
+            "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost",
+        )
+    ]  # fmt: skip
+
+
+def heap_in_use_bytes() -> int | None:
+    """Bytes this process holds from ``malloc`` now — allocated and not yet freed — leaving
+    out what the allocator keeps for reuse: TCMalloc's ``generic.current_allocated_bytes``,
+    glibc's ``mallinfo2`` (in-use heap blocks plus mapped blocks). Unlike the RSS, this does
+    not climb while the allocator fills its pools, so its growth from one step to the next is
+    memory something still holds (a leak). None under another allocator."""
+    reader = _heap_reader()
+    return reader() if reader is not None else None
+
+
+HeapReader = Callable[[], "int | None"]
+_READER: list[HeapReader | None] = []  # [the reader, or None where there is none], on first use
+
+
+def _heap_reader() -> HeapReader | None:
+    if not _READER:
+        _READER.append(_make_heap_reader(allocator_in_use()))
+    return _READER[0]
+
+
+def _make_heap_reader(allocator: Allocator) -> HeapReader | None:
+    process = ctypes.CDLL(None)  # the symbols loaded into this process, preloads included
+    if allocator == "tcmalloc":
+        get = getattr(process, "MallocExtension_GetNumericProperty", None)
+        if get is None:
+            return None
+        get.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t)]
+        get.restype = ctypes.c_int
+
+        def tcmalloc() -> int | None:
+            value = ctypes.c_size_t()
+            ok = get(b"generic.current_allocated_bytes", ctypes.byref(value))
+            return int(value.value) if ok else None
+
+        return tcmalloc
+    if allocator == "glibc":
+        info = getattr(process, "mallinfo2", None)
+        if info is None:
+            return None
+        info.restype = _MallInfo2
+
+        def glibc() -> int | None:
+            m = info()
+            return int(m.uordblks + m.hblkhd)
+
+        return glibc
+    return None

@@ -83,7 +83,13 @@ class RunConfig(GymRunConfig):
     save_every: int = Field(
         10, ge=0, description="Write a checkpoint every this many steps (0: only at the end)."
     )
-    keep_checkpoints: int = Field(2, ge=1, description="How many recent checkpoints to keep.")
+    keep_checkpoints: int = Field(
+        1,
+        ge=1,
+        description="How many of the newest checkpoints (weights, optimizer state, RNGs, "
+        "curriculum: what --resume needs) to keep; older ones are deleted after each save. "
+        "1 is what resume needs; the final weights (final/) are written besides.",
+    )
     loggers: list[Plugin] = Field(
         default_factory=list,
         description="Experiment trackers that receive every step's metrics besides "
@@ -270,8 +276,9 @@ class RolloutConfig(_Section):
     )
     engine: Plugin = Field(
         default_factory=lambda: Plugin(name="hf"),
-        description="The rollout engine: 'hf' (transformers, the learner's own module; "
-        "params: max_batch_sequences) or 'vllm' (an in-process vllm.LLM, weights synced in "
+        description="The rollout engine: 'hf' (transformers, the learner's own module or a "
+        "low-precision copy; params: max_batch_sequences, continuous_batching, precision) or "
+        "'vllm' (an in-process vllm.LLM, weights synced in "
         "place after every update; params: enforce_eager, kv_cache_gib, max_model_len, dtype, "
         "gpu_memory_utilization, sleep_between_steps, ...; needs the vllm extra).",
     )
@@ -312,8 +319,10 @@ class OverlongConfig(_Section):
 class LossConfig(_Section):
     policy: Plugin = Field(
         default_factory=lambda: Plugin(name="clipped_surrogate"),
-        description="The per-token policy loss; 'clipped_surrogate' with eps_low/eps_high/"
-        "dual_clip (DAPO: 0.2/0.28; PPO: 0.2/0.2).",
+        description="The per-token policy loss (verirl.train.loss.POLICY_LOSSES): "
+        "'clipped_surrogate' {eps_low, eps_high, dual_clip} (DAPO: 0.2/0.28; PPO: 0.2/0.2), "
+        "'cispo' {eps_high, eps_low} (clipped IS weight, MiniMax-M1, arXiv 2506.13585), 'sapo' "
+        "{tau_pos, tau_neg} (soft gate, arXiv 2511.20347). See docs/methods/losses.md.",
     )
     aggregation: str = Field(
         "token-mean",
@@ -322,11 +331,33 @@ class LossConfig(_Section):
         "RLVE), 'seq-mean-token-sum' (CER's code), 'seq-mean-token-sum-norm' (Dr. GRPO, "
         "C = max_new_tokens).",
     )
-    kl_coef: float = Field(
-        0.0, ge=0, description="β of the KL penalty to the initial policy (DAPO/RLVE/CER: 0)."
+    terms: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Per-token terms added to the policy loss, by registered name (verirl.train."
+        "terms.LOSS_TERMS) with their parameters, each with a coefficient coef: 'kl' {coef: β, "
+        "estimator: k1|k2|k3} (KL to the initial policy; GRPO: β 0.04, k3; DAPO, RLVE, CER, "
+        "TRL: none), 'entropy' {coef, adaptive, target, delta, coef_min, coef_max} (entropy "
+        "bonus, static or adaptive as Skywork-OR1 and TRL), 'distill' {coef, form} (on-policy "
+        "distillation: the per-token reverse KL to loss.sources.teacher; Thinking Machines "
+        "2025, GKD arXiv 2306.13649). E.g. loss.terms.kl.coef=0.04. Empty: the policy loss "
+        "alone (the default).",
     )
-    kl_estimator: Literal["k1", "k3"] = Field(
-        "k3", description="KL estimator: 'k3' (GRPO) or 'k1' (Schulman 2020)."
+    sources: dict[str, Plugin] = Field(
+        default_factory=dict,
+        description="Per-token inputs of loss terms that read other models, by the name the "
+        "terms read (verirl.train.terms.TOKEN_SOURCES), computed once per rollout batch without "
+        "gradient; built only when an active term reads them. 'teacher' (read by the distill "
+        "term): {name: checkpoint, params: {path}} (a frozen causal LM sharing the policy's "
+        "tokenizer: on-policy distillation, Thinking Machines 2025 / GKD arXiv 2306.13649) or "
+        "{name: privileged_self, params: {min_reward}} (the policy itself with one of the "
+        "group's successful rollouts in context: self-distillation, SDPO arXiv 2601.20802). "
+        "E.g. loss.sources.teacher.name=checkpoint loss.sources.teacher.params.path=DIR.",
+    )
+    token_mask: Plugin = Field(
+        default_factory=lambda: Plugin(name="none"),
+        description="Which tokens carry the policy gradient (verirl.train.token_masks."
+        "TOKEN_MASKS): 'none' (all) or 'top_entropy' {rho} (only the highest-entropy ρ of each "
+        "minibatch's tokens; 'Beyond the 80/20 Rule', arXiv 2506.01939: ρ 0.2).",
     )
     tis_cap: float | None = Field(
         None,
@@ -362,6 +393,11 @@ class LossConfig(_Section):
                 "loss.overlong moved to reward.overlong (DAPO's overlong punishment is "
                 "reward shaping, e.g. reward.overlong.buffer=32)"
             )
+        if isinstance(data, dict) and ("kl_coef" in data or "kl_estimator" in data):
+            raise ValueError(
+                "loss.kl_coef and loss.kl_estimator moved to the 'kl' loss term: "
+                "loss.terms.kl.coef=β and loss.terms.kl.estimator=k3"
+            )
         return data
 
 
@@ -390,8 +426,11 @@ class OptimConfig(_Section):
     weight_decay: float = Field(0.01, ge=0, description="AdamW weight decay. RLVE: 0.01.")
     betas: tuple[float, float] = Field((0.9, 0.98), description="AdamW betas. RLVE: (0.9, 0.98).")
     warmup_steps: int = Field(0, ge=0, description="Linear warmup, in optimizer steps.")
-    schedule: Literal["constant", "cosine", "linear"] = Field(
-        "constant", description="LR schedule after warmup (RLVE: constant)."
+    schedule: str = Field(
+        "constant",
+        description="LR schedule after warmup, a registered one (verirl.train.lr_schedules."
+        "LR_SCHEDULES): 'constant' (RLVE, DAPO), 'linear' (decay to 0; transformers' and TRL's "
+        "default) or 'cosine' (half a cosine to 0).",
     )
     grad_clip: float = Field(1.0, gt=0, description="Max global gradient norm (papers: 1.0).")
     epochs: int = Field(
@@ -415,8 +454,9 @@ class OptimConfig(_Section):
     skip_zero_advantage_rows: bool = Field(
         True,
         description="Skip the rows whose every advantage is 0 (a GRPO group of equal rewards) "
-        "in the forward/backward passes: with loss.kl_coef 0 and an advantage-gated policy "
-        "loss (clipped_surrogate) they add exactly nothing to the loss or the gradient, and "
+        "in the forward/backward passes: with an advantage-gated policy loss (clipped_surrogate, "
+        "cispo, sapo) and no loss term that is not (kl, entropy) they add exactly nothing to "
+        "the loss or the gradient, and "
         "their tokens still count in the aggregation's normaliser, so the update is the same "
         "at the cost of the rows with signal (the default job: about half). train/entropy, "
         "clip_frac and the ratio statistics are then over the rows trained "
@@ -431,21 +471,23 @@ class OptimConfig(_Section):
         "vocabulary), 512 MiB on a GPU. prime-rl's RL default is 8192 positions.",
     )
     activation_checkpointing: bool | Literal["auto"] = Field(
-        True,
+        "auto",
         description="Recompute each decoder layer's activations in the backward pass instead "
         "of keeping them (about one more forward pass of compute; activation memory from "
         "layers × everything a layer saves to layers × hidden). Works with LoRA, the shared "
-        "prompt prefix and the data-parallel learner. On by default (as in TRL and "
-        "prime-rl). 'auto': on only when the memory plan (`verirl memory`) says the step "
-        "would not fit in this machine's memory without it — the fastest when memory is "
-        "plentiful.",
+        "prompt prefix and the data-parallel learner. 'auto' (the default): decided from the "
+        "memory plan (`verirl memory`) on this machine — off when the step without it fits "
+        "comfortably (its planned peak within 80% of the memory available), since then it "
+        "only costs time; on otherwise; the log says which and why. true: always on (TRL's "
+        "gradient_checkpointing and prime-rl keep it on).",
     )
     old_logprobs: Literal["auto", "rollout", "recompute"] = Field(
         "auto",
         description="Where π_old comes from: the engine's sampling log-probs ('rollout'; exact "
         "when the engine shares the learner's weights) or a no-grad learner pass ('recompute'; "
-        "verl's default). 'auto': 'rollout' for the hf engine, 'recompute' for an engine with "
-        "its own numerics (vllm) or when loss.tis_cap is set.",
+        "verl's default). 'auto': 'rollout' for the hf engine on the learner's module, "
+        "'recompute' for an engine with its own numerics (vllm, or hf with a low-precision "
+        "copy: rollout.engine.params.precision) or when loss.tis_cap is set.",
     )
 
 
@@ -495,7 +537,9 @@ class TrainConfig(GymConfig):
     )
     credit: Plugin = Field(
         default_factory=lambda: Plugin(name="grpo"),
-        description="Credit estimator: 'grpo', 'dr_grpo', 'rloo', 'process', 'tcpo', ...",
+        description="Credit estimator: 'grpo', 'dr_grpo', 'rloo', 'max_rl' (MaxRL, arXiv "
+        "2602.02710), 'gdpo' {components} (per-component normalisation, arXiv 2601.05242), "
+        "'process', 'tcpo', ... (docs/methods/losses.md).",
     )
     dynamic_sampling: DynamicSamplingConfig = Field(default_factory=DynamicSamplingConfig)
     loss: LossConfig = Field(default_factory=LossConfig)

@@ -234,6 +234,14 @@ class Curriculum(ABC):
         """``n`` generated problems (:meth:`next_tasks` followed by generation)."""
         return [task.generate() for task in self.next_tasks(n)]
 
+    def preview(self, n: int) -> list[Problem]:
+        """The ``n`` problems :meth:`sample` would give next, without moving past them."""
+        state = self.state_dict()
+        try:
+            return self.sample(n)
+        finally:
+            self.load_state_dict(state)
+
     # -- adaptation ------------------------------------------------------------------------
     def update(self, results: Iterable[Result]) -> list[str]:
         """Feed every rollout generated this step, including groups that dynamic sampling

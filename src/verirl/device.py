@@ -37,14 +37,21 @@ class Placement:
     def precision(self) -> str:
         return "bf16" if self.autocast_dtype == torch.bfloat16 else "fp32"
 
-    @contextlib.contextmanager
-    def autocast(self) -> Iterator[None]:
+    def autocast(self) -> contextlib.AbstractContextManager[None]:
         """The forward passes' autocast context (a no-op for fp32)."""
-        if self.autocast_dtype is None:
+        return autocast(self.device, self.autocast_dtype)
+
+
+@contextlib.contextmanager
+def autocast(device: torch.device, dtype: torch.dtype | None) -> Iterator[None]:
+    """Run the enclosed forward passes under ``torch.autocast(device.type, dtype)``; a no-op
+    when ``dtype`` is None (plain fp32). The one autocast context of the learner, the rollout
+    engine and the sequence scorers, so they all compute in the precision the run names."""
+    if dtype is None:
+        yield
+    else:
+        with torch.autocast(device.type, dtype=dtype):
             yield
-        else:
-            with torch.autocast(self.device.type, dtype=self.autocast_dtype):
-                yield
 
 
 def resolve_device(name: str) -> torch.device:

@@ -167,15 +167,20 @@ class PolicySpec:
 
 
 def build_policy(
-    spec: PolicySpec, policy: tuple[torch.nn.Module, Any] | None = None
+    spec: PolicySpec,
+    policy: tuple[torch.nn.Module, Any] | None = None,
+    *,
+    placement: Any = None,
+    tokenizer: Any = None,
 ) -> tuple[torch.nn.Module, Any, Any]:
     """``(model, tokenizer, placement)``: ``policy`` (a ready ``(model, tokenizer)``) or the
-    one ``spec`` names, seeded with ``spec.seed`` first and moved to its device."""
+    one ``spec`` names, seeded with ``spec.seed`` first and moved to its device. ``placement``
+    and ``tokenizer``: already resolved / loaded (None: here)."""
     from verirl.device import resolve_placement
 
     torch.manual_seed(spec.seed)
-    placement = resolve_placement(spec.device, spec.dtype)
-    model, tokenizer = policy or load_policy(spec.name, lora=spec.lora)
+    placement = placement or resolve_placement(spec.device, spec.dtype)
+    model, tokenizer = policy or load_policy(spec.name, lora=spec.lora, tokenizer=tokenizer)
     model.to(placement.device)
     return model, tokenizer, placement
 
@@ -197,12 +202,14 @@ def load_policy(
     name_or_path: str = DEFAULT_MODEL,
     lora: LoraSettings | None = None,
     dtype: torch.dtype = torch.float32,
+    tokenizer: Any = None,
 ) -> tuple[torch.nn.Module, Any]:
-    """Load ``(model, tokenizer)``; wrap the model with a LoRA adapter when asked."""
+    """Load ``(model, tokenizer)`` (``tokenizer``: one already loaded); wrap the model with a
+    LoRA adapter when asked."""
     from transformers import AutoModelForCausalLM
 
     path = resolve_model_path(name_or_path)
-    tokenizer = load_tokenizer(str(path))
+    tokenizer = tokenizer or load_tokenizer(str(path))
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -14,19 +14,20 @@ there is no learning signal, and the report says which setting would give one.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verirl.assembly import SamplingParts, build_sampling
 from verirl.curriculum import effective_prompt_ratio
 from verirl.envs import get_env
+from verirl.progress import phase
 from verirl.rewards import RewardContext
 from verirl.rewards.stage import env_reward_stage
-from verirl.types import Problem, Rollout, SamplingParams, Verdict
+from verirl.types import Problem, Rollout, Verdict
 
 if TYPE_CHECKING:
     from verirl.config import TrainConfig
@@ -91,30 +92,24 @@ def preflight_problems(
     return out
 
 
-def run_preflight(trainer: Any, problems: int = 3, seed: int = 0) -> PreflightReport:
-    """Sample ``trainer``'s policy on :func:`preflight_problems` and build the report."""
+def run_preflight(parts: SamplingParts, problems: int = 3, seed: int = 0) -> PreflightReport:
+    """Sample the policy of ``parts`` on :func:`preflight_problems` and build the report."""
     start = time.perf_counter()
-    cfg: TrainConfig = trainer.cfg
+    cfg = parts.cfg
     envs = cfg.curriculum.resolved_environments()
     batch = preflight_problems(envs, starting_difficulties(cfg), problems)
-    sampling = SamplingParams(
-        n=cfg.rollout.group_size,
-        temperature=cfg.rollout.temperature,
-        top_p=cfg.rollout.top_p,
-        max_new_tokens=cfg.rollout.max_new_tokens,
-        stop=tuple(cfg.rollout.stop),
-        seed=seed,
-    )
-    collector = trainer.collector.for_evaluation()
-    verifier = trainer.producer.verifier
+    producer = parts.producer  # its training prompt, sampling parameters and reward stage
+    sampling = dataclasses.replace(producer.sampling, seed=seed)
+    verifier = producer.verifier
     verifier.metrics(reset=True)
-    rollouts = collector.collect(
-        batch, trainer.engine, trainer.formatter, sampling, score=trainer.reward
-    )
+    with phase("preflight sampling", len(batch) * sampling.n, "samples"):
+        rollouts = producer.collector.for_evaluation().collect(
+            batch, parts.engine, producer.formatter, sampling, score=producer.reward
+        )
     if cfg.reward.name == "env" and not cfg.reward.overlong.buffer:
         checked = rollouts
     else:  # format and correctness are the environment verifier's, whatever the reward
-        stage = env_reward_stage(RewardContext(verifier=trainer.producer.verifier))
+        stage = env_reward_stage(RewardContext(verifier=verifier))
         checked = stage(rollouts)
     rows = _rows(rollouts, checked)
     report = PreflightReport(rows)
@@ -233,13 +228,10 @@ def _mean(xs: Sequence[float]) -> float:
 
 
 def preflight(cfg: TrainConfig, problems: int = 3, policy: Any = None) -> PreflightReport:
-    """Build the config's parts (no run directory is written) and run :func:`run_preflight`."""
-    from verirl.trainer import Trainer
-
+    """Build the sampling half of the config's parts (no learner, no files written) and run
+    :func:`run_preflight`."""
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        missing = Path(tmp) / "preflight"  # never created: the trainer writes no files
-        with Trainer(cfg, missing, policy=policy) as trainer:
-            report = run_preflight(trainer, problems, seed=cfg.run.seed)
+    with build_sampling(cfg, policy) as parts:
+        report = run_preflight(parts, problems, seed=cfg.run.seed)
     report.seconds = time.perf_counter() - start
     return report

@@ -62,19 +62,29 @@ class Phase:
 
 @contextmanager
 def phase(
-    name: str, total: int | None = None, unit: str = "", interval: float = INTERVAL_S
+    name: str,
+    total: int | None = None,
+    unit: str = "",
+    interval: float = INTERVAL_S,
+    quiet: bool = False,
 ) -> Iterator[Phase]:
     """Run the body as a phase named ``name``: a line when it starts, one every ``interval``
     seconds while it runs (from a daemon thread) and one when it ends (``done`` or
-    ``failed``). Phases nest; :func:`advance` counts in the innermost one of this thread."""
+    ``failed``). ``quiet``: a phase that is usually short (a checkpoint write) says nothing
+    unless it outlasts one ``interval`` (then it beats and ends as any other) or fails.
+    Phases nest; :func:`advance` counts in the innermost one of this thread."""
     current = Phase(name, total, unit)
     stack: list[Phase] = _local.__dict__.setdefault("stack", [])
     stack.append(current)
-    PROGRESS.info("%s: started%s", name, f" ({total} {unit})".rstrip() if total else "")
+    if not quiet:
+        PROGRESS.info("%s: started%s", name, f" ({total} {unit})".rstrip() if total else "")
     stop = threading.Event()
+    beats = 0
 
     def beat() -> None:
+        nonlocal beats
         while not stop.wait(interval):
+            beats += 1
             PROGRESS.info("%s", current.line())
 
     thread = threading.Thread(target=beat, name=f"progress: {name}", daemon=True)
@@ -87,7 +97,8 @@ def phase(
         stop.set()
         thread.join()
         stack.remove(current)
-        PROGRESS.info("%s (%s)", current.line(), "done" if ok else "failed")
+        if not (quiet and ok and beats == 0):
+            PROGRESS.info("%s (%s)", current.line(), "done" if ok else "failed")
 
 
 def advance(n: int = 1) -> None:

@@ -1,6 +1,7 @@
-"""The trainer: the training loop on top of every part. It orchestrates; every algorithm
-lives behind a registry, where the parts run is the placement's business and when rollouts
-are produced the schedule's (:mod:`verirl.backends`). Nothing below imports this module.
+"""The trainer: the training loop on top of every part. The parts are built once, by
+:func:`verirl.assembly.build`; the trainer only orchestrates them: every algorithm lives
+behind a registry, where the parts run is the placement's business and when rollouts are
+produced the schedule's (:mod:`verirl.backends`). Nothing below imports this module.
 
 One step:
 
@@ -18,33 +19,17 @@ from __future__ import annotations
 import json
 import logging
 import time
-import weakref
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import torch
-
-from verirl.assembly import check as check_config
-from verirl.backends import (
-    Backend,
-    BackendSettings,
-    Schedule,
-    build_placement,
-    build_schedule,
-    placement_name,
-)
+from verirl.assembly import Parts, SamplingParts
+from verirl.backends.schedules import BUFFER
 from verirl.config import TrainConfig, dump_config
-from verirl.credit import CREDIT, CreditInput
+from verirl.credit import CreditInput
 from verirl.errors import UserInputError
-from verirl.models import PolicySpec, build_policy
 from verirl.progress import phase
-from verirl.provers.settings import Provers
-from verirl.rewards.stage import RewardStage
-from verirl.rollout.base import RolloutEngine
-from verirl.rollout.collect import Collector
 from verirl.rollout.prompts import PromptFormatter
-from verirl.sources import TaskStream
 from verirl.train.checkpoint import (
     latest_checkpoint,
     load_checkpoint,
@@ -53,138 +38,52 @@ from verirl.train.checkpoint import (
 )
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.health import HealthMonitor
-from verirl.train.learner import PolicyLearner, collate
+from verirl.train.learner import collate
+from verirl.train.ledger import LEDGER, Ledger, LedgerAudit, audit_run
 from verirl.train.loggers import run_loggers
 from verirl.train.memory import HeapRelease, MemoryMonitor
-from verirl.train.memory_plan import MemoryPlan, check_fits
 from verirl.train.metrics import MetricsLog
-from verirl.train.producer import ProducerSettings, RolloutProducer, StepOutput, build_producer
-from verirl.types import Batch, Problem, Rollout
-from verirl.verification.executors import Executor, LazyExecutor
-from verirl.verification.resources import VerifierResources, build_verifier_resources
+from verirl.train.producer import StepOutput
+from verirl.types import Batch, Rollout
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
 logger = logging.getLogger("verirl.train")
 
-__all__ = ["StepOutput", "Trainer", "new_run_dir", "summary_json"]
+__all__ = ["StepOutput", "Trainer", "evaluate_heldout", "new_run_dir", "summary_json"]
 
 
 class Trainer:
-    """Builds every part from the config and runs the loop. ``run_dir`` holds the config,
-    ``metrics.jsonl``, ``run.log``, checkpoints and the final model. Close it (or use it as
-    a context manager) to stop its verifier workers, proof checkers, producer and placement."""
+    """Runs the loop over a run's parts: ``Trainer(verirl.assembly.build(cfg), run_dir)``.
+    ``run_dir`` holds the config, ``metrics.jsonl``, ``run.log``, checkpoints and the final
+    model. Close it (or use it as a context manager) to close the parts."""
 
-    def __init__(self, cfg: TrainConfig, run_dir: Path, policy: Any = None) -> None:
-        check_config(cfg)  # the named parts exist, fit their params and each other
-        self.cfg, self.run_dir = cfg, run_dir
+    def __init__(self, parts: Parts, run_dir: Path) -> None:
+        self.parts, self.cfg, self.run_dir = parts, parts.cfg, run_dir
         self._log_handler = _run_log(run_dir)
-        if cfg.run.threads:
-            torch.set_num_threads(cfg.run.threads)
-        self.memory_plan: MemoryPlan | None = None
-        if cfg.run.check_memory and policy is None:
-            # before any work: a run that will not fit stops here, in one line
-            self.memory_plan = check_fits(cfg)
-        self.model: torch.nn.Module
-        self.model, self.tokenizer, self.placement = build_policy(
-            PolicySpec.from_config(cfg), policy
-        )
-        logger.info("device %s; precision %s", self.placement.device, self.placement.reason)
-        self.heap = HeapRelease(cfg.run.release_memory and self.placement.device.type == "cpu")
-        producer_settings = ProducerSettings.from_config(cfg)
-        self.backend: Backend = build_placement(
-            placement_name(cfg.run.placement.name),
-            BackendSettings.from_config(cfg, self.placement),
-            self.placement,
-        )
-        try:
-            self.schedule: Schedule = build_schedule(
-                cfg.run.schedule, self.backend, producer_settings
-            )
-        except BaseException:
-            self.backend.close()
-            raise
-        # registered first: a part that fails to start below still stops the backend
-        self._backend_finalizer = weakref.finalize(self, _stop, self.schedule, self.backend)
-        self.engine: RolloutEngine = self.backend.engine(self.model, self.tokenizer)
-        # the code sandbox, the executor (the placement's; built on first use when a producer
-        # with verifiers of its own checks the rollouts) and the proof checkers
-        executor = self.backend.executor
-        if not self.schedule.verifies_here:
-            executor = lambda: LazyExecutor(self.backend.executor)  # noqa: E731
-        self.verifiers: VerifierResources = build_verifier_resources(
-            cfg.verification, cfg.provers, cfg.sandbox, cfg.run.plugins, executor
-        )
-        self._finalizer = weakref.finalize(self, self.verifiers.close)
-        self.producer: RolloutProducer = build_producer(
-            producer_settings,
-            self.model,
-            self.tokenizer,
-            str(self.placement.device),
-            self.engine,
-            self.executor,
-            self.provers,
-            start_checkers=self.backend.verifies_rollouts and self.schedule.verifies_here,
-        )
-        self.plain_formatter = PromptFormatter(self.tokenizer)  # a prompt never trained with
-        self.credit = CREDIT.get(cfg.credit.name)
-        self.credit_params = self.credit.params.model_validate(cfg.credit.params)
-        self.learner: PolicyLearner = self.backend.learner(self.model)
+        placement, plan = parts.placement, parts.memory_plan
+        logger.info("device %s; precision %s", placement.device, placement.reason)
+        if plan is not None:
+            logger.info("memory plan: %s", "; ".join(line.strip() for line in plan.lines()))
+        self.heap = HeapRelease(self.cfg.run.release_memory and placement.device.type == "cpu")
+        self.plain_formatter = PromptFormatter(parts.tokenizer)  # a prompt never trained with
+        # the run's ledger: what the curriculum issued and what became of it
+        # (verirl.train.ledger), written by the process that leads and its producer
+        if parts.backend.leads:
+            parts.producer.record_to(run_dir / LEDGER)
+        self.ledger = Ledger(parts.producer.settings.ledger)
+        self._restored: list[int] = []  # batches a resumed checkpoint held, not yet trained
         self.step = 0
         self.last_rollouts: list[Rollout] = []
-        self.health = HealthMonitor.from_config(cfg, run_dir if run_dir.is_dir() else None)
-        self.memory = MemoryMonitor(self.placement.device)
-
-    @property
-    def executor(self) -> Executor:
-        return self.verifiers.executor
-
-    @property
-    def provers(self) -> Provers:
-        return self.verifiers.provers
-
-    # the producer's parts, by their old names
-    @property
-    def curriculum(self) -> TaskStream:
-        return self.producer.curriculum
-
-    @property
-    def collector(self) -> Collector:
-        return self.producer.collector
-
-    @collector.setter
-    def collector(self, collector: Collector) -> None:
-        self.producer.collector = collector
-
-    @property
-    def formatter(self) -> PromptFormatter:
-        return self.producer.formatter
-
-    @property
-    def reward(self) -> RewardStage:
-        return self.producer.reward
-
-    @reward.setter
-    def reward(self, reward: RewardStage) -> None:
-        self.producer.reward = reward
-
-    @property
-    def next_group(self) -> int:
-        return self.producer.next_group
-
-    def sample_step(self) -> StepOutput:
-        return self.producer.sample_step()
+        self.health = HealthMonitor.from_config(self.cfg, run_dir if run_dir.is_dir() else None)
+        self.memory = MemoryMonitor(placement.device)
 
     def close(self) -> None:
-        """Stop the verifier workers, proof checkers, the producer and the placement
-        (idempotent)."""
+        """Close the parts (idempotent)."""
         if hasattr(self, "memory"):
             self.memory.close()
-        try:
-            self._finalizer()
-        finally:
-            self._backend_finalizer()
+        self.parts.close()
         if self._log_handler is not None:
             logging.getLogger("verirl").removeHandler(self._log_handler)
             self._log_handler.close()
@@ -200,13 +99,14 @@ class Trainer:
     @property
     def writes_files(self) -> bool:
         """False on torchrun ranks other than 0: they train, rank 0 samples, logs and saves."""
-        return self.backend.leads
+        return self.parts.backend.leads
 
     def fit(self, progress: Any = None) -> dict[str, Any]:
         """Run the remaining steps: the loop in the process that leads; in the others, what
         the placement has them do (:meth:`~verirl.backends.Backend.follow`)."""
-        if not self.backend.leads:
-            done = self.backend.follow(self.learner, self.step, self.cfg.run.steps)
+        backend = self.parts.backend
+        if not backend.leads:
+            done = backend.follow(self.parts.learner, self.step, self.cfg.run.steps)
             self.step = max(self.step, self.cfg.run.steps)
             return {"run_dir": str(self.run_dir), **done}
         return self._lead(progress)
@@ -222,16 +122,21 @@ class Trainer:
             total_steps=cfg.run.steps,
         )
         summary: dict[str, Any] = {"run_dir": str(self.run_dir)}
+        self.ledger.start(self.step, self._restored)
         if cfg.eval.before_and_after and self.step == 0:
-            before = self.evaluate(when="before training")
+            before = evaluate_heldout(self.parts, when="before training")
             log.write(0, before.flat("eval_before"))
             summary["before"] = before
             if cfg.eval.unseen_prompt:
-                summary["before_plain"] = self.evaluate(self.plain_formatter, "before training")
+                summary["before_plain"] = evaluate_heldout(
+                    self.parts, self.plain_formatter, "before training"
+                )
                 log.write(0, summary["before_plain"].flat("eval_before_plain"))
         start = time.perf_counter()
         for step in range(self.step, cfg.run.steps):
-            metrics = self.train_step()
+            # a step's own line comes when it ends; one that runs long says so meanwhile
+            with phase(f"step {step + 1}/{cfg.run.steps}", quiet=True):
+                metrics = self.train_step()
             self.step = step + 1
             log.write_step(self.step, metrics)  # + its line in run.log
             log.write_samples(self.step, self.last_rollouts)
@@ -243,15 +148,21 @@ class Trainer:
         summary["train_seconds"] = time.perf_counter() - start
         if cfg.run.steps and (not cfg.run.save_every or self.step % cfg.run.save_every):
             self.save()
+        self.ledger.end(self.step)
+        if self.ledger.path is not None:
+            summary["ledger"] = audit_run(self.run_dir)
+            logger.info("%s", summary["ledger"].line())
         if cfg.run.steps:
-            with phase("writing the final model"):
+            with phase("writing the final model", quiet=True):
                 summary["final_model"] = str(self.export(self.run_dir / "final"))
         if cfg.eval.before_and_after:
-            after = self.evaluate(when="after training")
+            after = evaluate_heldout(self.parts, when="after training")
             log.write(self.step, after.flat("eval_after"))
             summary["after"] = after
             if cfg.eval.unseen_prompt:
-                summary["after_plain"] = self.evaluate(self.plain_formatter, "after training")
+                summary["after_plain"] = evaluate_heldout(
+                    self.parts, self.plain_formatter, "after training"
+                )
                 log.write(self.step, summary["after_plain"].flat("eval_after_plain"))
         self.memory.sample()
         summary["peak_rss_mb"] = self.memory.run_peak / 1e6
@@ -263,16 +174,18 @@ class Trainer:
         the new weights to the engine. Returns the step's metrics."""
         t0 = time.perf_counter()
         self.memory.reset()
-        produced = self.schedule.next_rollouts(self.producer, self.step)
+        p = self.parts
+        produced = p.schedule.next_rollouts(p.producer, self.step)
         out = produced.out
         self.last_rollouts = out.generated
         t1 = time.perf_counter()
-        batch = self.backend.share_batch(self.collate(out.rollouts))
-        self.schedule.before_update(self.engine)
+        batch = p.backend.share_batch(self.collate(out.rollouts))
+        p.schedule.before_update(p.engine)
         with self.heap.learning():
-            train = self.learner.update(batch)
+            train = p.learner.update(batch)
+        self.ledger.trained(self.step, produced.version, out.rollouts, out.generated)
         t_sync = time.perf_counter()
-        cost = self.schedule.after_update(self.engine, self.step + 1)
+        cost = p.schedule.after_update(p.engine, self.step + 1)
         t2 = time.perf_counter()
         generated_tokens = sum(sum(r.mask) for r in out.generated)
         trained_tokens = int(batch.response_mask.sum())
@@ -297,52 +210,32 @@ class Trainer:
 
     def collate(self, rollouts: list[Rollout]) -> Batch:
         """Rollouts → credit → the learner's padded batch."""
-        credit_input = CreditInput.from_rollouts(rollouts, tokenizer=self.tokenizer)
-        advantages = self.credit(credit_input, self.credit_params)
-        return collate(rollouts, advantages, self.tokenizer.pad_token_id)
-
-    # ---- pieces -------------------------------------------------------------------------------
-    def evaluate(self, formatter: PromptFormatter | None = None, when: str = "") -> EvalResult:
-        """Held-out accuracy under the training prompt (or ``formatter``'s), as a phase that
-        reports its progress (``when``: its name's end, e.g. "before training")."""
-        e = self.cfg.eval
-        envs = e.environments or self.cfg.curriculum.resolved_environments()
-        problems = heldout_problems(envs, e.difficulties, e.problems)
-        name = "held-out evaluation" + (" under a plain prompt" if formatter else "")
-        with phase(f"{name} {when}".strip(), len(problems) * e.samples, "samples"):
-            return self._evaluate(problems, formatter)
-
-    def _evaluate(self, problems: list[Problem], formatter: PromptFormatter | None) -> EvalResult:
-        e = self.cfg.eval
-        return evaluate(
-            self.engine,
-            formatter or self.formatter,
-            problems,
-            e.samples,
-            e.temperature,
-            self.cfg.rollout.max_new_tokens,
-            seed=self.cfg.run.seed,
-            collector=self.collector,
-            verifier=self.producer.verifier,
-        )
+        p = self.parts
+        credit_input = CreditInput.from_rollouts(rollouts, tokenizer=p.tokenizer)
+        advantages = p.credit(credit_input, p.credit_params)
+        return collate(rollouts, advantages, p.tokenizer.pad_token_id)
 
     # ---- checkpoints --------------------------------------------------------------------------
     def save(self) -> Path:
         if not self.writes_files:
             return latest_checkpoint(self.run_dir) or self.run_dir
-        producer = self.schedule.producer_state(self.producer)
-        state = {"learner": self.learner.state_dict(), **producer}
-        with phase(f"writing checkpoint {self.step}"):
-            return save_checkpoint(
-                self.run_dir, self.step, self.model, state, keep=self.cfg.run.keep_checkpoints
+        p = self.parts
+        # the producer's state, and the batches it produced ahead (waits for them)
+        producer = p.schedule.checkpoint_state(p.producer, self.step)
+        state = {"learner": p.learner.state_dict(), **producer}
+        with phase(f"writing checkpoint {self.step}", quiet=True):
+            path = save_checkpoint(
+                self.run_dir, self.step, p.model, state, keep=self.cfg.run.keep_checkpoints
             )
+        self.ledger.checkpoint(self.step, [i for i, _ in producer.get(BUFFER, [])])
+        return path
 
     def export(self, path: Path) -> Path:
         """Write the trained policy as a Hugging Face model directory (the adapter alone for
         LoRA), loadable with ``from_pretrained`` or as ``model.name`` of another run."""
         # A Hugging Face model, or a peft model wrapping one (the same save_pretrained).
-        cast("PreTrainedModel", self.model).save_pretrained(path)
-        self.tokenizer.save_pretrained(path)
+        cast("PreTrainedModel", self.parts.model).save_pretrained(path)
+        self.parts.tokenizer.save_pretrained(path)
         return path
 
     def resume(self) -> bool:
@@ -356,11 +249,37 @@ class Trainer:
             return False
 
         def restore(state: dict[str, Any]) -> None:
-            self.learner.load_state_dict(state["learner"])
-            self.producer.load_state_dict(state)
+            self.parts.learner.load_state_dict(state["learner"])
+            self.parts.producer.load_state_dict(state)
+            self._restored = self.parts.schedule.restore(state)
 
-        self.step = load_checkpoint(path, self.model, restore)
+        self.step = load_checkpoint(path, self.parts.model, restore)
         return True
+
+
+def evaluate_heldout(
+    parts: SamplingParts, formatter: PromptFormatter | None = None, when: str = ""
+) -> EvalResult:
+    """Held-out accuracy of ``parts``' policy (``eval:``) under the training prompt (or
+    ``formatter``'s), sampled through the run's engine and collector and checked by its
+    verifiers, as a phase that reports its progress (``when``: its name's end)."""
+    cfg, e = parts.cfg, parts.cfg.eval
+    envs = e.environments or cfg.curriculum.resolved_environments()
+    problems = heldout_problems(envs, e.difficulties, e.problems)
+    name = "held-out evaluation" + (" under a plain prompt" if formatter else "")
+    with phase(f"{name} {when}".strip(), len(problems) * e.samples, "samples"):
+        producer = parts.producer
+        return evaluate(
+            parts.engine,
+            formatter or producer.formatter,
+            problems,
+            e.samples,
+            e.temperature,
+            cfg.rollout.max_new_tokens,
+            seed=cfg.run.seed,
+            collector=producer.collector,
+            verifier=producer.verifier,
+        )
 
 
 def new_run_dir(cfg: TrainConfig) -> Path:
@@ -374,18 +293,6 @@ def new_run_dir(cfg: TrainConfig) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(dump_config(cfg))
     return run_dir
-
-
-def _stop(schedule: Schedule, backend: Backend) -> None:
-    """Stop producing, then the placement's parts, then wait for the producer to end (it may
-    be waiting on the placement's actors)."""
-    try:
-        schedule.close()
-    finally:
-        try:
-            backend.close()
-        finally:
-            schedule.join()
 
 
 def _run_log(run_dir: Path) -> logging.Handler | None:
@@ -405,6 +312,8 @@ def summary_json(summary: dict[str, Any]) -> str:
     def enc(o: Any) -> Any:
         if isinstance(o, EvalResult):
             return {"overall": o.overall, "accuracy": o.accuracy}
+        if isinstance(o, LedgerAudit):
+            return o.as_dict()
         return str(o)
 
     return json.dumps(summary, default=enc, indent=2)

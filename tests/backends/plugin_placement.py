@@ -9,7 +9,7 @@ import torch
 
 from verirl.backends import PLACEMENTS, SCHEDULES, Backend, Schedule
 from verirl.rollout.base import RolloutEngine
-from verirl.train.learner import PolicyLearner
+from verirl.train.learner import LearnerSettings, PolicyLearner
 from verirl.train.producer import Produced, RolloutProducer
 from verirl.verification.executors import Executor
 
@@ -26,9 +26,9 @@ class RecordingBackend(Backend):
         CALLS.append("executor")
         return super().executor()
 
-    def learner(self, model: torch.nn.Module) -> PolicyLearner:
+    def learner(self, model: torch.nn.Module, settings: LearnerSettings) -> PolicyLearner:
         CALLS.append("learner")
-        return super().learner(model)
+        return super().learner(model, settings)
 
     def publish_weights(self, engine: RolloutEngine, version: int) -> dict[str, float]:
         CALLS.append(f"publish {version}")

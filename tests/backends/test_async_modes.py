@@ -10,6 +10,7 @@ import pytest
 
 from tests.provers.coq.marks import needs_coq
 from tests.tiny_run import tiny_run
+from verirl.assembly import build
 from verirl.config import load_config
 from verirl.train.metrics import read_metrics
 from verirl.trainer import Trainer
@@ -44,8 +45,8 @@ def _check_one_stale(trainer: Trainer, run_dir: Path) -> list[dict[str, float]]:
     assert all(r["async/dropped"] == 0 and r["sync/mismatch"] == 0 for r in rows)
     assert any(r["train/grad_norm"] > 0 for r in rows)
     # one verifier pool: the producer's; the learner's executor never started a pool
-    assert not trainer.executor.started  # type: ignore[attr-defined]
-    assert trainer.provers.started == []
+    assert not trainer.parts.verifiers.executor.started  # type: ignore[attr-defined]
+    assert trainer.parts.verifiers.provers.started == []
     return rows
 
 
@@ -64,7 +65,7 @@ def test_k1_with_multi_turn_tcpo_collection(tiny_model_dir: Path, tmp_path: Path
             "credit.name=tcpo",
         ],
     )
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         trainer.fit()
         rollouts = trainer.last_rollouts
         _check_one_stale(trainer, run_dir)
@@ -88,7 +89,7 @@ def test_k1_with_process_verified_coq_collection(tiny_model_dir: Path, tmp_path:
             "provers.coq.workers=1",
         ],
     )
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         trainer.fit()
         rollouts = trainer.last_rollouts
         rows = _check_one_stale(trainer, run_dir)
@@ -103,8 +104,13 @@ def test_k1_in_a_producer_process_with_a_process_pool_of_verifiers(
 ) -> None:
     """The default executor (``processes``) starts worker processes inside the producer
     process: it must not be a daemonic process (which may not have children). The producer
-    is stopped, its pool with it, when the run ends."""
+    is stopped, its pool with it, when the run ends. On two or more cores the learner (this
+    process) and the producer run on one core each, and the learner has its cores back
+    after the run."""
     import multiprocessing
+    import os
+
+    from verirl.backends.local_stream import available_cores
 
     run_dir = tmp_path / "pool"
     cfg = load_config(
@@ -122,9 +128,19 @@ def test_k1_in_a_producer_process_with_a_process_pool_of_verifiers(
             "curriculum.environments=[addition]",
         ],
     )
-    with Trainer(cfg, run_dir) as trainer:
-        trainer.fit()
+    cores = available_cores()
+    seen: list[tuple[set[int], set[int]]] = []
+
+    def affinity(step: int, metrics: object) -> None:
+        pid = trainer.parts.schedule.stream.producer_pid  # type: ignore[attr-defined]
+        seen.append((os.sched_getaffinity(0), os.sched_getaffinity(pid)))
+
+    with Trainer(build(cfg), run_dir) as trainer:
+        trainer.fit(progress=affinity if cores and len(cores) >= 2 else None)
         _check_one_stale(trainer, run_dir)
     rows = read_metrics(run_dir)
     assert all(r["reward/verified"] == 4 for r in rows)  # verified in the producer's pool
     assert multiprocessing.active_children() == []  # the producer is gone
+    if cores and len(cores) >= 2:
+        assert seen[0] == ({cores[0]}, {cores[1]})  # one core each, disjoint
+        assert os.sched_getaffinity(0) == set(cores)  # the learner's cores back

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.vllm_support import VLLM_TRAINING, needs_vllm, peaked_model_dir, require_vllm
+from verirl.assembly import build
 from verirl.backends.schedules import WeightSyncError
 from verirl.config import load_config
 from verirl.rollout import vllm_engine
@@ -48,7 +49,7 @@ def test_k1_with_vllm_stays_within_k_and_vllm_holds_every_published_version(
     model_dir: Path, tmp_path: Path
 ) -> None:
     run_dir = tmp_path / "k1"
-    with Trainer(load_config(None, _config(model_dir, run_dir)), run_dir) as t:
+    with Trainer(build(load_config(None, _config(model_dir, run_dir))), run_dir) as t:
         t.fit()
     rows = read_metrics(run_dir)
     assert [r["step"] for r in rows] == [1, 2, 3]
@@ -62,16 +63,19 @@ def test_k1_with_vllm_stays_within_k_and_vllm_holds_every_published_version(
     assert all(r["train/grad_norm"] > 0 for r in rows)
 
 
-def test_k1_with_vllm_and_lora_syncs_the_merged_weights(model_dir: Path, tmp_path: Path) -> None:
-    """With a LoRA adapter, vLLM samples with the merged W + s·BA: read back after every sync,
-    it equals the learner's merged weights, and the adapter really moved them."""
+def test_k1_with_vllm_and_lora_syncs_the_adapter(model_dir: Path, tmp_path: Path) -> None:
+    """With a LoRA adapter and ``lora_sync: adapter``, vLLM serves the base and the adapter:
+    read back after every sync — the base weights and the adapter in vLLM's LoRA slot — they
+    equal the learner's published version, and the updates really moved it. (The merged
+    sync of a LoRA policy runs end to end in bench/bench_lora_sync.py's smoke test.)"""
     run_dir = tmp_path / "lora"
     lora = "model.lora={r: 4, alpha: 8, target_modules: [q_proj, down_proj]}"
-    with Trainer(load_config(None, [*_config(model_dir, run_dir), lora]), run_dir) as t:
+    adapter = "rollout.engine.params={kv_cache_gib: 0.5, max_model_len: 256, lora_sync: adapter}"
+    cfg = load_config(None, [*_config(model_dir, run_dir), lora, adapter])
+    with Trainer(build(cfg), run_dir) as t:
         t.fit()
-        merged_b = [
-            float(p.detach().abs().sum()) for n, p in t.model.named_parameters() if "lora_B" in n
-        ]
+        named = t.parts.model.named_parameters()
+        merged_b = [float(p.detach().abs().sum()) for n, p in named if "lora_B" in n]
     rows = read_metrics(run_dir)
     assert [r["step"] for r in rows] == [1, 2, 3]
     assert all(r["async/staleness_max"] <= 1 and r["async/dropped"] == 0 for r in rows)
@@ -88,7 +92,7 @@ def test_a_weight_load_that_never_reached_vllm_stops_the_run(
     run_dir = tmp_path / "skipped"
     cfg = load_config(None, _config(model_dir, run_dir, "tests.backends.plugin_skip_vllm_load"))
     load = vllm_engine._load_weights_cpu
-    with Trainer(cfg, run_dir) as t, pytest.raises(WeightSyncError, match="VLLMEngine"):
+    with Trainer(build(cfg), run_dir) as t, pytest.raises(WeightSyncError, match="VLLMEngine"):
         t.fit()
     # the plugin patched only the producer's process: this one's later engines still load
     assert vllm_engine._load_weights_cpu is load

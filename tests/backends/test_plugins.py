@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TinyRun
-from verirl.assembly import load_config
+from verirl.assembly import build, load_config
 from verirl.backends import PLACEMENTS, SCHEDULES
 from verirl.config import ConfigError
 from verirl.train.metrics import read_metrics
@@ -27,12 +27,12 @@ def test_a_plugin_placement_and_schedule_run_a_tiny_run(tiny_run: TinyRun, tmp_p
     overrides = tiny_run(
         run, 2, PLUGIN, "run.placement.name=test_recording", "run.schedule.name=test_counting"
     )
-    with Trainer(load_config(None, overrides), run) as t:
-        assert (t.backend.name, t.schedule.name) == ("test_recording", "test_counting")
+    with Trainer(build(load_config(None, overrides)), run) as t:
+        assert (t.parts.backend.name, t.parts.schedule.name) == ("test_recording", "test_counting")
         t.fit()
     assert plugin_placement.CALLS == [
+        "executor",  # the verifiers before the weights load, then the engine over them
         "engine",
-        "executor",
         "learner",
         "rollouts 0",
         "publish 1",

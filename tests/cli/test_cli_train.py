@@ -16,7 +16,10 @@ from tests.train import wandb_files
 from verirl.cli import main
 from verirl.cli.train import REPEATS, _RunOutput
 
-STEP_KEYS = ["step", "reward", "acc", "windows", "step_s", "tokens_per_s", "peak_rss_mb", "rss_mb"]
+STEP_KEYS = [
+    *("step", "reward", "acc", "windows", "step_s", "tokens_per_s"),
+    *("heap_in_use_mb", "peak_rss_mb", "rss_mb"),  # every memory/* metric, sorted
+]
 HAS_WANDB = importlib.util.find_spec("wandb") is not None  # not in the lowest-versions stage
 
 

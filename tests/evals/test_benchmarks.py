@@ -82,17 +82,13 @@ def test_run_math_grades_and_summarizes(tokenizer: Any, tmp_path: Path) -> None:
     assert res.truncated is not None and res.truncated.value == pytest.approx(1 / 6)
     assert all(c.n == 2 and c.temperature == 1.0 for c in engine.calls)
     assert engine.calls[0].seed == 5
-    # several chunks: seeded once, then one random stream
+    # one call of the engine (it batches as in training), seeded once, input order kept
     engine2 = ScriptedEngine(tokenizer)
     groups = bm.generate(
-        engine2,
-        tokenizer,
-        [[{"role": "user", "content": i.question}] for i in ITEMS],
-        settings,
-        chunk=1,
+        engine2, tokenizer, [[{"role": "user", "content": i.question}] for i in ITEMS], settings
     )
-    assert [c.seed for c in engine2.calls] == [5, None, None]
-    assert [g[0].text for g in groups] == [SCRIPT[k][0] for k in SCRIPT]  # input order kept
+    assert [c.seed for c in engine2.calls] == [5]
+    assert [g[0].text for g in groups] == [SCRIPT[k][0] for k in SCRIPT]
 
     doc = json.loads(write_json(tmp_path / "r.json", [res], {"model": "m"}).read_text())
     entry = doc["benchmarks"]["gsm8k"]

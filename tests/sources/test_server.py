@@ -20,6 +20,7 @@ pytest.importorskip("uvicorn", reason="needs uvicorn (the 'serve' extra): verirl
 
 from tests.serve.helpers import ServerProcess
 from tests.tiny_run import tiny_run
+from verirl.assembly import build
 from verirl.config import load_config
 from verirl.envs import get_env
 from verirl.serve.settings import TOKEN_ENV
@@ -83,8 +84,8 @@ def test_training_draws_problems_and_rewards_from_the_server(
     run_dir = tmp_path / "remote-run"
     cfg = load_config(None, _overrides(gym.url, run_dir, tiny_model_dir))
     run_dir.mkdir()
-    with Trainer(cfg, run_dir) as trainer:
-        verifier = trainer.producer.verifier
+    with Trainer(build(cfg), run_dir) as trainer:
+        verifier = trainer.parts.producer.verifier
         assert isinstance(verifier, ServerVerifier)
         trainer.fit()
         counted = verifier.counted
@@ -134,7 +135,7 @@ def test_asynchronous_training_counts_each_verdict_once(
     ]
     cfg = load_config(None, overrides)
     run_dir.mkdir()
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         trainer.fit()
     samples = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]
     state = _call(gym, "GET", "/curricula/remote-async")

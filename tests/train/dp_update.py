@@ -15,7 +15,7 @@ import torch
 from verirl.config import load_config
 from verirl.device import resolve_placement
 from verirl.models import tiny_model
-from verirl.train.distributed import DataParallel, from_environment, leave_group
+from verirl.train.distributed import ONE_PROCESS, DataParallel, from_environment, leave_group
 from verirl.train.learner import Learner, LearnerSettings, collate
 from verirl.types import Problem, Rollout, Verdict
 
@@ -41,7 +41,7 @@ def rollouts() -> list[Rollout]:
 
 def update(
     mode: str,
-    dp: DataParallel | None,
+    dp: DataParallel = ONE_PROCESS,
     checkpointing: bool = False,
     silent_groups: bool = False,
     skip: bool = True,
@@ -55,7 +55,7 @@ def update(
         [
             "model.dtype=fp32",
             f"loss.aggregation={mode}",
-            f"loss.kl_coef={0.0 if silent_groups else 0.05}",
+            "loss.terms={}" if silent_groups else "loss.terms.kl.coef=0.05",
             f"optim.skip_zero_advantage_rows={str(skip).lower()}",
             "optim.lr=1e-2",
             "optim.epochs=2",
@@ -67,7 +67,9 @@ def update(
         ],
     )
     model = tiny_model(VOCAB, seed=4)
-    settings = LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32"))
+    settings = LearnerSettings.from_config(
+        cfg, resolve_placement("cpu", "fp32"), activation_checkpointing=True
+    )
     learner = Learner(model, settings, 1, dp)
     rs = rollouts()
     adv = torch.randn(len(rs), 12, generator=torch.Generator().manual_seed(5))
@@ -84,8 +86,8 @@ def main(out: str) -> None:
     results: dict[str, Any] = {m: update(m, dp) for m in MODES}
     results["token-mean+checkpointing"] = update("token-mean", dp, checkpointing=True)
     results["token-mean+silent groups"] = update("token-mean", dp, silent_groups=True)
-    if dp is None or dp.rank == 0:
-        results["world_size"] = dp.world_size if dp else 1
+    if dp.rank == 0:
+        results["world_size"] = dp.world_size
         torch.save(results, out)
     leave_group()
 

@@ -7,6 +7,8 @@
   ``train/engine_logp_diff_mean`` measures the drift.
 - ``test_stale_copy``: the ``hf`` engine over its own copy of the policy whose weight sync
   never happens; it reports ``sync/mismatch`` from the weight checksums.
+- ``test_leaky_reward``: ``test_even_tokens`` that keeps 50 MB more at every call (a plug-in
+  keeping tensors across steps): ``memory_growth``'s leak.
 """
 
 from __future__ import annotations
@@ -24,6 +26,19 @@ from verirl.rewards import REWARDS, RewardContext, RewardSource
 from verirl.rollout.base import ENGINES, Generation
 from verirl.train.health import checksum_mismatch, weights_checksum
 from verirl.types import Rollout, SamplingParams, Verdict
+
+
+@REWARDS.register("test_leaky_reward")
+class LeakyReward(RewardSource):
+    LEAK_BYTES = 50_000_000
+
+    def __init__(self, params: BaseModel) -> None:
+        super().__init__(params)
+        self.kept: list[torch.Tensor] = []
+
+    def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
+        self.kept.append(torch.ones(self.LEAK_BYTES // 4))  # the bug: kept, never dropped
+        return [Verdict(1.0, True, "leaks") for _ in rollouts]
 
 
 @REWARDS.register("test_nan_reward")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from verirl.assembly import build
 from verirl.config import load_config
 from verirl.models import load_tokenizer, tiny_model
 from verirl.rewards import RewardContext, RewardSource
@@ -80,9 +81,9 @@ def _trainer(
             "curriculum.tau_num=1000",
         ],
     )
-    trainer = Trainer(cfg, tmp_path, policy=policy)
-    trainer.collector = ScriptedCollector(script)
-    trainer.reward = NeverCalled(params=None)  # type: ignore[arg-type]
+    trainer = Trainer(build(cfg, policy), tmp_path)
+    trainer.parts.producer.collector = ScriptedCollector(script)
+    trainer.parts.producer.reward = NeverCalled(params=None)  # type: ignore[arg-type]
     return trainer
 
 
@@ -91,16 +92,16 @@ def test_uninformative_groups_are_dropped_and_refilled(policy, tmp_path: Path) -
     # round 3 asks for 1: informative → 4 kept after 3 rounds, 7 groups generated.
     script = [[1, 0], [1, 1], [0, 0.5], [0, 0], [0, 0], [1, 0], [0, 1], [0.2, 0.2]]
     t = _trainer(policy, tmp_path, script, enabled=True)
-    out = t.sample_step()
-    assert t.collector.calls == [4, 2, 1]
+    out = t.parts.producer.sample_step()
+    assert t.parts.producer.collector.calls == [4, 2, 1]
     assert sorted({r.group for r in out.rollouts}) == [0, 2, 5, 6]
     assert len(out.generated) == 7 * 2
     assert out.stats["rollout/effective_prompt_ratio"] == pytest.approx(4 / 7)
     assert out.stats["rollout/rounds"] == 3
-    t.curriculum.update(out.generated)  # the curriculum sees dropped groups too
+    t.parts.producer.curriculum.update(out.generated)  # the curriculum sees dropped groups too
     assert (
-        sum(t.curriculum.counters("addition")[1] for _ in [0])
-        + sum(t.curriculum.counters(e)[1] for e in ("multiplication", "chain_sum"))
+        sum(t.parts.producer.curriculum.counters("addition")[1] for _ in [0])
+        + sum(t.parts.producer.curriculum.counters(e)[1] for e in ("multiplication", "chain_sum"))
         == 14
     )
 
@@ -108,8 +109,8 @@ def test_uninformative_groups_are_dropped_and_refilled(policy, tmp_path: Path) -
 def test_rounds_are_bounded(policy, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     script = [[1, 1]] * 20  # nothing is ever informative
     t = _trainer(policy, tmp_path, script, enabled=True, rounds=2)
-    out = t.sample_step()
-    assert t.collector.calls == [4, 4]
+    out = t.parts.producer.sample_step()
+    assert t.parts.producer.collector.calls == [4, 4]
     assert out.stats["rollout/effective_prompt_ratio"] == 0.0
     assert out.stats["rollout/groups_trained"] == 4  # falls back to the first groups
 
@@ -117,7 +118,7 @@ def test_rounds_are_bounded(policy, tmp_path: Path) -> None:  # type: ignore[no-
 def test_disabled_keeps_every_group(policy, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     script = [[1, 1], [1, 0], [0, 0], [0.5, 0]]
     t = _trainer(policy, tmp_path, script, enabled=False)
-    out = t.sample_step()
-    assert t.collector.calls == [4]
+    out = t.parts.producer.sample_step()
+    assert t.parts.producer.collector.calls == [4]
     assert len(out.rollouts) == 8
     assert out.stats["rollout/effective_prompt_ratio"] == pytest.approx(0.5)

@@ -12,38 +12,33 @@ import torch
 from safetensors.torch import load_file
 
 from tests.conftest import TinyRun
-from tests.tiny_run import train_cli, wait_for_step
-from verirl.config import load_config
+from tests.tiny_run import REFERENCE_STEPS, train_cli, wait_for_step
 from verirl.train.checkpoint import latest_checkpoint
 from verirl.train.metrics import read_metrics
-from verirl.trainer import Trainer
 
 
-def test_a_few_steps_change_the_parameters(tiny_run: TinyRun, tmp_path: Path) -> None:
-    cfg = load_config(None, tiny_run(tmp_path / "run", 3))
-    trainer = Trainer(cfg, tmp_path / "run")
-    before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
-    trainer.fit()
-    changed = [n for n, p in trainer.model.named_parameters() if not torch.equal(p, before[n])]
-    assert len(changed) == len(before), "every parameter should receive gradient"
-    rows = read_metrics(tmp_path / "run")
-    assert [r["step"] for r in rows] == [1, 2, 3]
+def test_a_few_steps_change_the_parameters(reference_run: Path, tiny_model_dir: Path) -> None:
+    before = load_file(str(tiny_model_dir / "model.safetensors"))
+    after = load_file(str(reference_run / "final" / "model.safetensors"))  # the exported policy
+    assert after.keys() == before.keys()
+    unchanged = [n for n in before if torch.equal(after[n], before[n])]
+    assert unchanged == [], "every parameter should receive gradient"
+    rows = read_metrics(reference_run)
+    assert [r["step"] for r in rows] == list(range(1, REFERENCE_STEPS + 1))
     assert all(r["train/grad_norm"] > 0 for r in rows)
-    assert latest_checkpoint(tmp_path / "run").name == "checkpoint-000003"
-    samples = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
-    assert [s["step"] for s in samples] == [1] * 4 + [2] * 4 + [3] * 4
+    kept = sorted(p.name for p in reference_run.iterdir() if p.is_dir())
+    assert kept == [f"checkpoint-{s:06d}" for s in range(1, REFERENCE_STEPS + 1)] + ["final"]
+    samples = [json.loads(x) for x in (reference_run / "samples.jsonl").read_text().splitlines()]
+    per_step = 4  # run.log_samples (its default)
+    assert [s["step"] for s in samples] == sorted(list(range(1, REFERENCE_STEPS + 1)) * per_step)
     assert {"prompt", "response", "reward", "correct", "detail"} <= samples[0].keys()
-    assert (tmp_path / "run" / "final" / "config.json").is_file()  # the exported policy
 
 
 @pytest.mark.slow
 def test_killed_then_resumed_run_matches_uninterrupted_run(
-    tiny_run: TinyRun, tmp_path: Path
+    tiny_run: TinyRun, reference_run: Path, tmp_path: Path
 ) -> None:
-    straight = tmp_path / "straight"
-    proc = train_cli(tiny_run(straight, 4))
-    assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
-
+    straight = reference_run  # the same tiny run, uninterrupted
     killed = tmp_path / "killed"
     proc = train_cli(tiny_run(killed, 4))
     wait_for_step(killed, 2, proc, limit=600)
@@ -58,6 +53,9 @@ def test_killed_then_resumed_run_matches_uninterrupted_run(
 
     a, b = read_metrics(straight), read_metrics(killed)
     assert [r["step"] for r in b] == [1, 2, 3, 4]
+    # run.keep_checkpoints (1 by default): the newest checkpoint, what --resume needs, and
+    # the exported weights
+    assert sorted(p.name for p in killed.iterdir() if p.is_dir()) == ["checkpoint-000004", "final"]
     for ra, rb in zip(a, b, strict=True):
         for key in ("train/loss", "rollout/reward", "train/grad_norm", "curriculum/seed_counter"):
             assert rb[key] == pytest.approx(ra[key], rel=1e-5, abs=1e-7), (ra["step"], key)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.tiny_run import tiny_run
-from verirl.assembly import load_config
+from verirl.assembly import build, load_config
 from verirl.config import ConfigError
 from verirl.train.health import (
     DETECTORS,
@@ -51,7 +51,10 @@ def _healthy(step: int, rng: random.Random) -> dict[str, Any]:
         "curriculum/addition/checks": float(step // 2),
         "curriculum/chain_sum/h": 0.0,
         "curriculum/chain_sum/checks": float(step // 3),
-        "memory/peak_rss_mb": 3000.0 + rng.gauss(0, 40),
+        # the allocator settling: the RSS climbs in stairs while what is held stays put
+        "memory/peak_rss_mb": 2900.0 + 30.0 * min(step, 15) + rng.gauss(0, 40),
+        "memory/rss_mb": 2880.0 + 30.0 * min(step, 15) + rng.gauss(0, 40),
+        "memory/heap_in_use_mb": 1450.0 + rng.gauss(0, 4),
     }
 
 
@@ -70,8 +73,8 @@ def _before_hacking(row: dict[str, Any], step: int) -> None:
     row["rollout/reward"], row["rollout/accuracy"] = 0.1, 0.3
 
 
-def _leak(row: dict[str, Any], step: int) -> None:  # 400 MB more kept after every step
-    row["memory/peak_rss_mb"] = 3000.0 + 400.0 * (step - FAULT_AT + 1)
+def _leak(row: dict[str, Any], step: int) -> None:  # 50 MB more kept after every step
+    row["memory/heap_in_use_mb"] += 50.0 * (step - FAULT_AT + 1)
 
 
 def _stall(row: dict[str, Any], step: int) -> None:  # many environments, none ever moves
@@ -95,7 +98,7 @@ FAULTS: dict[str, tuple[Callable[[dict[str, Any], int], None], str]] = {
         "rollout.few_shot",
     ),
     "weight_mismatch": (_set(**{"sync/mismatch": 0.02}), "rollout.engine"),
-    "logprob_drift": (_set(**{"train/engine_logp_diff_mean": 0.4}), "loss.tis_cap"),
+    "logprob_drift": (_set(**{"train/engine_logp_diff_mean": 0.4}), "loss.off_policy"),
     "reward_hacking": (_hacking, "reward.name"),
     "verifier_failures": (
         _set(**{"reward/verifier_timeouts": 6.0, "reward/verifier_errors": 2.0}),
@@ -252,7 +255,7 @@ def _overrides(model_dir: Path, run_dir: Path, steps: int, *extra: str) -> list[
 def _train(model_dir: Path, run_dir: Path, steps: int, *extra: str) -> list[Any]:
     cfg = load_config(None, _overrides(model_dir, run_dir, steps, *extra))
     run_dir.mkdir(parents=True)
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         try:
             trainer.fit()
         finally:
@@ -274,6 +277,21 @@ def test_a_real_run_detects_truncation_and_no_signal(
     log = (run_dir / "run.log").read_text()
     assert "truncation" in log and "no_signal" in log and "rollout.max_new_tokens (2)" in log
     assert sum("run health" in r.getMessage() for r in caplog.records) == 2
+
+
+def test_a_real_leak_is_warned_within_3_steps(tiny_model_dir: Path, tmp_path: Path) -> None:
+    """A reward plug-in that keeps 50 MB at every step, from step 1: after the 2 warm-up
+    steps, what the run holds grows at steps 4, 5 and 6, and ``memory_growth`` warns at 6
+    (the recorded default job below, whose RSS climbs as its allocator settles, does not)."""
+    events = _train(
+        tiny_model_dir,
+        tmp_path / "leak",
+        6,
+        "reward.name=test_leaky_reward",
+        "run.health.disable=[truncation,no_signal]",
+    )
+    assert [(e.detector, e.step) for e in events] == [("memory_growth", 6)]
+    assert "memory/heap_in_use_mb" in events[0].message
 
 
 @pytest.mark.slow
@@ -370,7 +388,7 @@ def test_example_configs_run_without_a_false_alarm(
     buffer = load_config(path).reward.overlong.buffer  # DAPO's shaping needs room
     cfg = load_config(path, [*overrides, f"rollout.max_new_tokens={8 + buffer}"])
     run_dir.mkdir()
-    with Trainer(cfg, run_dir) as trainer:
+    with Trainer(build(cfg), run_dir) as trainer:
         trainer.fit()
         assert trainer.step == 2
         assert trainer.health.events == []

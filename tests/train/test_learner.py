@@ -60,7 +60,13 @@ def test_collate_left_pads_prompts_and_right_pads_responses() -> None:
 
 def _learner(model: torch.nn.Module, *overrides: str) -> Learner:
     cfg = load_config(None, ["model.dtype=fp32", *overrides])
-    return Learner(model, LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32")), 1)
+    return Learner(
+        model,
+        LearnerSettings.from_config(
+            cfg, resolve_placement("cpu", "fp32"), activation_checkpointing=True
+        ),
+        1,
+    )
 
 
 def _grads(learner: Learner, batch) -> tuple[torch.Tensor, list[torch.Tensor]]:  # type: ignore[no-untyped-def]
@@ -155,13 +161,13 @@ def test_rows_without_signal_are_skipped_and_the_update_is_the_same() -> None:
 
 
 def test_rows_are_not_skipped_when_a_kl_term_gives_them_a_gradient() -> None:
-    (_, stats), _ = _silent_group_update(True, "loss.kl_coef=0.1")
+    (_, stats), _ = _silent_group_update(True, "loss.terms.kl.coef=0.1")
     assert stats["train/rows_trained"] == 1.0
 
 
 def test_kl_penalty_uses_the_frozen_initial_policy() -> None:
     model = tiny_model(VOCAB, seed=6)
-    learner = _learner(model, "loss.kl_coef=0.5", "optim.lr=1e-2")
+    learner = _learner(model, "loss.terms.kl.coef=0.5", "optim.lr=1e-2")
     batch = collate(_rollouts(), torch.randn(9, 7), pad_id=0)
     first = learner.update(batch)  # measured before the first step: π_θ = π_ref
     second = learner.update(batch)

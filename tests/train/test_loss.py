@@ -1,4 +1,4 @@
-"""Hand-computed checks of the policy loss, every aggregation mode, KL and overlong shaping
+"""Hand-computed checks of the policy losses, every aggregation mode and overlong shaping
 (a reward wrapper, tested here beside the losses it used to live with)."""
 
 from __future__ import annotations
@@ -12,9 +12,12 @@ from verirl.rewards.shaping import overlong_penalty
 from verirl.train.loss import (
     AGGREGATIONS,
     AggregationScale,
+    CISPOParams,
     ClippedSurrogateParams,
+    SAPOParams,
+    cispo,
     clipped_surrogate,
-    kl_penalty,
+    sapo,
 )
 
 DAPO = ClippedSurrogateParams(eps_low=0.2, eps_high=0.28)
@@ -85,20 +88,58 @@ def test_aggregation_is_exact_under_micro_batching(mode: str) -> None:
     assert float(parts) == pytest.approx(float(whole))
 
 
-def test_kl_estimators_by_hand() -> None:
-    # π = 0.5, π_ref = 0.25: δ = log(0.25/0.5) = −log 2
-    # k1 = −δ = log 2 ≈ 0.6931;  k3 = e^δ − δ − 1 = 0.5 + log 2 − 1 ≈ 0.1931
-    logp, ref = torch.tensor([math.log(0.5)]), torch.tensor([math.log(0.25)])
-    assert float(kl_penalty(logp, ref, "k1")) == pytest.approx(math.log(2))
-    assert float(kl_penalty(logp, ref, "k3")) == pytest.approx(0.5 + math.log(2) - 1)
-    assert float(kl_penalty(logp, logp, "k3")) == 0.0
-    with pytest.raises(ValueError, match="k2"):
-        kl_penalty(logp, ref, "k2")  # type: ignore[arg-type]
-
-
 def test_overlong_penalty_dapo_eq13() -> None:
     # L_max = 100, L_cache = 20: free up to 80, linear to −1 at 100, −1 beyond
     got = overlong_penalty(torch.tensor([50, 80, 90, 100, 101]), max_length=100, buffer=20)
     assert got.tolist() == pytest.approx([0.0, 0.0, -0.5, -1.0, -1.0])
     with pytest.raises(ValueError, match="buffer"):
         overlong_penalty(torch.tensor([1]), max_length=10, buffer=11)
+
+
+def test_cispo_clips_and_detaches_the_weight_and_keeps_every_gradient() -> None:
+    # ratios 2 and 0.5 (π_old = 0.25 and 1.0 for π = 0.5), A = +1 and −1, ε_high = 0.5:
+    # r̂ = min(2, 1.5) = 1.5 and 0.5 (no lower bound); L = −r̂·A·log π:
+    # token 1: −1.5·1·log 0.5 = 1.5·0.6931 = 1.0397; token 2: −0.5·(−1)·log 0.5 = −0.3466
+    logp = torch.tensor([[math.log(0.5), math.log(0.5)]], requires_grad=True)
+    old = torch.tensor([[math.log(0.25), 0.0]])
+    adv = torch.tensor([[1.0, -1.0]])
+    params = CISPOParams(eps_high=0.5)
+    loss, stats = cispo(logp, old, adv, torch.ones(1, 2), params)
+    assert loss.tolist()[0] == pytest.approx([1.5 * math.log(2), -0.5 * math.log(2)])
+    loss.sum().backward()
+    # dL/dlogπ = −r̂·A: the clipped token still has its gradient (PPO's clip would give 0)
+    assert logp.grad is not None and logp.grad.tolist()[0] == pytest.approx([-1.5, 0.5])
+    assert float(stats["clip_frac"]) == pytest.approx(0.5)
+    assert float(stats["ratio_mean"]) == pytest.approx(1.25)
+    # a lower bound, when asked: r̂ = max(0.5, 1 − 0.2) = 0.8
+    low, _ = cispo(
+        logp.detach(), old, adv, torch.ones(1, 2), CISPOParams(eps_high=0.5, eps_low=0.2)
+    )
+    assert float(low[0, 1]) == pytest.approx(-0.8 * math.log(2))
+
+
+def test_sapo_soft_gate_by_hand() -> None:
+    # ratio 1.5, A = +1, τ_pos = 1: σ(0.5) = 0.622459, L = −4·0.622459 = −2.489836,
+    # dL/dlogπ = −4·σ(1−σ)·r·A = −4·0.622459·0.377541·1.5 = −1.409969
+    # ratio 1, A = −2, τ_neg = 1.05: σ(0) = ½, L = −(4/1.05)·½·(−2) = 3.809524, dL/dlogπ = 2
+    logp = torch.tensor([[math.log(1.5), 0.0]], requires_grad=True)
+    adv = torch.tensor([[1.0, -2.0]])
+    loss, stats = sapo(logp, torch.zeros(1, 2), adv, torch.ones(1, 2), SAPOParams())
+    sig = 1 / (1 + math.exp(-0.5))
+    assert loss.tolist()[0] == pytest.approx([-4 * sig, 4 / 1.05])
+    loss.sum().backward()
+    assert logp.grad is not None
+    assert logp.grad.tolist()[0] == pytest.approx([-4 * sig * (1 - sig) * 1.5, 2.0])
+    # gate weights 4σ(1−σ)r: 1.409969 and 1 → mean 1.204985
+    assert float(stats["sapo_weight_mean"]) == pytest.approx((4 * sig * (1 - sig) * 1.5 + 1) / 2)
+
+
+def test_the_2026_policy_losses_are_registered_and_advantage_gated() -> None:
+    from verirl.train.loss import POLICY_LOSSES
+
+    gated = {name for name, spec in POLICY_LOSSES.items() if spec.advantage_gated}
+    assert {"clipped_surrogate", "cispo", "sapo"} <= gated
+    logp = torch.randn(2, 3)
+    for fn, params in ((cispo, CISPOParams()), (sapo, SAPOParams())):
+        loss, _ = fn(logp, torch.zeros(2, 3), torch.zeros(2, 3), torch.ones(2, 3), params)  # type: ignore[operator]
+        assert loss.abs().max() == 0.0  # A = 0: nothing

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -103,7 +104,7 @@ def test_suggestions_bring_the_plan_under_the_limit() -> None:
     )
     plan = mp.plan_memory(cfg, "cpu", limit=20e9, prompt_tokens=100)
     assert not plan.fits
-    fix = suggest_fix(cfg, plan)
+    fix = suggest_fix(plan)
     assert fix is not None and "optim.activation_checkpointing=true" in fix
     assert "rollout.engine.params.max_batch_sequences=" in fix  # the KV cache dominates
     overrides = fix.split(" (")[0].split()
@@ -118,17 +119,40 @@ def test_suggestions_bring_the_plan_under_the_limit() -> None:
     )
     assert fixed.fits
     # what already fits needs nothing; what nothing saves gets None
-    assert suggest_fix(cfg, replace(plan, limit=1e12, peak=1.0)) is None
-    assert suggest_fix(cfg, replace(plan, limit=1e9)) is None
+    assert suggest_fix(replace(plan, limit=1e12, peak=1.0)) is None
+    assert suggest_fix(replace(plan, limit=1e9)) is None
 
 
 def test_auto_checkpointing_turns_on_only_when_the_plan_needs_it() -> None:
     cfg = load_config(None, ["optim.activation_checkpointing=auto"])
-    assert not mp.plan_memory(cfg, "cpu", limit=1e12, prompt_tokens=100).settings[
-        "activation_checkpointing"
-    ]
+    assert not mp.plan_memory(cfg, "cpu", limit=1e12, prompt_tokens=100).activation_checkpointing
     tight = mp.plan_memory(cfg, "cpu", limit=5e9, prompt_tokens=100)
-    assert tight.settings["activation_checkpointing"] and tight.fits
+    assert tight.activation_checkpointing and tight.fits
+
+
+def test_auto_checkpointing_is_off_only_while_the_step_fits_comfortably() -> None:
+    """By hand (SHAPE, STEP, chunks of 8): without checkpointing the peak is runtime 470 MB +
+    weights 4 MB + AdamW 8 MB + gradients 4 MB + activations 4 x 448,000 + the head's chunk
+    416,000 = 488,208,000 bytes; 'comfortably' is at most 80% of the limit, so the line is a
+    limit of 610,260,000 bytes."""
+    p = PlanInputs(SHAPE, STEP, micro_batch_tokens=10_000, chunk_tokens=8)
+    assert compute_plan(p).peak == pytest.approx(488_208_000)
+    roomy = mp.auto_checkpointing(p, 610_300_000)
+    assert not roomy.activation_checkpointing
+    assert roomy.peak == pytest.approx(488_208_000)
+    assert roomy.why == (
+        "off (auto): the step needs 0.5 GB without it, within 80% of the 0.6 GB available"
+    )
+    # fits, but not comfortably (0.8 x 610,000,000 = 488,000,000 < 488,208,000): on
+    tight = mp.auto_checkpointing(p, 610_000_000)
+    assert tight.activation_checkpointing and tight.fits
+    assert tight.peak < 488_208_000
+    assert tight.why.startswith(
+        "on (auto): the step would need 0.5 GB without it, over 80% of the 0.6 GB available"
+    )
+    # does not fit without it at all: on; no limit known: off
+    assert mp.auto_checkpointing(p, 400e6).activation_checkpointing
+    assert not mp.auto_checkpointing(p, math.inf).activation_checkpointing
 
 
 @pytest.mark.parametrize(
@@ -164,14 +188,14 @@ def test_verirl_memory_prints_the_plan_and_what_fits(
 
 
 def test_a_run_that_will_not_fit_is_refused_before_any_work(
-    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from verirl.trainer import Trainer
+    from verirl.assembly import build
 
     built: list[int] = []
-    monkeypatch.setattr("verirl.trainer.build_policy", lambda *a, **k: built.append(1))
+    monkeypatch.setattr("verirl.assembly.build_policy", lambda *a, **k: built.append(1))
     monkeypatch.setattr(mp, "memory_limit", lambda device: 1e9)  # a 1 GB machine
     cfg = load_config(None, [f"model.name={tiny_model_dir}", "rollout.max_new_tokens=40000"])
     with pytest.raises(UserInputError, match=r"planned step needs .* GB but this cpu has 1\.0 GB"):
-        Trainer(cfg, tmp_path)
+        build(cfg)
     assert built == []  # no model was loaded

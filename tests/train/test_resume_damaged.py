@@ -5,6 +5,7 @@ an uninterrupted run ends; config.yaml is rewritten only after a checkpoint has 
 from __future__ import annotations
 
 import random
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -20,14 +21,13 @@ from verirl.train.metrics import read_metrics
 
 
 @pytest.mark.slow
-def test_resume_falls_back_past_a_damaged_checkpoint(tiny_run: TinyRun, tmp_path: Path) -> None:
+def test_resume_falls_back_past_a_damaged_checkpoint(
+    tiny_run: TinyRun, reference_run: Path, tmp_path: Path
+) -> None:
     rng = random.Random(1)
-    straight = tmp_path / "straight"
-    proc = train_cli(tiny_run(straight, 4))
-    assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
-
+    straight = reference_run  # the same tiny run, uninterrupted
     killed = tmp_path / "killed"
-    proc = train_cli(tiny_run(killed, 4))
+    proc = train_cli(tiny_run(killed, 4, "run.keep_checkpoints=2"))  # one to fall back to
     wait_for_step(killed, 2, proc, limit=600)
     deadline = time.time() + 300
     while len(list(killed.glob("checkpoint-*"))) < 2 and time.time() < deadline:
@@ -56,10 +56,8 @@ def test_resume_falls_back_past_a_damaged_checkpoint(tiny_run: TinyRun, tmp_path
 
 
 @pytest.mark.slow
-def test_failed_resume_leaves_config_yaml_alone(tiny_run: TinyRun, tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    proc = train_cli(tiny_run(run, 2))
-    assert proc.wait(timeout=600) == 0, proc.stderr.read()[-3000:]
+def test_failed_resume_leaves_config_yaml_alone(reference_run: Path, tmp_path: Path) -> None:
+    run = shutil.copytree(reference_run, tmp_path / "run")
     for ckpt in run.glob("checkpoint-*"):
         (ckpt / WEIGHTS).write_bytes(b"")
     before = (run / "config.yaml").read_text()

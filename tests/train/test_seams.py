@@ -11,6 +11,7 @@ import pytest
 
 from tests.provers.coq.marks import needs_coq
 from tests.tiny_run import tiny_run
+from verirl.assembly import build
 from verirl.cli import main
 from verirl.config import load_config
 from verirl.rewards.cer import CERReward
@@ -61,8 +62,8 @@ def test_cer_scores_every_turn_of_a_multi_turn_tcpo_run(
             "credit.name=tcpo",
         ],
     )
-    with Trainer(cfg, tmp_path / "run") as trainer:
-        before = [p.detach().clone() for p in trainer.model.parameters()]
+    with Trainer(build(cfg), tmp_path / "run") as trainer:
+        before = [p.detach().clone() for p in trainer.parts.model.parameters()]
         metrics = trainer.train_step()
         rollouts = trainer.last_rollouts
     turns = sum(len(r.turns) for r in rollouts)
@@ -73,7 +74,8 @@ def test_cer_scores_every_turn_of_a_multi_turn_tcpo_run(
     assert len(calls) == 3 + 1  # one batched call per round, one for the alternatives
     assert all("cer" in r.verdict.extra for r in rollouts if r.verdict)
     assert metrics["train/grad_norm"] > 0
-    changed = any((a != b).any() for a, b in zip(before, trainer.model.parameters(), strict=True))
+    after = trainer.parts.model.parameters()
+    changed = any((a != b).any() for a, b in zip(before, after, strict=True))
     assert changed
 
 
@@ -123,7 +125,7 @@ def test_the_coq_pool_checks_a_steps_proofs_in_parallel(
             "provers.coq.workers=2",
         ],
     )
-    with Trainer(cfg, tmp_path / "run") as trainer:
+    with Trainer(build(cfg), tmp_path / "run") as trainer:
         metrics = trainer.train_step()
         rollouts = trainer.last_rollouts
     assert batches == [8]  # the whole step (2 prompts × 4) in one batch
@@ -169,11 +171,11 @@ def test_eval_also_reports_a_prompt_never_trained_with(
             "rollout.zero_shot_rate=0.5",
         ],
     )
-    with Trainer(cfg, tmp_path / "run") as trainer:
+    with Trainer(build(cfg), tmp_path / "run") as trainer:
         summary = trainer.fit()
         problems = [get_env("addition").generate(0, s) for s in range(40)]
-        systems = {trainer.formatter.system_message(p) for p in problems}
-        shots = [len(trainer.formatter.demonstrations(p)) for p in problems]
+        systems = {trainer.parts.producer.formatter.system_message(p) for p in problems}
+        shots = [len(trainer.parts.producer.formatter.demonstrations(p)) for p in problems]
         plain = trainer.plain_formatter.messages(problems[0])
     assert len(systems) > 1  # varied system messages, each asking for \boxed{}
     assert all(s and "\\boxed{}" in s for s in systems)

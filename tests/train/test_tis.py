@@ -12,7 +12,8 @@ from verirl.config import load_config
 from verirl.device import resolve_placement
 from verirl.models import tiny_model
 from verirl.train.learner import Learner, LearnerSettings, collate
-from verirl.train.loss import logprob_mismatch, truncated_is_weights
+from verirl.train.loss import logprob_mismatch
+from verirl.train.off_policy import truncated_is_weights
 from verirl.types import Problem, Rollout, Verdict
 
 VOCAB = 300
@@ -32,6 +33,8 @@ def test_tis_weights_by_hand() -> None:
     drift = logprob_mismatch(learner, engine, mask)  # |ln 2|, |ln 4|
     assert drift["engine_logp_diff_mean"] == pytest.approx(1.5 * math.log(2))
     assert drift["engine_logp_diff_max"] == pytest.approx(math.log(4))
+    # k3 = e^δ − δ − 1 with δ = ln(learner/engine): (2 − ln 2 − 1 + 0.25 + ln 4 − 1) / 2
+    assert drift["engine_logp_kl"] == pytest.approx((0.25 + math.log(2)) / 2)
     with pytest.raises(ValueError, match="cap"):
         truncated_is_weights(learner, engine, mask, cap=0.0)
 
@@ -60,7 +63,9 @@ def _rollouts() -> list[Rollout]:
 
 def _learner(*overrides: str, exact: bool = True) -> Learner:
     cfg = load_config(None, ["model.dtype=fp32", "optim.lr=1e-3", *overrides])
-    settings = LearnerSettings.from_config(cfg, resolve_placement("cpu", "fp32"), exact)
+    settings = LearnerSettings.from_config(
+        cfg, resolve_placement("cpu", "fp32"), exact, activation_checkpointing=True
+    )
     return Learner(tiny_model(VOCAB, seed=7), settings, 1)
 
 
@@ -71,7 +76,8 @@ def test_learner_weights_the_loss_by_the_truncated_ratio(cap: float, weight: flo
     rs = _rollouts()
     adv = torch.linspace(0.2, 1.0, 6)[:, None].expand(6, 4).contiguous()
     probe = _learner()
-    exact_lp = probe._logprobs_no_grad(collate(rs, adv, 0))
+    with torch.no_grad():
+        exact_lp = probe.logprobs(collate(rs, adv, 0))
     rs = [
         replace(r, logprobs=tuple((exact_lp[i] - math.log(1.2)).tolist())) for i, r in enumerate(rs)
     ]

@@ -9,6 +9,7 @@ import pytest
 
 from tests.tiny_run import tiny_run
 from tests.vllm_support import needs_vllm, peaked_model_dir, require_vllm
+from verirl.assembly import build
 from verirl.config import load_config
 from verirl.trainer import Trainer
 
@@ -42,7 +43,9 @@ def test_first_step_matches_the_hf_engine_and_sync_keeps_the_engine_on_policy(
 ) -> None:
     require_vllm()
     model_dir = peaked_model_dir(tmp_path / "model")
-    with Trainer(load_config(None, _overrides(model_dir, tmp_path / "hf", 1)), tmp_path) as hf:
+    with Trainer(
+        build(load_config(None, _overrides(model_dir, tmp_path / "hf", 1))), tmp_path
+    ) as hf:
         hf_step = hf.train_step()
         hf_tokens = [r.response_ids for r in hf.last_rollouts]
     cfg = load_config(
@@ -53,7 +56,7 @@ def test_first_step_matches_the_hf_engine_and_sync_keeps_the_engine_on_policy(
             "rollout.engine.params={kv_cache_gib: 0.5, max_model_len: 512}",
         ],
     )
-    with Trainer(cfg, tmp_path) as run:
+    with Trainer(build(cfg), tmp_path) as run:
         first = run.train_step()
         assert [r.response_ids for r in run.last_rollouts] == hf_tokens
         assert first["train/loss"] != 0.0

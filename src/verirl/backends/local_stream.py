@@ -15,6 +15,12 @@ weights — and over the merged LoRA weights W + s·BA the engine samples with
 (:func:`~verirl.backends.staleness.engine_checksum`), and for an engine with weights of its
 own (vLLM, :class:`~verirl.rollout.base.HoldsOwnWeights`) the weights read back from it vs
 the module it synced from (``sync/engine_checked``).
+
+Cores are assigned, not contended (:func:`assign_cores`): the learner and the producer
+process split the run's torch threads (``run.schedule.params.learner_threads`` /
+``producer_threads``; 1 + 1 on 2 cores) and, where the OS allows, each process — every
+thread of it — is pinned to cores of its own, so neither runs on or migrates to the other's.
+When the producer has made its last batch the learner gets its threads and cores back.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import queue
 import threading
 import time
 import traceback
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -52,11 +59,64 @@ def load_weights(ring: WeightRing, model: torch.nn.Module, version: int) -> int:
     return ring.load(model, version)
 
 
-def split_threads(total: int | None, producer: int | None) -> tuple[int, int]:
-    """(learner, producer) torch threads out of ``total`` (None: the cores)."""
-    total = total or os.cpu_count() or 1
+@dataclass(frozen=True)
+class Cores:
+    """The learner's and the producer's torch threads, and the cores each is pinned to
+    (None: not pinned; ``why``: why not, or "pinned")."""
+
+    learner_threads: int
+    producer_threads: int
+    learner: tuple[int, ...] | None
+    producer: tuple[int, ...] | None
+    why: str
+
+
+def available_cores() -> tuple[int, ...] | None:
+    """The cores this process may run on (its CPU affinity), or None where the OS does not
+    say (macOS)."""
+    get = getattr(os, "sched_getaffinity", None)
+    return tuple(sorted(get(0))) if get is not None else None
+
+
+def assign_cores(
+    total: int | None,
+    learner: int | None,
+    producer: int | None,
+    pin: bool,
+    cores: tuple[int, ...] | None,
+) -> Cores:
+    """Threads and cores for the learner and the producer process: ``total`` threads (None:
+    the ``cores``' number, or the machine's) split ``producer`` (None: half, at least 1) and
+    ``learner`` (None: the rest, at least 1); pinned (``pin``) to the first ``learner`` of
+    ``cores`` and the next ``producer`` of them when there are that many."""
+    total = total or (len(cores) if cores else os.cpu_count() or 1)
     producer = producer or max(1, total // 2)
-    return max(1, total - producer), producer
+    learner = learner or max(1, total - producer)
+    if not pin:
+        why = "run.schedule.params.pin_cores is off"
+    elif cores is None:
+        why = "this OS sets no CPU affinity"
+    elif learner + producer > len(cores):
+        why = f"{learner} + {producer} threads need more than the {len(cores)} cores available"
+    else:
+        mine, theirs = cores[:learner], cores[learner : learner + producer]
+        return Cores(learner, producer, mine, theirs, "pinned")
+    return Cores(learner, producer, None, None, why)
+
+
+def pin_process(cores: tuple[int, ...] | None) -> None:
+    """Restrict every thread of this process (and the threads and processes it starts
+    later) to ``cores`` (None: leave it alone)."""
+    if cores is None:
+        return
+    tasks = (
+        [int(t) for t in os.listdir("/proc/self/task")] if os.path.isdir("/proc/self/task") else [0]
+    )
+    for tid in tasks:
+        try:
+            os.sched_setaffinity(tid, cores)
+        except ProcessLookupError:  # a thread that has just ended
+            continue
 
 
 def run_producer(
@@ -67,16 +127,18 @@ def run_producer(
     tokenizer: Any,
     state: dict[str, Any],
     start: int,
+    first: int,
     k: int,
     ring: WeightRing,
     out: Any,
     threads: int,
     in_process: bool = False,
+    cores: tuple[int, ...] | None = None,
 ) -> None:
     """The producer's main loop (a process of its own, or a thread in tests): batches
-    ``start`` … ``backend.steps − 1``, each put on ``out`` as ``("batch", i, produced)``; an
-    error as ``("error", i, text)``."""
-    i = start
+    ``first`` … ``backend.steps − 1``, batch i with policy ``version_for(i, k, start)``,
+    each put on ``out`` as ``("batch", i, produced)``; an error as ``("error", i, text)``."""
+    i = first
     parent = os.getppid()
 
     def learner_alive() -> bool:  # not stopped by the learner, which has not died either
@@ -85,8 +147,10 @@ def run_producer(
     try:
         if not in_process:
             torch.set_num_threads(threads)
+            pin_process(cores)
             load_plugins(backend.plugins)
-        from verirl.train.producer import build_producer
+        from verirl.sources import build_source
+        from verirl.train.producer import build_producer, training_formatter
         from verirl.verification.resources import build_verifier_resources
 
         model = copy.deepcopy(model)  # this process's own engine copy
@@ -98,17 +162,12 @@ def run_producer(
             gym.verification, gym.provers, gym.sandbox, backend.plugins, local.executor
         )
         try:
-            producer = build_producer(
-                settings,
-                model,
-                tokenizer,
-                str(placement.device),
-                engine,
-                resources.executor,
-                resources.provers,
-            )
+            source = build_source(gym, resources.executor, resources.provers)
+            formatter = training_formatter(settings.rollout, tokenizer)
+            device = str(placement.device)
+            producer = build_producer(settings, source, formatter, model, tokenizer, device, engine)
             producer.load_state_dict(state)
-            for i in range(start, backend.steps):
+            for i in range(first, backend.steps):
                 version = version_for(i, k, start)
                 idle = ring.wait_for(version, alive=learner_alive)
                 t0 = time.perf_counter()
@@ -126,7 +185,7 @@ def run_producer(
                     engine.weights_mismatch(model) if isinstance(engine, HoldsOwnWeights) else []
                 )
                 checksum_s = time.perf_counter() - t0
-                produced = producer.produce(version)
+                produced = producer.produce(version, batch=i)
                 produced.state = producer.state_dict()
                 produced.sync = {
                     "producer_idle_s": idle,
@@ -156,6 +215,10 @@ def run_producer(
                 cancel()  # do not wait, at exit, for unread batches to be flushed
             return
         out.put(("error", i, traceback.format_exc()))
+
+
+def _cpus(cores: tuple[int, ...] | None) -> str:
+    return ",".join(map(str, cores or ()))
 
 
 def stop_producer(worker: Any, ring: WeightRing, grace_s: float = 10.0) -> None:
@@ -190,14 +253,14 @@ class LocalStream:
             )
         self.backend = backend
         self.staleness = staleness
-        self.settings = producer
         self.worker: Any = None
         self.queue: Any = None
         self._ring: WeightRing | None = None
         self._model: torch.nn.Module | None = None
         self._exit_hook: Any = None
+        self._restore: tuple[int, tuple[int, ...] | None] | None = None
 
-    def start(self, producer: RolloutProducer, step: int, max_staleness: int) -> None:
+    def start(self, producer: RolloutProducer, step: int, max_staleness: int, first: int) -> None:
         import torch.multiprocessing as tmp
 
         verifier = producer.verifier  # started by an evaluation, maybe
@@ -205,8 +268,13 @@ class LocalStream:
         verifier.provers.close()
         self._model = producer.model
         s = self.backend.settings
-        learner_threads, producer_threads = split_threads(
-            s.threads, self.staleness.producer_threads
+        a = self.staleness
+        cores = assign_cores(
+            s.threads,
+            a.learner_threads,
+            a.producer_threads,
+            a.pin_cores and not self.in_process,
+            available_cores(),
         )
         ctx = tmp.get_context("spawn")
         self._ring = WeightRing(self._model, max_staleness, ctx)
@@ -216,23 +284,27 @@ class LocalStream:
         # numerics may depend on their alignment: k = 0 must equal the synchronous loop)
         model = copy.deepcopy(self._model)
         args = (
-            self.settings,
+            producer.settings,  # the run's: recording to its ledger (RolloutProducer.record_to)
             s,
             self.backend.placement,
             model,
             producer.tokenizer,
             producer.state_dict(),
             step,
+            first,
             max_staleness,
             self._ring,
         )
         if self.in_process:
             self.queue = queue.Queue()
             self.worker = threading.Thread(
-                target=run_producer, args=(*args, self.queue, producer_threads, True), daemon=True
+                target=run_producer,
+                args=(*args, self.queue, cores.producer_threads, True),
+                daemon=True,
             )
         else:
-            torch.set_num_threads(learner_threads)
+            self._restore = (torch.get_num_threads(), available_cores())
+            torch.set_num_threads(cores.learner_threads)
             self.queue = ctx.Queue()
             # not a daemon: the producer's verifier pool (the `processes` executor) starts
             # processes of its own, which a daemonic process may not; an exit hook stops it
@@ -240,20 +312,25 @@ class LocalStream:
             # joins the children)
             self.worker = ctx.Process(
                 target=run_producer,
-                args=(*args, self.queue, producer_threads, False),
+                args=(*args, self.queue, cores.producer_threads, False, cores.producer),
                 daemon=False,
             )
             self._exit_hook = functools.partial(stop_producer, self.worker, self._ring, 2.0)
             atexit.register(self._exit_hook)
         self.worker.start()
+        if not self.in_process:
+            pin_process(cores.learner)  # after the start: the producer inherits no mask
         logger.info(
             "async producer started (%s, pid %s), max_staleness %d, threads %d learner / %d "
-            "producer",
+            "producer, cores %s",
             "thread" if self.in_process else "process",
             getattr(self.worker, "pid", os.getpid()),
             max_staleness,
-            learner_threads,
-            producer_threads,
+            cores.learner_threads,
+            cores.producer_threads,
+            f"{_cpus(cores.learner)} learner / {_cpus(cores.producer)} producer"
+            if cores.learner is not None
+            else f"shared ({cores.why})",
         )
 
     @property
@@ -267,7 +344,17 @@ class LocalStream:
         assert self._ring is not None and self._model is not None
         if version < self.backend.settings.steps:  # none needed after the last batch
             self._ring.publish(self._model, version)
+        else:  # the producer made its last batch: the cores are the learner's again
+            self._give_back_cores()
         return {}
+
+    def _give_back_cores(self) -> None:
+        """The learner's own threads and cores, as before the producer started."""
+        if self._restore is not None:
+            threads, cores = self._restore
+            self._restore = None
+            torch.set_num_threads(threads)
+            pin_process(cores)
 
     def stop(self) -> None:
         worker = self.worker
@@ -280,6 +367,7 @@ class LocalStream:
             atexit.unregister(self._exit_hook)
             self._exit_hook = None
         stop_producer(worker, self._ring)
+        self._give_back_cores()
 
     def join(self) -> None:
         """:meth:`stop` already waited for the producer process."""

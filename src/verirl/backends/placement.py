@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class BackendSettings:
     """What a placement reads from a run's config: the engine and executor to build, the
-    modules their workers import, the policy and learner settings (a placement may rebuild
-    them elsewhere: Ray actors), the run's seed, steps and threads, and its own ``params``
+    modules their workers import, the policy (a placement may rebuild it elsewhere: Ray
+    actors), the run's seed, steps and threads, and its own ``params``
     (``run.placement.params``, parsed by its parameter model)."""
 
     engine: Plugin
@@ -50,7 +50,6 @@ class BackendSettings:
     steps: int
     threads: int | None
     policy: PolicySpec
-    learner: LearnerSettings
     params: BaseModel
 
     @classmethod
@@ -63,7 +62,6 @@ class BackendSettings:
             steps=cfg.run.steps,
             threads=cfg.run.threads,
             policy=PolicySpec.from_config(cfg),
-            learner=LearnerSettings.from_config(cfg, placement),
             params=PLACEMENTS.get(cfg.run.placement.name).parse(cfg.run.placement.params),
         )
 
@@ -80,9 +78,12 @@ class RolloutStream(Protocol):
     - ``own_verifiers``: the producer verifies with verifiers of its own, so the trainer's
       verify nothing but an evaluation (they start on first use and are stopped when the
       producer starts);
-    - :meth:`start`: start producing batches ``step`` … ``steps − 1`` with ``producer``'s
-      settings and state; then ``worker`` (with ``is_alive()``) and ``queue`` are set: the
-      producer puts ``("batch", i, pickled Produced)`` or ``("error", i, traceback)`` on it;
+    - :meth:`start`: start producing batches ``first`` … ``steps − 1`` with ``producer``'s
+      settings and state, batch i with policy ``version_for(i, max_staleness, step)``
+      (``step``: the learner's version now; ``first`` > ``step`` when a resumed run's
+      checkpoint held the batches before it); then ``worker`` (with ``is_alive()``) and
+      ``queue`` are set: the producer puts ``("batch", i, pickled Produced)`` or
+      ``("error", i, traceback)`` on it;
     - :meth:`publish`: the learner's weights after ``version`` updates reach the producer;
       returns the engine's cost metrics;
     - :meth:`stop` / :meth:`join`: ask the producer to end / wait for it.
@@ -92,7 +93,9 @@ class RolloutStream(Protocol):
     worker: Any
     queue: Any
 
-    def start(self, producer: RolloutProducer, step: int, max_staleness: int) -> None: ...
+    def start(
+        self, producer: RolloutProducer, step: int, max_staleness: int, first: int
+    ) -> None: ...
 
     def publish(self, engine: RolloutEngine, version: int) -> dict[str, float]: ...
 
@@ -112,7 +115,7 @@ class Backend:
       the executor's workers check proofs with checkers of their own, as Ray's actors do:
       this process's proof checkers then start on first use rather than at start-up);
     - :meth:`engine` / :meth:`executor` / :meth:`learner`: the parts, built where this
-      placement runs them;
+      placement runs them (the learner with the settings the run's build resolved);
     - :meth:`share_batch`: the collated batch every learner rank trains on;
     - :meth:`before_update` / :meth:`publish_weights`: around the learner update (free the
       engine's memory; make the engine sample from the new weights), the latter returning
@@ -139,8 +142,8 @@ class Backend:
         v = self.settings.executor
         return EXECUTORS.get(v.name).build(v.params, self.settings.plugins)
 
-    def learner(self, model: torch.nn.Module) -> PolicyLearner:
-        return Learner(model, self.settings.learner, self.settings.steps, None)
+    def learner(self, model: torch.nn.Module, settings: LearnerSettings) -> PolicyLearner:
+        return Learner(model, settings, self.settings.steps)
 
     def share_batch(self, batch: Batch) -> Batch:
         return batch

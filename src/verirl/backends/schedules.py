@@ -21,8 +21,15 @@ The bounded-staleness schedule's checks, each counted in the step's metrics:
 - ``async/dropped``: a batch that arrives out of order or staler than k is dropped, counted
   and logged (never silently); the schedule makes this impossible unless something is wrong;
 - a producer that dies stops the step with :class:`~verirl.errors.WorkerLostError`; the run
-  resumes from its last checkpoint, which holds the learner's state and the producer's state
-  right after the last batch trained on (nothing half-applied).
+  resumes from its last checkpoint (nothing half-applied).
+
+Checkpoints lose nothing: checkpoint c (after c updates) holds the batches c … c + k − 1 —
+produced with policies older than c, which a resumed run could not produce again — and the
+producer's state right after the last of them; the resumed run trains those batches first and
+its producer continues at batch c + k with policy c, as the uninterrupted run did, so a killed
+run resumes bit for bit at every k (the run's ledger, :mod:`verirl.train.ledger`, records it).
+Taking a checkpoint waits for those batches (at most k − 1 beyond the one the next step
+needs anyway).
 
 Metrics every step: ``async/staleness_mean``, ``async/staleness_max``, ``async/queue_depth``
 (batches produced and not yet trained on), ``async/learner_idle_s`` (waiting for rollouts),
@@ -44,6 +51,7 @@ from verirl.backends.placement import Backend
 from verirl.errors import WorkerLostError
 from verirl.registry import Plugin, Registry, Spec, named
 from verirl.rollout.base import RolloutEngine
+from verirl.train.ledger import Ledger
 
 if TYPE_CHECKING:
     from verirl.train.producer import Produced, ProducerSettings, RolloutProducer
@@ -73,7 +81,26 @@ class BoundedStalenessParams(BaseModel):
         None,
         ge=1,
         description="torch CPU threads of the producer process (None: half of run.threads, or "
-        "of the cores, at least 1); the learner keeps the rest.",
+        "of the cores this process may use, at least 1).",
+    )
+    learner_threads: int | None = Field(
+        None,
+        ge=1,
+        description="torch CPU threads of the learner while a producer process runs (None: "
+        "run.threads, or the cores this process may use, minus producer_threads; at least 1). "
+        "Its own threads come back when the producer stops (for the evaluation after "
+        "training).",
+    )
+    pin_cores: bool = Field(
+        True,
+        description="Give the learner and the producer process disjoint CPU cores (Linux CPU "
+        "affinity, every thread of each process): the learner the first learner_threads of "
+        "the cores this process may use (`taskset` narrows them), the producer the next "
+        "producer_threads — 1 + 1 on 2 cores — so that neither's threads run on, or migrate "
+        "to, the other's core. Not done where the OS has no CPU affinity (macOS), with "
+        "producer=thread, or when the two ask for more cores than there are (the log says "
+        "which). False: both processes may run on every core (two runs sharing one machine "
+        "would otherwise pin to the same cores; or give each its own with taskset).",
     )
     producer: Literal["process", "thread"] = Field(
         "process",
@@ -81,8 +108,16 @@ class BoundedStalenessParams(BaseModel):
         "weights through shared memory) or 'thread' (same schedule in a thread of this "
         "process, sharing the GIL: for tests and debugging). On the ray placement the "
         "producer is a driver thread steering the rollout replicas and the Ray verifier pool; "
-        "this and producer_threads do not apply.",
+        "this, the threads and pin_cores do not apply.",
     )
+
+
+BUFFER = "async_buffer"
+"""The checkpoint's key for the batches produced ahead: ``[[index, pickled Produced], …]``."""
+
+
+def _buffer(batches: dict[int, Produced], indices: list[int]) -> dict[str, Any]:
+    return {BUFFER: [[i, pickle.dumps(batches[i])] for i in indices]}
 
 
 SCHEDULES: Registry[Spec[type[Schedule]]] = Registry("schedule", on_add=named)
@@ -101,7 +136,8 @@ class Schedule:
     - :meth:`before_update` / :meth:`after_update`: around the learner update;
       ``after_update`` makes the new weights reach whatever samples next and returns the
       step's cost and schedule metrics;
-    - :meth:`producer_state`: the producer's state to checkpoint with the learner's;
+    - :meth:`checkpoint_state` / :meth:`restore`: the producer's side of a checkpoint (its
+      state, and the batches it produced ahead) and its return on resume;
     - :meth:`close` / :meth:`join`: stop producing / wait until the producer has ended
       (after the placement closed: a producer may be waiting on its actors).
     """
@@ -111,9 +147,11 @@ class Schedule:
 
     def __init__(self, settings: BaseModel, backend: Backend, producer: ProducerSettings) -> None:
         self.backend = backend
+        self._pending: dict[int, Produced] = {}  # batches produced, not yet trained on
 
     def next_rollouts(self, producer: RolloutProducer, version: int) -> Produced:
-        return producer.produce(version)
+        restored = self._pending.pop(version, None)  # a resumed checkpoint's (see restore)
+        return restored if restored is not None else producer.produce(version)
 
     def before_update(self, engine: RolloutEngine) -> None:
         self.backend.before_update(engine)
@@ -121,8 +159,19 @@ class Schedule:
     def after_update(self, engine: RolloutEngine, version: int) -> dict[str, float]:
         return self.backend.publish_weights(engine, version)
 
-    def producer_state(self, producer: RolloutProducer) -> dict[str, Any]:
-        return producer.state_dict()
+    def checkpoint_state(self, producer: RolloutProducer, step: int) -> dict[str, Any]:
+        """The producer's side of checkpoint ``step`` (after ``step`` updates): its state,
+        and under ``BUFFER`` the batches produced and not yet trained on (here: only those a
+        resumed checkpoint held and the run has not reached yet)."""
+        ahead = sorted(i for i in self._pending if i >= step)
+        return {**producer.state_dict(), **_buffer(self._pending, ahead)}
+
+    def restore(self, state: dict[str, Any]) -> list[int]:
+        """Take back the batches :meth:`checkpoint_state` saved (the producer's own state,
+        right after the last of them, is loaded by the trainer): they are trained first.
+        Returns their indices."""
+        self._pending = {int(i): pickle.loads(b) for i, b in state.get(BUFFER, [])}
+        return sorted(self._pending)
 
     def close(self) -> None:
         """Stop producing (idempotent)."""
@@ -146,9 +195,9 @@ class BoundedStaleness(Schedule):
     """The learner's side of an asynchronous run: takes batch i off the placement's
     producer (:class:`~verirl.backends.placement.RolloutStream`) at version i — batches that
     arrive early wait, batches that cannot be trained on are dropped, counted and logged —,
-    stops the run on a weight-sync mismatch or a lost producer, and keeps the step's
-    ``async/*`` and ``sync/*`` metrics and the producer's state after the last batch trained
-    on (see the module docstring)."""
+    stops the run on a weight-sync mismatch or a lost producer, keeps the step's ``async/*``
+    and ``sync/*`` metrics, and checkpoints the batches produced ahead (see the module
+    docstring)."""
 
     def __init__(
         self, settings: BoundedStalenessParams, backend: Backend, producer: ProducerSettings
@@ -157,9 +206,10 @@ class BoundedStaleness(Schedule):
         self.k = settings.max_staleness
         self.stream = backend.rollout_stream(settings, producer)
         self.verifies_here = not self.stream.own_verifiers
+        self.steps = backend.settings.steps
+        self.ledger = Ledger(None)  # the run's, once the producer starts (next_rollouts)
         self._started = False
         self._state: dict[str, Any] | None = None
-        self._pending: dict[int, Produced] = {}
         self._produced = 0
         self._consumed = 0
         self._step_metrics: dict[str, float] = {}
@@ -169,20 +219,16 @@ class BoundedStaleness(Schedule):
     def next_rollouts(self, producer: RolloutProducer, version: int) -> Produced:
         if not self._started:
             self._state = producer.state_dict()
-            self.stream.start(producer, version, self.k)
+            # restored batches first; the producer goes on after them, from its state after
+            # the last of them (which the trainer loaded), with the policy versions of a run
+            # that started at ``version``
+            first = max(self._pending, default=version - 1) + 1
+            self.ledger = Ledger(producer.settings.ledger)
+            self.stream.start(producer, version, self.k, first)
             self._started = True
         t0 = time.perf_counter()
-        produced = self._pending.pop(version, None)
-        while produced is None:
-            kind, index, payload = self._get()
-            if kind == "error":
-                raise WorkerLostError(f"the rollout producer failed at batch {index}:\n{payload}")
-            self._produced += 1
-            accepted = self._accept(index, pickle.loads(payload), version)
-            if accepted is not None and index == version:
-                produced = accepted
-            elif accepted is not None:
-                self._pending[index] = accepted
+        self._take(version, version)
+        produced = self._pending.pop(version)
         idle = time.perf_counter() - t0
         self._consumed += 1
         sync = produced.sync or {}
@@ -213,6 +259,18 @@ class BoundedStaleness(Schedule):
         }
         return produced
 
+    def _take(self, last: int, version: int) -> None:
+        """Read the producer's queue until every batch up to ``last`` is in ``_pending``
+        (the learner at ``version``)."""
+        while any(i not in self._pending for i in range(version, last + 1)):
+            kind, index, payload = self._get()
+            if kind == "error":
+                raise WorkerLostError(f"the rollout producer failed at batch {index}:\n{payload}")
+            self._produced += 1
+            accepted = self._accept(index, pickle.loads(payload), version)
+            if accepted is not None:
+                self._pending[index] = accepted
+
     def _get(self) -> tuple[str, int, Any]:
         while True:
             try:
@@ -231,27 +289,28 @@ class BoundedStaleness(Schedule):
         """The batch, or None when it cannot be trained on (out of order, or staler than k):
         then it is dropped, counted in ``async/dropped`` and logged."""
         if index < version or version - produced.version > self.k:
-            self._drop([produced], f"batch {index} arrived at learner version {version}")
+            self._drop({index: produced}, f"batch {index} arrived at learner version {version}")
             return None
         return produced
 
-    def _drop(self, batches: list[Produced], why: str) -> None:
-        groups = sum(len({r.group for r in b.out.rollouts}) for b in batches)
+    def _drop(self, batches: dict[int, Produced], why: str) -> None:
+        groups = sum(len({r.group for r in b.out.rollouts}) for b in batches.values())
         self.dropped += groups
+        for index, b in sorted(batches.items()):
+            self.ledger.dropped(index, b.out.rollouts, why)
         logger.warning(
             "async: dropped %d produced batch(es), %d group(s): %s", len(batches), groups, why
         )
 
-    def _drain(self) -> list[Produced]:
-        left = list(self._pending.values())
-        self._pending = {}
+    def _drain(self) -> dict[int, Produced]:
+        left, self._pending = self._pending, {}
         while True:
             try:
-                kind, _, payload = self.stream.queue.get_nowait()
+                kind, index, payload = self.stream.queue.get_nowait()
             except (queue.Empty, OSError, ValueError):
                 return left
             if kind == "batch":
-                left.append(pickle.loads(payload))
+                left[index] = pickle.loads(payload)
 
     # ---- around the update -----------------------------------------------------------------
     def before_update(self, engine: RolloutEngine) -> None:
@@ -262,9 +321,18 @@ class BoundedStaleness(Schedule):
         them); returns the engine's cost and this step's ``async/*`` and ``sync/*``."""
         return {**self.stream.publish(engine, version), **self._step_metrics}
 
-    def producer_state(self, producer: RolloutProducer) -> dict[str, Any]:
-        """The producer's state right after the last batch the learner trained on."""
-        return self._state if self._state is not None else producer.state_dict()
+    def checkpoint_state(self, producer: RolloutProducer, step: int) -> dict[str, Any]:
+        """Batches ``step`` … ``step + k − 1`` (sampled with policies older than ``step``:
+        waits for those not yet produced) and the producer's state right after the last of
+        them — or, with none ahead, after the last batch the learner trained on."""
+        if not self._started:  # restored batches only, the producer's state after them
+            return super().checkpoint_state(producer, step)
+        ahead = list(range(step, min(step + self.k, self.steps)))
+        if ahead:
+            self._take(ahead[-1], step)
+        state = self._pending[ahead[-1]].state if ahead else self._state
+        assert state is not None, "a produced batch travels with the producer's state"
+        return {**state, **_buffer(self._pending, ahead)}
 
     # ---- stopping ----------------------------------------------------------------------------
     def close(self) -> None:
@@ -283,6 +351,7 @@ class BoundedStaleness(Schedule):
 
 
 __all__ = [
+    "BUFFER",
     "SCHEDULES",
     "BoundedStaleness",
     "BoundedStalenessParams",

@@ -12,7 +12,7 @@ import torch
 from verirl.backends.placement import PLACEMENTS, Backend, BackendSettings
 from verirl.device import Placement
 from verirl.train.distributed import DataParallel, backend_for, from_environment
-from verirl.train.learner import Learner, PolicyLearner
+from verirl.train.learner import Learner, LearnerSettings, PolicyLearner
 from verirl.types import Batch
 
 
@@ -20,15 +20,14 @@ from verirl.types import Batch
 class TorchrunBackend(Backend):
     def __init__(self, settings: BackendSettings, placement: Placement) -> None:
         super().__init__(settings, placement)
-        dp = from_environment(backend_for(placement.device))
-        self.dp: DataParallel = dp if dp is not None else DataParallel(0, 1)
+        self.dp: DataParallel = from_environment(backend_for(placement.device))
 
     @property
     def leads(self) -> bool:  # type: ignore[override]
         return self.dp.rank == 0
 
-    def learner(self, model: torch.nn.Module) -> PolicyLearner:
-        return Learner(model, self.settings.learner, self.settings.steps, self.dp)
+    def learner(self, model: torch.nn.Module, settings: LearnerSettings) -> PolicyLearner:
+        return Learner(model, settings, self.settings.steps, self.dp)
 
     def follow(self, learner: PolicyLearner, start: int, steps: int) -> dict[str, Any]:
         for _ in range(start, steps):  # rank 0's batch, this rank's share of it

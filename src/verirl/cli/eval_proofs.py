@@ -9,15 +9,17 @@ before the numbers; every number is printed with its budget (:mod:`verirl.evals.
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+import contextlib
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from verirl.cli.common import console
+from verirl.cli.common import console, phase_lines
 from verirl.errors import UserInputError
+
+if TYPE_CHECKING:
+    from verirl.assembly import SamplingParts
+    from verirl.config import TrainConfig
 
 DEFAULT_SPLIT = {"minif2f-rocq": "test", "coq-stdlib": "heldout"}
 
@@ -57,8 +59,9 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     )
 
 
-def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
+def run_formal(ns: argparse.Namespace, spec: Any, settings: Any, cfg: TrainConfig) -> list[Any]:
     """One formal benchmark (``spec``) with the model or the named provers; its results."""
+    from verirl.assembly import build_sampling
     from verirl.evals import formal, proving
     from verirl.provers.coq.idetop import CoqIdeChecker
 
@@ -108,13 +111,12 @@ def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
         )
         if ns.limit:
             items = items[: ns.limit]
-        if not policies:
-            policies = [_model_policy(ns)]
-            policies[0].progress = _Progress(f"{spec.name}/{split}", len(items), "sampled")
-        results = []
-        for policy in policies:
-            advance = _Progress(f"{spec.name}/{split} [{policy.name}]", len(items))
-            results.append(
+        with contextlib.ExitStack() as stack:
+            if not policies:
+                parts = build_sampling(cfg, checkpoint=ns.checkpoint, start_verifiers=False)
+                policies = [_model_policy(stack.enter_context(parts))]
+            stack.enter_context(phase_lines())
+            results = [
                 proving.run_proofs(
                     spec.name,
                     split,
@@ -127,9 +129,9 @@ def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
                     rule=rule,
                     published=published,
                     data_source=where,
-                    progress=advance,
                 )
-            )
+                for policy in policies
+            ]
         if ns.prover:
             wide_console().print(proving.baseline_table(results))
         return results
@@ -137,38 +139,17 @@ def run_formal(ns: argparse.Namespace, spec: Any, settings: Any) -> list[Any]:
         checker.close()
 
 
-class _Progress:
-    """Prints a line each time another 25 theorems are done (and at the end)."""
-
-    def __init__(self, label: str, total: int, what: str = "checked") -> None:
-        self.label, self.total, self.what, self.done = label, total, what, 0
-        self.started = time.monotonic()
-
-    def __call__(self, n: int) -> None:
-        before, self.done = self.done, self.done + n
-        if self.done // 25 > before // 25 or self.done == self.total:
-            console.print(
-                f"{self.label}: {self.done}/{self.total} theorems {self.what}, "
-                f"{time.monotonic() - self.started:.0f} s",
-                highlight=False,
-                markup=False,
-            )
-
-
-def _model_policy(ns: argparse.Namespace) -> Any:
-    from verirl.assembly import load_config
-    from verirl.cli.common import split_args
-    from verirl.cli.eval import _policy_engine
+def _model_policy(parts: SamplingParts) -> Any:
+    """The config's policy behind its engine, prompted with the config's system prompt and
+    Coq-format demonstrations."""
     from verirl.evals.proving import ModelPolicy
     from verirl.rollout.prompts import PromptFormatter
 
-    path, overrides = split_args(ns.args)
-    if ns.checkpoint and path is None and (Path(ns.checkpoint).parent / "config.yaml").is_file():
-        path = str(Path(ns.checkpoint).parent / "config.yaml")
-    cfg = load_config(path, overrides)
-    engine, tokenizer = _policy_engine(cfg, ns.checkpoint, ns.seed)
-    formatter = PromptFormatter(tokenizer, cfg.rollout.system_prompt, tuple(cfg.rollout.few_shot))
-    return ModelPolicy(cfg.model.name, engine, tokenizer, formatter)
+    cfg = parts.cfg
+    formatter = PromptFormatter(
+        parts.tokenizer, cfg.rollout.system_prompt, tuple(cfg.rollout.few_shot)
+    )
+    return ModelPolicy(cfg.model.name, parts.engine, parts.tokenizer, formatter)
 
 
 def wide_console() -> Console:
@@ -177,8 +158,4 @@ def wide_console() -> Console:
     return out if out.is_terminal else Console(width=200)
 
 
-def formal_specs(specs: Sequence[Any]) -> list[Any]:
-    return [s for s in specs if s.kind == "proof"]
-
-
-__all__ = ["DEFAULT_SPLIT", "add_arguments", "formal_specs", "run_formal"]
+__all__ = ["DEFAULT_SPLIT", "add_arguments", "run_formal"]

@@ -1,5 +1,7 @@
-"""``verirl memory``: the planned peak memory of a training step, from the config and the
-model's config.json alone (:mod:`verirl.train.memory_plan`), on this machine or a named GPU."""
+"""``verirl memory``: the planned peak memory of a training step — the plan ``verirl train``
+makes for the same config (:func:`verirl.assembly.plan`) — from the config, the model's
+config.json and tokenizer and the curriculum's first problems, on this machine or a named
+GPU."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from verirl.cli.common import split_args
+from verirl.cli.common import run_config
 from verirl.errors import UserInputError
 
 
@@ -18,7 +20,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "memory",
         help="plan a training step's peak memory (no weights loaded) and say what would make "
-        "it fit",
+        "it fit; no config: the default job (examples/default.yaml), as `verirl train`",
     )
     p.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
     p.add_argument(
@@ -40,7 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -> int:
-    from verirl.train.memory_plan import GB, parse_device, plan_memory, suggest_fix
+    from verirl.assembly import plan as plan_of
+    from verirl.train.memory_plan import GB, parse_device, suggest_fix
 
     if prompt_tokens is not None and prompt_tokens < 1:
         raise UserInputError(f"--prompt-tokens must be at least 1 (got {prompt_tokens})")
@@ -50,11 +53,8 @@ def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -
             device, limit = parse_device(device)
         except ValueError as exc:
             raise UserInputError(str(exc)) from None
-    path, overrides = split_args(args)
-    from verirl.assembly import load_config
-
-    cfg = load_config(path, overrides)
-    plan = plan_memory(cfg, device, limit, prompt_tokens)
+    cfg = run_config(args)
+    plan = plan_of(cfg, device, limit, prompt_tokens)
     out = Console()
     table = Table(title=f"one step on {plan.device}")
     table.add_column("component")
@@ -71,13 +71,12 @@ def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -
         "chunk, generation) + workers",
         highlight=False,
     )
-    ckpt = plan.settings["activation_checkpointing"]
-    how = "(auto: needed to fit)" if ckpt and cfg.optim.activation_checkpointing == "auto" else ""
-    out.print(f"activation checkpointing: {'on' if ckpt else 'off'} {how}".rstrip())
+    ckpt = "on" if plan.activation_checkpointing else "off"
+    out.print(f"activation checkpointing: {plan.why or ckpt}", highlight=False)
     if plan.fits:
         out.print("the step fits" if plan.limit is not None else "no limit given")
         return 0
-    fix = suggest_fix(cfg, plan)
+    fix = suggest_fix(plan)
     limit = plan.limit or 0.0
     out.print(
         f"[red]does not fit[/red]: planned {plan.peak / GB:.1f} GB > {limit / GB:.1f} GB"

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from verirl.cli.common import split_args
+from verirl.cli.common import phase_lines, run_config, under_allocator
 from verirl.errors import UserInputError
 
 
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p_pre = sub.add_parser(
         "preflight",
         help="sample the base policy on a few problems per environment: format rate, "
-        "accuracy, learning signal, suggested settings",
+        "accuracy, learning signal, suggested settings (no config: the default job)",
     )
     p_pre.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
     p_pre.add_argument(
@@ -28,19 +28,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="problems per (environment, difficulty), each sampled rollout.group_size times",
     )
-    p_pre.set_defaults(run=lambda ns: preflight(ns.args, ns.problems))
+    p_pre.set_defaults(
+        run=lambda ns: preflight(ns.args, ns.problems, getattr(ns, "command_line", False))
+    )
 
 
-def preflight(args: Sequence[str], problems: int) -> int:
+def preflight(args: Sequence[str], problems: int, relaunch: bool = False) -> int:
     from verirl.preflight import preflight as run_preflight
 
     if problems < 1:
         raise UserInputError(f"--problems must be at least 1 (got {problems})")
-    path, overrides = split_args(args)
-    from verirl.assembly import load_config
-
-    cfg = load_config(path, overrides)
-    report = run_preflight(cfg, problems)
+    cfg = run_config(args)
+    under_allocator(cfg, relaunch)  # the policy samples as in training
+    with phase_lines():
+        report = run_preflight(cfg, problems)
     out = Console()
     table = Table(
         title=f"base policy, {cfg.rollout.group_size} samples per problem, training prompt "

@@ -29,14 +29,16 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from verirl.cli.common import console, keep_traceback, split_args
+from verirl.cli.common import console, keep_traceback, run_config, split_args, under_allocator
 from verirl.config import TrainConfig
 from verirl.errors import UserInputError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this command's parser to ``sub``, the top-level subparsers."""
-    p_train = sub.add_parser("train", help="train a policy (no arguments: the default job)")
+    p_train = sub.add_parser(
+        "train", help="train a policy (no config: the default job, examples/default.yaml)"
+    )
     p_train.add_argument("args", nargs="*", help="[CONFIG.yaml] then key.sub=value overrides")
     p_train.add_argument(
         "--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint"
@@ -50,13 +52,10 @@ def train(args: Sequence[str], resume: str | None, relaunch: bool = False) -> in
     """``relaunch``: this is the process's own command line (the ``verirl`` script), which may
     start itself again under the allocator ``run.allocator`` asks for (:mod:`verirl.allocator`);
     a library caller's process is never replaced."""
-    from verirl.allocator import after_relaunch, allocator_in_use, relaunch_under
-    from verirl.assembly import load_config
+    from verirl.assembly import build, load_config
     from verirl.config import dump_config
-    from verirl.device import resolve_device
     from verirl.trainer import Trainer, new_run_dir
 
-    relaunched = after_relaunch()
     if resume:
         run_dir = Path(resume)
         if not (run_dir / "config.yaml").is_file():
@@ -64,18 +63,13 @@ def train(args: Sequence[str], resume: str | None, relaunch: bool = False) -> in
         _, overrides = split_args(args)
         # config.yaml is rewritten only once the checkpoint has loaded (below)
         cfg = load_config(run_dir / "config.yaml", overrides)
-        device = resolve_device(cfg.model.device)
     else:
-        path, overrides = split_args(args)
-        cfg = load_config(path, overrides)
+        cfg = run_config(args)
         from verirl.models import resolve_model_path
 
         resolve_model_path(cfg.model.name)  # bad paths and devices fail before a run dir exists
-        device = resolve_device(cfg.model.device)
-    if relaunch:  # before the run directory exists: the relaunched process makes it
-        allocator = relaunch_under(cfg.run.allocator, device.type, relaunched)
-    else:
-        allocator = f"memory allocator: {allocator_in_use()}"
+    # before the run directory exists: the relaunched process makes it
+    allocator = under_allocator(cfg, relaunch)
     if not resume:
         run_dir = new_run_dir(cfg)
     console.print(f"run directory: [bold]{run_dir}[/bold]")
@@ -85,14 +79,14 @@ def train(args: Sequence[str], resume: str | None, relaunch: bool = False) -> in
     live = console.is_terminal
     plain = not live or not sys.stdout.isatty()
     try:
-        with _RunOutput(live, plain), Trainer(cfg, run_dir) as trainer:
-            console.print(f"device {trainer.placement.device}; {trainer.placement.reason}")
-            plan = trainer.memory_plan
+        with _RunOutput(live, plain), Trainer(build(cfg), run_dir) as trainer:
+            placement, plan = trainer.parts.placement, trainer.parts.memory_plan
+            console.print(f"device {placement.device}; {placement.reason}")
             if plan is not None:
                 console.print(
                     f"memory plan: peak {plan.peak / 1e9:.1f} GB of "
                     f"{(plan.limit or 0) / 1e9:.1f} GB available, activation checkpointing "
-                    f"{'on' if plan.settings['activation_checkpointing'] else 'off'} "
+                    f"{plan.why or ('on' if plan.activation_checkpointing else 'off')} "
                     "(`verirl memory` shows the parts)",
                     highlight=False,
                 )

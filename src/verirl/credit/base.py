@@ -17,7 +17,7 @@ loaded, so an unknown or mistyped parameter is reported before any work starts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,8 @@ class CreditInput:
     - ``status``         per rollout, the scorer's status word (``"pass"``, ``"error"``,
       ``"timeout"``, ``"incomplete"``, ``"rejected"``...), or ``""``.
     - ``turns``          per rollout, its turns (multi-turn episodes); empty for one turn.
+    - ``extra``          per rollout, its verdict's ``extra`` (scorer-specific facts, among
+      them the parts of a combined reward: :meth:`component`).
     """
 
     rewards: torch.Tensor
@@ -53,10 +55,34 @@ class CreditInput:
     first_failed_step: tuple[int | None, ...] = ()
     status: tuple[str, ...] = ()
     turns: tuple[tuple[Turn, ...], ...] = ()
+    extra: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def n(self) -> int:
         return int(self.rewards.shape[0])
+
+    def component(self, name: str) -> torch.Tensor:
+        """[N] float: one part of each rollout's reward — ``"reward"`` (the whole reward),
+        ``"correct"`` (1 if fully correct, else 0), or the number the reward source recorded
+        under ``name`` in the verdict's ``extra`` (``rule_cer``: ``rule``, ``cer``; DAPO's
+        overlong shaping: ``overlong_penalty``). ``ValueError`` naming the rollout and the
+        numbers it has when one lacks it."""
+        if name == "reward":
+            return self.rewards
+        if name == "correct":
+            return self.correct.to(self.rewards.dtype)
+        values = []
+        for i, facts in enumerate(self.extra or ({},) * self.n):
+            value = facts.get(name)
+            if not isinstance(value, int | float):
+                numbers = sorted(k for k, v in facts.items() if isinstance(v, int | float))
+                raise ValueError(
+                    f"reward component {name!r}: rollout {i}'s verdict has no number under "
+                    f"extra[{name!r}] (numbers it has: {', '.join(numbers) or 'none'}; "
+                    "'reward' and 'correct' are always there)"
+                )
+            values.append(float(value))
+        return torch.tensor(values, dtype=self.rewards.dtype)
 
     @classmethod
     def from_rewards(
@@ -124,6 +150,7 @@ class CreditInput:
             first_failed_step=tuple(v.first_failed_step for v in verdicts),
             status=tuple(str(v.extra.get("status", "")) for v in verdicts),
             turns=tuple(r.turns for r in rollouts),
+            extra=tuple(v.extra for v in verdicts),
         )
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -297,21 +297,17 @@ def load_math_items(
 
 
 # ---- sampling ------------------------------------------------------------------------------
-Progress = Callable[[int], None]
-"""Called with the number of problems just finished."""
-
-
 def generate(
     engine: Any,
     tokenizer: Any,
     conversations: Sequence[list[dict[str, str]]],
     settings: BenchmarkSettings,
-    progress: Progress | None = None,
-    chunk: int = 32,
 ) -> list[list[Any]]:
     """``settings.samples`` generations per conversation (chat template applied), in input
-    order. Prompts run in chunks sorted by length (less padding); the engine is seeded once,
-    at the first chunk, so the whole run is one reproducible random stream."""
+    order: one call of the engine, which batches the prompts and their samples as it does in
+    training (``rollout.engine.params``), prompts sorted by length (less padding) and the
+    sampling seeded once. The engine counts each finished sequence in the running phase
+    (:func:`verirl.progress.advance`)."""
     from verirl.types import SamplingParams
 
     ids = [
@@ -324,21 +320,16 @@ def generate(
         for c in conversations
     ]
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    sampling = SamplingParams(
+        n=settings.samples,
+        temperature=settings.temperature,
+        top_p=settings.top_p,
+        max_new_tokens=settings.max_new_tokens,
+        seed=settings.seed,
+    )
     out: list[list[Any]] = [[] for _ in ids]
-    for start in range(0, len(order), chunk):
-        part = order[start : start + chunk]
-        sampling = SamplingParams(
-            n=settings.samples,
-            temperature=settings.temperature,
-            top_p=settings.top_p,
-            max_new_tokens=settings.max_new_tokens,
-            seed=settings.seed if start == 0 else None,
-        )
-        groups = engine.generate([ids[i] for i in part], sampling)
-        for i, group in zip(part, groups, strict=True):
-            out[i] = list(group)
-        if progress is not None:
-            progress(len(part))
+    for i, group in zip(order, engine.generate([ids[i] for i in order], sampling), strict=True):
+        out[i] = list(group)
     return out
 
 
@@ -354,15 +345,12 @@ def run_math(
     tokenizer: Any,
     settings: BenchmarkSettings,
     data_source: str = "",
-    progress: Progress | None = None,
 ) -> BenchmarkResult:
     """Sample, grade with math-verify, and summarize a math benchmark."""
     settings.check()
     style = PROMPTS[settings.prompt]
     started = time.perf_counter()
-    groups = generate(
-        engine, tokenizer, [style.messages(it.question) for it in items], settings, progress
-    )
+    groups = generate(engine, tokenizer, [style.messages(it.question) for it in items], settings)
     records = []
     for item, group in zip(items, groups, strict=True):
         grades = [grade(g.text, item.gold, settings.grade_timeout_s) for g in group]
@@ -398,7 +386,6 @@ def run_humaneval(
     tokenizer: Any,
     settings: BenchmarkSettings,
     data_source: str = "",
-    progress: Progress | None = None,
 ) -> BenchmarkResult:
     """HumanEval through :mod:`verirl.evals.humaneval`: its prompt, its sandboxed tests
     (``problems`` from :func:`verirl.evals.humaneval.load_humaneval`)."""
@@ -406,9 +393,7 @@ def run_humaneval(
 
     settings.check()
     started = time.perf_counter()
-    groups = generate(
-        engine, tokenizer, [humaneval.chat_prompt(p) for p in problems], settings, progress
-    )
+    groups = generate(engine, tokenizer, [humaneval.chat_prompt(p) for p in problems], settings)
     completions = {
         p.task_id: [g.text for g in group] for p, group in zip(problems, groups, strict=True)
     }

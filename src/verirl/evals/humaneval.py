@@ -143,19 +143,6 @@ def chat_prompt(problem: HumanEvalProblem) -> list[dict[str, str]]:
     ]
 
 
-def sample_completions(
-    engine: Any, tokenizer: Any, problems: Sequence[HumanEvalProblem], sampling: Any
-) -> dict[str, list[str]]:
-    """``sampling.n`` completions per problem from a rollout engine (chat template applied)."""
-    texts = [
-        tokenizer.apply_chat_template(chat_prompt(p), add_generation_prompt=True, tokenize=False)
-        for p in problems
-    ]
-    prompts = [list(tokenizer.encode(t, add_special_tokens=False)) for t in texts]
-    groups = engine.generate(prompts, sampling)
-    return {p.task_id: [g.text for g in group] for p, group in zip(problems, groups, strict=True)}
-
-
 __all__ = [
     "HumanEvalProblem",
     "check",
@@ -165,5 +152,4 @@ __all__ = [
     "pass_at_k",
     "passed",
     "program",
-    "sample_completions",
 ]

@@ -29,6 +29,7 @@ from verirl.errors import UserInputError
 from verirl.evals.benchmarks import BenchmarkResult, BenchmarkSettings, ProblemRecord, share_of
 from verirl.evals.formal import FormalItem, by_locality
 from verirl.evals.stats import summarize
+from verirl.progress import phase
 from verirl.provers.base import FormalProblem, ProofCheck, ProverMessage
 from verirl.provers.coq.attempt import CoqProblemError
 from verirl.provers.coq.baselines import BASELINES, CoqBaseline
@@ -91,7 +92,6 @@ class ModelPolicy:
     formatter: Any
     env: str = "coq_proofs"
     deterministic: bool = False
-    progress: Progress | None = None
 
     def conversation(self, item: FormalItem) -> list[dict[str, str]]:
         from verirl.envs import get_env
@@ -108,13 +108,8 @@ class ModelPolicy:
         from verirl.envs.proofs.coq import extract_coq_proof
         from verirl.evals.benchmarks import generate
 
-        groups = generate(
-            self.engine,
-            self.tokenizer,
-            [self.conversation(it) for it in items],
-            settings,
-            self.progress,
-        )
+        conversations = [self.conversation(it) for it in items]
+        groups = generate(self.engine, self.tokenizer, conversations, settings)
         out = []
         for item, group in zip(items, groups, strict=True):
             row = []
@@ -238,9 +233,9 @@ def run_proofs(
     rule: str = "",
     published: int | None = None,
     data_source: str = "",
-    progress: Progress | None = None,
 ) -> BenchmarkResult:
-    """Sample (or script) proofs for ``items``, check them, and summarize."""
+    """Sample (or script) proofs for ``items``, check them, and summarize; each half a phase
+    that reports its progress (:mod:`verirl.progress`)."""
     settings.check()
     if policy.deterministic and settings.samples != 1:
         raise UserInputError(
@@ -249,8 +244,11 @@ def run_proofs(
     if not items:
         raise UserInputError(f"{bench} {split}: no theorem left to evaluate")
     started = time.perf_counter()
-    attempts = policy.attempts(items, settings)
-    checks = check_attempts(items, attempts, policy, checker, timeout_s, progress)
+    label = f"{bench}/{split} [{policy.name}]"
+    with phase(f"{label}: sampling", len(items) * settings.samples, "samples"):
+        attempts = policy.attempts(items, settings)
+    with phase(f"{label}: checking", len(items), "theorems") as checking:
+        checks = check_attempts(items, attempts, policy, checker, timeout_s, checking.advance)
     records = []
     statuses: collections.Counter[str] = collections.Counter()
     for item, row, answers in zip(items, checks, attempts, strict=True):

@@ -10,7 +10,7 @@ on ``chunk`` positions at a time:
         z_c   = head(h_c) / T                     (float32, [c, V])
         lse_c = logsumexp(z_c)                     ([c])
         log π(y_t) = z_c[t, y_t] − lse_c[t]        ([c])
-        H_t   = lse_c[t] − Σ_v softmax(z_c)[t, v] · z_c[t, v]     (entropy, no gradient)
+        H_t   = lse_c[t] − Σ_v softmax(z_c)[t, v] · z_c[t, v]     (entropy, when asked)
         free z_c
 
 and each chunk is wrapped in a non-reentrant activation checkpoint, so the backward pass
@@ -19,6 +19,10 @@ vocabulary-sized tensors are alive. The arithmetic per position is the one of th
 path (same operations in the same order), so values and gradients equal it
 (``tests/lm/test_head.py``). This is the "chunked LM head" prime-rl made its RL default
 (``fused_lm_head_chunk_size``), written with plain torch operations so it runs on any device.
+
+A plain :class:`torch.nn.Linear` head (soft-capped or not, no hooks) goes through
+:mod:`verirl.lm.linear_head` instead: the same values and gradients under the same bound on
+live logits, with a backward pass that rebuilds only the logits.
 """
 
 from __future__ import annotations
@@ -26,7 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from torch.nn.modules.module import _global_forward_hooks, _global_forward_pre_hooks
 from torch.utils.checkpoint import checkpoint
+
+from verirl.lm.causal import SoftCappedHead
+from verirl.lm.linear_head import linear_head_logprobs
 
 Head = torch.nn.Module  # hidden [..., H] → logits [..., V]: an lm_head, or a wrapper of one
 
@@ -48,8 +56,8 @@ def auto_chunk_tokens(vocab_size: int, device: torch.device | str = "cpu") -> in
 @dataclass(frozen=True)
 class TokenLogProbs:
     """Per-position results of :func:`head_logprobs`, float32 and shaped like the targets:
-    ``logprobs`` (differentiable when the inputs are) and ``entropy`` (detached; None when
-    not asked for). Positions outside the mask hold 0."""
+    ``logprobs`` (differentiable when the inputs are) and ``entropy`` (None when not asked
+    for; detached unless asked for with ``entropy_grad``). Positions outside the mask hold 0."""
 
     logprobs: torch.Tensor
     entropy: torch.Tensor | None = None
@@ -63,6 +71,7 @@ def head_logprobs(
     temperature: float = 1.0,
     chunk_tokens: int | None = None,
     entropy: bool = False,
+    entropy_grad: bool = False,
 ) -> TokenLogProbs:
     """``log softmax(head(hidden) / T)[targets]`` per position without the logits tensor.
 
@@ -72,7 +81,9 @@ def head_logprobs(
     - ``targets``: ``[...]`` long, the token each position predicts;
     - ``mask``: ``[...]``, nonzero where a log-prob is wanted; only those positions go through
       the head (padding costs nothing). None: every position;
-    - ``chunk_tokens``: positions per chunk (None: :func:`auto_chunk_tokens`).
+    - ``chunk_tokens``: positions per chunk (None: :func:`auto_chunk_tokens`);
+    - ``entropy``: also the entropy of each position's distribution; ``entropy_grad``: keep
+      its gradient (an entropy bonus trains on it), recomputed chunk by chunk like the logits.
 
     With gradients enabled each chunk is checkpointed, so backward recomputes its logits.
     """
@@ -92,7 +103,17 @@ def head_logprobs(
             )
         picked = mask.reshape(-1).nonzero().squeeze(-1)
         flat_h, flat_t = flat_h[picked], flat_t[picked]
-    lp, ent = _chunked(head, flat_h, flat_t, temperature, chunk_tokens, entropy)
+    linear = linear_parts(head)
+    if linear is not None and flat_h.shape[0] > 0:
+        weight, bias, cap = linear
+        positions = chunk_tokens or auto_chunk_tokens(weight.shape[0], flat_h.device)
+        lp, ent = linear_head_logprobs(
+            flat_h, weight, bias, flat_t, temperature, positions * weight.shape[0], cap, entropy
+        )
+        if ent is not None and not entropy_grad:
+            ent = ent.detach()
+    else:
+        lp, ent = _chunked(head, flat_h, flat_t, temperature, chunk_tokens, entropy, entropy_grad)
     if picked is None:
         return TokenLogProbs(
             lp.reshape(targets.shape), ent.reshape(targets.shape) if ent is not None else None
@@ -104,6 +125,30 @@ def head_logprobs(
     return TokenLogProbs(out, ent_out)
 
 
+def linear_parts(head: Head) -> tuple[torch.Tensor, torch.Tensor | None, float | None] | None:
+    """``(weight, bias, soft-cap)`` of a head that is a plain :class:`torch.nn.Linear` (or a
+    :class:`~verirl.lm.causal.SoftCappedHead` around one) with no hooks: such a head goes
+    through :func:`verirl.lm.linear_head.linear_head_logprobs`. None for any other head (a
+    LoRA-wrapped or sharded one, a head with hooks that move or change its weight): it runs as
+    a module, a checkpointed chunk at a time."""
+    cap: float | None = None
+    if isinstance(head, SoftCappedHead):
+        cap = head.cap
+        head = head.lm_head
+    if type(head) is not torch.nn.Linear:
+        return None
+    assert isinstance(head, torch.nn.Linear)  # for the type checker
+    hooked = (
+        head._forward_hooks
+        or head._forward_pre_hooks
+        or _global_forward_hooks
+        or _global_forward_pre_hooks
+    )
+    if hooked:
+        return None
+    return head.weight, head.bias, cap
+
+
 def _chunked(
     head: Head,
     hidden: torch.Tensor,
@@ -111,6 +156,7 @@ def _chunked(
     temperature: float,
     chunk_tokens: int | None,
     entropy: bool,
+    entropy_grad: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """[M, H], [M] → log-probs [M] (and entropies [M]), ``chunk_tokens`` rows at a time."""
     m = hidden.shape[0]
@@ -127,10 +173,10 @@ def _chunked(
         h, t = hidden[start : start + size], targets[start : start + size]
         if recompute:
             lp, ent = checkpoint(
-                _chunk_logprobs, head, h, t, temperature, entropy, use_reentrant=False
+                _chunk_logprobs, head, h, t, temperature, entropy, entropy_grad, use_reentrant=False
             )
         else:
-            lp, ent = _chunk_logprobs(head, h, t, temperature, entropy)
+            lp, ent = _chunk_logprobs(head, h, t, temperature, entropy, entropy_grad)
         lps.append(lp)
         if ent is not None:
             ents.append(ent)
@@ -140,14 +186,19 @@ def _chunked(
 
 
 def _chunk_logprobs(
-    head: Head, hidden: torch.Tensor, targets: torch.Tensor, temperature: float, entropy: bool
+    head: Head,
+    hidden: torch.Tensor,
+    targets: torch.Tensor,
+    temperature: float,
+    entropy: bool,
+    entropy_grad: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """One chunk: the same operations, in the same order, as :func:`token_logprobs_from_logits`."""
     logits = head(hidden)
     lp = token_logprobs_from_logits(logits, targets, temperature)
     if not entropy:
         return lp, None
-    with torch.no_grad():
+    with torch.set_grad_enabled(entropy_grad and torch.is_grad_enabled()):
         z = logits.float()
         if temperature != 1.0:
             z = z / temperature

@@ -65,6 +65,9 @@ class RewardSource(ABC, Generic[P]):
 
     # e.g. {"policy"}: scores with the policy. Set on the class; a wrapper sets it per instance.
     needs: frozenset[str] = frozenset()
+    # True: ``score`` asks ``ctx.env_verdicts`` for every rollout, so the reward stage may
+    # start each verification as its rollout finishes (``verification.stream``).
+    verifies_each: bool = False
 
     @abstractmethod
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:

@@ -191,6 +191,8 @@ class CERReward(RewardSource[CERParams]):
     """``cer``: Verdict.reward = R(a) in [0, 1]; ``correct`` = the rule verifier; ``extra``
     holds ``cer`` (the value), ``answer_found`` and ``distinct_answers`` of the group."""
 
+    verifies_each = True  # every rollout through ctx.env_verdicts
+
     needs = frozenset({"policy"})
 
     def __init__(self, params: CERParams) -> None:
@@ -320,6 +322,8 @@ class RuleCERParams(CERParams):
 class RuleCERReward(RewardSource[RuleCERParams]):
     """``rule_cer``: the rule verifier combined with CER (see :class:`RuleCERParams`); reward
     in [0, 1]; ``extra`` keeps ``cer`` and ``rule``."""
+
+    verifies_each = True  # every rollout through ctx.env_verdicts
 
     needs = frozenset({"policy"})
 

@@ -15,6 +15,8 @@ class EnvVerifierReward(RewardSource):
     """The environment's verdict for every rollout (RLVE's graded rewards in [-1, 1]), all
     rollouts of the batch verified together by ``ctx.verifier``."""
 
+    verifies_each = True  # every rollout through ctx.env_verdicts
+
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         verdicts = ctx.env_verdicts(rollouts)
         missing = [r.problem.env for r, v in zip(rollouts, verdicts, strict=True) if v is None]

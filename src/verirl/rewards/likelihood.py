@@ -243,6 +243,8 @@ class VeriFreeReward(RewardSource[VeriFreeParams]):
     reward-weighted NLL term on the reference tokens belongs to the loss, not to a scorer.
     """
 
+    verifies_each = True  # every rollout through ctx.env_verdicts
+
     needs = frozenset({"policy"})
 
     def __init__(self, params: VeriFreeParams) -> None:

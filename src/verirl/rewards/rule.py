@@ -136,6 +136,8 @@ class ExactMatchReward(RewardSource[ExactMatchParams]):
     paper's Exact-Match baseline). ``correct`` is the rule verifier's judgement; the
     exact-match outcome is in ``extra['exact_match']``."""
 
+    verifies_each = True  # every rollout through ctx.env_verdicts
+
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         out = []
         for r, env_v in zip(rollouts, ctx.env_verdicts(rollouts), strict=True):
@@ -168,6 +170,8 @@ class RuleReward(RewardSource[RuleParams]):
     """Binary rule-based reward: 1 when the rule verifier says correct, else 0 (the CER
     paper's Rule-based baseline). Use the ``env`` reward for the environments' graded
     RLVE rewards in [-1, 1] instead."""
+
+    verifies_each = True  # every rollout through ctx.env_verdicts
 
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         out = []

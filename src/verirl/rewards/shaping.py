@@ -45,6 +45,7 @@ class OverlongShaping(RewardSource):
         overlong_penalty(torch.zeros(1), max_length, buffer)  # validates the two numbers
         self.inner, self.max_length, self.buffer = inner, max_length, buffer
         self.needs = inner.needs
+        self.verifies_each = inner.verifies_each
 
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         verdicts = self.inner.score(rollouts, ctx)

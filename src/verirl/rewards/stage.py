@@ -17,16 +17,34 @@ from verirl.types import Rollout
 
 
 class RewardStage:
-    """``stage(rollouts)`` → the same rollouts with ``verdict`` set by ``source``."""
+    """``stage(rollouts)`` → the same rollouts with ``verdict`` set by ``source``.
 
-    def __init__(self, source: RewardSource, ctx: RewardContext) -> None:
+    With ``streams`` (``verification.stream``; only for a source that verifies every
+    rollout, ``RewardSource.verifies_each``) a collector hands each rollout to
+    :meth:`stream` as its sequence finishes: its environment verification starts at once on
+    the verification stage (:meth:`~verirl.verification.batch.BatchVerifier.submit`), and
+    the batch call later picks the verdict up.
+    """
+
+    def __init__(self, source: RewardSource, ctx: RewardContext, stream: bool = False) -> None:
         self.source = source
         self.ctx = ctx
+        self.streams = stream and source.verifies_each
+
+    def stream(self, rollouts: Sequence[Rollout]) -> None:
+        """Start verifying ``rollouts`` now (finished while others still decode); the call
+        that scores them takes the verdicts. A no-op unless :attr:`streams`."""
+        if self.streams and rollouts:
+            self.ctx.verifier.submit([r.problem for r in rollouts], [r.text for r in rollouts])
 
     def __call__(self, rollouts: Sequence[Rollout]) -> list[Rollout]:
         if not rollouts:
             return []
-        verdicts = self.source.score(rollouts, self.ctx)
+        try:
+            verdicts = self.source.score(rollouts, self.ctx)
+        finally:
+            if self.streams:
+                self.ctx.verifier.discard_streamed()  # a source that skipped some
         if len(verdicts) != len(rollouts):
             raise RuntimeError(
                 f"reward source {type(self.source).__name__} returned {len(verdicts)} verdicts "

@@ -34,6 +34,12 @@ class Generation:
     finish_reason: FinishReason
 
 
+OnFinish = Callable[[int, int, "Generation"], None]
+"""``on_finish(prompt, sample, generation)``: called by an engine that streams its results
+(``streams_finished``) as each sequence ends — ``prompt`` indexes the call's prompts,
+``sample`` the prompt's ``n`` samples."""
+
+
 @runtime_checkable
 class RolloutEngine(Protocol):
     """Samples continuations from the current policy."""
@@ -97,15 +103,45 @@ class ScoresSequences(Protocol):
 
 
 # ---- the engine registry -------------------------------------------------------------------
+def generate_streaming(
+    engine: RolloutEngine,
+    prompts: Sequence[Sequence[int]],
+    sampling: SamplingParams,
+    on_finish: OnFinish | None,
+) -> list[list[Generation]]:
+    """``engine.generate``, with ``on_finish`` called for every sequence: as it ends when the
+    engine streams (``streams_finished``), else for all of them after the call."""
+    if on_finish is None:
+        return engine.generate(prompts, sampling)
+    if getattr(engine, "streams_finished", False):
+        return engine.generate(prompts, sampling, on_finish=on_finish)  # type: ignore[call-arg]
+    groups = engine.generate(prompts, sampling)
+    for p, group in enumerate(groups):
+        for j, gen in enumerate(group):
+            on_finish(p, j, gen)
+    return groups
+
+
+Exactness = bool | Callable[[Any], bool]
+
+
 @dataclass(frozen=True)
 class EngineSpec(Spec[Callable[..., RolloutEngine]]):
     """A registered engine, built as ``build(params, model, tokenizer, placement, seed)``.
     Beside what every :class:`~verirl.registry.Spec` holds it declares ``logprobs_exact``:
     whether its sampling log-probs are the learner's own (an engine that runs the learner's
-    module, like ``hf``); when not (vLLM's kernels), ``optim.old_logprobs = auto``
+    module, like ``hf``), or a function of its parsed parameters that says so (``hf`` with a
+    low-precision copy is not); when not (vLLM's kernels), ``optim.old_logprobs = auto``
     recomputes π_old with the learner."""
 
-    logprobs_exact: bool = True
+    logprobs_exact: Exactness = True
+
+    def exact_logprobs(self, params: Any = None) -> bool:
+        """Whether the engine built with ``params`` (its config section) samples with the
+        learner's own log-probs."""
+        if callable(self.logprobs_exact):
+            return bool(self.logprobs_exact(self.parse(params or {})))
+        return self.logprobs_exact
 
 
 ENGINES: Registry[EngineSpec] = Registry("rollout engine", EngineSpec)

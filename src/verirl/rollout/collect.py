@@ -14,13 +14,27 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel
 
 from verirl.registry import Registry, Spec
-from verirl.rollout.base import RolloutEngine
+from verirl.rollout.base import Generation, OnFinish, RolloutEngine, generate_streaming
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import Problem, Rollout, SamplingParams
 
 Scorer = Callable[[Sequence[Rollout]], list[Rollout]]
 """The reward stage as collectors see it: rollouts in, the same rollouts with verdicts out
 (:class:`verirl.rewards.stage.RewardStage`). Call it once per batch, not per rollout."""
+
+
+def streamer(score: Scorer, make: Callable[[int, int, Generation], Rollout]) -> OnFinish | None:
+    """The engine callback that hands each finished sequence to the reward stage (its
+    verification starts while the rest decode), ``make(prompt, sample, generation)`` building
+    the rollout exactly as it will be scored; None when the stage does not stream."""
+    if not getattr(score, "streams", False):
+        return None
+    stream = score.stream  # type: ignore[attr-defined]
+
+    def on_finish(prompt: int, sample: int, gen: Generation) -> None:
+        stream([make(prompt, sample, gen)])
+
+    return on_finish
 
 
 class Collector(ABC):
@@ -64,7 +78,8 @@ COLLECTORS: Registry[Spec[type[Collector]]] = Registry("collector")
 
 @COLLECTORS.register("single_turn")
 class SingleTurn(Collector):
-    """One sampled response per rollout, the batch scored by the reward stage at once."""
+    """One sampled response per rollout, the batch scored by the reward stage at once (each
+    response's verification started as it finishes when the stage streams)."""
 
     def collect(
         self,
@@ -77,21 +92,22 @@ class SingleTurn(Collector):
         score: Scorer,
     ) -> list[Rollout]:
         prompts = [formatter.encode(p) for p in problems]
-        generations = engine.generate(prompts, sampling)
-        rollouts = []
-        for i, (problem, prompt, group) in enumerate(
-            zip(problems, prompts, generations, strict=True)
-        ):
-            for g in group:
-                rollouts.append(
-                    Rollout(
-                        problem=problem,
-                        group=first_group + i,
-                        prompt_ids=tuple(prompt),
-                        response_ids=g.token_ids,
-                        logprobs=g.logprobs,
-                        text=g.text,
-                        finish_reason=g.finish_reason,
-                    )
-                )
-        return score(rollouts)
+
+        def rollout(i: int, g: Generation) -> Rollout:
+            return Rollout(
+                problem=problems[i],
+                group=first_group + i,
+                prompt_ids=tuple(prompts[i]),
+                response_ids=g.token_ids,
+                logprobs=g.logprobs,
+                text=g.text,
+                finish_reason=g.finish_reason,
+            )
+
+        on_finish = streamer(score, lambda i, _, g: rollout(i, g))
+        generations = generate_streaming(engine, prompts, sampling, on_finish)
+        if len(generations) != len(problems):
+            raise RuntimeError(
+                f"engine returned {len(generations)} groups for {len(problems)} prompts"
+            )
+        return score([rollout(i, g) for i, group in enumerate(generations) for g in group])

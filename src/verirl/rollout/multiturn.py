@@ -28,7 +28,9 @@ with ``n`` samples each, then one call per round over the episodes still running
 each) — and the counterfactual alternatives of the whole batch are one more call. Each round
 is scored by one call of the run's reward stage (``score``: the configured reward source —
 environment verifier, rule, CER, prover — over the round's turns), so a multi-turn run
-trains on the same reward as a single-turn one.
+trains on the same reward as a single-turn one. When the stage streams
+(``verification.stream``), each turn's verification starts as soon as that turn has
+finished decoding, while the other episodes' turns of the round still decode.
 
 The feedback glue comes from the chat template: the conversation is rendered as text with a
 placeholder assistant message followed by the feedback user message and the generation
@@ -50,8 +52,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verirl.envs import ENVIRONMENTS, TURN_SEPARATOR, get_env
-from verirl.rollout.base import Generation, RolloutEngine
-from verirl.rollout.collect import COLLECTORS, Collector, Scorer
+from verirl.rollout.base import Generation, RolloutEngine, generate_streaming
+from verirl.rollout.collect import COLLECTORS, Collector, Scorer, streamer
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import FinishReason, Problem, Rollout, SamplingParams, Turn, Verdict
 
@@ -235,26 +237,29 @@ class MultiTurn(Collector):
         p = self.params
         started = time.perf_counter()
         prompts = [tuple(formatter.encode(problem)) for problem in problems]
-        episodes: list[_Episode] = []
-        generations = engine.generate([list(x) for x in prompts], sampling)
-        if len(generations) != len(problems):
+        n = sampling.n
+        episodes = [
+            _Episode(problem=problem, group=first_group + i, prompt=prompt)
+            for i, (problem, prompt) in enumerate(zip(problems, prompts, strict=True))
+            for _ in range(n)
+        ]
+        on_finish = streamer(score, lambda i, j, g: _next_turn(episodes[i * n + j], g))
+        generations = generate_streaming(engine, [list(x) for x in prompts], sampling, on_finish)
+        if len(generations) != len(problems) or any(len(g) != n for g in generations):
             raise RuntimeError(
-                f"engine returned {len(generations)} groups for {len(problems)} prompts"
+                f"engine returned {[len(g) for g in generations]} generations for "
+                f"{len(problems)} prompts × n = {n}"
             )
-        first: list[Generation] = []
-        for i, (problem, prompt, group) in enumerate(
-            zip(problems, prompts, generations, strict=True)
-        ):
-            for g in group:
-                episodes.append(_Episode(problem=problem, group=first_group + i, prompt=prompt))
-                first.append(g)
-        self._take_turns(episodes, first, formatter, score)
+        self._take_turns(episodes, [g for group in generations for g in group], formatter, score)
         later = dataclasses.replace(sampling, n=1, seed=None)  # seed only the first call
         for _ in range(2, p.max_turns + 1):
             live = [ep for ep in episodes if not ep.done]
             if not live:
                 break
-            generations = engine.generate([ep.context() for ep in live], later)
+            on_finish = streamer(score, lambda i, _, g, live=live: _next_turn(live[i], g))  # type: ignore[misc]
+            generations = generate_streaming(
+                engine, [ep.context() for ep in live], later, on_finish
+            )
             self._take_turns(live, [group[0] for group in generations], formatter, score)
 
         extra_tokens = 0
@@ -364,7 +369,17 @@ class MultiTurn(Collector):
             [*episodes[e].prompt, *episodes[e].response[: episodes[e].turns[k].start]]
             for e, k in chosen
         ]
-        generations = engine.generate(histories, alt_sampling)
+        on_finish = streamer(
+            score,
+            lambda c, _, g: _turn_rollout(
+                episodes[chosen[c][0]],
+                -1 - c,
+                histories[c],
+                g,
+                _transcript(episodes[chosen[c][0]], chosen[c][1], g.text),
+            ),
+        )
+        generations = generate_streaming(engine, histories, alt_sampling, on_finish)
         # one reward-stage call for every alternative; each chosen turn's M alternatives
         # form their own group (group-aware rewards such as CER compare them to each other)
         batch = [
@@ -426,6 +441,12 @@ def _transcript(ep: _Episode, k: int, text: str) -> str:
     if env not in ENVIRONMENTS or not ENVIRONMENTS.get(env).part.stateful:
         return text
     return TURN_SEPARATOR.join([*(t.text for t in ep.turns[:k]), text])
+
+
+def _next_turn(ep: _Episode, gen: Generation) -> Rollout:
+    """The rollout the reward stage will score for ``gen``, the episode's next turn (what
+    :meth:`MultiTurn._take_turns` builds; streamed as the turn finishes)."""
+    return _turn_rollout(ep, 0, ep.context(), gen, _transcript(ep, len(ep.turns), gen.text))
 
 
 def _turn_rollout(

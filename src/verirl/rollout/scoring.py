@@ -12,9 +12,10 @@ Interface (:class:`SequenceScorer`): ``score(pairs) -> list[float]``, where a pa
 
 for each pair, in order. An empty continuation scores 0.0 (the empty product). Identical pairs
 are scored once. The policy is run without gradients and in eval mode (restored afterwards),
-so scores are plain floats under the weights the module holds at call time. A vLLM scorer
-(``prompt_logprobs`` over ``context ⊕ continuation`` with automatic prefix caching) fits the
-same one-method interface; :func:`score_grid` is the matrix view built on top of it.
+so scores are plain floats under the weights the module holds at call time. The vLLM scorer
+(:class:`verirl.rollout.vllm_scoring.VLLMScorer`: prompt log-probs over ``context ⊕
+continuation`` with automatic prefix caching) implements the same interface and shares
+:func:`dedup_pairs`; :func:`score_grid` is the matrix view built on top of it.
 
 Implementations here:
 
@@ -31,7 +32,6 @@ Implementations here:
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 from collections.abc import Iterator, Sequence
@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 import torch
 from transformers import DynamicCache
 
+from verirl.device import autocast
 from verirl.lm import CausalLM, head_logprobs
 
 if TYPE_CHECKING:
@@ -192,30 +193,14 @@ class _TransformersScorer:
 
     def score(self, pairs: Sequence[Pair]) -> list[float]:
         start = time.perf_counter()
-        vocab = self._vocab_size()
-        index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
-        order: list[int] = []
-        naive = 0
-        for n, (ctx, cont) in enumerate(pairs):
-            key = (_as_ids(ctx, vocab, n, "context"), _as_ids(cont, vocab, n, "continuation"))
-            if not key[0]:
-                raise ValueError(f"pair {n}: the context is empty; every pair needs one token")
-            naive += len(key[0]) + len(key[1]) if key[1] else 0
-            order.append(index.setdefault(key, len(index)))
-        unique = list(index)
-        self.stats = ScoringStats(
-            pairs=len(order),
-            unique_pairs=len(unique),
-            contexts=len({c for c, _ in unique}),
-            naive_tokens=naive,
-        )
+        unique, order, self.stats = dedup_pairs(pairs, self._vocab_size())
         values = [0.0] * len(unique)
         todo = [i for i, (_, cont) in enumerate(unique) if cont]
         if todo:
             was_training = self.model.training
             self.model.eval()
             try:
-                with torch.no_grad(), self._autocast():
+                with torch.no_grad(), autocast(self.device, self.autocast_dtype):
                     got = self._score_unique([unique[i] for i in todo])
             finally:
                 self.model.train(was_training)
@@ -254,14 +239,6 @@ class _TransformersScorer:
         )
         return out.logprobs.cpu().double()
 
-    @contextlib.contextmanager
-    def _autocast(self) -> Iterator[None]:
-        if self.autocast_dtype is None:
-            yield
-        else:
-            with torch.autocast(self.device.type, dtype=self.autocast_dtype):
-                yield
-
     def _batches(
         self,
         lengths: Sequence[int],
@@ -291,6 +268,34 @@ class _TransformersScorer:
             longest = width
         if batch:
             yield batch
+
+
+UniquePair = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def dedup_pairs(
+    pairs: Sequence[Pair], vocab: int
+) -> tuple[list[UniquePair], list[int], ScoringStats]:
+    """Validate ``pairs`` (token ids in ``[0, vocab)``, non-empty contexts) and de-duplicate
+    them: ``(unique, order, stats)`` with ``pairs[i] == unique[order[i]]`` and the counters
+    of :class:`ScoringStats` that do not depend on how the unique pairs are scored."""
+    index: dict[UniquePair, int] = {}
+    order: list[int] = []
+    naive = 0
+    for n, (ctx, cont) in enumerate(pairs):
+        key = (_as_ids(ctx, vocab, n, "context"), _as_ids(cont, vocab, n, "continuation"))
+        if not key[0]:
+            raise ValueError(f"pair {n}: the context is empty; every pair needs one token")
+        naive += len(key[0]) + len(key[1]) if key[1] else 0
+        order.append(index.setdefault(key, len(index)))
+    unique = list(index)
+    stats = ScoringStats(
+        pairs=len(order),
+        unique_pairs=len(unique),
+        contexts=len({c for c, _ in unique}),
+        naive_tokens=naive,
+    )
+    return unique, order, stats
 
 
 def _as_ids(seq: Sequence[int], vocab: int, n: int, what: str) -> tuple[int, ...]:

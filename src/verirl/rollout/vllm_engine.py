@@ -16,15 +16,18 @@ the extra to install.
 - **Weight sync.** After every learner update, :meth:`VLLMEngine.sync_weights` copies the
   learner's tensors into vLLM's model in place, without restarting it. Only the tensors whose
   parameters changed since the last sync are loaded (LoRA: the merged weights of the adapted
-  modules; full fine-tuning: everything the optimizer touched). On GPU that is vLLM's
+  modules; full fine-tuning: everything the optimizer touched); with ``lora_sync: adapter``
+  vLLM serves the frozen base through its LoRA support instead and each sync loads the
+  adapter alone, as a new version (:mod:`verirl.rollout.vllm_lora`). On GPU that is vLLM's
   ``model.load_weights`` (the path TRL and verl use). vLLM's CPU build repacks every linear
   layer into a oneDNN / packed-GEMM handle and drops the plain weight, so on CPU each changed
   linear layer gets its full-size weight buffer back, is loaded through ``load_weights``
   (which stacks q/k/v and gate/up), and is re-dispatched; the embedding and a tied LM head are
   re-dispatched too (otherwise the logits stay stale). Then the prefix cache is reset.
   :meth:`VLLMEngine.weights_mismatch` reads every weight back from vLLM's worker as it
-  computes with it (a packed layer through its GEMM handle) and names those that differ
-  from the learner's: the asynchronous producer checks it after every sync.
+  computes with it (a packed layer through its GEMM handle; an adapter from its LoRA slot)
+  and names those that differ from the learner's: the asynchronous producer checks it after
+  every sync.
 - **Off-policy.** vLLM's kernels differ from the learner's, so the engine registers with
   ``logprobs_exact=False``: with ``optim.old_logprobs=auto`` the learner recomputes π_old
   and logs the drift; see ``loss.tis_cap`` for truncated importance sampling.
@@ -44,9 +47,9 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field
@@ -54,7 +57,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from verirl import progress
 from verirl.device import Placement
 from verirl.errors import UserInputError
+from verirl.rollout import vllm_lora
 from verirl.rollout.base import ENGINES, Generation
+from verirl.rollout.policy_export import (
+    base_model,
+    clean_name,
+    export_policy,
+    param_versions,
+    policy_weights,
+)
+from verirl.rollout.vllm_scoring import PromptLogprobs, VLLMScorer, prompt_logprobs
 from verirl.types import FinishReason, SamplingParams
 
 INSTALL_HINT = (
@@ -101,11 +113,31 @@ class VLLMParams(BaseModel):
         description="CUDA only: LLM.sleep(level=1) while the learner updates, wake_up before "
         "the weight sync (frees the KV cache and offloads weights). Untested without a GPU.",
     )
+    precision: Literal["policy", "fp8"] = Field(
+        "policy",
+        description="What vLLM samples with: 'policy' = the weights at `dtype`; 'fp8' = vLLM's "
+        "online FP8 quantization (quantization='fp8': weights cast to FP8 per tensor at load "
+        "and at every weight sync; CUDA GPUs with FP8 support), as verl's "
+        "rollout.quantization=fp8. The learner recomputes π_old either way and logs the "
+        "rollout–trainer mismatch; correct for it with loss.off_policy (TIS, IcePop). "
+        "Untested without a GPU (bench/gpu_check.py vllm_fp8).",
+    )
     reserved_cpus: int = Field(
         0,
         ge=0,
         description="CPU build: cores vLLM leaves to other work (VLLM_CPU_NUM_OF_RESERVED_CPU); "
         "its default 1 halves a 2-core machine.",
+    )
+    lora_sync: Literal["merged", "adapter"] = Field(
+        "merged",
+        description="With a LoRA policy (model.lora; Hu et al. 2021, arXiv:2106.09685, Eq. 3: "
+        "W + s·B·A), what a sync ships. 'merged': the merged W + s·B·A of the adapted layers, "
+        "computed out of place and loaded in place (SmolLM2-135M at r = 16: 405 MiB, 0.26 s "
+        "on this CPU); vLLM samples with plain weights. 'adapter': vLLM serves the frozen base "
+        "and the adapter through its LoRA support and each sync ships only the adapter as a "
+        "new version (18.7 MiB, 0.09 s; TRL's and SkyRL's adapter-only sync), but vLLM's CPU "
+        "LoRA kernels sample 3-4x slower (bench/bench_lora_sync.py), so on a CPU 'merged' "
+        "wins a step. Both sample from the same policy, neither drifts. Ignored without LoRA.",
     )
 
 
@@ -140,8 +172,10 @@ class VLLMEngine:
         self._versions: dict[str, int] = {}
         self._metrics: dict[str, float] = {}
         self._asleep = False
+        adapter = self.params.lora_sync == "adapter" and vllm_lora.is_lora(model)
+        self._adapters: vllm_lora.AdapterVersions | None = None
         try:
-            export_policy(model, tokenizer, self._dir)
+            export_policy(model, tokenizer, self._dir, merge=not adapter)
             self.llm = self.vllm.LLM(
                 model=str(self._dir),
                 tokenizer=str(self._dir),
@@ -151,11 +185,16 @@ class VLLMEngine:
                 max_model_len=self._max_model_len(),
                 enable_prefix_caching=self.params.enable_prefix_caching,
                 logprobs_mode="processed_logprobs",
+                **self._quantization(),
                 **self._device_kwargs(),
+                **(vllm_lora.engine_kwargs(model) if adapter else {}),
             )
         finally:
             shutil.rmtree(self._dir, ignore_errors=True)
-        self._versions = _param_versions(model)
+        if adapter:
+            self._adapters = vllm_lora.AdapterVersions(self.llm)
+            self._adapters.publish(model)
+        self._versions = param_versions(model)
         # vLLM fuses some checkpoint tensors into one layer (q/k/v → qkv_proj, gate/up →
         # gate_up_proj); its LoRA support names them in ``packed_modules_mapping``
         packed = getattr(self.vllm_model, "packed_modules_mapping", {}) or {}
@@ -176,9 +215,19 @@ class VLLMEngine:
 
     def _max_model_len(self) -> int:
         """``max_model_len``, capped at the model's own context length."""
-        config = getattr(_base_model(self.model), "config", None)
+        config = getattr(base_model(self.model), "config", None)
         limit = getattr(config, "max_position_embeddings", None)
         return min(self.params.max_model_len, int(limit)) if limit else self.params.max_model_len
+
+    def _quantization(self) -> dict[str, Any]:
+        if self.params.precision == "policy":
+            return {}
+        if self.device.type != "cuda":
+            raise UserInputError(
+                "rollout.engine.params.precision=fp8 is vLLM's CUDA FP8 path; on a CPU use the "
+                "hf engine's precision=int8 (or bf16 where the CPU has AVX512-BF16)"
+            )
+        return {"quantization": "fp8"}
 
     def _device_kwargs(self) -> dict[str, Any]:
         if self.device.type != "cuda":
@@ -217,7 +266,7 @@ class VLLMEngine:
         )
         inputs = [{"prompt_token_ids": [int(t) for t in p]} for p in prompts]
         with self._seeded(sampling.seed):
-            outs = self.llm.generate(inputs, sp, use_tqdm=False)
+            outs = self.llm.generate(inputs, sp, use_tqdm=False, lora_request=self._lora_request)
         results: list[list[Generation]] = []
         for out in outs:
             group = []
@@ -250,25 +299,35 @@ class VLLMEngine:
 
     # ---- weight sync -------------------------------------------------------------------------
     def sync_weights(self) -> None:
-        """Load the learner's changed tensors into vLLM, in place (see the module docstring)."""
+        """Load the learner's changed tensors into vLLM, in place, or (LoRA with
+        ``lora_sync=adapter``) publish a new adapter version (see the module docstring)."""
         start = time.perf_counter()
         self._ensure_awake()
-        versions = _param_versions(self.model)
-        changed = {n for n, v in versions.items() if self._versions.get(n) != v}
-        self._load(changed, start)
+        self._load(self._changed(), start)
 
     def _sync_if_stale(self) -> None:
         """Before sampling or scoring: load whatever changed since the last sync (nothing in
         a training step, where the loop syncs after the update; weights restored from a
         checkpoint, say). Comparing version counters costs microseconds."""
         self._ensure_awake()
-        versions = _param_versions(self.model)
-        changed = {n for n, v in versions.items() if self._versions.get(n) != v}
+        changed = self._changed()
         if changed:
             self._load(changed, time.perf_counter())
 
+    @property
+    def _lora_request(self) -> Any:
+        """The adapter version to send with every request (None: no adapter)."""
+        return self._adapters.request if self._adapters is not None else None
+
+    def _changed(self) -> set[str]:
+        versions = param_versions(self.model)
+        return {n for n, v in versions.items() if self._versions.get(n) != v}
+
     def _load(self, changed: set[str], start: float) -> None:
-        layers = {self._layer_of(_clean_name(n)) for n in changed}
+        if self._adapters is not None:
+            self._publish_adapter(changed, start)
+            return
+        layers = {self._layer_of(clean_name(n)) for n in changed}
         if not layers <= self._modules:  # a name we cannot place: load everything
             layers = set(self._modules)
             weights = policy_weights(self.model)
@@ -277,19 +336,44 @@ class VLLMEngine:
         rebuild = 0.0
         if weights:
             payload = _Payload(weights, sorted(layers))
-            if self.device.type == "cpu":
+            if self.device.type == "cpu" or self.params.precision == "fp8":
                 rebuild = self.llm.collective_rpc(_load_weights_cpu, args=(payload,))[0]
             else:
                 self.llm.collective_rpc(_load_weights_gpu, args=(payload,))
             self.llm.reset_prefix_cache()
         # after the read: a LoRA merge/unmerge bumps the base layers' counters itself
-        self._versions = _param_versions(self.model)
+        self._versions = param_versions(self.model)
         self._metrics = {
             "weight_sync_s": time.perf_counter() - start,
             "weight_sync_rebuild_s": float(rebuild),
             "weight_sync_tensors": float(len(weights)),
             "weight_sync_layers": float(len(layers) if weights else 0),
             "weight_sync_mb": sum(t.numel() * t.element_size() for _, t in weights) / 2**20,
+        }
+
+    def _publish_adapter(self, changed: set[str], start: float) -> None:
+        """LoRA, ``lora_sync=adapter``: ship the adapter as a new version when it changed.
+        vLLM's base weights were loaded once, at start-up, and are never rewritten."""
+        frozen = sorted(n for n in changed if ".lora_" not in n)
+        if frozen:
+            raise RuntimeError(
+                f"{len(frozen)} frozen base weights of the LoRA policy changed in place "
+                f"({', '.join(frozen[:3])}{' …' if len(frozen) > 3 else ''}), but with "
+                "rollout.engine.params.lora_sync=adapter vLLM holds the base weights loaded "
+                "at start-up; lora_sync=merged loads changed base weights too"
+            )
+        size, sent = 0, []
+        if changed and self._adapters is not None:  # the whole adapter, as peft saves it
+            size = self._adapters.publish(self.model)
+            sent = [n for n, _ in self.model.named_parameters() if ".lora_" in n]
+        tensors, layers = len(sent), len({n.split(".lora_")[0] for n in sent})
+        self._versions = param_versions(self.model)
+        self._metrics = {
+            "weight_sync_s": time.perf_counter() - start,
+            "weight_sync_rebuild_s": 0.0,
+            "weight_sync_tensors": float(tensors),
+            "weight_sync_layers": float(layers),
+            "weight_sync_mb": size / 2**20,
         }
 
     def _layer_of(self, name: str) -> str:
@@ -302,25 +386,42 @@ class VLLMEngine:
             return path
         return f"{parent}.{fused}" if parent else fused
 
+    def _packed(self) -> dict[str, list[str]]:
+        packed = getattr(self.vllm_model, "packed_modules_mapping", {}) or {}
+        return {fused: list(parts) for fused, parts in packed.items()}
+
     def read_back(self) -> dict[str, torch.Tensor]:
         """The weights vLLM's worker samples with, under Hugging Face names (see
-        :func:`_read_weights`): what a weight sync really delivered, not what it was given."""
-        packed = getattr(self.vllm_model, "packed_modules_mapping", {}) or {}
-        mapping = {fused: list(parts) for fused, parts in packed.items()}
+        :func:`_read_weights`): what a weight sync really delivered, not what it was given.
+        With ``lora_sync=adapter`` these are the base weights; the adapter is
+        :meth:`read_back_adapter`."""
         return cast(
-            dict[str, torch.Tensor], self.llm.collective_rpc(_read_weights, args=(mapping,))[0]
+            dict[str, torch.Tensor],
+            self.llm.collective_rpc(_read_weights, args=(self._packed(),))[0],
         )
 
+    def read_back_adapter(self) -> vllm_lora.AdapterTensors:
+        """``lora_sync=adapter``: the adapter version vLLM's LoRA layers compute with, as
+        (A, s·B) per Hugging Face module name (:func:`~verirl.rollout.vllm_lora._read_adapter`);
+        empty without one."""
+        if self._adapters is None:
+            return {}
+        return self._adapters.read_back(self._packed())
+
     def weights_mismatch(self, model: torch.nn.Module | None = None) -> list[str]:
-        """The Hugging Face names whose weights in vLLM's worker differ from ``model``'s
-        (default: the module this engine syncs from; LoRA merged), or that vLLM does not
-        hold at all. Empty when vLLM samples with exactly these weights. A tied LM head is
-        the embedding and is not compared twice."""
+        """The names of the weights in vLLM's worker that differ from ``model``'s (default:
+        the module this engine syncs from), or that vLLM does not hold at all; empty when
+        vLLM samples with exactly these weights. Read back from the worker: the LoRA
+        policy's merged weights, or with ``lora_sync=adapter`` its base weights (Hugging Face
+        names) and its adapter (``<module>.lora_A`` / ``.lora_B``; see
+        :func:`~verirl.rollout.vllm_lora.adapter_mismatch`). A tied LM head is the
+        embedding and is not compared twice."""
         model = model if model is not None else self.model
-        expected = dict(policy_weights(model))
+        adapter = self._adapters is not None
+        expected = dict(policy_weights(model, merge=not adapter))
         held = self.read_back()
         embed = "model.embed_tokens.weight"
-        tied = getattr(_base_model(model).config, "tie_word_embeddings", False)
+        tied = getattr(base_model(model).config, "tie_word_embeddings", False)
         if tied and embed in expected and "lm_head.weight" in held:
             expected["lm_head.weight"] = expected[embed]  # its GEMM handle is a copy
         bad = []
@@ -335,6 +436,9 @@ class VLLMEngine:
             )
             if not same:
                 bad.append(name)
+        if adapter:
+            held_adapter = self.read_back_adapter()
+            bad += vllm_lora.adapter_mismatch(vllm_lora.policy_adapter(model), held_adapter)
         return bad
 
     def sleep(self) -> None:
@@ -358,15 +462,34 @@ class VLLMEngine:
         return {"seed": self.seed}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """The weights come from the learner's checkpoint: all of them are loaded into vLLM
-        before the next generation (whichever order the checkpoint restores things in)."""
-        self._versions = {}
+        """The weights come from the learner's checkpoint: all of them (with
+        ``lora_sync=adapter``: the adapter) are loaded into vLLM before the next generation
+        (whichever order the checkpoint restores things in)."""
+        if self._adapters is None:
+            self._versions = {}
+        else:  # the checkpoint holds the trainable weights: the adapter
+            self._versions = {n: v for n, v in self._versions.items() if ".lora_" not in n}
 
     # ---- scoring ---------------------------------------------------------------------------
-    def sequence_scorer(self) -> Any:
-        """A :class:`~verirl.rollout.scoring.SequenceScorer` over this engine's weights."""
-        from verirl.rollout.vllm_scoring import VLLMScorer
+    @property
+    def vocab_size(self) -> int:
+        """Rows of the policy's input embedding: token ids go from 0 to this, exclusive."""
+        emb = cast(Any, base_model(self.model)).get_input_embeddings()
+        return int(emb.num_embeddings)
 
+    def prompt_logprobs(
+        self, sequences: Sequence[Sequence[int]], starts: Sequence[int]
+    ) -> PromptLogprobs:
+        """log π(seq[t] | seq[:t]) for every position ``t >= start`` of each sequence (each
+        start at least 1), under the weights the engine samples with (whatever changed since
+        the last sync is loaded first; LoRA: the current adapter version), as vLLM's prompt
+        log-probs with its prefix cache shared across the batch
+        (:func:`~verirl.rollout.vllm_scoring.prompt_logprobs`)."""
+        self._sync_if_stale()
+        return prompt_logprobs(self.llm, sequences, starts, self._lora_request)
+
+    def sequence_scorer(self) -> VLLMScorer:
+        """A :class:`~verirl.rollout.scoring.SequenceScorer` over this engine's weights."""
         return VLLMScorer(self)
 
 
@@ -376,89 +499,6 @@ def build_vllm_engine(
 ) -> VLLMEngine:
     """vLLM colocated with the learner, on the learner's device, weights synced in place."""
     return VLLMEngine(model, tokenizer, params, placement.device, seed)
-
-
-# ---- the learner's weights, under Hugging Face names -------------------------------------------
-def _base_model(model: torch.nn.Module) -> torch.nn.Module:
-    get = getattr(model, "get_base_model", None)
-    return get() if callable(get) and hasattr(model, "peft_config") else model
-
-
-def _clean_name(name: str) -> str:
-    """A learner parameter's name as the plain Hugging Face checkpoint spells it: PEFT's
-    ``base_model.model.`` prefix and ``.base_layer`` dropped; a LoRA factor maps to the
-    weight of the module it adapts (its merged weight is what changes)."""
-    name = name.removeprefix("base_model.model.")
-    if ".lora_" in name:
-        return name.split(".lora_")[0] + ".weight"
-    return name.replace(".base_layer", "")
-
-
-def policy_weights(
-    model: torch.nn.Module, keep: Callable[[str], bool] | None = None
-) -> list[tuple[str, torch.Tensor]]:
-    """(Hugging Face name, tensor) for every weight of the policy (those whose name ``keep``
-    accepts); a LoRA policy's adapted layers carry merged weights W + s·B·A, computed out of
-    place (:func:`_merged_lora_weights`): PEFT's ``merge_adapter`` / ``unmerge_adapter``
-    around the read (as TRL's vLLM sync does) leaves W as (W + s·B·A) − s·B·A, which is not W
-    in floating point, so the frozen base drifted by a rounding at every sync.
-    Tensors are detached copies."""
-    if keep is not None and not any(keep(_clean_name(n)) for n, _ in model.named_parameters()):
-        return []
-    base = _base_model(model)
-    with torch.no_grad():
-        merged = _merged_lora_weights(base) if hasattr(model, "peft_config") else {}
-        out: dict[str, torch.Tensor] = {}
-        for name, tensor in base.state_dict().items():
-            clean = _clean_name(name)
-            if ".lora_" in name or (keep is not None and not keep(clean)) or clean in out:
-                continue
-            out[clean] = merged[clean] if clean in merged else tensor.detach().clone()
-    return list(out.items())
-
-
-def _merged_lora_weights(base: torch.nn.Module) -> dict[str, torch.Tensor]:
-    """W + s·B·A of every LoRA-adapted layer of ``base`` (its active adapters, PEFT's own
-    ``get_delta_weight``: scaling and fan-in/fan-out as PEFT merges them; the same
-    floating-point sum ``merge_adapter`` stores), under the plain weight's name. The module
-    is not changed. A layer already merged, or with adapters disabled, holds its weight."""
-    from peft.tuners.lora import LoraLayer
-
-    out: dict[str, torch.Tensor] = {}
-    for name, module in base.named_modules():
-        if not isinstance(module, LoraLayer) or module.merged or module.disable_adapters:
-            continue
-        layer: Any = module  # a concrete LoRA layer (Linear, Embedding, …): get_delta_weight
-        weight = layer.get_base_layer().weight.detach()
-        merged = weight.clone()
-        for adapter in module.active_adapters:
-            if adapter in module.lora_A or adapter in getattr(module, "lora_embedding_A", {}):
-                merged += layer.get_delta_weight(adapter)
-        out[_clean_name(f"{name}.weight")] = merged
-    return out
-
-
-def _param_versions(model: torch.nn.Module) -> dict[str, int]:
-    """Each parameter's in-place version counter (the optimizer bumps it on every step)."""
-    return {n: p._version for n, p in model.named_parameters()}
-
-
-def export_policy(model: torch.nn.Module, tokenizer: Any, path: Path) -> None:
-    """Write the policy (LoRA merged) as a plain Hugging Face model directory for vLLM."""
-    from safetensors.torch import save_file
-
-    base: Any = _base_model(model)
-    base.config.save_pretrained(path)
-    gen = getattr(base, "generation_config", None)
-    if gen is not None:
-        gen.save_pretrained(path)
-    tensors = dict(policy_weights(model))
-    if getattr(base.config, "tie_word_embeddings", False):
-        tensors.pop("lm_head.weight", None)
-    save_file(
-        {k: v.contiguous().cpu() for k, v in tensors.items()}, str(path / "model.safetensors")
-    )
-    tokenizer.save_pretrained(path)
 
 
 # ---- worker-side functions (run inside vLLM's worker through collective_rpc) ------------------
@@ -480,17 +520,19 @@ def _load_weights_gpu(worker: Any, payload: _Payload) -> None:
 
 
 def _load_weights_cpu(worker: Any, payload: _Payload) -> float:
-    """The CPU build: give every affected linear layer back a full-size weight buffer, load
-    through ``load_weights`` (which stacks q/k/v, gate/up and shards), then re-run the CPU
-    GEMM dispatch of those layers, the embedding and a tied LM head. Returns the seconds the
-    re-dispatch took."""
+    """The CPU build (and FP8 on a GPU): give every affected linear layer back a full-size
+    weight buffer in the load dtype, load through ``load_weights`` (which stacks q/k/v,
+    gate/up and shards), then re-run the layers' ``process_weights_after_loading`` — the CPU
+    GEMM dispatch, or the FP8 cast and its scale — for those layers, the embedding and a tied
+    LM head. Returns the seconds that took."""
     model = worker.model_runner.model
     modules = dict(model.named_modules())
     touched = [n for n in payload.layers if n in modules]
     for name in touched:
         layer = modules[name]
         w = getattr(layer, "weight", None)
-        if isinstance(w, torch.Tensor) and w.numel() == 0 and hasattr(layer, "input_size"):
+        packed = isinstance(w, torch.Tensor) and (w.numel() == 0 or w.element_size() == 1)
+        if packed and hasattr(layer, "input_size"):  # dropped (CPU) or cast to FP8
             _recreate_linear_weight(layer)
     model.load_weights(weights=iter(payload.weights))
     start = time.perf_counter()
@@ -517,12 +559,16 @@ def _read_weights(worker: Any, packed: dict[str, list[str]]) -> dict[str, torch.
     identity matrix is Wᵀ, exact in floating point (every sum has one non-zero term). Fused
     layers (q/k/v, gate/up) are split back by their output sizes, weights and biases alike
     (on the GPU build too, whose plain fused weights are read as they are — untested here,
-    no GPU build installed). An embedding or LM head
-    keeps vLLM's vocabulary padding (the caller compares the leading rows)."""
+    no GPU build installed). A LoRA layer's wrapped ``base_layer`` is read under the layer's
+    own name. An embedding or LM head keeps vLLM's vocabulary padding (the caller compares
+    the leading rows)."""
     model = worker.model_runner.model
     out: dict[str, torch.Tensor] = {}
     with torch.no_grad():
-        for name, module in model.named_modules():
+        for path, module in model.named_modules():
+            if "base_layer" in module._modules:  # a LoRA layer: its base_layer is read instead
+                continue  # (it forwards attribute reads such as cpu_linear to that layer)
+            name = path.replace(".base_layer", "")  # the layer a LoRA layer wraps
             handle = getattr(module, "cpu_linear", None)
             tensors: dict[str, torch.Tensor] = {}
             for pname, param in module.named_parameters(recurse=False):

@@ -23,6 +23,10 @@ class TaskStream(Protocol):
         """``n`` new problems."""
         ...
 
+    def preview(self, n: int) -> list[Problem]:
+        """``n`` problems like the next ones, handing none out (the memory plan's prompts)."""
+        ...
+
     def update(self, results: Iterable[Rollout]) -> list[str]:
         """Every rollout of the step, verified; returns the environments whose window rose."""
         ...

@@ -30,6 +30,7 @@ content, so the cut never changes a verdict; outputs within the limit are sent w
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import math
 import os
@@ -40,7 +41,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from verirl.envs import is_env, load_all
+from verirl.envs import get_env, is_env, load_all
 from verirl.errors import UserInputError
 from verirl.serve.settings import GymConfig, ServeConfig
 from verirl.sources.base import PROBLEM_SOURCES, ProblemSource
@@ -226,6 +227,12 @@ class ServerTasks:
             key = (p.env, p.difficulty, p.seed)
             self.pending[key] = self.pending.get(key, 0) + 1
         return problems
+
+    def preview(self, n: int) -> list[Problem]:
+        """``n`` problems at the top of the curriculum's windows, generated here: the server
+        records every problem it hands out, so none is asked of it."""
+        windows = itertools.islice(itertools.cycle(self._summary["windows"].items()), n)
+        return [get_env(e).generate(h, seed) for seed, (e, (_, h)) in enumerate(windows)]
 
     def update(self, results: Iterable[Rollout]) -> list[str]:
         items = list(results)

@@ -23,10 +23,11 @@ Launch:
 - on Ray, K learner actors (:mod:`verirl.integrations.ray.learner`) join one group through a
   TCP rendezvous at rank 0's address (:func:`init_group`).
 
-FSDP2 (``ray.learner.fsdp``; CUDA only): :func:`shard_fsdp2` wraps every decoder layer and the
-model with ``torch.distributed.fsdp.fully_shard`` and sets the gradient divide factor to 1,
-so FSDP's reduce-scatter sums like the all-reduce above. This path is written against torch
-2.13's API and is NOT TESTED in this repository (no GPU here); the gloo path is.
+FSDP2 (the ray placement's ``learner.fsdp``; CUDA only): :func:`shard_fsdp2` wraps every
+decoder layer and the model with ``torch.distributed.fsdp.fully_shard`` and sets the gradient
+divide factor to 1, so FSDP's reduce-scatter sums like the all-reduce above. This path is
+written against torch 2.13's API and is NOT TESTED in this repository (no GPU here); the gloo
+path is.
 """
 
 from __future__ import annotations
@@ -43,7 +44,10 @@ import torch.distributed as dist
 @dataclass(frozen=True)
 class DataParallel:
     """This process's place in the learner group. ``sharded_parameters``: gradients are
-    already reduced by FSDP, so :meth:`reduce_gradients` must not reduce them again."""
+    already reduced by FSDP, so :meth:`reduce_gradients` must not reduce them again.
+
+    A learner alone is the group of one (:data:`ONE_PROCESS`): every collective is then the
+    identity, so the learner runs one code path whatever the group's size."""
 
     rank: int
     world_size: int
@@ -54,14 +58,19 @@ class DataParallel:
         return rows[self.rank :: self.world_size]
 
     def reduce_gradients(self, params: list[torch.nn.Parameter]) -> None:
-        """Sum every parameter's gradient over the group (one flat all-reduce)."""
-        if self.world_size == 1 or self.sharded_parameters:
+        """Sum every parameter's gradient over the group (one flat all-reduce). A parameter
+        without a gradient — this rank ran no row touching it, or no row at all (every row of
+        the minibatch without signal) — gets a zero one first: the gradient every row would
+        have given, on which the optimizer still takes its (momentum) step."""
+        if self.sharded_parameters:
             return
         grads = []
         for p in params:
-            if p.grad is None:  # this rank had no rows touching it (or no rows at all)
+            if p.grad is None:
                 p.grad = torch.zeros_like(p)
             grads.append(p.grad)
+        if self.world_size == 1:
+            return
         flat = torch.cat([g.reshape(-1) for g in grads])
         dist.all_reduce(flat, op=dist.ReduceOp.SUM)
         offset = 0
@@ -83,13 +92,21 @@ class DataParallel:
             dist.all_reduce(t, op=dist.ReduceOp.SUM)
         return t
 
-    def sum_stats(self, stats: dict[str, float], keys: list[str]) -> dict[str, float]:
-        """Sum the values of ``keys`` (missing: 0) over the group; same order on every rank."""
+    def sum_stats(self, stats: dict[str, float]) -> dict[str, float]:
+        """Every statistic summed over the group. The names are the union of every rank's
+        (a rank without rows has none; its missing values count 0), in one order."""
         if self.world_size == 1:
             return stats
+        gathered: list[list[str] | None] = [None] * self.world_size
+        dist.all_gather_object(gathered, sorted(stats))
+        keys = sorted({k for names in gathered for k in names or []})
         t = torch.tensor([stats.get(k, 0.0) for k in keys], dtype=torch.float64)
         dist.all_reduce(t, op=dist.ReduceOp.SUM)
         return {**stats, **dict(zip(keys, t.tolist(), strict=True))}
+
+
+ONE_PROCESS = DataParallel(0, 1)
+"""The group of one: a learner that trains alone."""
 
 
 def backend_for(device: torch.device) -> str:
@@ -112,11 +129,12 @@ def init_group(
     return DataParallel(rank, world_size)
 
 
-def from_environment(backend: str = "gloo") -> DataParallel | None:
-    """The group ``torchrun`` describes in the environment, or None outside torchrun."""
+def from_environment(backend: str = "gloo") -> DataParallel:
+    """The group ``torchrun`` describes in the environment (:data:`ONE_PROCESS` outside
+    torchrun)."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world <= 1:
-        return None
+        return ONE_PROCESS
     if not dist.is_initialized():
         dist.init_process_group(backend, timeout=timedelta(seconds=300))
     return DataParallel(dist.get_rank(), dist.get_world_size())

@@ -23,10 +23,13 @@ The metrics detectors read (and who writes them):
                                            weight checksums after a sync (0: in sync)
 ``train/engine_logp_diff_mean``            mean |log π_engine − log π_learner| over the
                                            sampled tokens (learner-recomputed π_old only)
+``train/engine_logp_kl``                   KL(π_engine ‖ π_learner) per sampled token (k3)
 ``reward/verifier_timeouts|errors``        counts, over ``reward/verified`` calls
 ``train/loss``, ``train/grad_norm``        the learner's loss and pre-clip gradient norm
 ``curriculum/<env>/h``, ``.../checks``     each environment's window top and accuracy checks
-``memory/peak_rss_mb``, ``memory/cuda_*``  the step's peak memory (process tree; CUDA)
+``memory/heap_in_use_mb``                  malloc's in-use bytes at the step's end (no pools)
+``memory/cuda_*``                          CUDA: allocated at the step's end, and the peaks
+``memory/rss_mb``, ``memory/peak_rss_mb``  the process tree's RSS at the end, and its peak
 =========================================  ====================================================
 """
 
@@ -280,17 +283,23 @@ class WeightMismatch(Detector):
             f"the rollout engine's weights differ from the learner's after the sync "
             f"(sync/mismatch {gap:.3g} > {self.params.tolerance:g}): rollouts come from a stale "
             "or corrupted policy",
-            "check rollout.engine (its weight sync), ray.rollout workers and the async "
-            "staleness bound; resume from the last checkpoint",
+            "check rollout.engine (its weight sync), the ray placement's rollout workers and "
+            "run.schedule.params.max_staleness; resume from the last checkpoint",
         )
 
 
 class LogprobDriftParams(DetectorParams):
     max_mean: float = Field(
-        0.05,
+        0.0104,
         ge=0,
         description="Warn when the mean |log π_engine − log π_learner| per token (nats) "
-        "exceeds this ...",
+        "exceeds this (SkyRL's CI bound on the rollout–trainer mismatch: 0.0104) ...",
+    )
+    max_kl: float = Field(
+        0.01,
+        ge=0,
+        description="... or the mismatch KL(π_engine ‖ π_learner) per token exceeds this "
+        "(prime-rl's bound: 0.01) ...",
     )
     steps: int = Field(2, ge=1, description="... in this many consecutive steps.")
 
@@ -298,8 +307,10 @@ class LogprobDriftParams(DetectorParams):
 @DETECTORS.register("logprob_drift", LogprobDriftParams)
 class LogprobDrift(Detector):
     """The engine's sampling log-probs and the learner's recomputed ones on the same tokens
-    disagree: the update is off-policy (Yao et al. 2025, 'Your Efficient RL Framework
-    Secretly Brings You Off-Policy RL Training')."""
+    disagree past the field's bounds (mean |Δ log-prob| ≤ 0.0104 as SkyRL's CI, mismatch KL
+    < 0.01 as prime-rl): the update is more off-policy than its corrections are tuned for
+    (Yao et al. 2025, 'Your Efficient RL Framework Secretly Brings You Off-Policy RL
+    Training')."""
 
     params: LogprobDriftParams
 
@@ -311,15 +322,20 @@ class LogprobDrift(Detector):
         drift = _value(metrics, "train/engine_logp_diff_mean")
         if drift is None:
             return None
-        bad = not math.isfinite(drift) or drift > self.params.max_mean
+        kl = _value(metrics, "train/engine_logp_kl")
+        kl_bad = kl is not None and (not math.isfinite(kl) or kl > self.params.max_kl)
+        bad = not math.isfinite(drift) or drift > self.params.max_mean or kl_bad
         if self.streak.update(bad) < self.params.steps:
             return None
+        shown = f", mismatch KL {kl:.3g} (bound {self.params.max_kl:g})" if kl is not None else ""
         return (
             f"the engine's sampling log-probs drift from the learner's by {drift:.3g} nats per "
-            f"token (bound {self.params.max_mean:g}) for {self.params.steps} step(s): weights "
-            "not synced, or the engine's numerics (dtype, kernels) differ",
-            "check the weight sync, set rollout.engine.params.dtype to the learner's precision, "
-            "or correct for it with loss.tis_cap=2",
+            f"token (bound {self.params.max_mean:g}){shown} for {self.params.steps} step(s): "
+            "weights not synced, or the engine's numerics (dtype, kernels, a low-precision "
+            "sampling copy) differ",
+            "check the weight sync, set rollout.engine.params.dtype (vllm) or .precision (hf) "
+            "to the learner's precision, or correct for it with loss.off_policy "
+            "(truncated_is, icepop)",
         )
 
 
@@ -503,55 +519,84 @@ class MemoryGrowthParams(DetectorParams):
     warmup: int = Field(
         2,
         ge=0,
-        description="Skip this many first steps (the optimizer allocates its state at step 1) ...",
+        description="Skip this many first steps (the optimizer allocates its state at step 1).",
+    )
+    steps: int = Field(
+        3,
+        ge=2,
+        description="Held memory: warn when it grew at each of this many steps in a row ...",
+    )
+    min_step_mb: float = Field(
+        32.0, ge=0, description="... by at least this many MB each time (a leak per step) ..."
     )
     window: int = Field(
-        4, ge=1, description="... then compare the median peak of the first this many steps ..."
+        4,
+        ge=1,
+        description="... or when the median of the last this many steps exceeds the median "
+        "of the first this many after the warmup ...",
     )
-    min_growth: float = Field(
-        0.15,
-        gt=0,
-        description="... with the last this many, and warn when it rose by this share ...",
-    )
+    min_growth: float = Field(0.15, gt=0, description="... by this share of it (a slower leak) ...")
     min_mb: float = Field(300.0, ge=0, description="... and by at least this many MB.")
+
+
+# What a step leaves held, best first: what the program holds from its allocator at the end of
+# the step (torch's CUDA allocator; malloc's in-use bytes without its reuse pools), which an
+# allocator filling its pools does not move; then, where neither is measured, the RSS.
+HELD = ("memory/cuda_allocated_mb", "memory/heap_in_use_mb")
+RESIDENT = ("memory/rss_mb", "memory/peak_rss_mb")
 
 
 @DETECTORS.register("memory_growth", MemoryGrowthParams)
 class MemoryGrowth(Detector):
-    """The step's peak memory keeps growing: something is kept from one step to the next
-    (a leak) or the allocator fragments, and the run will eventually run out of memory.
-    Reads ``memory/cuda_max_allocated_mb`` on a GPU, else ``memory/peak_rss_mb``."""
+    """Memory something keeps from one step to the next (a leak): the run will run out of
+    memory. Reads what the program holds at the end of each step — ``memory/cuda_allocated_mb``
+    on a GPU, ``memory/heap_in_use_mb`` under TCMalloc or glibc — which does not grow while
+    the allocator fills its reuse pools (the RSS of the default job climbs ~450 MB over its
+    first ~18 steps that way and then stays flat); it warns when that grew at each of
+    ``steps`` steps in a row by ``min_step_mb`` or more, or by ``min_growth`` and ``min_mb``
+    between the first and the last ``window`` steps' medians. Where neither is measured it
+    falls back to the RSS (``memory/rss_mb``, else the step's peak) with the second rule only,
+    which an allocator settling can trip."""
 
     params: MemoryGrowthParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
         super().__init__(params, facts)
-        self.peaks: list[float] = []
+        self.seen: dict[str, list[float]] = {}
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
-        key = "memory/cuda_max_allocated_mb"
-        peak = _value(metrics, key)
-        if peak is None:
-            key = "memory/peak_rss_mb"
-            peak = _value(metrics, key)
-        if peak is None:
+        for name in (*HELD, *RESIDENT):
+            value = _value(metrics, name)
+            if value is not None:
+                self.seen.setdefault(name, []).append(value)
+        key = next((k for k in (*HELD, *RESIDENT) if k in self.seen), None)
+        if key is None:
             return None
-        self.peaks.append(peak)
         p = self.params
-        seen = self.peaks[p.warmup :]
-        if len(seen) < 2 * p.window:
+        seen = self.seen[key][p.warmup :]
+        growth = None
+        if key in HELD and len(seen) > p.steps:
+            steps = [b - a for a, b in zip(seen[-p.steps - 1 : -1], seen[-p.steps :], strict=True)]
+            if min(steps) >= p.min_step_mb:
+                growth = (
+                    f"grew at each of the last {p.steps} steps, by "
+                    + ", ".join(f"{d:.0f}" for d in steps)
+                    + f" MB, to {seen[-1]:.0f} MB"
+                )
+        if growth is None and len(seen) >= 2 * p.window:
+            first, last = _median(seen[: p.window]), _median(seen[-p.window :])
+            if last - first >= max(p.min_mb, p.min_growth * first):
+                growth = (
+                    f"grew from {first:.0f} MB (median of steps {p.warmup + 1}–"
+                    f"{p.warmup + p.window}) to {last:.0f} MB (last {p.window} steps)"
+                )
+        if growth is None:
             return None
-        first = _median(seen[: p.window])
-        last = _median(seen[-p.window :])
-        if last - first < max(p.min_mb, p.min_growth * first):
-            return None
+        what = "held at the end of the step" if key in HELD else "resident (RSS)"
         return (
-            f"the step's peak memory ({key}) grew from {first:.0f} MB (median of steps "
-            f"{p.warmup + 1}–{p.warmup + p.window}) to {last:.0f} MB (last {p.window} steps): "
-            "something outlives its step (a plug-in keeping rollouts, tensors or graphs) or "
-            "the allocator fragments",
-            "check plug-ins for state kept across steps; on a GPU set "
-            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; `verirl memory` shows the plan",
+            f"the memory {what} ({key}) {growth}: something outlives its step (a plug-in "
+            "keeping rollouts, tensors or graphs)",
+            "check plug-ins for state kept across steps; `verirl memory` shows the plan",
         )
 
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -24,15 +23,14 @@ from verirl.device import Placement
 from verirl.lm import CausalLM, TokenLogProbs, head_logprobs
 from verirl.lm.checkpointing import enable_activation_checkpointing
 from verirl.lm.passes import response_hidden
-from verirl.train.distributed import DataParallel
+from verirl.train.distributed import ONE_PROCESS, DataParallel
 from verirl.train.loss import (
     AGGREGATIONS,
     POLICY_LOSSES,
     AggregationScale,
-    kl_penalty,
     logprob_mismatch,
 )
-from verirl.train.memory_plan import resolve_checkpointing
+from verirl.train.lr_schedules import lr_factor
 from verirl.train.off_policy import Corrections
 from verirl.train.optimizers import AdamSettings, build_optimizer
 from verirl.train.packing import (
@@ -41,6 +39,8 @@ from verirl.train.packing import (
     pack_rows,
     padded_work,
 )
+from verirl.train.terms import TOKEN_SOURCES, LossTerms, TermInputs
+from verirl.train.token_masks import ConfiguredMask, MaskInputs
 from verirl.types import Batch, Rollout
 
 __all__ = [
@@ -105,7 +105,8 @@ class LearnerSettings:
       (the ``hf`` engine shares the module); ``optim.old_logprobs = "auto"`` recomputes
       π_old when they are not (vLLM).
     - ``activation_checkpointing``: checkpoint the decoder layers (``optim.
-      activation_checkpointing`` with 'auto' resolved by the memory plan).
+      activation_checkpointing``, 'auto' resolved by the run's memory plan:
+      :func:`verirl.assembly.build`).
     """
 
     loss: LossConfig = field(default_factory=LossConfig)
@@ -128,12 +129,17 @@ class LearnerSettings:
         activation_checkpointing: bool | None = None,
     ) -> LearnerSettings:
         """``engine_logprobs_exact`` None: what ``rollout.engine``'s registration says;
-        ``activation_checkpointing`` None: ``optim.activation_checkpointing``, 'auto' decided
-        by the memory plan (:func:`verirl.train.memory_plan.resolve_checkpointing`)."""
+        ``activation_checkpointing`` None: ``optim.activation_checkpointing``, which must then
+        not be 'auto' (the memory plan decides that, once, where the run is built)."""
         if engine_logprobs_exact is None:
             from verirl.rollout.base import ENGINES
 
-            engine_logprobs_exact = ENGINES.get(cfg.rollout.engine.name).logprobs_exact
+            engine = cfg.rollout.engine
+            engine_logprobs_exact = ENGINES.get(engine.name).exact_logprobs(engine.params)
+        if activation_checkpointing is None:
+            if cfg.optim.activation_checkpointing == "auto":  # verirl.assembly.build decides
+                raise ValueError("activation checkpointing 'auto' needs the memory plan's answer")
+            activation_checkpointing = bool(cfg.optim.activation_checkpointing)
         return cls(
             loss=cfg.loss,
             optim=cfg.optim,
@@ -142,11 +148,7 @@ class LearnerSettings:
             placement=placement,
             seed=cfg.run.seed,
             engine_logprobs_exact=engine_logprobs_exact,
-            activation_checkpointing=(
-                activation_checkpointing
-                if activation_checkpointing is not None
-                else resolve_checkpointing(cfg, placement.device.type)
-            ),
+            activation_checkpointing=activation_checkpointing,
         )
 
     @property
@@ -174,11 +176,22 @@ class PolicyLearner(Protocol):
     def load_state_dict(self, state: dict[str, Any]) -> None: ...
 
 
-class Learner:
-    """Owns the optimizer, the LR schedule and (when KL is on) the frozen reference.
+TokenSource = Callable[[Batch], torch.Tensor]
+"""Per-token values of a whole rollout batch, computed once before its first optimizer step
+without gradient: ``fn(batch) -> [N, R]`` (0 where ``batch.response_mask`` is 0), read by the
+loss terms that name it in ``needs`` (a teacher's log-probs, say)."""
 
-    ``data_parallel``: this process's place in a learner group; it then computes every
-    ``world_size``-th row of each minibatch and the gradients are summed over the group.
+
+class Learner:
+    """Owns the optimizer, the LR schedule, the loss terms and (when a term reads it) the frozen
+    reference.
+
+    ``data_parallel``: this process's place in a learner group; it computes every
+    ``world_size``-th row of each minibatch and the gradients are summed over the group (alone:
+    the group of one, whose collectives are the identity). ``token_sources``: per-token inputs
+    of loss terms beyond the built-in ones (``"reference"``: the frozen initial policy's
+    log-probs, which the learner computes itself) and those ``loss.sources`` configures (a
+    distillation teacher), which it builds when an active term reads them.
     """
 
     def __init__(
@@ -186,7 +199,8 @@ class Learner:
         model: torch.nn.Module,
         settings: LearnerSettings,
         total_steps: int,
-        data_parallel: DataParallel | None = None,
+        data_parallel: DataParallel = ONE_PROCESS,
+        token_sources: Mapping[str, TokenSource] | None = None,
     ) -> None:
         self.model = model
         self.settings = settings
@@ -204,7 +218,7 @@ class Learner:
         )
         updates = max(1, total_steps * o.epochs * o.minibatches)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, _schedule(o.schedule, o.warmup_steps, updates)
+            self.optimizer, lr_factor(o.schedule, o.warmup_steps, updates)
         )
         loss = settings.loss
         spec = POLICY_LOSSES.get(loss.policy.name)
@@ -219,17 +233,36 @@ class Learner:
         self.generator = torch.Generator().manual_seed(settings.seed + 1)
         if settings.activation_checkpointing:
             enable_activation_checkpointing(model)
+        self.terms = LossTerms(loss.terms)
+        self.token_mask = ConfiguredMask.build(loss.token_mask.name, loss.token_mask.params)
+        # a loss term trains on the entropy; the token mask reads it before the update
+        self.entropy_grad = "entropy" in self.terms.needs
+        self.pre_entropy = "entropy" in self.token_mask.needs
         self._reference: torch.nn.Module | None = None
-        if loss.kl_coef > 0 and not _is_peft(model):
-            self._reference = copy.deepcopy(model).eval().requires_grad_(False)
-        # rows without signal are skipped only where they provably add nothing: a loss the
-        # advantage gates, no KL term, and every rank free to skip (FSDP's collectives need
-        # every rank in every pass)
+        sources = dict(token_sources or {})
+        if "reference" in self.terms.needs:
+            sources["reference"] = lambda batch: self._no_grad_pass(batch, reference=True)[0]
+            if not _is_peft(model):
+                self._reference = copy.deepcopy(model).eval().requires_grad_(False)
+        for name, plugin in loss.sources.items():
+            if name in self.terms.needs and name not in sources:
+                sources[name] = TOKEN_SOURCES.get(plugin.name).build(plugin.params, self)
+        for term in self.terms.terms:
+            for need in term.spec.needs - {"entropy"} - set(sources):
+                raise ValueError(
+                    f"loss.terms.{term.spec.name} needs {need!r}, which this learner is not "
+                    f"given: configure loss.sources.{need} (kinds: "
+                    f"{', '.join(TOKEN_SOURCES.names())})"
+                )
+        self.sources = {k: v for k, v in sources.items() if k in self.terms.needs}
+        # rows without signal are skipped only where they provably add nothing: a policy loss
+        # and loss terms the advantage gates, and every rank free to skip (FSDP's collectives
+        # need every rank in every pass)
         self.skip_zero_rows = (
             o.skip_zero_advantage_rows
             and spec.advantage_gated
-            and loss.kl_coef == 0
-            and not (data_parallel is not None and data_parallel.sharded_parameters)
+            and self.terms.advantage_gated
+            and not data_parallel.sharded_parameters
         )
 
     # ---- log-probs -------------------------------------------------------------------------
@@ -239,9 +272,14 @@ class Learner:
         return self.token_logprobs(batch, model).logprobs
 
     def token_logprobs(
-        self, batch: Batch, model: torch.nn.Module | None = None, entropy: bool = False
+        self,
+        batch: Batch,
+        model: torch.nn.Module | None = None,
+        entropy: bool = False,
+        entropy_grad: bool = False,
     ) -> TokenLogProbs:
-        """Log-probs (and, when asked, entropies) of the response tokens, [N, R].
+        """Log-probs (and, when asked, entropies: differentiable with ``entropy_grad``) of the
+        response tokens, [N, R].
 
         The decoder gives the hidden state predicting each response token
         (:mod:`verirl.lm.passes`); with ``optim.share_prompt_prefix`` (default) each distinct
@@ -264,39 +302,60 @@ class Learner:
                 temperature=self.temperature,
                 chunk_tokens=self.chunk_tokens,
                 entropy=entropy,
+                entropy_grad=entropy_grad,
             )
 
+    def score(self, batch: Batch, model: torch.nn.Module) -> torch.Tensor:
+        """log ``model``(response token | prefix) [N, R] over the whole batch, without gradient,
+        through the learner's passes (shared prompts, the chunked head, micro-batches): how a
+        teacher scores the policy's samples."""
+        return self._no_grad_pass(batch, model=model)[0]
+
     @torch.no_grad()
-    def _logprobs_no_grad(self, batch: Batch, reference: bool = False) -> torch.Tensor:
+    def _no_grad_pass(
+        self,
+        batch: Batch,
+        reference: bool = False,
+        entropy: bool = False,
+        model: torch.nn.Module | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Log-probs [N, R] of the policy (or the frozen reference, or ``model``) over the
+        whole batch, and its entropies [N, R] when asked (zeros otherwise); each rank computes
+        its share."""
         out = torch.zeros_like(batch.response_mask)
-        mine = self._my_rows(torch.arange(len(batch)))
+        ent = torch.zeros_like(batch.response_mask)
+        mine = self.dp.shard(torch.arange(len(batch)))
         for rows in self._micro_batches(batch, mine) if mine.numel() else ():
             sub = batch.select(rows).to(self.device)
-            with self._reference_model() if reference else contextlib.nullcontext() as ref:
-                lp = self.logprobs(sub, ref if reference else None)
-            out[rows, : lp.shape[1]] = (lp.float() * sub.response_mask).cpu()
-        return self.dp.sum_tensor(out) if self.dp is not None else out
-
-    def _my_rows(self, rows: torch.Tensor) -> torch.Tensor:
-        return self.dp.shard(rows) if self.dp is not None else rows
+            with self._reference_model() if reference else contextlib.nullcontext(model) as ref:
+                got = self.token_logprobs(sub, ref, entropy=entropy)
+            width = got.logprobs.shape[1]
+            out[rows, :width] = (got.logprobs.float() * sub.response_mask).cpu()
+            if got.entropy is not None:
+                ent[rows, :width] = (got.entropy.float() * sub.response_mask).cpu()
+        return self.dp.sum_tensor(out), self.dp.sum_tensor(ent) if entropy else ent
 
     # ---- one rollout batch ---------------------------------------------------------------------
     def update(self, batch: Batch) -> dict[str, float]:
-        o, loss_cfg = self.settings.optim, self.settings.loss
+        o = self.settings.optim
         self.model.train()
         sums: dict[str, float] = {}
         drift: dict[str, float] = {}
         proximal = batch.old_logprobs  # π_behav, unless the learner recomputes π_prox
-        if self.settings.recompute_old_logprobs:
-            proximal = self._logprobs_no_grad(batch)
-            drift = logprob_mismatch(proximal, batch.old_logprobs, batch.response_mask)
+        entropy_old = torch.zeros_like(batch.response_mask)  # read by an entropy token mask
+        if self.settings.recompute_old_logprobs or self.pre_entropy:
+            recomputed, entropy_old = self._no_grad_pass(batch, entropy=self.pre_entropy)
+            if self.settings.recompute_old_logprobs:
+                proximal = recomputed
+                drift = logprob_mismatch(proximal, batch.old_logprobs, batch.response_mask)
         # the off-policy corrections' detached weights π_prox/π_behav (1 when they coincide)
         weights, is_stats = self.corrections.weights(
             proximal, batch.old_logprobs, batch.response_mask
         )
         drift.update(is_stats)
         batch = _replace_old(batch, proximal)
-        ref_lp = self._logprobs_no_grad(batch, reference=True) if loss_cfg.kl_coef else None
+        sources = {name: source(batch) for name, source in self.sources.items()}
+        keep = torch.ones_like(batch.response_mask)  # the token mask's selection
         n = len(batch)
         signal = self.rows_with_signal(batch)
         counts: dict[str, int] = {}  # minibatches that reported each statistic
@@ -313,51 +372,64 @@ class Learner:
                     sequences=float(mb.numel()),
                     norm_length=float(self.settings.norm_length),
                 )
+                keep[mb], mask_stats = self.token_mask(
+                    MaskInputs(
+                        batch.response_mask[mb],
+                        batch.advantages[mb],
+                        entropy_old[mb] if self.pre_entropy else None,
+                    )
+                )
                 run = mb[signal[mb]]
                 rows_run, rows_seen = rows_run + run.numel(), rows_seen + mb.numel()
                 run_tokens = float(batch.response_mask[run].sum())
                 step_stats: dict[str, float] = {"loss": 0.0}
-                ran = False
-                mine = self._my_rows(run)
+                mine = self.dp.shard(run)
                 for rows in self._micro_batches(batch, mine) if mine.numel() else ():
                     sub = batch.select(rows).to(self.device)
                     padded, real = padded_work(sub, o.share_prompt_prefix)
                     work[0] += padded
                     work[1] += real
                     mask = sub.response_mask
-                    policy = self.token_logprobs(sub, entropy=True)
+                    width = mask.shape[1]
+                    policy = self.token_logprobs(sub, entropy=True, entropy_grad=self.entropy_grad)
                     logp = policy.logprobs
                     ratio_logp = self.corrections.logprobs(logp, sub.old_logprobs, mask)
                     loss_mat, stats = self.policy_loss(
                         ratio_logp, sub.old_logprobs, sub.advantages, mask, self.loss_params
                     )
-                    loss_mat = loss_mat * weights[rows, : mask.shape[1]].to(self.device)
-                    if ref_lp is not None:
-                        ref = ref_lp[rows, : mask.shape[1]].to(self.device)
-                        kl = kl_penalty(logp, ref, loss_cfg.kl_estimator)
-                        loss_mat = loss_mat + loss_cfg.kl_coef * kl
-                        stats["kl_ref"] = ((kl * mask).sum() / mask.sum().clamp(min=1)).detach()
+                    gate = weights[rows, :width] * keep[rows, :width]
+                    extra, term_stats = self.terms(
+                        TermInputs(
+                            logp,
+                            sub.old_logprobs,
+                            sub.advantages,
+                            mask,
+                            policy.entropy if self.entropy_grad else None,
+                            {k: v[rows, :width].to(self.device) for k, v in sources.items()},
+                        )
+                    )
+                    loss_mat = loss_mat * gate.to(self.device) + extra
+                    stats.update(term_stats)
                     if policy.entropy is not None:
-                        stats["entropy"] = (policy.entropy * mask).sum() / mask.sum().clamp(min=1)
+                        ent = policy.entropy.detach()
+                        stats["entropy"] = (ent * mask).sum() / mask.sum().clamp(min=1)
                     loss = self.aggregate(loss_mat, mask, scale)
                     loss.backward()
-                    ran = True
                     weight = float(mask.sum()) / max(run_tokens, 1.0)  # stats: rows run
                     step_stats["loss"] += float(loss.detach())
                     for k, v in stats.items():
                         step_stats[k] = step_stats.get(k, 0.0) + float(v) * weight
-                if self.dp is not None:
-                    self.dp.reduce_gradients(self.trainable)
-                    step_stats = self.dp.sum_stats(step_stats, _group_keys(step_stats))
-                elif not ran:  # no row had signal: the zero gradient every row would have given
-                    for param in self.trainable:
-                        param.grad = torch.zeros_like(param)
+                self.dp.reduce_gradients(self.trainable)
+                step_stats = self.dp.sum_stats(step_stats)
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.trainable, o.grad_clip)
                 step_stats["grad_norm"] = float(grad_norm)
                 step_stats["lr"] = float(self.scheduler.get_last_lr()[0])
+                step_stats.update(mask_stats)  # the same on every rank: not summed
+                step_stats.update(self.terms.step_stats())
                 self.optimizer.step()
                 self.scheduler.step()
                 self.optimizer.zero_grad(set_to_none=True)
+                self.terms.observe(step_stats)
                 for k, total in step_stats.items():
                     sums[k] = sums.get(k, 0.0) + total
                     counts[k] = counts.get(k, 0) + 1
@@ -373,9 +445,9 @@ class Learner:
     def rows_with_signal(self, batch: Batch) -> torch.Tensor:
         """bool [N]: the rows an update runs through the model. A row whose every advantage
         is 0 — each row of a GRPO group whose rewards are all equal — adds exactly nothing to
-        the loss or the gradient when the policy loss is advantage-gated and there is no KL
-        term, so with ``optim.skip_zero_advantage_rows`` it is left out (its tokens still count
-        in the aggregation's normaliser: the update is the same). All rows otherwise."""
+        the loss or the gradient when the policy loss and every loss term are advantage-gated,
+        so with ``optim.skip_zero_advantage_rows`` it is left out (its tokens still count in
+        the aggregation's normaliser: the update is the same). All rows otherwise."""
         if not self.skip_zero_rows:
             return torch.ones(len(batch), dtype=torch.bool)
         return ((batch.advantages != 0) & (batch.response_mask != 0)).any(dim=1)
@@ -412,12 +484,14 @@ class Learner:
             "optimizer": self.optimizer.state_dict(),
             "scheduler": self.scheduler.state_dict(),
             "generator": self.generator.get_state(),
+            "loss_terms": self.terms.state_dict(),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.generator.set_state(state["generator"])
+        self.terms.load_state_dict(state["loss_terms"])
 
 
 def _prompt_index(batch: Batch) -> torch.Tensor:
@@ -433,30 +507,5 @@ def _replace_old(batch: Batch, old: torch.Tensor) -> Batch:
     return replace(batch, old_logprobs=old)
 
 
-def _group_keys(stats: dict[str, float]) -> list[str]:
-    """The union of every rank's statistic names, in one order (a rank without rows has none)."""
-    import torch.distributed as dist
-
-    if not dist.is_initialized() or dist.get_world_size() == 1:
-        return sorted(stats)
-    gathered: list[list[str] | None] = [None] * dist.get_world_size()
-    dist.all_gather_object(gathered, sorted(stats))
-    return sorted({k for keys in gathered for k in keys or []})
-
-
 def _is_peft(model: torch.nn.Module) -> bool:
     return hasattr(model, "disable_adapter") and hasattr(model, "peft_config")
-
-
-def _schedule(kind: str, warmup: int, total: int) -> Any:
-    def factor(step: int) -> float:
-        if warmup and step < warmup:
-            return (step + 1) / warmup
-        if kind == "constant":
-            return 1.0
-        progress = min(1.0, (step - warmup) / max(1, total - warmup))
-        if kind == "linear":
-            return 1.0 - progress
-        return 0.5 * (1.0 + math.cos(math.pi * progress))
-
-    return factor

@@ -1,4 +1,5 @@
-"""Policy losses, loss aggregation and the KL penalty: pure functions over [N, R] tensors.
+"""Policy losses and loss aggregation: pure functions over [N, R] tensors (the terms added to
+the policy loss, the KL penalty among them, are in :mod:`verirl.train.terms`).
 
 Shapes throughout: ``N`` sequences × ``R`` response tokens; ``mask`` is 1 on trained tokens.
 
@@ -16,15 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.registry import Registry, Spec
-from verirl.train.off_policy import truncated_is_weights
-
-__all__ = ["truncated_is_weights"]  # moved to verirl.train.off_policy; kept importable here
 
 Stats = dict[str, torch.Tensor]
 
@@ -104,6 +102,103 @@ def clipped_surrogate(
     return loss, stats
 
 
+class CISPOParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    eps_high: float = Field(
+        4.0,
+        gt=0,
+        description="Upper clip of the IS weight, r̂ ≤ 1 + ε_high (MiniMax-M1 tunes only this "
+        "bound; ScaleRL's ε_max = 5, TRL's epsilon_high=5.0, is 4.0 here).",
+    )
+    eps_low: float | None = Field(
+        None,
+        ge=0,
+        description="Lower clip r̂ ≥ 1 − ε_low; None: no lower bound (MiniMax-M1 sets ε_low^IS "
+        "large).",
+    )
+
+
+@POLICY_LOSSES.register("cispo", CISPOParams, advantage_gated=True)
+def cispo(
+    logprobs: torch.Tensor,
+    old_logprobs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    params: CISPOParams,
+) -> tuple[torch.Tensor, Stats]:
+    """CISPO, clipped IS-weight policy optimization (MiniMax, "MiniMax-M1: Scaling Test-Time
+    Compute Efficiently with Lightning Attention", arXiv 2506.13585, eq. 4): REINFORCE with the
+    importance weight clipped and detached, so no token loses its gradient to the clip:
+
+        J = E[ 1/Σ_i|o_i| · Σ_i Σ_t sg(r̂_i,t) · Â_i,t · log π_θ(o_i,t | q, o_i,<t) ]
+        r̂_i,t = clip(r_i,t, 1 − ε_low, 1 + ε_high),  r_i,t = π_θ / π_old
+
+    Per token L = −sg(r̂)·A·log π_θ (its value is not the surrogate's; its gradient −r̂·A·∇log π_θ
+    is). The paper's 1/Σ|o_i| is ``loss.aggregation: token-mean``. Returns [N, R] and the
+    share of tokens whose weight was clipped, the mean ratio and the approximate KL to π_old."""
+    log_ratio = logprobs - old_logprobs
+    ratio = torch.exp(log_ratio)
+    low = None if params.eps_low is None else 1.0 - params.eps_low
+    weight = torch.clamp(ratio, min=low, max=1.0 + params.eps_high).detach()
+    loss = -weight * advantages * logprobs
+    with torch.no_grad():
+        denom = mask.sum().clamp(min=1)
+        stats = {
+            "clip_frac": ((weight != ratio).float() * mask).sum() / denom,
+            "approx_kl_old": ((0.5 * log_ratio**2) * mask).sum() / denom,
+            "ratio_mean": (ratio * mask).sum() / denom,
+        }
+    return loss, stats
+
+
+class SAPOParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    tau_pos: float = Field(
+        1.0, gt=0, description="Gate temperature τ for tokens with A > 0 (SAPO: 1.0)."
+    )
+    tau_neg: float = Field(
+        1.05,
+        gt=0,
+        description="Gate temperature τ for tokens with A ≤ 0 (SAPO: 1.05; larger: the gate "
+        "closes faster for negative advantages).",
+    )
+
+
+@POLICY_LOSSES.register("sapo", SAPOParams, advantage_gated=True)
+def sapo(
+    logprobs: torch.Tensor,
+    old_logprobs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    params: SAPOParams,
+) -> tuple[torch.Tensor, Stats]:
+    """SAPO, soft adaptive policy optimization (Gao et al., "Soft Adaptive Policy
+    Optimization", arXiv 2511.20347): the hard clip replaced by a smooth gate of the ratio,
+
+        J = E[ 1/G Σ_i 1/|y_i| Σ_t f_i,t(r_i,t) · Â_i,t ]
+        f_i,t(x) = (4/τ_i,t) · σ(τ_i,t · (x − 1)),  τ_i,t = τ_pos if Â_i,t > 0 else τ_neg
+
+    Per token L = −f(r)·A; its gradient is −w·A·∇log π_θ with w = 4·σ·(1 − σ)·r, 1 on-policy
+    (r = 1) and decaying smoothly as r leaves 1. The paper averages per sequence
+    (``loss.aggregation: seq-mean-token-mean``, TRL's sapo). Returns [N, R] and the mean gate
+    weight w and ratio over masked tokens."""
+    ratio = torch.exp(logprobs - old_logprobs)
+    tau = torch.where(
+        advantages > 0,
+        torch.full_like(advantages, params.tau_pos),
+        torch.full_like(advantages, params.tau_neg),
+    )
+    gate = torch.sigmoid(tau * (ratio - 1.0))
+    loss = -(4.0 / tau) * gate * advantages
+    with torch.no_grad():
+        denom = mask.sum().clamp(min=1)
+        stats = {
+            "sapo_weight_mean": ((4.0 * gate * (1.0 - gate) * ratio) * mask).sum() / denom,
+            "ratio_mean": (ratio * mask).sum() / denom,
+        }
+    return loss, stats
+
+
 # ---- aggregation -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AggregationScale:
@@ -158,38 +253,29 @@ def seq_mean_token_sum_norm(
     return (loss * mask).sum() / max(scale.sequences * scale.norm_length, 1.0)
 
 
-# ---- KL to a frozen reference ----------------------------------------------------------------
-KLEstimator = Literal["k1", "k3"]
-
-
-def kl_penalty(
-    logprobs: torch.Tensor, ref_logprobs: torch.Tensor, estimator: KLEstimator
-) -> torch.Tensor:
-    """Per-token estimate of KL(π_θ ‖ π_ref) from samples of π_θ (Schulman 2020, "Approximating
-    KL divergence"): with δ = log π_ref − log π_θ,
-
-        k1 = −δ                    (unbiased, high variance, can be negative)
-        k3 = exp(δ) − δ − 1        (unbiased, always ≥ 0; GRPO's choice)
-    """
-    delta = ref_logprobs - logprobs
-    if estimator == "k1":
-        return -delta
-    if estimator == "k3":
-        return torch.exp(delta) - delta - 1.0
-    raise ValueError(f"unknown KL estimator {estimator!r}; use 'k1' or 'k3'")
-
-
 # ---- engine/learner mismatch -----------------------------------------------------------------
 def logprob_mismatch(
     learner_logprobs: torch.Tensor, engine_logprobs: torch.Tensor, mask: torch.Tensor
 ) -> dict[str, float]:
-    """Mean and max of |log π_engine − log π_learner| over masked tokens ([N, R] inputs):
-    how far the rollout engine's numerics drift from the learner's on the same weights."""
-    diff = (engine_logprobs - learner_logprobs).abs() * mask
+    """The rollout–trainer mismatch over masked tokens ([N, R] inputs): how far the rollout
+    engine's numerics (its kernels, a low-precision sampling copy) drift from the learner's
+    on the same weights.
+
+    - ``engine_logp_diff_mean`` / ``_max``: mean and max of |log π_engine − log π_learner|
+      (SkyRL's CI bound on the mean: 0.0104);
+    - ``engine_logp_kl``: KL(π_engine ‖ π_learner) per token, estimated from the engine's own
+      samples with Schulman's k3 (Schulman 2020, "Approximating KL divergence"): with
+      δ = log π_learner − log π_engine, k3 = exp(δ) − δ − 1 ≥ 0 (prime-rl's bound on its
+      mean: 0.01).
+    """
+    delta = learner_logprobs - engine_logprobs
+    diff = delta.abs() * mask
+    k3 = (torch.exp(delta) - delta - 1.0) * mask
     tokens = float(mask.sum())
     if tokens == 0:
-        return {"engine_logp_diff_mean": 0.0, "engine_logp_diff_max": 0.0}
+        return {"engine_logp_diff_mean": 0.0, "engine_logp_diff_max": 0.0, "engine_logp_kl": 0.0}
     return {
         "engine_logp_diff_mean": float(diff.sum()) / tokens,
         "engine_logp_diff_max": float(diff.max()),
+        "engine_logp_kl": float(k3.sum()) / tokens,
     }

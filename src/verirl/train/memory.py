@@ -7,6 +7,11 @@
   ``/proc/self/clear_refs``) catches a spike between two samples, so the peak is
   ``max(sampled tree peak, main process peak + its children's RSS)``.
 - ``memory/rss_mb``: the tree's RSS at the end of the step.
+- ``memory/heap_in_use_mb``: what this process holds from ``malloc`` at the end of the step,
+  without the allocator's reuse pools (:func:`verirl.allocator.heap_in_use_bytes`: TCMalloc
+  or glibc); the run-health detector ``memory_growth`` reads it to tell a leak from an
+  allocator settling. ``memory/cuda_allocated_mb``: on a CUDA device, torch's allocated
+  memory at the end of the step (its counterpart there).
 - ``memory/cuda_max_allocated_mb``, ``memory/cuda_max_reserved_mb``: on a CUDA device, torch's
   peak allocated and reserved memory during the step (reset at every step).
 
@@ -26,7 +31,7 @@ from typing import Any
 import psutil
 import torch
 
-from verirl.allocator import allocator_in_use
+from verirl.allocator import allocator_in_use, heap_in_use_bytes
 
 MB = 1e6
 _CLEAR_REFS = Path("/proc/self/clear_refs")
@@ -114,7 +119,11 @@ class MemoryMonitor:
             peak = max(peak, main_peak + children)
         self.run_peak = max(self.run_peak, peak)
         out = {"memory/peak_rss_mb": peak / MB, "memory/rss_mb": now / MB}
+        held = heap_in_use_bytes()
+        if held is not None:
+            out["memory/heap_in_use_mb"] = held / MB
         if self.device.type == "cuda" and torch.cuda.is_available():
+            out["memory/cuda_allocated_mb"] = torch.cuda.memory_allocated(self.device) / MB
             out["memory/cuda_max_allocated_mb"] = torch.cuda.max_memory_allocated(self.device) / MB
             out["memory/cuda_max_reserved_mb"] = torch.cuda.max_memory_reserved(self.device) / MB
         self.reset()

@@ -30,15 +30,12 @@ measured peaks of real runs on CPU configurations (``tests/train/test_memory_pla
 
 from __future__ import annotations
 
-import logging
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from verirl.config import TrainConfig
-
-logger = logging.getLogger("verirl.train")
 
 GB = 1e9
 GIB = 2**30
@@ -58,6 +55,9 @@ LOGIT_CHUNK_COPIES = 5.0  # logits, softmax, their gradient, float copies in bac
 # Layer recompute and the backward pass's activation gradients, per token of one layer:
 # about one layer's activations twice over.
 BACKWARD_LAYER_COPIES = 2.0
+COMFORTABLE = 0.8
+"""'auto' activation checkpointing stays off while the step's planned peak without it is at most
+this share of the memory available (the plan's margin for what it does not model)."""
 
 
 @dataclass(frozen=True)
@@ -126,30 +126,6 @@ class StepShape:
 
 
 @dataclass(frozen=True)
-class MemoryPlan:
-    """Bytes per component, the peak, and the limit it is checked against."""
-
-    device: str
-    components: dict[str, float]
-    peak: float
-    limit: float | None
-    learner_tokens: int
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def fits(self) -> bool:
-        return self.limit is None or self.peak <= self.limit
-
-    def lines(self) -> list[str]:
-        out = [f"{name:<16} {value / GB:8.2f} GB" for name, value in self.components.items()]
-        out.append(f"{'peak':<16} {self.peak / GB:8.2f} GB")
-        if self.limit is not None:
-            verdict = "fits" if self.fits else "does NOT fit"
-            out.append(f"{'limit':<16} {self.limit / GB:8.2f} GB ({verdict})")
-        return out
-
-
-@dataclass(frozen=True)
 class PlanInputs:
     """Everything :func:`compute_plan` reads (so a test or the bench can vary one thing)."""
 
@@ -166,11 +142,40 @@ class PlanInputs:
     micro_batch_tokens: int = 8192
     share_prompt_prefix: bool = True
     engine: str = "hf"
-    engine_batch: int = 64
+    engine_batch: int | None = 64  # None: every sequence of the step at once
     engine_kv_bytes: float = 0.0  # vLLM's configured KV cache space
     workers: int = 0
     coq_workers: int = 0
     chunked_logprobs: bool = True  # False: the full-logits path (before chunking)
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """Bytes per component, the peak, and the limit it is checked against."""
+
+    device: str
+    components: dict[str, float]
+    peak: float
+    limit: float | None
+    learner_tokens: int
+    inputs: PlanInputs
+    why: str = ""  # 'auto' activation checkpointing: the choice and its reason, for the log
+
+    @property
+    def activation_checkpointing(self) -> bool:
+        return self.inputs.activation_checkpointing
+
+    @property
+    def fits(self) -> bool:
+        return self.limit is None or self.peak <= self.limit
+
+    def lines(self) -> list[str]:
+        out = [f"{name:<16} {value / GB:8.2f} GB" for name, value in self.components.items()]
+        out.append(f"{'peak':<16} {self.peak / GB:8.2f} GB")
+        if self.limit is not None:
+            verdict = "fits" if self.fits else "does NOT fit"
+            out.append(f"{'limit':<16} {self.limit / GB:8.2f} GB ({verdict})")
+        return out
 
 
 def compute_plan(p: PlanInputs, limit: float | None = None) -> MemoryPlan:
@@ -206,7 +211,7 @@ def compute_plan(p: PlanInputs, limit: float | None = None) -> MemoryPlan:
         logits = 3.0 * 4.0 * response_tokens * s.vocab + head_grad
     learner = 4.0 * trainable + activations + logits
     # generation: the engine's cache for one batch of sequences and its logits
-    rows = min(p.engine_batch, st.prompts * st.group)
+    rows = min(p.engine_batch or st.prompts * st.group, st.prompts * st.group)
     kv_bytes = 2.0 if p.bf16 else 4.0
     kv = rows * (st.prompt_tokens + st.response_tokens) * s.layers * 2 * s.kv_dim * kv_bytes
     generation = kv + 3 * 4.0 * rows * s.vocab
@@ -230,11 +235,7 @@ def compute_plan(p: PlanInputs, limit: float | None = None) -> MemoryPlan:
         peak,
         limit,
         tokens,
-        {
-            "activation_checkpointing": p.activation_checkpointing,
-            "chunk_tokens": p.chunk_tokens,
-            "micro_batch_tokens": p.micro_batch_tokens,
-        },
+        p,
     )
 
 
@@ -266,16 +267,15 @@ def _largest_micro_batch(p: PlanInputs) -> tuple[int, int]:
 
 # ---- from a run config ---------------------------------------------------------------------
 def plan_inputs(
-    cfg: TrainConfig,
-    device: str | None = None,
-    prompt_tokens: int | None = None,
-    model_config: Any = None,
+    cfg: TrainConfig, prompt_tokens: int, device: str | None = None, model_config: Any = None
 ) -> PlanInputs:
-    """The :class:`PlanInputs` of ``cfg`` on ``device`` ('cpu', 'cuda'; None: the config's
-    ``model.device`` resolved on this machine). ``prompt_tokens`` None: the longest prompt of
-    a few problems the curriculum starts with, under the training prompt (needs only the
-    tokenizer)."""
+    """The :class:`PlanInputs` of ``cfg`` with prompts of ``prompt_tokens`` tokens (the run's
+    longest: :func:`longest_prompt`) on ``device`` ('cpu', 'cuda'; None: the config's
+    ``model.device`` resolved on this machine); ``model_config`` None: ``model.name``'s."""
+    from verirl.rollout.base import ENGINES
     from verirl.train.optimizers import OPTIMIZERS
+    from verirl.train.terms import LossTerms
+    from verirl.verification.executors import EXECUTORS
 
     if model_config is None:
         model_config = load_model_config(cfg.model.name)
@@ -284,14 +284,11 @@ def plan_inputs(
     bf16 = cfg.model.dtype == "bf16" or (cfg.model.dtype == "auto" and dev.startswith("cuda"))
     lora = cfg.model.lora
     trainable = shape.lora_params(lora.r, tuple(lora.target_modules)) if lora else None
-    if prompt_tokens is None:
-        prompt_tokens = estimate_prompt_tokens(cfg)
     chunk = cfg.optim.logprob_chunk_tokens
-    engine_kv = 0.0
-    if cfg.rollout.engine.name == "vllm":
-        engine_kv = float(cfg.rollout.engine.params.get("kv_cache_gib", 1.0)) * GIB
+    # the engine's and the executor's parameters as their registrations read them
+    engine = ENGINES.get(cfg.rollout.engine.name).parse(cfg.rollout.engine.params)
     executor = cfg.verification.executor
-    workers = int(executor.params.get("workers", 2)) if executor.name == "processes" else 0
+    pool = EXECUTORS.get(executor.name).parse(executor.params)
     return PlanInputs(
         shape=shape,
         step=StepShape(
@@ -305,15 +302,16 @@ def plan_inputs(
         trainable=trainable,
         lora=lora is not None,
         optimizer_state_bytes=OPTIMIZERS.get(cfg.optim.optimizer.name).state_bytes_per_param,
-        kl_reference=cfg.loss.kl_coef > 0,
+        kl_reference="reference" in LossTerms(cfg.loss.terms).needs,
         activation_checkpointing=cfg.optim.activation_checkpointing is True,
         chunk_tokens=None if chunk == "auto" else int(chunk),
         micro_batch_tokens=cfg.optim.micro_batch_tokens,
         share_prompt_prefix=cfg.optim.share_prompt_prefix,
         engine=cfg.rollout.engine.name,
-        engine_batch=int(cfg.rollout.engine.params.get("max_batch_sequences", 64)),
-        engine_kv_bytes=engine_kv,
-        workers=workers,
+        # an engine without a batch bound decodes every sequence of the step at once
+        engine_batch=getattr(engine, "max_batch_sequences", None),
+        engine_kv_bytes=getattr(engine, "kv_cache_gib", 0.0) * GIB,
+        workers=getattr(pool, "workers", 0) if executor.name == "processes" else 0,
     )
 
 
@@ -321,61 +319,61 @@ def plan_memory(
     cfg: TrainConfig,
     device: str | None = None,
     limit: float | None = None,
-    prompt_tokens: int | None = None,
+    *,
+    prompt_tokens: int,
+    model_config: Any = None,
 ) -> MemoryPlan:
-    """The plan of ``cfg``; ``limit`` None: this machine's memory (:func:`memory_limit`)."""
-    inputs = plan_inputs(cfg, device, prompt_tokens)
+    """The plan of ``cfg`` (:func:`plan_inputs`); ``limit`` None: this machine's memory
+    (:func:`memory_limit`). ``optim.activation_checkpointing`` 'auto' is decided here: on
+    when the step does not fit without it."""
+    inputs = plan_inputs(cfg, prompt_tokens, device, model_config)
+    limit = limit if limit is not None else memory_limit(inputs.device)
     if cfg.optim.activation_checkpointing == "auto":
-        off = compute_plan(inputs, limit if limit is not None else memory_limit(inputs.device))
-        if off.fits:
-            return off
-        inputs = replace(inputs, activation_checkpointing=True)
-    return compute_plan(inputs, limit if limit is not None else memory_limit(inputs.device))
+        return auto_checkpointing(inputs, limit)
+    return compute_plan(inputs, limit)
 
 
-def resolve_checkpointing(cfg: TrainConfig, device: str | None = None) -> bool:
-    """``optim.activation_checkpointing`` with 'auto' decided: on when the plan without it
-    does not fit this machine's memory. A model the plan cannot read (an architecture
-    without a config the meta device builds) leaves it off, and the log says so."""
-    setting = cfg.optim.activation_checkpointing
-    if setting != "auto":
-        return bool(setting)
-    try:
-        plan = plan_memory(cfg, device)
-    except Exception as exc:  # the plan is advice; a model it cannot read trains as before
-        logger.warning("activation checkpointing auto: no memory plan (%s); off", exc)
-        return False
-    on = bool(plan.settings["activation_checkpointing"])
-    if on:
-        logger.info(
-            "activation checkpointing on (auto): the planned step needs %.1f GB with it; "
-            "without it more than the %.1f GB available",
-            plan.peak / GB,
-            (plan.limit or 0) / GB,
+def auto_checkpointing(inputs: PlanInputs, limit: float | None) -> MemoryPlan:
+    """``optim.activation_checkpointing='auto'`` decided from the plan: off when the step
+    without it fits comfortably — its planned peak at most :data:`COMFORTABLE` of ``limit`` —
+    since then checkpointing only costs time (a second forward pass of every layer in
+    backward); on otherwise. The returned plan is the chosen one; its ``why`` says why, in a
+    sentence for the log."""
+    off = compute_plan(replace(inputs, activation_checkpointing=False), limit)
+    room = math.inf if limit is None else COMFORTABLE * limit
+    if math.isinf(room):
+        chosen, why = off, "off (auto): no memory limit is known for this device"
+    elif off.peak <= room:
+        why = (
+            f"off (auto): the step needs {off.peak / GB:.1f} GB without it, within "
+            f"{COMFORTABLE:.0%} of the {(limit or 0) / GB:.1f} GB available"
         )
-    return on
+        chosen = off
+    else:
+        chosen = compute_plan(replace(inputs, activation_checkpointing=True), limit)
+        why = (
+            f"on (auto): the step would need {off.peak / GB:.1f} GB without it, over "
+            f"{COMFORTABLE:.0%} of the {(limit or 0) / GB:.1f} GB available; "
+            f"{chosen.peak / GB:.1f} GB with it"
+        )
+    return replace(chosen, why=why)
 
 
-def check_fits(cfg: TrainConfig) -> MemoryPlan | None:
-    """Before any work: the plan of ``cfg`` on this machine, or a
-    :class:`~verirl.errors.UserInputError` in one line when it does not fit, naming the
-    setting that brings it under. None when the plan cannot be made (logged)."""
+def longest_prompt(formatter: Any, tasks: Any, problems: int = 16) -> int:
+    """The longest training prompt, in tokens (``formatter``, the run's), over the next
+    ``problems`` problems of the task stream ``tasks`` (:meth:`~verirl.sources.TaskStream.
+    preview`: none is handed out)."""
+    return max(len(formatter.encode(p)) for p in tasks.preview(problems))
+
+
+def check_fits(plan: MemoryPlan) -> None:
+    """Before any work: a :class:`~verirl.errors.UserInputError` in one line when ``plan``
+    does not fit, naming the setting that brings it under."""
     from verirl.errors import UserInputError
 
-    try:
-        plan = plan_memory(cfg)
-    except Exception as exc:  # advice only: a model the plan cannot read runs unplanned
-        logger.warning("no memory plan for this run (%s)", exc)
-        return None
     if plan.fits:
-        logger.info(
-            "memory plan: peak %.2f GB of %.1f GB (activation checkpointing %s)",
-            plan.peak / GB,
-            (plan.limit or 0) / GB,
-            "on" if plan.settings["activation_checkpointing"] else "off",
-        )
-        return plan
-    fix = suggest_fix(cfg, plan)
+        return
+    fix = suggest_fix(plan)
     raise UserInputError(
         f"the planned step needs {plan.peak / GB:.1f} GB but this {plan.device} has "
         f"{(plan.limit or 0) / GB:.1f} GB available ({plan.learner_tokens} tokens in the "
@@ -386,7 +384,7 @@ def check_fits(cfg: TrainConfig) -> MemoryPlan | None:
 
 
 # ---- what to change ------------------------------------------------------------------------
-def suggest_fix(cfg: TrainConfig, plan: MemoryPlan) -> str | None:
+def suggest_fix(plan: MemoryPlan) -> str | None:
     """The settings that bring ``plan`` under its limit, found by changing one thing at a
     time in order of least change to the run — activation checkpointing, a smaller engine
     batch (generation's key/value cache), smaller micro-batches, 8-bit optimizer state, LoRA
@@ -394,11 +392,11 @@ def suggest_fix(cfg: TrainConfig, plan: MemoryPlan) -> str | None:
     already or nothing here is enough."""
     if plan.fits or plan.limit is None:
         return None
-    inputs = plan_inputs(cfg, plan.device)
+    inputs = plan.inputs
     steps: list[tuple[str, Any]] = [
         ("optim.activation_checkpointing=true", lambda p: replace(p, activation_checkpointing=True))
     ]
-    batch = inputs.engine_batch
+    batch = inputs.engine_batch or 1  # an engine without max_batch_sequences: nothing to halve
     while batch > 1:
         batch //= 2
         steps.append(
@@ -499,24 +497,6 @@ def load_model_config(name: str) -> Any:
         gguf = locate_smollm2_gguf()
         return AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
     return AutoConfig.from_pretrained(resolve_model_path(name))
-
-
-def estimate_prompt_tokens(cfg: TrainConfig, problems: int = 16) -> int:
-    """The longest training prompt, in tokens, over the first problems the curriculum draws."""
-    from verirl.curriculum import build_curriculum
-    from verirl.models import load_tokenizer
-    from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
-
-    tokenizer = load_tokenizer(cfg.model.name)
-    formatter = PromptFormatter(
-        tokenizer,
-        cfg.rollout.system_prompt,
-        tuple(cfg.rollout.few_shot),
-        SYSTEM_VARIANTS if cfg.rollout.prompt_variants else (),
-        cfg.rollout.zero_shot_rate,
-    )
-    curriculum = build_curriculum(cfg.curriculum, cfg.run.seed)
-    return max(len(formatter.encode(p)) for p in curriculum.sample(problems))
 
 
 def _resolve_device(device: str) -> str:

@@ -16,23 +16,23 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from verirl.config import DynamicSamplingConfig, RewardConfig, RolloutConfig, TrainConfig
 from verirl.curriculum import effective_prompt_ratio
-from verirl.provers.settings import Provers
 from verirl.rewards import RewardContext
 from verirl.rewards.stage import RewardStage, build_reward_source
 from verirl.rollout.base import RolloutEngine
 from verirl.rollout.collect import COLLECTORS, Collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.serve.settings import GymConfig
-from verirl.sources import TaskStream, build_source
+from verirl.sources import ProblemSource, TaskStream
 from verirl.train.group_filters import GROUP_FILTERS
+from verirl.train.ledger import Ledger
 from verirl.types import Rollout, SamplingParams
 from verirl.verification.batch import BatchVerifier
-from verirl.verification.executors import Executor
 
 logger = logging.getLogger("verirl.train")
 
@@ -41,16 +41,22 @@ logger = logging.getLogger("verirl.train")
 class ProducerSettings:
     """What the producer reads: how it samples (``rollout:``), scores (``reward:``) and
     filters groups (``dynamic_sampling:``), and the gym its problems come from
-    (:meth:`~verirl.config.TrainConfig.gym`)."""
+    (:meth:`~verirl.config.TrainConfig.gym`); ``ledger``: where it records the problems it
+    issues (the run's ledger, :mod:`verirl.train.ledger`; None: nowhere)."""
 
     rollout: RolloutConfig
     reward: RewardConfig
     dynamic_sampling: DynamicSamplingConfig
     gym: GymConfig
+    ledger: Path | None = None
 
     @classmethod
     def from_config(cls, cfg: TrainConfig) -> ProducerSettings:
         return cls(cfg.rollout, cfg.reward, cfg.dynamic_sampling, cfg.gym())
+
+    def recording_to(self, ledger: Path | None) -> ProducerSettings:
+        """These settings, recording the issued problems in ``ledger``."""
+        return replace(self, ledger=ledger)
 
 
 @dataclass
@@ -71,7 +77,8 @@ class Produced:
       apart so the loop logs them in the same order as ever;
     - ``moved``: environments whose difficulty window moved on these verdicts;
     - ``rollout_s``: seconds spent producing; ``state``: the producer's state right after
-      this batch (what a checkpoint taken after training on it must hold), when it travels;
+      this batch, when it travels (what a checkpoint holds with it as the last batch produced
+      ahead or, with none ahead, right after training on it);
       ``sync``: how the producer's weight sync went (asynchronous backends).
     """
 
@@ -109,9 +116,18 @@ class RolloutProducer:
         self.engine = engine
         self.sampling = sampling
         self.next_group = 0
+        self.batch = 0  # the batch being produced (the ledger's ``issued`` records name it)
+        self.ledger = Ledger(settings.ledger)
         chosen = settings.dynamic_sampling.filter
         spec = GROUP_FILTERS.get(chosen.name)
         self._filter, self._filter_params = spec.part, spec.parse(chosen.params)
+
+    def record_to(self, ledger: Path | None) -> None:
+        """Record the problems issued from now on in ``ledger`` (the run's ledger, which the
+        trainer names once it knows its run directory); an asynchronous producer process
+        started later is built from these settings and records there too."""
+        self.settings = self.settings.recording_to(ledger)
+        self.ledger = Ledger(ledger)
 
     @property
     def model(self) -> Any:
@@ -127,9 +143,11 @@ class RolloutProducer:
         """The verification stage the reward stage verifies with."""
         return self.reward.ctx.verifier
 
-    def produce(self, version: int = 0) -> Produced:
-        """Sample one step's groups, score them, and update the curriculum from the verdicts
-        (in the order the groups were generated)."""
+    def produce(self, version: int = 0, batch: int | None = None) -> Produced:
+        """Sample batch ``batch`` (default: ``version``, as in the synchronous loop) with
+        policy ``version``: one step's groups, scored, and the curriculum updated from the
+        verdicts (in the order the groups were generated)."""
+        self.batch = version if batch is None else batch
         self.verifier.metrics(reset=True)  # count this step's verifications only
         t0 = time.perf_counter()
         out = self.sample_step()
@@ -156,6 +174,7 @@ class RolloutProducer:
         rounds = 0
         while len(kept) < want and rounds < (ds.max_rounds if ds.enabled else 1):
             problems = self.curriculum.sample(want - len(kept))
+            self.ledger.issued(self.batch, self.next_group, problems)
             rollouts = self.collector.collect(
                 problems,
                 self.engine,
@@ -201,37 +220,36 @@ class RolloutProducer:
         self.next_group = int(state["next_group"])
 
 
+def training_formatter(rollout: RolloutConfig, tokenizer: Any) -> PromptFormatter:
+    """The training prompt (``rollout.system_prompt``, ``few_shot``, ``prompt_variants``,
+    ``zero_shot_rate``)."""
+    variants = SYSTEM_VARIANTS if rollout.prompt_variants else ()
+    return PromptFormatter(
+        tokenizer, rollout.system_prompt, tuple(rollout.few_shot), variants, rollout.zero_shot_rate
+    )
+
+
 def build_producer(
     settings: ProducerSettings,
+    source: ProblemSource,
+    formatter: PromptFormatter,
     model: Any,
     tokenizer: Any,
     device: str,
     engine: RolloutEngine,
-    executor: Executor,
-    provers: Provers,
-    start_checkers: bool = True,
 ) -> RolloutProducer:
-    """The producer ``settings`` describe over ``engine``, its problems from the gym's source
-    (local, or a ``verirl serve`` gym), verifying on ``executor`` and ``provers`` (whose
-    checkers start now unless ``start_checkers`` is False: a producer that only evaluates,
-    next to an asynchronous producer that verifies the rollouts). ``device``: where the
-    policy ``model`` lives (reward sources that score with it put their batches there)."""
-    r = settings.rollout
-    formatter = PromptFormatter(
-        tokenizer,
-        r.system_prompt,
-        tuple(r.few_shot),
-        SYSTEM_VARIANTS if r.prompt_variants else (),
-        r.zero_shot_rate,
-    )
-    problems = build_source(settings.gym, executor, provers, start_checkers)
+    """The producer ``settings`` describe over built parts: ``source``'s task stream and
+    verifier (:func:`verirl.sources.build_source`), the training prompt ``formatter``
+    (:func:`training_formatter`) and ``engine``, with the collector, reward stage and sampling
+    parameters ``settings`` name. ``device``: where the policy ``model`` lives (reward sources
+    that score with it put their batches there)."""
+    r, reward = settings.rollout, settings.reward
     collector = COLLECTORS.get(r.collector.name).build(r.collector.params)
-    reward = settings.reward
-    source = build_reward_source(
+    scorer = build_reward_source(
         reward.name, reward.params, reward.overlong.buffer, r.max_new_tokens
     )
     ctx = RewardContext(
-        tokenizer=tokenizer, model=model, device=device, engine=engine, verifier=problems.verifier
+        tokenizer=tokenizer, model=model, device=device, engine=engine, verifier=source.verifier
     )
     sampling = SamplingParams(
         n=r.group_size,
@@ -240,9 +258,24 @@ def build_producer(
         max_new_tokens=r.max_new_tokens,
         stop=tuple(r.stop),
     )
-    return RolloutProducer(
-        settings, problems.tasks, collector, formatter, RewardStage(source, ctx), engine, sampling
-    )
+    stage = RewardStage(scorer, ctx, stream=streams_verification(settings.gym))
+    return RolloutProducer(settings, source.tasks, collector, formatter, stage, engine, sampling)
+
+
+def streams_verification(gym: GymConfig) -> bool:
+    """``verification.stream`` resolved: 'auto' streams unless verifiers run inline in this
+    process and none of the run's environments checks proofs (whose checkers are processes
+    of their own either way)."""
+    mode = gym.verification.stream
+    if mode != "auto":
+        return mode == "on"
+    if gym.verification.executor.name != "inline":
+        return True
+    from verirl.envs import get_env, is_env, load_all
+
+    load_all()
+    names = gym.curriculum.environments or []
+    return any(is_env(n) and get_env(n).prover is not None for n in names)
 
 
 def groups_of(rollouts: Sequence[Rollout]) -> list[list[Rollout]]:

@@ -4,6 +4,8 @@ stage."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.registry import Plugin
@@ -26,4 +28,14 @@ class VerificationConfig(BaseModel):
         description="Deadline of one verification; past it the answer scores as invalid "
         "(−0.5) and is counted in reward/verifier_timeouts. Proof checks use "
         "provers.<system>.timeout_s instead.",
+    )
+    stream: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Rewards while generating: a finished sequence goes to the verifiers "
+        "while the rest of its batch still decodes (and, multi-turn, while other episodes "
+        "still act), so a slow verifier (a proof checker, the sandbox, a judge) overlaps "
+        "generation; the verdicts are the same. 'auto': on unless the executor is 'inline' "
+        "(whose calls would then leave the main thread, and with them the signal-based "
+        "deadlines of some checkers) — proof checks stream under 'inline' too, their checkers "
+        "run in processes of their own. Measured in docs/verification.md.",
     )

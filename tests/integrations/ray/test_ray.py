@@ -104,10 +104,10 @@ def test_a_local_training_step_does_not_import_ray(tiny_model_dir: Path, tmp_pat
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from verirl.assembly import load_config\n"
+        "from verirl.assembly import build, load_config\n"
         "from verirl.trainer import Trainer\n"
         f"cfg = load_config(None, {_overrides(tiny_model_dir, tmp_path / 'r', 1)!r})\n"
-        f"with Trainer(cfg, Path({str(tmp_path / 'r')!r})) as t:\n"
+        f"with Trainer(build(cfg), Path({str(tmp_path / 'r')!r})) as t:\n"
         "    t.train_step()\n"
         "print('ray' in sys.modules)\n"
     )
@@ -252,13 +252,14 @@ def test_a_replica_whose_engine_copy_did_not_load_reports_a_mismatch(
 def test_the_loop_on_ray_reproduces_the_local_first_step(
     local_ray: None, tiny_model_dir: Path, tmp_path: Path
 ) -> None:
+    from verirl.assembly import build
     from verirl.trainer import Trainer
 
     steps = {}
     for backend in ("local", "ray"):
         extra = RAY if backend == "ray" else []
         cfg = load_config(None, _overrides(tiny_model_dir, tmp_path / backend, 1) + extra)
-        with Trainer(cfg, tmp_path / backend) as t:
+        with Trainer(build(cfg), tmp_path / backend) as t:
             m = t.train_step()
             steps[backend] = (m, [r.response_ids for r in t.last_rollouts])
     (local, local_ids), (on_ray, ray_ids) = steps["local"], steps["ray"]
@@ -275,21 +276,22 @@ def test_the_loop_on_ray_reproduces_the_local_first_step(
 def test_a_lost_learner_fails_the_step_and_the_run_resumes(
     local_ray: None, tiny_model_dir: Path, tmp_path: Path
 ) -> None:
+    from verirl.assembly import build
     from verirl.trainer import Trainer
 
     run = tmp_path / "run"
     cfg = load_config(None, _overrides(tiny_model_dir, run, 1) + RAY)
-    with Trainer(cfg, run) as t:
+    with Trainer(build(cfg), run) as t:
         t.fit()  # step 1, checkpoint-000001
-        os.kill(t.learner.pids()[1], signal.SIGKILL)  # type: ignore[attr-defined]
+        os.kill(t.parts.learner.pids()[1], signal.SIGKILL)  # type: ignore[attr-defined]
         with pytest.raises(WorkerLostError, match="resume"):
             t.train_step()
     assert [r["step"] for r in read_metrics(run)] == [1]
     cfg2 = load_config(None, _overrides(tiny_model_dir, run, 2) + RAY)
-    with Trainer(cfg2, run) as t2:
+    with Trainer(build(cfg2), run) as t2:
         assert t2.resume() and t2.step == 1
-        restored = dict(t2.model.named_parameters())
-        for replica in t2.engine.replica_weights():  # type: ignore[attr-defined]
+        restored = dict(t2.parts.model.named_parameters())
+        for replica in t2.parts.engine.replica_weights():  # type: ignore[attr-defined]
             assert all(torch.equal(w, restored[n].detach()) for n, w in replica.items())
         t2.fit()
         assert t2.step == 2
@@ -307,6 +309,7 @@ def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
     every sync is checked, nothing is dropped, the verifier actors' Coq pools check every
     proof (the driver starts no checker), and after the run the replica holds the final
     weights."""
+    from verirl.assembly import build
     from verirl.trainer import Trainer
 
     run_dir = tmp_path / "ray-async"
@@ -330,13 +333,13 @@ def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
             "provers.coq.workers=1",
         ],
     )
-    with Trainer(cfg, run_dir) as t:
+    with Trainer(build(cfg), run_dir) as t:
         t.fit()
-        assert (t.backend.name, t.schedule.name) == ("ray", "bounded_staleness")
-        assert t.provers.started == []  # every proof was checked by the actors
+        assert (t.parts.backend.name, t.parts.schedule.name) == ("ray", "bounded_staleness")
+        assert t.parts.verifiers.provers.started == []  # every proof was checked by the actors
         rollouts = t.last_rollouts
-        replica = t.engine.replica_weights()[0]  # type: ignore[attr-defined]
-        final = {n: p.detach() for n, p in t.model.named_parameters() if p.requires_grad}
+        replica = t.parts.engine.replica_weights()[0]  # type: ignore[attr-defined]
+        final = {n: p.detach() for n, p in t.parts.model.named_parameters() if p.requires_grad}
     rows = read_metrics(run_dir)
     assert [r["async/staleness_max"] for r in rows] == [0.0, 1.0, 1.0]
     assert all(r["async/dropped"] == 0 and r["sync/mismatch"] == 0 for r in rows)
@@ -353,6 +356,7 @@ def test_async_k0_on_ray_equals_the_synchronous_ray_loop(
     """max_staleness=0 on Ray: the producer thread waits for every update, so the replica
     samples from the same weights in the same order — the same rollouts, metrics and final
     weights as the synchronous Ray loop."""
+    from verirl.assembly import build
     from verirl.trainer import Trainer
 
     runs = {}
@@ -370,9 +374,9 @@ def test_async_k0_on_ray_equals_the_synchronous_ray_loop(
                 *extra,
             ],
         )
-        with Trainer(cfg, run_dir) as t:
+        with Trainer(build(cfg), run_dir) as t:
             t.fit()
-            weights = {n: p.detach().clone() for n, p in t.model.named_parameters()}
+            weights = {n: p.detach().clone() for n, p in t.parts.model.named_parameters()}
         volatile = ("time/", "async/", "sync/", "ray/", "throughput/tokens_per_s", "memory/")
         rows = [
             {k: v for k, v in r.items() if k != "time" and not k.startswith(volatile)}
@@ -394,6 +398,7 @@ def test_async_on_ray_a_replica_killed_mid_run_resumes_from_its_checkpoint(
     where an uninterrupted run does: the same steps, metrics and weights. (k = 0: with k >= 1
     the first k batches after a resume sample fresher weights than an uninterrupted run's, so
     only k = 0 can be compared bit for bit; docs/async.md.)"""
+    from verirl.assembly import build
     from verirl.trainer import Trainer
 
     def cfg(run_dir: Path) -> object:
@@ -410,10 +415,10 @@ def test_async_on_ray_a_replica_killed_mid_run_resumes_from_its_checkpoint(
         )
 
     def weights(t: Trainer) -> dict[str, torch.Tensor]:
-        return {n: p.detach().clone() for n, p in t.model.named_parameters()}
+        return {n: p.detach().clone() for n, p in t.parts.model.named_parameters()}
 
     straight = tmp_path / "straight"
-    with Trainer(cfg(straight), straight) as t:  # type: ignore[arg-type]
+    with Trainer(build(cfg(straight)), straight) as t:  # type: ignore[arg-type]
         t.fit()
         want = weights(t)
 
@@ -421,13 +426,13 @@ def test_async_on_ray_a_replica_killed_mid_run_resumes_from_its_checkpoint(
 
     def kill_at_step_2(step: int, metrics: object) -> None:
         if step == 2:
-            os.kill(t.engine.pids()[0], signal.SIGKILL)  # type: ignore[attr-defined]
+            os.kill(t.parts.engine.pids()[0], signal.SIGKILL)  # type: ignore[attr-defined]
 
-    with Trainer(cfg(run), run) as t, pytest.raises(WorkerLostError):  # type: ignore[arg-type]
+    with Trainer(build(cfg(run)), run) as t, pytest.raises(WorkerLostError):  # type: ignore[arg-type]
         t.fit(progress=kill_at_step_2)
     saved = sorted(p.name for p in run.glob("checkpoint-*"))
     assert saved and saved[-1] in ("checkpoint-000001", "checkpoint-000002"), saved
-    with Trainer(cfg(run), run) as t:  # type: ignore[arg-type]
+    with Trainer(build(cfg(run)), run) as t:  # type: ignore[arg-type]
         assert t.resume() and t.step == int(saved[-1][-6:])
         t.fit()
         assert t.step == 3
@@ -457,6 +462,7 @@ def test_vllm_replicas_on_ray_sample_and_hold_every_synced_version(
     (``sync/mismatch`` 0: vLLM's own copy is read back at every load), and after the run
     holds the learner's final weights."""
     from tests.vllm_support import VLLM_TRAINING, peaked_model_dir, require_vllm
+    from verirl.assembly import build
     from verirl.trainer import Trainer
 
     require_vllm()
@@ -485,15 +491,15 @@ def test_vllm_replicas_on_ray_sample_and_hold_every_synced_version(
             ),
         ],
     )
-    with Trainer(cfg, run_dir) as t:
+    with Trainer(build(cfg), run_dir) as t:
         t.fit()
-        assert t.backend.name == "ray"
-        assert t.schedule.name == ("synchronous" if k is None else "bounded_staleness")
-        replica = t.engine.replica_weights()[0]  # type: ignore[attr-defined]
-        final = {n: p.detach() for n, p in t.model.named_parameters() if p.requires_grad}
+        assert t.parts.backend.name == "ray"
+        assert t.parts.schedule.name == ("synchronous" if k is None else "bounded_staleness")
+        replica = t.parts.engine.replica_weights()[0]  # type: ignore[attr-defined]
+        final = {n: p.detach() for n, p in t.parts.model.named_parameters() if p.requires_grad}
         samples = [len(r.response_ids) for r in t.last_rollouts]
-        t.engine.sync_weights()  # the final weights again: vLLM's copy is read back
-        assert t.engine.metrics()["sync/mismatch"] == 0.0  # type: ignore[attr-defined]
+        t.parts.engine.sync_weights()  # the final weights again: vLLM's copy is read back
+        assert t.parts.engine.metrics()["sync/mismatch"] == 0.0  # type: ignore[attr-defined]
     rows = read_metrics(run_dir)
     assert [r["step"] for r in rows] == [1, 2, 3]
     assert all(r["train/grad_norm"] > 0 for r in rows)

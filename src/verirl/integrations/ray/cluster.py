@@ -52,8 +52,9 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> bool:
             ray.init(address=address, log_to_driver=False)
         except ConnectionError as exc:
             raise UserInputError(
-                f"ray.address: cannot reach a Ray cluster at {address!r} ({exc}); start one "
-                "with `ray start --head` or leave ray.address unset for a private local Ray"
+                f"run.placement.params.address: cannot reach a Ray cluster at {address!r} "
+                f"({exc}); start one with `ray start --head` or leave it unset for a private "
+                "local Ray"
             ) from None
     return True
 

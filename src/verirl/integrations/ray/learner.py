@@ -116,10 +116,8 @@ class LearnerSpec:
     fsdp: bool = False
 
     @classmethod
-    def from_settings(cls, settings: BackendSettings) -> LearnerSpec:
-        return cls(
-            settings.policy, settings.learner, settings.steps, RayParams.of(settings).learner.fsdp
-        )
+    def from_settings(cls, settings: BackendSettings, learner: LearnerSettings) -> LearnerSpec:
+        return cls(settings.policy, learner, settings.steps, RayParams.of(settings).learner.fsdp)
 
 
 class LearnerActor:
@@ -193,7 +191,9 @@ class RayLearnerGroup:
     """The driver's handle on the learner group: the :class:`~verirl.train.learner.Learner`
     interface (``update``, ``state_dict``, ``load_state_dict``) over K actors."""
 
-    def __init__(self, settings: BackendSettings, model: torch.nn.Module) -> None:
+    def __init__(
+        self, settings: BackendSettings, learner: LearnerSettings, model: torch.nn.Module
+    ) -> None:
         import ray
 
         self.model = model
@@ -201,7 +201,7 @@ class RayLearnerGroup:
         env = ActorEnv.here(settings.plugins, settings.threads)
         cls: Any = ray.remote(LearnerActor)
         weights = ray.put(trainable_state(model))
-        spec = LearnerSpec.from_settings(settings)
+        spec = LearnerSpec.from_settings(settings, learner)
         self.actors: list[Any] = [
             cls.options(num_cpus=res.num_cpus, num_gpus=res.num_gpus, max_restarts=0).remote(
                 env, spec, weights, rank

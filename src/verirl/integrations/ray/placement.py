@@ -50,7 +50,7 @@ from verirl.integrations.ray.learner import RayLearnerGroup, trainable_state
 from verirl.integrations.ray.rollout import RayRolloutEngine
 from verirl.integrations.ray.settings import RayParams
 from verirl.rollout.base import RolloutEngine
-from verirl.train.learner import PolicyLearner
+from verirl.train.learner import LearnerSettings, PolicyLearner
 
 if TYPE_CHECKING:
     from verirl.backends.schedules import BoundedStalenessParams
@@ -92,8 +92,8 @@ class RayBackend(Backend):
         self._parts.append(ex)
         return ex
 
-    def learner(self, model: torch.nn.Module) -> PolicyLearner:
-        self._group = RayLearnerGroup(self.settings, model)
+    def learner(self, model: torch.nn.Module, settings: LearnerSettings) -> PolicyLearner:
+        self._group = RayLearnerGroup(self.settings, settings, model)
         self._parts.append(self._group)
         return self._group
 
@@ -184,24 +184,25 @@ def run_ray_producer(
     engine: Any,
     versions: WeightVersions,
     start: int,
+    first: int,
     steps: int,
     k: int,
     out: queue.Queue[tuple[str, int, Any]],
 ) -> None:
-    """The producer thread: for batch i, every rollout replica loads policy version
-    ``max(start, i − k)`` from the object store (each replica checks what it holds against
-    what was sent), samples, and the driver's reward stage verifies on the Ray verifier pool
-    while the learner group trains; the batch and the producer's state after it go on
-    ``out``, pickled (a snapshot: the thread goes on)."""
-    i = start
+    """The producer thread: for batch i (``first`` … ``steps − 1``), every rollout replica
+    loads policy version ``max(start, i − k)`` from the object store (each replica checks
+    what it holds against what was sent), samples, and the driver's reward stage verifies on
+    the Ray verifier pool while the learner group trains; the batch and the producer's state
+    after it go on ``out``, pickled (a snapshot: the thread goes on)."""
+    i = first
     try:
-        for i in range(start, steps):
+        for i in range(first, steps):
             version = version_for(i, k, start)
             (ref, merged), idle = versions.wait_for(version)
             t0 = time.perf_counter()
             mismatch = engine.sync_weights_to(ref, merged)
             checksum_s = time.perf_counter() - t0
-            produced = producer.produce(version)
+            produced = producer.produce(version, batch=i)
             produced.state = producer.state_dict()
             produced.sync = {
                 "producer_idle_s": idle,
@@ -226,7 +227,7 @@ class RayStream:
         self._versions: WeightVersions | None = None
         self._model: torch.nn.Module | None = None
 
-    def start(self, producer: RolloutProducer, step: int, max_staleness: int) -> None:
+    def start(self, producer: RolloutProducer, step: int, max_staleness: int, first: int) -> None:
         import ray
 
         self._model = producer.model
@@ -242,6 +243,7 @@ class RayStream:
                 producer.engine,
                 self._versions,
                 step,
+                first,
                 self.backend.settings.steps,
                 max_staleness,
                 self.queue,

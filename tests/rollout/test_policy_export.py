@@ -1,12 +1,12 @@
-"""What the vLLM engine's weight sync sends, without vLLM: Hugging Face names, LoRA merged,
-only the layers asked for, and the learner's adapter untouched afterwards."""
+"""What the vLLM engine's weight sync sends, without vLLM: Hugging Face names, LoRA merged (or
+the base alone), only the layers asked for, and the learner's adapter untouched afterwards."""
 
 from __future__ import annotations
 
 import torch
 
 from verirl.models import LoraSettings, apply_lora, tiny_model
-from verirl.rollout.vllm_engine import _clean_name, policy_weights
+from verirl.rollout.policy_export import clean_name, policy_weights
 
 
 def test_full_model_weights_are_the_state_dict() -> None:
@@ -51,13 +51,28 @@ def test_lora_weights_are_merged_under_plain_names() -> None:
         model.unmerge_adapter()
 
 
+def test_unmerged_weights_are_the_frozen_base() -> None:
+    base = tiny_model(64, seed=2)
+    plain = {n: t.clone() for n, t in base.state_dict().items()}
+    model = apply_lora(base, LoraSettings(r=4, alpha=8, target_modules=("q_proj",)))
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if "lora_B" in n:
+                p.fill_(0.5)
+    got = dict(policy_weights(model, merge=False))
+    assert set(got) == set(plain)
+    assert all(torch.equal(got[n], plain[n]) for n in got)
+    q = "model.layers.0.self_attn.q_proj.weight"
+    assert not torch.equal(dict(policy_weights(model))[q], plain[q])  # merged: W + s·B·A
+
+
 def test_clean_names() -> None:
     assert (
-        _clean_name("base_model.model.model.layers.3.mlp.up_proj.lora_A.default.weight")
+        clean_name("base_model.model.model.layers.3.mlp.up_proj.lora_A.default.weight")
         == "model.layers.3.mlp.up_proj.weight"
     )
     assert (
-        _clean_name("base_model.model.model.layers.3.mlp.up_proj.base_layer.weight")
+        clean_name("base_model.model.model.layers.3.mlp.up_proj.base_layer.weight")
         == "model.layers.3.mlp.up_proj.weight"
     )
-    assert _clean_name("model.norm.weight") == "model.norm.weight"
+    assert clean_name("model.norm.weight") == "model.norm.weight"

@@ -1,0 +1,155 @@
+"""A low-precision copy of the policy to sample from (``rollout.engine.params.precision``).
+
+Decoding a batch is a chain of skinny matrix products whose cost is reading the weights; a
+copy with narrower weights reads less. The copy is built from the learner's module (a LoRA
+policy's adapted layers merged, :func:`~verirl.rollout.policy_export.policy_weights`) and
+refreshed after every update (:meth:`SamplingCopy.refresh`: only the layers whose parameters
+changed since the last refresh, found by their in-place version counters):
+
+- ``int8``: the linear layers (the LM head included; not the MLP's down projection,
+  :data:`INT8_KEEP_FP32`) as torch's dynamically quantized linear — int8 weights with one
+  scale per output channel, each call's activations quantized to int8 as they arrive, int32
+  accumulation (fbgemm; VNNI where the CPU has it); the embedding and norms stay fp32. Its
+  mismatch on a trained model is far past the field's bounds (docs/experiments.md): a speed
+  option to measure against, not yet one to train with.
+- ``bf16``: the whole copy in bfloat16 (fast where the CPU has AVX512-BF16 or AMX, or on
+  a GPU); logits are read out in fp32.
+
+The copy's log-probs are not the learner's: the engine registers as inexact, so the learner
+recomputes π_old (``optim.old_logprobs: auto``), logs the mismatch per step
+(``train/engine_logp_diff_mean``, ``train/engine_logp_kl``; the ``logprob_drift`` health
+detector holds it to the field's bound), and TIS / IcePop (``loss.off_policy``) correct for it
+— as verl's FP8 rollouts (``rollout.quantization=fp8``) do on a GPU.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+import torch
+from torch import nn
+
+from verirl.rollout.policy_export import base_model, clean_name, param_versions, policy_weights
+
+CopyPrecision = Literal["bf16", "int8"]
+
+INT8_KEEP_FP32 = ("down_proj",)
+"""Linear layers the int8 copy keeps in fp32: the MLP's down projection reads the activations
+with outliers (SmolLM2-135M: quantizing it moves the mean |Δ log-prob| from 0.19 to 1.09 nats
+per token on a greedy answer; docs/experiments.md)."""
+
+
+class SamplingCopy:
+    """A low-precision copy of ``model`` (see the module docstring). ``module`` is what the
+    engine decodes with; :meth:`refresh` brings it up to the learner's weights."""
+
+    def __init__(
+        self, model: nn.Module, precision: CopyPrecision, skip: tuple[str, ...] = INT8_KEEP_FP32
+    ) -> None:
+        if precision not in ("bf16", "int8"):
+            raise ValueError(f"precision must be 'bf16' or 'int8', got {precision!r}")
+        self.model, self.precision, self.skip = model, precision, skip
+        device = next(model.parameters()).device
+        if precision == "int8" and device.type != "cpu":
+            raise ValueError(
+                "precision=int8 is torch's CPU dynamic quantization; on a GPU use the vllm "
+                "engine's precision=fp8 or precision=bf16"
+            )
+        self.module = self._build()
+        self._versions = param_versions(model)
+
+    def _build(self) -> nn.Module:
+        from transformers import AutoModelForCausalLM
+
+        base: Any = base_model(self.model)
+        with torch.device("meta"):
+            copy = AutoModelForCausalLM.from_config(base.config, dtype=torch.float32)
+        weights = dict(policy_weights(self.model))
+        missing, unexpected = copy.load_state_dict(weights, strict=False, assign=True)
+        tied = getattr(base.config, "tie_word_embeddings", False)
+        if tied and "lm_head.weight" in missing:  # a tied head: the embedding's own copy
+            copy.lm_head.weight = nn.Parameter(weights["model.embed_tokens.weight"].clone())
+            missing = [m for m in missing if m != "lm_head.weight"]
+        if missing or unexpected:
+            raise RuntimeError(
+                f"the sampling copy could not take the policy's weights (missing {missing[:3]}, "
+                f"unexpected {unexpected[:3]})"
+            )
+        for name, buffer in base.named_buffers():  # rotary frequencies and the like
+            _set_buffer(copy, clean_name(name), buffer.detach().clone())
+        copy.to(next(self.model.parameters()).device)
+        copy.generation_config = getattr(base, "generation_config", None)
+        copy.requires_grad_(False).eval()
+        if self.precision == "bf16":
+            return copy.to(torch.bfloat16)
+        qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
+        chosen = {
+            name: qconfig
+            for name, module in copy.named_modules()
+            if isinstance(module, nn.Linear) and name.rsplit(".", 1)[-1] not in self.skip
+        }
+        torch.ao.quantization.quantize_dynamic(copy, chosen, dtype=torch.qint8, inplace=True)
+        return copy
+
+    def ensure_fresh(self) -> None:
+        """Refresh when the learner's weights changed since the last refresh (a restored
+        checkpoint, a caller that skipped the sync); comparing counters costs microseconds."""
+        if param_versions(self.model) != self._versions:
+            self.refresh()
+
+    def refresh(self) -> dict[str, float]:
+        """Re-copy (and re-quantize) the layers whose parameters changed; returns the cost."""
+        start = time.perf_counter()
+        versions = param_versions(self.model)
+        changed = {clean_name(n) for n, v in versions.items() if self._versions.get(n) != v}
+        layers = {n.rsplit(".", 1)[0] for n in changed}
+        if "model.embed_tokens" in layers and getattr(
+            base_model(self.model).config, "tie_word_embeddings", False
+        ):
+            layers.add("lm_head")
+        weights = policy_weights(self.model, lambda n: n.rsplit(".", 1)[0] in layers)
+        modules = dict(self.module.named_modules())
+        by_layer: dict[str, dict[str, torch.Tensor]] = {}
+        for name, tensor in weights:
+            path, _, leaf = name.rpartition(".")
+            by_layer.setdefault(path, {})[leaf] = tensor
+        if "lm_head" in layers and "lm_head" not in by_layer:  # tied: read the embedding
+            by_layer["lm_head"] = {"weight": by_layer["model.embed_tokens"]["weight"]}
+        with torch.no_grad():
+            for path, tensors in by_layer.items():
+                module = modules[path]
+                if isinstance(module, torch.ao.nn.quantized.dynamic.Linear):
+                    self._requantize(path, module, tensors)
+                    continue
+                for leaf, tensor in tensors.items():
+                    getattr(module, leaf).copy_(tensor)
+        self._versions = param_versions(self.model)
+        return {
+            "weight_sync_s": time.perf_counter() - start,
+            "weight_sync_layers": float(len(by_layer)),
+        }
+
+    def _requantize(
+        self, path: str, old: torch.ao.nn.quantized.dynamic.Linear, tensors: dict[str, torch.Tensor]
+    ) -> None:
+        weight = tensors["weight"]
+        bias = tensors.get("bias", old.bias())
+        fresh = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None)
+        fresh.weight = nn.Parameter(weight, requires_grad=False)
+        if bias is not None:
+            fresh.bias = nn.Parameter(bias.detach(), requires_grad=False)
+        fresh.qconfig = torch.ao.quantization.per_channel_dynamic_qconfig  # type: ignore[assignment]
+        new = torch.ao.nn.quantized.dynamic.Linear.from_float(fresh)
+        parent, _, leaf = path.rpartition(".")
+        setattr(self.module.get_submodule(parent) if parent else self.module, leaf, new)
+
+
+def _set_buffer(module: nn.Module, name: str, value: torch.Tensor) -> None:
+    parent, _, leaf = name.rpartition(".")
+    try:
+        owner = module.get_submodule(parent) if parent else module
+    except AttributeError:
+        return
+    if leaf in owner._buffers:
+        owner._buffers[leaf] = value

@@ -1,0 +1,87 @@
+"""The low-precision sampling copy (``rollout.engine.params.precision``): what it samples
+with, how it follows the learner's updates, and how the learner learns it is not exact."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from verirl.models import LoraSettings, apply_lora, tiny_model
+from verirl.rollout.base import ENGINES
+from verirl.rollout.hf import HFEngine
+from verirl.rollout.precision import SamplingCopy
+from verirl.types import SamplingParams
+
+
+class ByteTokenizer:
+    pad_token_id = 0
+    eos_token_id = 1
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+        return bytes(i - 2 for i in ids if i >= 2).decode("latin-1")
+
+
+def _logp(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return torch.log_softmax(model(input_ids=ids).logits.float(), dim=-1)
+
+
+@pytest.mark.parametrize("precision", ["int8", "bf16"])
+def test_the_copy_is_close_and_follows_every_update(precision: str) -> None:
+    model = tiny_model(258, seed=1, hidden_size=64)
+    copy = SamplingCopy(model, precision)  # type: ignore[arg-type]
+    ids = torch.randint(2, 258, (3, 12), generator=torch.Generator().manual_seed(0))
+    if precision == "int8":
+        assert isinstance(copy.module.lm_head, torch.ao.nn.quantized.dynamic.Linear)
+        mlp = copy.module.model.layers[0].mlp
+        assert isinstance(mlp.up_proj, torch.ao.nn.quantized.dynamic.Linear)
+        assert type(mlp.down_proj) is torch.nn.Linear  # INT8_KEEP_FP32
+    close = (_logp(model, ids) - _logp(copy.module, ids)).abs().mean()
+    assert 0 < close < 0.05  # not the learner's numbers, but near them
+    before = _logp(copy.module, ids)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.02 * torch.randn_like(p))
+    cost = copy.refresh()
+    assert cost["weight_sync_layers"] > 0
+    after = _logp(copy.module, ids)
+    assert (after - before).abs().mean() > 10 * close  # it moved with the learner ...
+    assert (_logp(model, ids) - after).abs().mean() < 0.05  # ... to the learner's weights
+    assert copy.refresh()["weight_sync_layers"] == 0  # nothing changed since
+
+
+def test_a_lora_policy_is_copied_merged() -> None:
+    model = apply_lora(tiny_model(258, seed=1, hidden_size=64), LoraSettings(r=4))
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.05)
+    copy = SamplingCopy(model, "bf16")
+    ids = torch.randint(2, 258, (2, 9), generator=torch.Generator().manual_seed(1))
+    assert (_logp(model, ids) - _logp(copy.module, ids)).abs().mean() < 0.05
+
+
+def test_the_engine_samples_from_the_copy_and_is_not_exact() -> None:
+    model = tiny_model(258, seed=3, hidden_size=64)
+    model.generation_config.eos_token_id = 1
+    engine = HFEngine(model, ByteTokenizer(), precision="int8")
+    prompt = [5, 6, 7, 8]
+    (group,) = engine.generate([prompt], SamplingParams(n=2, max_new_tokens=8, seed=0))
+    assert engine.copy is not None
+    for g in group:  # the recorded log-probs are the copy's (its activation scales are
+        # computed per call, over the batch: a teacher-forced pass is close, not equal)
+        ids = torch.tensor([prompt + list(g.token_ids)])
+        sampled = torch.tensor(g.logprobs)
+        for module, bound in ((engine.copy.module, 0.02), (model, 0.05)):
+            ref = _logp(module, ids)[0, len(prompt) - 1 : -1]
+            ref = ref.gather(1, torch.tensor(g.token_ids)[:, None]).squeeze(1)
+            assert (sampled - ref).abs().max() < bound
+    spec = ENGINES.get("hf")
+    assert spec.exact_logprobs({}) and spec.exact_logprobs({"precision": "policy"})
+    assert not spec.exact_logprobs({"precision": "int8"})
+    assert not ENGINES.get("vllm").exact_logprobs({})
+
+
+def test_int8_is_refused_off_the_cpu_and_unknown_precisions_are_named() -> None:
+    with pytest.raises(ValueError, match="bf16' or 'int8'"):
+        SamplingCopy(tiny_model(258), "fp4")  # type: ignore[arg-type]

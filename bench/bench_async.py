@@ -1,11 +1,11 @@
-"""Asynchronous training: steps per hour of ``run.async.max_staleness`` arms against a
+"""Asynchronous training: steps per hour of the bounded_staleness schedule's arms against a
 baseline arm measured in the same run.
 
 Arms (``--arms``, the first is the baseline of every ratio): ``sync`` (the synchronous loop,
 all threads to whichever side runs), ``k0`` (the producer process in lock-step: it equals the
 synchronous loop bit for bit, so ``k1`` against it isolates the overlap), ``k1``, ``k2`` (the
 producer runs 1 or 2 versions ahead, learner and producer on disjoint cores:
-``run.async.pin_cores``), ``k1-shared`` (k = 1, both processes free to run on every core).
+``run.schedule.params.pin_cores``), ``k1-shared`` (k = 1, both processes free to run on every core).
 
 Workloads (each arm a fresh run; arms interleaved within a repeat, their order reversed
 on every other repeat, so drifting machine load hits all alike):
@@ -75,12 +75,17 @@ def workload_overrides(name: str, args: argparse.Namespace, model_dir: Path) -> 
     return [*common, f"run.steps={args.default_steps}"]
 
 
+BOUNDED = "run.schedule.name=bounded_staleness"
 ARMS: dict[str, list[str]] = {
     "sync": [],
-    "k0": ["run.async.max_staleness=0"],
-    "k1": ["run.async.max_staleness=1"],
-    "k2": ["run.async.max_staleness=2"],
-    "k1-shared": ["run.async.max_staleness=1", "run.async.pin_cores=false"],
+    "k0": [BOUNDED, "run.schedule.params.max_staleness=0"],
+    "k1": [BOUNDED, "run.schedule.params.max_staleness=1"],
+    "k2": [BOUNDED, "run.schedule.params.max_staleness=2"],
+    "k1-shared": [
+        BOUNDED,
+        "run.schedule.params.max_staleness=1",
+        "run.schedule.params.pin_cores=false",
+    ],
 }
 
 

@@ -1,4 +1,4 @@
-"""Asynchronous training: held-out accuracy of ``run.async.max_staleness`` k = 1 vs the
+"""Asynchronous training: held-out accuracy of the bounded_staleness schedule's k = 1 vs the
 synchronous loop (k = 0 equals it bit for bit, a test), after the same number of steps.
 
 Each arm is the default job (SmolLM2-135M-Instruct, its 25 steps, its held-out evaluation of
@@ -35,6 +35,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+STALE = "run.schedule.name=bounded_staleness"
+
+
 def run_arm(k: int | None, seed: int, threads: int, root: Path, extra: list[str]) -> dict:
     """One default job: its held-out accuracy before/after and its wall time."""
     tag = f"{'sync' if k is None else f'k{k}'}-seed{seed}"
@@ -45,7 +48,7 @@ def run_arm(k: int | None, seed: int, threads: int, root: Path, extra: list[str]
         f"run.name={tag}",
         "run.save_every=0",
         "eval.unseen_prompt=false",  # the trained prompt's accuracy is the comparison
-        *([f"run.async.max_staleness={k}"] if k is not None else []),
+        *([] if k is None else [STALE, f"run.schedule.params.max_staleness={k}"]),
         *extra,
     ]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONPATH=str(ROOT / "src"))

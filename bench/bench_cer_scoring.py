@@ -40,9 +40,9 @@ import torch
 
 from verirl.envs import env_names, get_env
 from verirl.models import load_policy, load_tokenizer, tiny_model
-from verirl.rewards import RewardContext, get_reward
+from verirl.rewards import REWARDS, RewardContext
 from verirl.rewards.stage import env_reward_stage
-from verirl.rollout.collect import get_collector
+from verirl.rollout.collect import COLLECTORS
 from verirl.rollout.hf import HFEngine
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import Problem, Rollout, SamplingParams
@@ -113,7 +113,7 @@ def time_cer(
     rollouts: list[Rollout], ctx: RewardContext, params: dict[str, Any], reps: int
 ) -> tuple[float, list[float], dict[str, float]]:
     """Median seconds of ``reps`` CER scorings (after one warm-up), the rewards, metrics."""
-    source = get_reward("cer").build(params)
+    source = REWARDS.get("cer").build(params)
     rewards = [v.reward for v in source.score(rollouts, ctx)]  # warm-up
     times = []
     for _ in range(reps):
@@ -157,7 +157,7 @@ def main() -> None:
     sampling = SamplingParams(
         n=args.group_size, temperature=1.0, top_p=1.0, max_new_tokens=args.max_new_tokens
     )
-    collector = get_collector("single_turn").build()
+    collector = COLLECTORS.get("single_turn").build()
     start = time.perf_counter()
     rollouts = collector.collect(
         problems, engine, PromptFormatter(tok), sampling, score=env_reward_stage()

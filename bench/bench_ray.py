@@ -6,7 +6,7 @@
    ``--workload``). Target: 2 actors ≥ 1.7× one actor.
    The two pools' timed passes alternate, as do the two backends' steps below.
 2. The default job's training step (SmolLM2-135M, fp32/auto, 8 prompts × 6 samples) on the
-   local backend vs ``run.backend=ray`` (1 verifier actor, 1 ``hf`` replica, 1 learner rank;
+   local placement vs the ``ray`` placement (1 verifier actor, 1 ``hf`` replica, 1 learner rank;
    same seeds, so both sample the same tokens). Target: Ray path ≤ 10% slower. Step 1 of each
    is a warm-up and is reported but not compared.
 
@@ -29,11 +29,11 @@ from pathlib import Path
 
 from verirl.config import load_config
 from verirl.envs import get_env
+from verirl.integrations.ray.settings import RayPoolParams
 from verirl.provers.settings import ProversConfig
 from verirl.types import Problem
 from verirl.verification.batch import verify_proof_one
 from verirl.verification.executors import EXECUTORS
-from verirl.verification.settings import RayPoolParams
 
 # (environment, difficulties) per workload: the bundled theorems ("bundled": cheap once
 # loaded, so a pass is dominated by the checker's messages and Ray's latency), generated
@@ -88,6 +88,12 @@ def coq_rates(items: list[tuple[Problem, str]], repeats: int) -> tuple[float, fl
 
 
 # --smoke: the training step at tiny sizes (the full run keeps the default job's workload)
+RAY_PARAMS = [
+    "run.placement.params.verifiers.actors=1",
+    "run.placement.params.verifiers.num_cpus=0.5",
+    "run.placement.params.rollout.num_cpus=0.75",
+    "run.placement.params.learner.num_cpus=0.75",
+]
 SMOKE_WORKLOAD = ["rollout.prompts_per_step=2", "rollout.group_size=2", "rollout.max_new_tokens=8"]
 
 
@@ -108,11 +114,8 @@ def step_times(
                 "run.save_every=0",
                 f"run.threads={threads}",
                 "eval.before_and_after=false",
-                f"run.backend={backend}",
-                "ray.verifiers.actors=1",
-                "ray.verifiers.num_cpus=0.5",
-                "ray.rollout.num_cpus=0.75",
-                "ray.learner.num_cpus=0.75",
+                f"run.placement.name={backend}",
+                *(RAY_PARAMS if backend == "ray" else []),
                 # every row trained on both sides: which rows have signal differs between the arms
                 "optim.skip_zero_advantage_rows=false",
                 *extra,

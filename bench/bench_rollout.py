@@ -242,7 +242,7 @@ def stream(args: argparse.Namespace) -> dict[str, Any]:
     from verirl.rewards import RewardContext
     from verirl.rewards.env import EnvVerifierReward
     from verirl.rewards.stage import RewardStage
-    from verirl.rollout.collect import get_collector
+    from verirl.rollout.collect import COLLECTORS
     from verirl.rollout.hf import HFEngine
     from verirl.types import SamplingParams
     from verirl.verification.batch import BatchVerifier
@@ -260,7 +260,7 @@ def stream(args: argparse.Namespace) -> dict[str, Any]:
     model, tok = build_model("tiny" if args.model == "tiny" else "smollm2")
     formatter = default_formatter(tok)
     problems = build_problems(args.prompts)
-    collector = get_collector("single_turn").build({})
+    collector = COLLECTORS.get("single_turn").build({})
     sp = SamplingParams(n=args.group_size, max_new_tokens=args.max_new_tokens, seed=0)
     seconds: dict[str, list[float]] = {"after": [], "streamed": []}
     verdicts: dict[str, list[Any]] = {}

@@ -37,11 +37,11 @@ from typing import Any
 
 import torch
 
-from verirl.credit import CreditInput, get_credit
+from verirl.credit import CREDIT, CreditInput
 from verirl.envs import get_env
 from verirl.models import load_policy, load_tokenizer, tiny_model
 from verirl.rewards.stage import env_reward_stage
-from verirl.rollout.collect import get_collector
+from verirl.rollout.collect import COLLECTORS
 from verirl.rollout.hf import HFEngine
 from verirl.rollout.multiturn import MultiTurn
 from verirl.rollout.prompts import PromptFormatter
@@ -134,7 +134,7 @@ def timed_step(
             problems, engine, formatter, sampling, score=env_reward_stage()
         )
         t1 = time.perf_counter()
-        advantages = get_credit("tcpo")(CreditInput.from_rollouts(rollouts))
+        advantages = CREDIT.get("tcpo")(CreditInput.from_rollouts(rollouts))
         update(rollouts, advantages)
         t2 = time.perf_counter()
     finally:
@@ -187,7 +187,7 @@ def main() -> None:
     update, update_kind = make_updater(model, args)
     initial = copy.deepcopy(model.state_dict())
     env = get_env(args.env)
-    spec = get_collector("multi_turn")
+    spec = COLLECTORS.get("multi_turn")
     base = {"max_turns": args.turns, "cf_top_l": args.top_l, "cf_alternatives": args.alternatives}
     off = spec.build({**base, "counterfactual": False})
     on = spec.build({**base, "counterfactual": True})

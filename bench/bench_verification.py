@@ -14,17 +14,16 @@ import random
 import time
 
 from verirl.envs import load_all
-from verirl.envs.base import Environment, Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Environment, Instance
 from verirl.types import Problem, Verdict
 from verirl.verification.batch import BatchVerifier
 from verirl.verification.executors import InlineExecutor, PoolParams, ProcessExecutor
 
 
-@register_env
+@ENVIRONMENTS.register("bench_sleepy_echo")
 class SleepyEcho(Environment):
     """Bench only: repeat a number; the verifier sleeps ``data['sleep']`` seconds first."""
 
-    name = "bench_sleepy_echo"
     family = "bench"
     difficulty_scales = "nothing (a fixed-cost verifier)"
 

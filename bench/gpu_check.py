@@ -198,9 +198,9 @@ def check_process_credit(model_dir: str, device: str) -> dict[str, float]:
     """The process estimator on ``device`` equals its CPU result on a hand-built group."""
     import torch
 
-    from verirl.credit import get_credit
+    from verirl.credit import CREDIT
 
-    process = get_credit("process")
+    process = CREDIT.get("process")
     cpu = process(_process_input(torch.device("cpu")))
     on_device = process(_process_input(torch.device(device)))
     if on_device.device.type != torch.device(device).type:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.rewards import RewardContext, RewardSource, register_reward
+from verirl.rewards import REWARDS, RewardContext, RewardSource
 from verirl.types import Rollout, Verdict
 
 
@@ -19,7 +19,7 @@ class SlowParams(BaseModel):
     latency_s: float = Field(0.5, ge=0, description="Seconds of latency per scored batch.")
 
 
-@register_reward("bench_slow_verifier", SlowParams)
+@REWARDS.register("bench_slow_verifier", SlowParams)
 class SlowVerifier(RewardSource[SlowParams]):
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         time.sleep(self.params.latency_s)

@@ -10,14 +10,14 @@ from typing import Any
 import torch
 from pydantic import BaseModel
 
-from verirl.curriculum import CurriculumConfig, StaticWindow, register_curriculum
-from verirl.provers.settings import CoqSettings, register_checker
-from verirl.train.group_filters import register_filter
+from verirl.curriculum import CURRICULA, CurriculumConfig, StaticWindow
+from verirl.provers.settings import CHECKERS, CoqSettings
+from verirl.train.group_filters import GROUP_FILTERS
 from verirl.train.loss import AGGREGATIONS, AggregationScale
 from verirl.types import Rollout
 
 
-@register_curriculum("test_top_only", "every problem at static_high")
+@CURRICULA.register("test_top_only", description="every problem at static_high")
 def top_only(cfg: CurriculumConfig, envs: Sequence[str], seed: int) -> StaticWindow:
     return StaticWindow(envs, low=cfg.static_high, high=cfg.static_high, seed=seed)
 
@@ -40,10 +40,10 @@ class CountingChecker:
         pass
 
 
-register_checker("coq", "test_counting", "records its settings")(CountingChecker)
+CHECKERS["coq"].register("test_counting", description="records its settings")(CountingChecker)
 
 
-@register_filter("test_first_correct")
+@GROUP_FILTERS.register("test_first_correct")
 def first_correct(params: BaseModel, group: Sequence[Rollout]) -> bool:
     """Keep a group whose first rollout is correct."""
     return bool(group and group[0].verdict and group[0].verdict.correct)

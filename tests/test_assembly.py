@@ -18,9 +18,9 @@ from verirl.assembly import build, check, load_config, plan
 from verirl.backends import Backend
 from verirl.cli import main
 from verirl.config import ConfigError
-from verirl.credit import get_credit
-from verirl.rewards import get_reward
-from verirl.rollout.collect import get_collector
+from verirl.credit import CREDIT
+from verirl.rewards import REWARDS
+from verirl.rollout.collect import COLLECTORS
 from verirl.train import memory_plan
 from verirl.train.health import DETECTORS
 from verirl.train.memory_plan import MemoryPlan
@@ -70,18 +70,18 @@ def test_compatible_combinations_load(overrides: list[str]) -> None:
 
 
 def test_components_declare_what_they_produce_and_need() -> None:
-    assert get_collector("single_turn").build({}).produces() == frozenset()
-    assert get_collector("multi_turn").build({"counterfactual": True}).produces() == {
+    assert COLLECTORS.get("single_turn").build({}).produces() == frozenset()
+    assert COLLECTORS.get("multi_turn").build({"counterfactual": True}).produces() == {
         "turns",
         "counterfactual",
     }
-    assert get_reward("env").build({}).produces(["coq_proofs"]) == {"steps"}
-    assert get_reward("env").build({}).produces(["addition"]) == frozenset()
-    assert get_reward("cer").build({}).produces(["coq_proofs"]) == frozenset()
-    assert get_reward("cer").load().needs == {"policy"}  # type: ignore[attr-defined]
-    assert get_credit("process").requirements() == {"steps"}
-    assert get_credit("grpo").requirements() == frozenset()
-    assert get_credit("tcpo").requirements({"lambda_cf": 0.0}) == {"turns"}
+    assert REWARDS.get("env").build({}).produces(["coq_proofs"]) == {"steps"}
+    assert REWARDS.get("env").build({}).produces(["addition"]) == frozenset()
+    assert REWARDS.get("cer").build({}).produces(["coq_proofs"]) == frozenset()
+    assert REWARDS.get("cer").part.needs == {"policy"}  # type: ignore[attr-defined]
+    assert CREDIT.get("process").requirements() == {"steps"}
+    assert CREDIT.get("grpo").requirements() == frozenset()
+    assert CREDIT.get("tcpo").requirements({"lambda_cf": 0.0}) == {"turns"}
 
 
 def test_renamed_and_moved_fields_say_where_they_went() -> None:

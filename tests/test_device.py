@@ -77,11 +77,11 @@ def test_autocast_context_matches_the_placement() -> None:
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
 def test_engine_and_learner_run_a_step_on_cuda(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from verirl.credit import CreditInput, get_credit
+    from verirl.credit import CREDIT, CreditInput
     from verirl.envs import get_env
     from verirl.models import load_tokenizer, tiny_model
     from verirl.rewards.stage import env_reward_stage
-    from verirl.rollout.collect import get_collector
+    from verirl.rollout.collect import COLLECTORS
     from verirl.rollout.hf import HFEngine
     from verirl.rollout.prompts import PromptFormatter
     from verirl.train.learner import Learner, LearnerSettings, collate
@@ -93,7 +93,7 @@ def test_engine_and_learner_run_a_step_on_cuda(tmp_path) -> None:  # type: ignor
     engine = HFEngine(model, tok, 16, placement.autocast_dtype, seed=0)
     problems = [get_env("addition").generate(0, s) for s in range(2)]
     rollouts = (
-        get_collector("single_turn")
+        COLLECTORS.get("single_turn")
         .build({})
         .collect(
             problems,
@@ -103,7 +103,7 @@ def test_engine_and_learner_run_a_step_on_cuda(tmp_path) -> None:  # type: ignor
             score=env_reward_stage(),
         )
     )
-    adv = get_credit("grpo")(CreditInput.from_rollouts(rollouts))
+    adv = CREDIT.get("grpo")(CreditInput.from_rollouts(rollouts))
     learner = Learner(model, LearnerSettings(placement=placement), total_steps=1)
     before = [p.detach().clone() for p in model.parameters()]
     stats = learner.update(collate(rollouts, adv, tok.pad_token_id))

@@ -58,19 +58,19 @@ def test_envs_markdown_lists_every_environment(capsys: pytest.CaptureFixture[str
     names = env_names()
     assert [row.split(" | ")[0].removeprefix("| ") for row in body] == sorted(names)
     by_name = {row.split(" | ")[0].removeprefix("| "): row for row in body}
-    cls = ENVIRONMENTS.get("addition")
+    cls = ENVIRONMENTS.get("addition").part
     assert by_name["addition"].split(" | ")[1] == cls.family
     assert by_name["addition"].endswith("| boxed |")
-    coded = [n for n in names if ENVIRONMENTS.get(n).answer_format.style == "code"]
+    coded = [n for n in names if ENVIRONMENTS.get(n).part.answer_format.style == "code"]
     assert coded and all(
-        f"| code ({ENVIRONMENTS.get(n).answer_format.language}) |" in by_name[n] for n in coded
+        f"| code ({ENVIRONMENTS.get(n).part.answer_format.language}) |" in by_name[n] for n in coded
     )
     assert out.startswith(f"{len(names)} environments in {len(families())} modules.")
     assert "| graph_optimization | graphs/colourings, graphs/covers_flows," in old_names
 
 
 def test_envs_markdown_family_filter_and_escaping() -> None:
-    family = ENVIRONMENTS.get("addition").family
+    family = ENVIRONMENTS.get("addition").part.family
     table = docgen.envs_markdown(family)
     assert table.startswith(f"{len(env_names(family=family))} environments in 1 module.")
     assert "Old family names" not in table

@@ -2,12 +2,14 @@
 module and a name it defines: ``verirl.backends.PLACEMENTS``), and a file path under ``src/``,
 ``tests/``, ``bench/`` or ``examples/`` (``src/verirl/trainer.py``), in the docs pages and the
 README. A dotted name that is no module may also be a logger the library writes to
-(``verirl.health``). So a moved or renamed module cannot leave a page pointing at nothing."""
+(``verirl.health``) or an entry-point group ``pyproject.toml`` declares (``verirl.plugins``).
+So a moved or renamed module cannot leave a page pointing at nothing."""
 
 from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from functools import cache
 from pathlib import Path
 
@@ -50,9 +52,17 @@ def logger_names() -> frozenset[str]:
     return frozenset(found)
 
 
+@cache
+def entry_point_groups() -> frozenset[str]:
+    """The entry-point groups of ``pyproject.toml`` (``verirl.plugins``)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return frozenset(project.get("entry-points", {}))
+
+
 def dotted_exists(dotted: str) -> bool:
     """``dotted`` is a module or package of ``src/``, or such a module and a name it
-    defines (further attributes of that name are not checked), or a logger's name."""
+    defines (further attributes of that name are not checked), or a logger's name, or an
+    entry-point group."""
     parts = dotted.split(".")
     here = SRC
     module: Path | None = None
@@ -67,8 +77,10 @@ def dotted_exists(dotted: str) -> bool:
             rest = parts[i:]
         if not rest:
             return True
-        return (module is not None and rest[0] in defined_names(module)) or (
-            dotted in logger_names()
+        return (
+            (module is not None and rest[0] in defined_names(module))
+            or dotted in logger_names()
+            or dotted in entry_point_groups()
         )
     return True
 

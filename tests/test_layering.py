@@ -17,6 +17,7 @@ Imports under ``if TYPE_CHECKING:`` are annotations only and do not count.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
@@ -89,13 +90,49 @@ def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
     return out
 
 
+IMPORT_PATH = re.compile(r"^(verirl(?:\.\w+)+):\w+$")
+"""A ``"package.module:attribute"`` import path, as a registry or a plug-in list names one."""
+CHILDREN = ".*"
+"""Suffix of a string import that names every submodule of a package (``import_module(
+f"{__name__}.{name}")`` in a loop over the package)."""
+
+
+def _string_import(node: ast.AST, module: str) -> str | None:
+    """The module an ``import_module(...)`` call or an import-path string names, if any."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        found = IMPORT_PATH.match(node.value)
+        return found.group(1) if found else None
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    if called != "import_module":
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.JoinedStr):  # f"{__name__}.{x}" or f"verirl.pkg.{x}"
+        prefix = ""
+        for part in arg.values:
+            if isinstance(part, ast.Constant):
+                prefix += str(part.value)
+            elif isinstance(part.value, ast.Name) and part.value.id == "__name__":
+                prefix += module
+            else:
+                break
+        if prefix.endswith("."):
+            return prefix[:-1] + CHILDREN
+    return None
+
+
 def imports(path: Path, name: str | None = None) -> list[tuple[int, str]]:
     """``(line, absolute module)`` of every import in ``path`` (module ``name``, by default
     its place under ``src/``) run at any time (module level or inside a function);
-    ``from a import b`` counts as ``a.b`` (``b`` may be a module)."""
-    package = name or _module_name(path)
-    if path.name != "__init__.py":
-        package = package.rpartition(".")[0]
+    ``from a import b`` counts as ``a.b`` (``b`` may be a module). String imports count too:
+    ``import_module("verirl.x")``, ``import_module(f"{__name__}.{x}")`` (every submodule of
+    the package: ``<package>.*``) and ``"verirl.x:attr"`` import paths."""
+    module = name or _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out: list[tuple[int, str]] = []
     for node in _runtime_nodes(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
@@ -107,6 +144,8 @@ def imports(path: Path, name: str | None = None) -> list[tuple[int, str]]:
                 parent = parent[: len(parent) - node.level + 1]
                 base = ".".join([*parent, *([base] if base else [])])
             out.extend((node.lineno, f"{base}.{a.name}") for a in node.names)
+        elif (target := _string_import(node, module)) is not None:
+            out.append((getattr(node, "lineno", 0), target))
     return sorted(out)
 
 
@@ -149,13 +188,15 @@ def test_nothing_outside_integrations_imports_integrations() -> None:
     )
 
 
-def test_the_rule_reader_sees_relative_function_level_and_skips_type_checking(
+def test_the_rule_reader_sees_relative_function_level_string_imports_and_skips_type_checking(
     tmp_path: Path,
 ) -> None:
-    """The reader the rules rest on: it must see a late import, resolve a relative one and
-    ignore annotation-only ones, or the rules above could pass by not looking."""
+    """The reader the rules rest on: it must see a late import, resolve a relative one, read
+    the ties a string makes (``import_module``, an import path) and ignore annotation-only
+    imports, or the rules above could pass by not looking."""
     probe = tmp_path / "probe.py"
     probe.write_text(
+        "import importlib\n"
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n"
         "    from verirl.integrations.ray import executor\n"
@@ -163,13 +204,21 @@ def test_the_rule_reader_sees_relative_function_level_and_skips_type_checking(
         "    import verirl.integrations.trl\n"
         "    from ..integrations import verl\n"
         "    from . import executors\n"
+        "    importlib.import_module('verirl.envs')\n"
+        "    importlib.import_module(f'{__name__}.{x}')\n"
+        "    importlib.import_module(name)\n"
+        "    return 'verirl.integrations.ray.placement:RayBackend', 'verirl.train'\n"
     )
     found = [m for _, m in imports(probe, "verirl.verification.probe")]
     assert found == [
+        "importlib",
         "typing.TYPE_CHECKING",
         "verirl.integrations.trl",
         "verirl.integrations.verl",
         "verirl.verification.executors",
+        "verirl.envs",
+        "verirl.verification.probe.*",
+        "verirl.integrations.ray.placement",
     ]
 
 
@@ -250,17 +299,48 @@ def test_no_import_points_up_a_floor() -> None:
     assert not bad, "imports that point up a floor:\n" + "\n".join(bad)
 
 
+def _explained(circles: list[list[str]], edges: Mapping[tuple[str, str], list[str]]) -> str:
+    """Each circle and, for each of its ties, the first import that makes it."""
+    ties = [
+        f"{a} -> {b}: {edges[(a, b)][0]}" for c in circles for a in c for b in c if (a, b) in edges
+    ]
+    return f"import circles {circles}:\n" + "\n".join(ties)
+
+
 def test_no_import_circle_between_units() -> None:
     edges = _unit_imports()
     circles = _circles(edges)
-    detail = [
-        f"{a} -> {b}: {edges[(a, b)][0]}"
-        for circle in circles
-        for a in circle
-        for b in circle
-        if (a, b) in edges
-    ]
-    assert not circles, f"import circles {circles}:\n" + "\n".join(detail)
+    assert not circles, _explained(circles, edges)
+
+
+def _module_imports() -> dict[tuple[str, str], list[str]]:
+    """``(importer module, imported module)`` → where, over every module of ``verirl``: an
+    import names the most specific module it reaches (``from verirl.envs import get_env``:
+    ``verirl.envs``), a ``<package>.*`` string import every submodule of the package."""
+    paths = {_module_name(p): p for p in _sources()}
+    edges: dict[tuple[str, str], list[str]] = {}
+    for source, path in paths.items():
+        for line, module in imports(path, source):
+            if module.endswith(CHILDREN):
+                parent = module.removesuffix(CHILDREN)
+                targets = [m for m in paths if m.rpartition(".")[0] == parent]
+            else:
+                while module and module not in paths:
+                    module = module.rpartition(".")[0]
+                targets = [module] if module else []
+            for target in targets:
+                if target != source:
+                    where = f"{path.relative_to(SRC)}:{line} imports {target}"
+                    edges.setdefault((source, target), []).append(where)
+    return edges
+
+
+def test_no_import_circle_between_modules() -> None:
+    """No module imports itself around a circle — string imports included — so every module
+    can be read, imported and tested after the ones it uses."""
+    edges = _module_imports()
+    circles = _circles(edges)
+    assert not circles, _explained(circles, edges)
 
 
 def test_the_circle_finder_sees_a_circle() -> None:

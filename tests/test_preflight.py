@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tiny_run import tiny_run
 from verirl.cli import main
 from verirl.config import load_config
 from verirl.preflight import (
@@ -19,14 +20,9 @@ from verirl.preflight import (
 )
 
 
-def _tiny(model_dir: Path, *extra: str) -> list[str]:
-    return [
-        f"model.name={model_dir}",
-        "run.threads=1",
-        "rollout.group_size=3",
-        "verification.executor.name=inline",
-        *extra,
-    ]
+def _tiny(model_dir: Path, run_dir: Path, *extra: str) -> list[str]:
+    """The shared tiny run's settings with the environments' reward, 3 samples a problem."""
+    return tiny_run(model_dir, run_dir, 1, "reward.name=env", "rollout.group_size=3", *extra)
 
 
 def test_a_random_model_gets_no_signal_warnings_and_suggestions(
@@ -34,12 +30,7 @@ def test_a_random_model_gets_no_signal_warnings_and_suggestions(
 ) -> None:
     cfg = load_config(
         None,
-        _tiny(
-            tiny_model_dir,
-            "rollout.max_new_tokens=4",
-            "rollout.few_shot=[]",
-            f"run.dir={tmp_path}",
-        ),
+        _tiny(tiny_model_dir, tmp_path / "run", "rollout.max_new_tokens=4", "rollout.few_shot=[]"),
     )
     report = preflight(cfg, problems=2)
     envs = cfg.curriculum.resolved_environments()
@@ -56,9 +47,14 @@ def test_a_random_model_gets_no_signal_warnings_and_suggestions(
 
 
 def test_the_command_prints_the_table_and_the_warnings(
-    tiny_model_dir: Path, capsys: pytest.CaptureFixture[str]
+    tiny_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = _tiny(tiny_model_dir, "rollout.max_new_tokens=3", "curriculum.environments=[addition]")
+    args = _tiny(
+        tiny_model_dir,
+        tmp_path / "run",
+        "rollout.max_new_tokens=3",
+        "curriculum.environments=[addition]",
+    )
     assert main(["preflight", *args, "--problems", "1"]) == 0
     out = capsys.readouterr().out
     assert "addition" in out and "warning:" in out and "preflight took" in out

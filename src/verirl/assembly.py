@@ -11,9 +11,10 @@ its own. This module sits above both the schema and the registries it names, and
 whole system:
 
 - every named part exists in its registry (``rollout.engine``, ``rollout.collector``,
-  ``reward``, ``credit``, ``loss.policy``, ``loss.off_policy``, ``loss.aggregation``,
-  ``verification.executor``, ``optim.optimizer``, ``dynamic_sampling.filter``,
-  ``run.health`` detectors, ``run.loggers``, ``run.backend``, ``run.schedule``) and its
+  ``reward``, ``credit``, ``loss.policy``, ``loss.terms``, ``loss.sources``,
+  ``loss.token_mask``, ``loss.off_policy``, ``loss.aggregation``, ``verification.executor``,
+  ``optim.optimizer``, ``optim.schedule``, ``dynamic_sampling.filter``, ``run.health``
+  detectors, ``run.loggers``, ``run.placement``, ``run.schedule``) and its
   ``params`` fit the part's parameter model (curriculum kinds and checker backends are
   checked by their sections' own schema);
 - what each part needs is produced by another. Collectors, reward sources and credit
@@ -48,7 +49,6 @@ from verirl.backends import (
     build_placement,
     build_schedule,
     placement_name,
-    schedule_name,
 )
 from verirl.config import (
     ConfigError,
@@ -58,13 +58,14 @@ from verirl.config import (
     import_plugins,
 )
 from verirl.config import load_config as load_schema
-from verirl.credit import CreditEstimator, get_credit
+from verirl.credit import CREDIT, CreditEstimator
 from verirl.device import Placement, resolve_placement
 from verirl.models import PolicySpec, build_policy, load_tokenizer
 from verirl.provers.settings import Provers
-from verirl.rewards import get_reward
-from verirl.rollout.base import RolloutEngine, get_engine
-from verirl.rollout.collect import get_collector
+from verirl.registry import Registry
+from verirl.rewards import REWARDS
+from verirl.rollout.base import ENGINES, RolloutEngine
+from verirl.rollout.collect import COLLECTORS
 from verirl.rollout.prompts import PromptFormatter
 from verirl.sources import TaskStream, build_source
 from verirl.train.checkpoint import load_checkpoint
@@ -107,7 +108,6 @@ def check(cfg: TrainConfig) -> TrainConfig:
     try:
         _check_health(cfg)
         _check_plugins(cfg)
-        _check_backend(cfg)
         _check_off_policy(cfg)
         check_compatible(cfg)
     except ConfigError:
@@ -118,22 +118,24 @@ def check(cfg: TrainConfig) -> TrainConfig:
 
 
 def _check_plugins(cfg: TrainConfig) -> None:
-    # Each lookup returns its registry's spec, whose ``params`` is the parameter model.
-    checks: list[tuple[str, Plugin, Callable[[str], Any]]] = [
-        ("rollout.engine", cfg.rollout.engine, get_engine),
-        ("rollout.collector", cfg.rollout.collector, get_collector),
-        ("reward", cfg.reward, get_reward),
-        ("credit", cfg.credit, get_credit),
-        ("loss.policy", cfg.loss.policy, POLICY_LOSSES.get),
-        ("loss.token_mask", cfg.loss.token_mask, TOKEN_MASKS.get),
-        ("verification.executor", cfg.verification.executor, EXECUTORS.get),
-        ("optim.optimizer", cfg.optim.optimizer, OPTIMIZERS.get),
-        ("dynamic_sampling.filter", cfg.dynamic_sampling.filter, GROUP_FILTERS.get),
-        *((f"run.loggers[{i}]", item, LOGGERS.get) for i, item in enumerate(cfg.run.loggers)),
+    # Each registry holds specs whose ``params`` is the part's parameter model.
+    checks: list[tuple[str, Plugin, Registry[Any]]] = [
+        ("rollout.engine", cfg.rollout.engine, ENGINES),
+        ("rollout.collector", cfg.rollout.collector, COLLECTORS),
+        ("reward", cfg.reward, REWARDS),
+        ("credit", cfg.credit, CREDIT),
+        ("loss.policy", cfg.loss.policy, POLICY_LOSSES),
+        ("loss.token_mask", cfg.loss.token_mask, TOKEN_MASKS),
+        ("verification.executor", cfg.verification.executor, EXECUTORS),
+        ("optim.optimizer", cfg.optim.optimizer, OPTIMIZERS),
+        ("dynamic_sampling.filter", cfg.dynamic_sampling.filter, GROUP_FILTERS),
+        ("run.placement", cfg.run.placement, PLACEMENTS),
+        ("run.schedule", cfg.run.schedule, SCHEDULES),
+        *((f"run.loggers[{i}]", item, LOGGERS) for i, item in enumerate(cfg.run.loggers)),
     ]
-    for where, plugin, lookup in checks:
+    for where, plugin, registry in checks:
         try:
-            spec = lookup(plugin.name)
+            spec = registry.get(plugin.name)
         except KeyError as exc:
             raise ValueError(f"{where}.name: {exc.args[0]}") from None
         plugin.check_params(spec.params, where)
@@ -151,17 +153,6 @@ def _check_plugins(cfg: TrainConfig) -> None:
         )
 
 
-def _check_backend(cfg: TrainConfig) -> None:
-    """``run.backend`` names a placement and ``run.schedule`` (or ``run.async``) a schedule."""
-    if cfg.run.backend not in PLACEMENTS:
-        known = ", ".join(PLACEMENTS.names())
-        raise ValueError(f"run.backend: unknown placement {cfg.run.backend!r}; known: {known}")
-    name = schedule_name(cfg.run.schedule, cfg.run.async_)
-    if name not in SCHEDULES:
-        known = ", ".join(SCHEDULES.names())
-        raise ValueError(f"run.schedule: unknown schedule {name!r}; known: {known}")
-
-
 def _check_health(cfg: TrainConfig) -> None:
     # Messages as the schema gave them when it held this check: "run.health: <field>: ...".
     health = cfg.run.health
@@ -177,7 +168,7 @@ def _check_health(cfg: TrainConfig) -> None:
             known = ", ".join(DETECTORS.names())
             raise ValueError(f"run.health: params: unknown detector {name!r}; known: {known}")
         try:
-            DETECTORS.get(name).Params.model_validate(params)
+            DETECTORS.get(name).params.model_validate(params)
         except ValidationError as exc:
             raise ValueError("run.health: " + format_errors(exc, f"params.{name}")) from None
 
@@ -221,10 +212,10 @@ HOW = {
 def produced(cfg: TrainConfig) -> dict[str, str]:
     """Each capability the configured run produces → the field that produces it."""
     out: dict[str, str] = {}
-    collector = get_collector(cfg.rollout.collector.name).build(cfg.rollout.collector.params)
+    collector = COLLECTORS.get(cfg.rollout.collector.name).build(cfg.rollout.collector.params)
     for cap in collector.produces():
         out[cap] = f"rollout.collector {cfg.rollout.collector.name!r}"
-    reward = get_reward(cfg.reward.name).build(cfg.reward.params)
+    reward = REWARDS.get(cfg.reward.name).build(cfg.reward.params)
     for cap in reward.produces(cfg.curriculum.resolved_environments()):
         out[cap] = f"reward {cfg.reward.name!r}"
     return out
@@ -234,7 +225,7 @@ def check_compatible(cfg: TrainConfig) -> None:
     """Raise ``ValueError`` (one line, both fields named) for a credit estimator whose needs
     the collector and reward source do not produce."""
     have = produced(cfg)
-    needs = get_credit(cfg.credit.name).requirements(cfg.credit.params)
+    needs = CREDIT.get(cfg.credit.name).requirements(cfg.credit.params)
     order = [*WHAT, *sorted(needs - WHAT.keys())]
     for cap in [c for c in order if c in needs and c not in have]:
         source = (
@@ -259,7 +250,7 @@ class SamplingParts:
 
     cfg: TrainConfig  # checked (:func:`check`)
     placement: Placement  # device and precision (model.device, model.dtype)
-    backend: Backend  # where the engine, the executor and the learner run (run.backend)
+    backend: Backend  # where the engine, the executor and the learner run (run.placement)
     verifiers: VerifierResources  # the code sandbox, the executor, the proof checkers
     model: torch.nn.Module  # the policy (model.*), on its device
     tokenizer: Any
@@ -289,9 +280,9 @@ class Parts(SamplingParts):
 
     memory_plan: MemoryPlan | None  # made once, before the weights load (None: not asked for)
     learner: PolicyLearner  # its activation checkpointing as the plan resolved it
-    credit: CreditEstimator[Any]  # credit.name, with its credit_params
+    credit: CreditEstimator  # credit.name, with its credit_params
     credit_params: BaseModel
-    schedule: Schedule  # when rollouts are produced (run.schedule, run.async)
+    schedule: Schedule  # when rollouts are produced (run.schedule)
 
 
 def build(cfg: TrainConfig, policy: tuple[torch.nn.Module, Any] | None = None) -> Parts:
@@ -335,12 +326,13 @@ def _build(
     verifiers: VerifierResources | None = None
     schedule: Schedule | None = None
     backend = build_placement(
-        placement_name(cfg.run.backend), BackendSettings.from_config(cfg, placement), placement
+        placement_name(cfg.run.placement.name),
+        BackendSettings.from_config(cfg, placement),
+        placement,
     )
     try:
         if learning:
-            name = schedule_name(cfg.run.schedule, cfg.run.async_)
-            schedule = build_schedule(name, cfg.run.async_, backend, settings)
+            schedule = build_schedule(cfg.run.schedule, backend, settings)
         here = verify and (schedule is None or schedule.verifies_here)
         # the executor: the placement's, started on first use when a producer with verifiers
         # of its own checks the rollouts (or nothing here may verify at all)
@@ -370,8 +362,8 @@ def _build(
             model,
             LearnerSettings.from_config(cfg, placement, activation_checkpointing=checkpointing),
         )
-        credit = get_credit(cfg.credit.name)
-        params = credit.params.model_validate(cfg.credit.params)
+        credit = CREDIT.get(cfg.credit.name)
+        params = credit.parse(cfg.credit.params)
         return Parts(*half, plan, learner, credit, params, schedule)
     except BaseException:
         _stop(verifiers, schedule, backend)

@@ -14,7 +14,6 @@ is reported before the run starts, naming the field (``credit.params.d1: ...``).
 
 from __future__ import annotations
 
-import importlib
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -23,9 +22,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from verirl.errors import UserInputError, format_errors
-from verirl.registry import Plugin
+from verirl.registry import Plugin, load_plugins
 from verirl.serve.settings import EnvsConfig, GymConfig, GymRunConfig
-from verirl.verification.settings import RayPoolParams, VerificationConfig
+from verirl.verification.settings import VerificationConfig
 
 __all__ = [
     "ConfigError",
@@ -70,59 +69,10 @@ class HealthConfig(_Section):
     )
 
 
-class AsyncConfig(_Section):
-    max_staleness: int | None = Field(
-        None,
-        ge=0,
-        description="Asynchronous training with bounded staleness: a rollout producer (its own "
-        "process and engine copy) samples and verifies batch i with the policy of exactly "
-        "max(0, i − k) learner updates while the learner trains, so the learner trains on "
-        "rollouts at most k versions old. 0 runs the producer in lock-step (the synchronous "
-        "loop's weights and metrics, bit for bit); None: the synchronous loop in one process. "
-        "AReaL's η (8 math, 4 code); verl's one-step-off and TRL's default: 1. See "
-        "docs/async.md.",
-    )
-    producer_threads: int | None = Field(
-        None,
-        ge=1,
-        description="torch CPU threads of the producer process (None: half of run.threads, or "
-        "of the cores this process may use, at least 1).",
-    )
-    learner_threads: int | None = Field(
-        None,
-        ge=1,
-        description="torch CPU threads of the learner while a producer process runs (None: "
-        "run.threads, or the cores this process may use, minus producer_threads; at least 1). "
-        "Its own threads come back when the producer stops (for the evaluation after "
-        "training).",
-    )
-    pin_cores: bool = Field(
-        True,
-        description="Give the learner and the producer process disjoint CPU cores (Linux CPU "
-        "affinity, every thread of each process): the learner the first learner_threads of "
-        "the cores this process may use (`taskset` narrows them), the producer the next "
-        "producer_threads — 1 + 1 on 2 cores — so that neither's threads run on, or migrate "
-        "to, the other's core. Not done where the OS has no CPU affinity (macOS), with "
-        "producer=thread, or when the two ask for more cores than there are (the log says "
-        "which). False: both processes may run on every core (two runs sharing one machine "
-        "would otherwise pin to the same cores; or give each its own with taskset).",
-    )
-    producer: Literal["process", "thread"] = Field(
-        "process",
-        description="Where the producer runs: 'process' (its own process and engine copy, "
-        "weights through shared memory) or 'thread' (same schedule in a thread of this "
-        "process, sharing the GIL: for tests and debugging). With run.backend=ray the "
-        "producer is a driver thread steering the rollout replicas and the Ray verifier pool; "
-        "this, the threads and pin_cores do not apply.",
-    )
-
-
 class RunConfig(GymRunConfig):
     """The ``run:`` section: the gym's (seed, plugins) and the training run's settings."""
 
-    model_config = ConfigDict(
-        extra="forbid", validate_assignment=True, validate_by_name=True, serialize_by_alias=True
-    )
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
     name: str | None = Field(
         None, description="Run name; the run directory is <dir>/<name> (None: a timestamp)."
     )
@@ -184,26 +134,20 @@ class RunConfig(GymRunConfig):
         default_factory=HealthConfig,
         description="Run-health detectors: what they watch, their thresholds, which stop the run.",
     )
-    backend: str = Field(
-        "local",
+    placement: Plugin = Field(
+        default_factory=lambda: Plugin(name="local"),
         description="Where the loop's parts run (a registered placement, "
         "verirl.backends.PLACEMENTS): 'local' (this process; under torchrun, one rank of a "
         "data-parallel learner group; Ray is never imported) or 'ray' (verifier actors, "
-        "rollout-engine replicas and a data-parallel learner group on the Ray cluster named "
-        "by ray.address; see the ray: section), or a plug-in's.",
+        "rollout-engine replicas and a data-parallel learner group on a Ray cluster; its "
+        "params: verirl.integrations.ray.settings.RayParams, docs/scaling.md), or a plug-in's.",
     )
-    schedule: str | None = Field(
-        None,
+    schedule: Plugin = Field(
+        default_factory=lambda: Plugin(name="synchronous"),
         description="When rollouts are produced relative to the learner's updates (a "
-        "registered schedule, verirl.backends.SCHEDULES): 'synchronous' (sample, then "
-        "train, each step) or 'bounded_staleness' (a producer runs at most "
-        "run.async.max_staleness policy versions ahead), or a plug-in's. None: "
-        "'bounded_staleness' when run.async.max_staleness is set, else 'synchronous'.",
-    )
-    async_: AsyncConfig = Field(
-        default_factory=AsyncConfig,
-        alias="async",
-        description="Asynchronous training with bounded staleness (max_staleness: k).",
+        "registered schedule, verirl.backends.SCHEDULES): 'synchronous' (sample, then train, "
+        "each step) or 'bounded_staleness' (a producer runs at most params.max_staleness "
+        "policy versions ahead; docs/async.md), or a plug-in's.",
     )
 
     @model_validator(mode="before")
@@ -425,10 +369,11 @@ class LossConfig(_Section):
     off_policy: Plugin | list[Plugin] = Field(
         default_factory=lambda: Plugin(name="none"),
         description="Off-policy correction(s) of tokens sampled by another policy than the "
-        "surrogate's anchor (an engine with its own numerics, or one running run.async."
-        "max_staleness versions behind): 'none', 'truncated_is' {cap} (TIS), 'masked_is' "
-        "{cap, level: token|sequence} (MIS), 'icepop' {low, high} (Ring-1T), 'gspo' (sequence-"
-        "level ratio, arXiv 2507.18071), 'decoupled_ppo' {cap} (AReaL, arXiv 2505.24298). A list "
+        "surrogate's anchor (an engine with its own numerics, or one running "
+        "run.schedule.params.max_staleness versions behind): 'none', 'truncated_is' {cap} "
+        "(TIS), 'masked_is' {cap, level: token|sequence} (MIS), 'icepop' {low, high} "
+        "(Ring-1T), 'gspo' (sequence-level ratio, arXiv 2507.18071), 'decoupled_ppo' {cap} "
+        "(AReaL, arXiv 2505.24298). A list "
         "applies several in order (weights multiply). See docs/async.md for which to choose.",
     )
 
@@ -578,55 +523,6 @@ class EvalConfig(_Section):
     )
 
 
-class RayRollout(_Section):
-    workers: int = Field(
-        1,
-        ge=1,
-        description="Engine replicas (rollout.engine built in each actor); a step's prompts "
-        "are sharded across them and the learner's weights are sent after every update.",
-    )
-    num_cpus: float = Field(1.0, gt=0, description="CPUs Ray reserves for each replica.")
-    num_gpus: float = Field(0.0, ge=0, description="GPUs Ray reserves for each replica.")
-
-
-class RayLearner(_Section):
-    workers: int = Field(
-        1,
-        ge=1,
-        description="Data-parallel learner processes in one torch.distributed group; each "
-        "computes a share of every minibatch, gradients are summed (the update is the one "
-        "process's update on the same batch).",
-    )
-    num_cpus: float = Field(1.0, gt=0, description="CPUs Ray reserves for each learner.")
-    num_gpus: float = Field(0.0, ge=0, description="GPUs Ray reserves for each learner.")
-    fsdp: bool = Field(
-        False,
-        description="Shard parameters, gradients and optimizer state with FSDP2 "
-        "(torch.distributed.fsdp.fully_shard; CUDA only, NOT TESTED in this repository).",
-    )
-
-
-class RayConfig(_Section):
-    """Read only when ``run.backend`` is 'ray'."""
-
-    address: str | None = Field(
-        None,
-        description="Cluster to join: None starts a private Ray on this machine (with "
-        "num_cpus), 'auto' joins the cluster started by `ray start --head` on this machine, "
-        "'ray://host:10001' a remote one.",
-    )
-    num_cpus: int | None = Field(
-        None, ge=1, description="CPUs of a private local Ray (None: Ray counts the cores)."
-    )
-    verifiers: RayPoolParams = Field(
-        default_factory=RayPoolParams,
-        description="The verifier pool (the 'ray' executor's params): actors, num_cpus, "
-        "concurrency, grace_s.",
-    )
-    rollout: RayRollout = Field(default_factory=RayRollout)
-    learner: RayLearner = Field(default_factory=RayLearner)
-
-
 class TrainConfig(GymConfig):
     """A training run: the gym's sections (:class:`~verirl.serve.settings.GymConfig`) and the
     training ones."""
@@ -649,10 +545,6 @@ class TrainConfig(GymConfig):
     loss: LossConfig = Field(default_factory=LossConfig)
     optim: OptimConfig = Field(default_factory=OptimConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
-    ray: RayConfig = Field(
-        default_factory=RayConfig,
-        description="Cluster address and resources per role (run.backend = 'ray' only).",
-    )
 
     def gym(self) -> GymConfig:
         """The gym part of this config on its own: what the problem source and a ``verirl
@@ -719,9 +611,9 @@ class TrainConfig(GymConfig):
                 "envs.server supports rollout.collector 'single_turn' only (each verdict the "
                 f"server gives counts towards its curriculum), got {self.rollout.collector.name!r}"
             )
-        if self.run.backend != "local":
+        if self.run.placement.name != "local":
             raise ValueError(
-                f"envs.server with run.backend={self.run.backend!r} is not supported yet"
+                f"envs.server with run.placement {self.run.placement.name!r} is not supported yet"
             )
 
 
@@ -852,7 +744,7 @@ def import_plugins(data: dict[str, Any]) -> None:
         raise ConfigError(f"run.plugins must be a list of module names (got {plugins!r})")
     for name in plugins:
         try:
-            importlib.import_module(str(name))
+            load_plugins([str(name)])
         except Exception as exc:
             raise ConfigError(
                 f"run.plugins: cannot import {name!r}: {type(exc).__name__}: {exc}"

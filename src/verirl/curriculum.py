@@ -497,25 +497,14 @@ class StaticWindow(Curriculum):
 
 
 # ---- the registry of kinds ------------------------------------------------------------------
-CurriculumFactory = Callable[["CurriculumConfig", Sequence[str], int], Curriculum]
-CURRICULA: Registry[Spec[Curriculum]] = Registry("curriculum kind")
-"""Curriculum kinds by name (``curriculum.kind``): ``factory(config, environments, seed)``."""
+CURRICULA: Registry[Spec[Callable[..., Curriculum]]] = Registry("curriculum kind")
+"""Curriculum kinds by name (``curriculum.kind``): ``spec.part(config, environments, seed)``
+(the settings it reads are :class:`CurriculumConfig`'s)."""
 
 
-def register_curriculum(
-    kind: str, description: str
-) -> Callable[[CurriculumFactory], CurriculumFactory]:
-    """Register ``factory(config, environments, seed) -> Curriculum`` as ``curriculum.kind:
-    kind`` (the settings it reads are :class:`CurriculumConfig`'s)."""
-
-    def decorator(factory: CurriculumFactory) -> CurriculumFactory:
-        CURRICULA.add(Spec(kind, factory, description=description))
-        return factory
-
-    return decorator
-
-
-@register_curriculum("adaptive", "RLVE's per-environment window that moves with the policy")
+@CURRICULA.register(
+    "adaptive", description="RLVE's per-environment window that moves with the policy"
+)
 def _adaptive(cfg: CurriculumConfig, envs: Sequence[str], seed: int) -> Curriculum:
     return AdaptiveDifficulty(
         envs,
@@ -528,7 +517,9 @@ def _adaptive(cfg: CurriculumConfig, envs: Sequence[str], seed: int) -> Curricul
     )
 
 
-@register_curriculum("static", "a fixed window [static_low, static_high] (RLVE's baselines)")
+@CURRICULA.register(
+    "static", description="a fixed window [static_low, static_high] (RLVE's baselines)"
+)
 def _static(cfg: CurriculumConfig, envs: Sequence[str], seed: int) -> Curriculum:
     return StaticWindow(
         envs, low=cfg.static_low, high=cfg.static_high, weights=cfg.weights, seed=seed
@@ -652,12 +643,12 @@ def _registered_envs(exclude_tags: set[str] | None = None) -> list[str]:
     names = env_names()
     if not exclude_tags:
         return names
-    return [n for n in names if not exclude_tags & set(ENVIRONMENTS.get(n).tags)]
+    return [n for n in names if not exclude_tags & set(ENVIRONMENTS.get(n).part.tags)]
 
 
 def build_curriculum(cfg: CurriculumConfig, seed: int = 0) -> Curriculum:
     """The curriculum ``cfg`` describes; ``seed`` seeds the env/difficulty sampling RNG."""
-    return CURRICULA.get(cfg.kind).load()(cfg, cfg.resolved_environments(), seed)
+    return CURRICULA.get(cfg.kind).part(cfg, cfg.resolved_environments(), seed)
 
 
 def _max_difficulty(env: str) -> int:

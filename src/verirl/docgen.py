@@ -56,7 +56,7 @@ def envs_markdown(family: str | None = None) -> str:
     from verirl.envs import ENVIRONMENTS, FAMILY_ALIASES, env_names
 
     names = sorted(env_names(family=family))
-    families = {ENVIRONMENTS.get(name).family for name in names}
+    families = {ENVIRONMENTS.get(name).part.family for name in names}
     lines = [
         f"{_count(len(names), 'environment')} in {_count(len(families), 'module')}.",
         "",
@@ -64,7 +64,7 @@ def envs_markdown(family: str | None = None) -> str:
         "|---|---|---|---|",
     ]
     for name in names:
-        cls = ENVIRONMENTS.get(name)
+        cls = ENVIRONMENTS.get(name).part
         row = (name, cls.family, cls.difficulty_scales, answer_format_label(cls))
         lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
     if family is None:

@@ -152,7 +152,7 @@ def check_vllm() -> Finding:
 
 def check_optional_packages() -> list[Finding]:
     return [
-        _package("ray", "ray", 'pip install "verirl[ray]"  (run.backend=ray)'),
+        _package("ray", "ray", 'pip install "verirl[ray]"  (the ray placement)'),
         _package("trl", "trl", 'pip install "verirl[trl]"  (verirl.integrations.trl)'),
         _package(
             "verl",

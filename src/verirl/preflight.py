@@ -100,7 +100,7 @@ def run_preflight(parts: SamplingParts, problems: int = 3, seed: int = 0) -> Pre
     batch = preflight_problems(envs, starting_difficulties(cfg), problems)
     producer = parts.producer  # its training prompt, sampling parameters and reward stage
     sampling = dataclasses.replace(producer.sampling, seed=seed)
-    verifier = producer.reward.ctx.verifier
+    verifier = producer.verifier
     verifier.metrics(reset=True)
     with phase("preflight sampling", len(batch) * sampling.n, "samples"):
         rollouts = producer.collector.for_evaluation().collect(

@@ -278,7 +278,7 @@ def evaluate_heldout(
             cfg.rollout.max_new_tokens,
             seed=cfg.run.seed,
             collector=producer.collector,
-            verifier=producer.reward.ctx.verifier,
+            verifier=producer.verifier,
         )
 
 

@@ -5,7 +5,7 @@ One fresh interpreter imports torch, transformers and verirl once, loads the tok
 runs one synchronous step (so that lazy set-up is done), and then ``os.fork()``s every run
 from that warm state, with no other thread running: a child runs ``verirl train`` (or
 ``train --resume``) as the CLI does — :func:`verirl.cli.train.train` — with one torch thread
-and the producer as a thread of its own (``run.async.producer=thread``: a spawned producer
+and the producer as a thread of its own (``run.schedule.params.producer=thread``: a spawned producer
 process would pay the imports again), and the driver kills it. A kill-and-resume cycle then
 costs the run's own work (a tiny model: a fraction of a second to start, about half a second
 a step here), not a Python start-up (5-10 s). ``--cli N`` adds N kills of ``python -m
@@ -70,8 +70,8 @@ def overrides(
     return [
         *tiny_run(model, run_dir, steps, *SMALL),
         f"run.save_every={save_every}",
-        f"run.async.max_staleness={k}",
-        f"run.async.producer={producer}",
+        "run.schedule.name=bounded_staleness",
+        f"run.schedule.params={{max_staleness: {k}, producer: {producer}}}",
     ]
 
 
@@ -332,7 +332,7 @@ def main() -> None:
     real_load_tokenizer = verirl.models.load_tokenizer
     verirl.models.load_tokenizer = lambda name: tokenizer  # type: ignore[assignment]
     warm = overrides(opts.model, opts.root / "warm-up", 1, 0, "thread")
-    train([o for o in warm if not o.startswith("run.async.")], None)
+    train([o for o in warm if not o.startswith("run.schedule")], None)
     deadline = time.monotonic() + 10  # a thread that is just ending may take a moment
     while _threads() > baseline and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from verirl.backends import Backend, Schedule, register_placement, register_schedule
+from verirl.backends import PLACEMENTS, SCHEDULES, Backend, Schedule
 from verirl.rollout.base import RolloutEngine
 from verirl.train.learner import LearnerSettings, PolicyLearner
 from verirl.train.producer import Produced, RolloutProducer
@@ -16,10 +16,8 @@ from verirl.verification.executors import Executor
 CALLS: list[str] = []
 
 
-@register_placement("test_recording", "the local placement, writing down every call")
+@PLACEMENTS.register("test_recording", description="the local placement, writing every call")
 class RecordingBackend(Backend):
-    name = "test_recording"
-
     def engine(self, model: torch.nn.Module, tokenizer: Any) -> RolloutEngine:
         CALLS.append("engine")
         return super().engine(model, tokenizer)
@@ -40,10 +38,8 @@ class RecordingBackend(Backend):
         CALLS.append("close")
 
 
-@register_schedule("test_counting", "the synchronous schedule, writing down every batch")
+@SCHEDULES.register("test_counting", description="the synchronous schedule, writing batches")
 class CountingSchedule(Schedule):
-    name = "test_counting"
-
     def next_rollouts(self, producer: RolloutProducer, version: int) -> Produced:
         CALLS.append(f"rollouts {version}")
         return super().next_rollouts(producer, version)

@@ -23,11 +23,11 @@ from verirl.backends import (
     BackendSettings,
     BoundedStaleness,
     LocalBackend,
+    Schedule,
     TorchrunBackend,
     build_schedule,
     local_stream,
     placement_name,
-    schedule_name,
 )
 from verirl.backends.schedules import WeightSyncError
 from verirl.backends.staleness import WeightRing, model_checksum, version_for
@@ -35,6 +35,7 @@ from verirl.config import TrainConfig, dump_config, load_config
 from verirl.device import resolve_placement
 from verirl.errors import UserInputError
 from verirl.models import PolicySpec
+from verirl.registry import NoParams
 from verirl.train.metrics import read_metrics
 from verirl.train.producer import Produced, ProducerSettings, StepOutput
 from verirl.trainer import Trainer
@@ -66,16 +67,14 @@ def _settings(cfg: TrainConfig) -> BackendSettings:
         steps=cfg.run.steps,
         threads=1,
         policy=PolicySpec.from_config(cfg),
-        ray=cfg.ray,
+        params=NoParams(),
     )
 
 
 def _schedule(cfg: TrainConfig, backend: type[Backend] = LocalBackend) -> object:
     placement = resolve_placement("cpu", "fp32")
-    name = schedule_name(cfg.run.schedule, cfg.run.async_)
-    return build_schedule(
-        name, cfg.run.async_, backend(_settings(cfg), placement), ProducerSettings.from_config(cfg)
-    )
+    producer = ProducerSettings.from_config(cfg)
+    return build_schedule(cfg.run.schedule, backend(_settings(cfg), placement), producer)
 
 
 def _run(model_dir: Path, run_dir: Path, *extra: str) -> list[dict[str, float]]:
@@ -100,18 +99,17 @@ def test_placement_and_schedule_names() -> None:
     assert placement_name("local", {}) == "local"
     assert placement_name("local", {"WORLD_SIZE": "2"}) == "torchrun"
     assert placement_name("ray", {"WORLD_SIZE": "2"}) == "ray"
-    sync, k1 = load_config(None, []), load_config(None, ["run.async.max_staleness=1"])
-    assert schedule_name(sync.run.schedule, sync.run.async_) == "synchronous"
-    assert schedule_name(k1.run.schedule, k1.run.async_) == "bounded_staleness"
-    assert schedule_name("bounded_staleness", k1.run.async_) == "bounded_staleness"
-    with pytest.raises(UserInputError, match=r"contradicts run\.async\.max_staleness=1"):
-        schedule_name("synchronous", k1.run.async_)
-    with pytest.raises(UserInputError, match=r"needs run\.async\.max_staleness"):
-        schedule_name("bounded_staleness", sync.run.async_)
+    sync, k1 = (
+        load_config(None, []),
+        load_config(
+            None, ["run.schedule.name=bounded_staleness", "run.schedule.params.max_staleness=1"]
+        ),
+    )
+    assert type(_schedule(sync)) is Schedule
     with pytest.raises(UserInputError, match=r"does not run on placement 'torchrun'"):
         _schedule(k1, TorchrunBackend)
     assert isinstance(_schedule(k1), BoundedStaleness)
-    assert "async" in dump_config(load_config(None, ["run.async.max_staleness=2"]))
+    assert "max_staleness: 1" in dump_config(k1)  # the run's config.yaml keeps the schedule
 
 
 @pytest.mark.slow
@@ -119,7 +117,12 @@ def test_k0_in_a_producer_process_equals_the_synchronous_loop_bit_for_bit(
     tiny_model_dir: Path, tmp_path: Path
 ) -> None:
     sync = _run(tiny_model_dir, tmp_path / "sync")
-    k0 = _run(tiny_model_dir, tmp_path / "k0", "run.async.max_staleness=0")
+    k0 = _run(
+        tiny_model_dir,
+        tmp_path / "k0",
+        "run.schedule.name=bounded_staleness",
+        "run.schedule.params.max_staleness=0",
+    )
     a_rows, b_rows = _stable(k0), _stable(sync)
     diff = [
         (i, key, a.get(key), b.get(key))
@@ -142,8 +145,9 @@ def test_k1_is_one_version_stale_and_nothing_is_dropped(
     rows = _run(
         tiny_model_dir,
         tmp_path / "k1",
-        "run.async.max_staleness=1",
-        "run.async.producer=thread",
+        "run.schedule.name=bounded_staleness",
+        "run.schedule.params.max_staleness=1",
+        "run.schedule.params.producer=thread",
     )
     assert [r["async/staleness_max"] for r in rows] == [0.0, 1.0, 1.0]
     assert all(r["async/dropped"] == 0 and r["sync/mismatch"] == 0 for r in rows)
@@ -169,8 +173,9 @@ def test_a_stale_engine_is_detected_and_the_run_stops(
         None,
         [
             *_overrides(tiny_model_dir, tmp_path / "stale"),
-            "run.async.max_staleness=1",
-            "run.async.producer=thread",
+            "run.schedule.name=bounded_staleness",
+            "run.schedule.params.max_staleness=1",
+            "run.schedule.params.producer=thread",
         ],
     )
     with Trainer(build(cfg), tmp_path / "stale") as t, pytest.raises(WeightSyncError):
@@ -182,7 +187,11 @@ def test_a_stale_engine_is_detected_and_the_run_stops(
 def test_a_batch_staler_than_k_is_dropped_counted_and_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    schedule = _schedule(load_config(None, ["run.async.max_staleness=1"]))
+    schedule = _schedule(
+        load_config(
+            None, ["run.schedule.name=bounded_staleness", "run.schedule.params.max_staleness=1"]
+        )
+    )
     assert isinstance(schedule, BoundedStaleness)
     out = StepOutput([], [], 1)
     fresh = Produced(out, version=4)
@@ -255,7 +264,7 @@ def test_a_producer_killed_mid_run_resumes_from_its_checkpoint(
     from verirl.train.ledger import audit_run
 
     extra = ["run.steps=4", "run.save_every=1", "run.keep_checkpoints=5"]
-    extra += ["run.async.max_staleness=1"]
+    extra += ["run.schedule.name=bounded_staleness", "run.schedule.params.max_staleness=1"]
     straight = tmp_path / "straight"
     _run(tiny_model_dir, straight, *extra)
 
@@ -344,8 +353,9 @@ def test_a_wrong_merged_lora_weight_in_the_engine_is_detected_and_the_run_stops(
         [
             *_overrides(tiny_model_dir, run_dir),
             "model.lora={r: 4, alpha: 8}",
-            "run.async.max_staleness=1",
-            "run.async.producer=thread",
+            "run.schedule.name=bounded_staleness",
+            "run.schedule.params.max_staleness=1",
+            "run.schedule.params.producer=thread",
         ],
     )
     with (
@@ -361,9 +371,14 @@ def test_a_wrong_merged_lora_weight_in_the_engine_is_detected_and_the_run_stops(
 def test_a_producer_thread_with_vllm_is_refused() -> None:
     cfg = load_config(
         None,
-        ["run.async.max_staleness=1", "run.async.producer=thread", "rollout.engine.name=vllm"],
+        [
+            "run.schedule.name=bounded_staleness",
+            "run.schedule.params.max_staleness=1",
+            "run.schedule.params.producer=thread",
+            "rollout.engine.name=vllm",
+        ],
     )
-    with pytest.raises(UserInputError, match=r"run\.async\.producer=process"):
+    with pytest.raises(UserInputError, match=r"run\.schedule\.params\.producer=process"):
         _schedule(cfg)
 
 
@@ -384,5 +399,5 @@ def test_the_learner_and_the_producer_get_disjoint_cores() -> None:
     )
     a = assign_cores(4, None, None, True, two)  # 2 + 2 threads on 2 cores: shared
     assert (a.learner, a.producer) == (None, None) and "more than the 2 cores" in a.why
-    assert assign_cores(None, None, None, False, two).why == "run.async.pin_cores is off"
+    assert assign_cores(None, None, None, False, two).why == "run.schedule.params.pin_cores is off"
     assert assign_cores(None, None, None, True, None).why == "this OS sets no CPU affinity"

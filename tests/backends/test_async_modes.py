@@ -1,4 +1,4 @@
-"""``run.async.max_staleness = 1`` with every collection mode: multi-turn (TCPO) and
+"""The bounded_staleness schedule at k = 1 with every collection mode: multi-turn (TCPO) and
 process-verified (Coq) collection train one version stale, verified on the producer side
 only — the learner's process starts no verifier pool and no proof checker of its own."""
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.provers.coq.marks import needs_coq
+from tests.tiny_run import tiny_run
 from verirl.assembly import build
 from verirl.config import load_config
 from verirl.train.metrics import read_metrics
@@ -16,25 +17,25 @@ from verirl.trainer import Trainer
 
 
 def _base(model_dir: Path, run_dir: Path, steps: int = 3) -> list[str]:
-    return [
-        f"model.name={model_dir}",
-        f"run.dir={run_dir.parent}",
-        f"run.name={run_dir.name}",
-        f"run.steps={steps}",
+    """The shared tiny run, 2 prompts × 2 samples of fixed texts scored by the environments,
+    one version stale."""
+    return tiny_run(
+        model_dir,
+        run_dir,
+        steps,
+        "reward.name=env",
         "run.save_every=0",
-        "run.threads=1",
         "rollout.prompts_per_step=2",
         "rollout.group_size=2",
         "rollout.max_new_tokens=8",
         "rollout.few_shot=[]",
-        "eval.before_and_after=false",
-        "model.dtype=fp32",
-        "run.async.max_staleness=1",
-        "run.async.producer=thread",
+        "run.schedule.name=bounded_staleness",
+        "run.schedule.params.max_staleness=1",
+        "run.schedule.params.producer=thread",
         "run.plugins=[tests.train.plugin_engines]",
         "rollout.engine.name=test_fixed_text",
         "optim.old_logprobs=recompute",
-    ]
+    )
 
 
 def _check_one_stale(trainer: Trainer, run_dir: Path) -> list[dict[str, float]]:
@@ -115,8 +116,12 @@ def test_k1_in_a_producer_process_with_a_process_pool_of_verifiers(
     cfg = load_config(
         None,
         [
-            *[o for o in _base(tiny_model_dir, run_dir) if o != "run.async.producer=thread"],
-            "run.async.producer=process",
+            *[
+                o
+                for o in _base(tiny_model_dir, run_dir)
+                if o != "run.schedule.params.producer=thread"
+            ],
+            "run.schedule.params.producer=process",
             "verification.executor.name=processes",
             "verification.executor.params={workers: 1}",
             "rollout.engine.params={texts: ['\\\\boxed{3}', 'so \\\\boxed{10}', 'hmm']}",

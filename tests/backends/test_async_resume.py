@@ -29,7 +29,10 @@ SMALL = (
     "rollout.max_new_tokens=4",
     "optim.minibatches=1",
     "run.keep_checkpoints=5",
-    "run.async.producer=thread",
+)
+K2 = (
+    "run.schedule.name=bounded_staleness",
+    "run.schedule.params={max_staleness: 2, producer: thread}",
 )
 
 
@@ -50,7 +53,7 @@ def test_a_checkpoint_holds_the_batches_produced_ahead_and_the_resume_is_exact(
     it — as if killed right after writing it — trains them first, produces batch 4 again
     from that state (the same problems), and ends with the uninterrupted run's weights."""
     straight = tmp_path / "straight"
-    want = _train(tiny_model_dir, straight, "run.async.max_staleness=2")
+    want = _train(tiny_model_dir, straight, *K2)
     state = torch.load(straight / "checkpoint-000002" / "state.pt", weights_only=False)
     assert [i for i, _ in state[BUFFER]] == [2, 3]
     assert state["next_group"] == 4 * 2  # issued: batches 0-3, two problems each
@@ -66,7 +69,7 @@ def test_a_checkpoint_holds_the_batches_produced_ahead_and_the_resume_is_exact(
     kept = [*base, *(r for r in records if r["event"] == "issued" and r["batch"] == 4)]
     kept.append(next(r for r in records if r["event"] == "trained" and r["step"] == 2))
     (killed / "ledger.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept))
-    got = _train(tiny_model_dir, killed, "run.async.max_staleness=2", resume=True)
+    got = _train(tiny_model_dir, killed, *K2, resume=True)
     assert all(torch.equal(want[n], got[n]) for n in want)
     assert any(not torch.equal(want[n], p) for n, p in _initial(tiny_model_dir).items())
 
@@ -83,7 +86,7 @@ def test_a_checkpoint_holds_the_batches_produced_ahead_and_the_resume_is_exact(
     sync.mkdir()
     shutil.copytree(straight / "checkpoint-000002", sync / "checkpoint-000002")
     (sync / "ledger.jsonl").write_text("".join(json.dumps(r) + "\n" for r in base))
-    _train(tiny_model_dir, sync, "run.async.max_staleness=null", resume=True)
+    _train(tiny_model_dir, sync, resume=True)  # run.schedule: synchronous
     audit = audit_run(sync)
     assert (audit.lost, audit.trained_twice, audit.changed, audit.unrecorded) == (0, 0, 0, 0)
     assert (audit.issued, audit.trained, audit.restored) == (10, 10, 2)

@@ -1,4 +1,4 @@
-"""Asynchronous training (``run.async.max_staleness=1``) with the vLLM engine: staleness ≤ k,
+"""The bounded_staleness schedule (k = 1) with the vLLM engine: staleness ≤ k,
 nothing dropped uncounted, and after every sync the weights read back from vLLM's own
 worker are the learner's published version — a weight load that never reached vLLM stops
 the run."""
@@ -31,8 +31,9 @@ def _config(model_dir: Path, run_dir: Path, *plugins: str) -> list[str]:
         "run.save_every=0",
         "run.threads=2",
         f"run.plugins=[{','.join(['tests.train.plugin_vllm', *plugins])}]",
-        "run.async.max_staleness=1",
-        "run.async.producer=process",  # its own vLLM, as a real run has it
+        "run.schedule.name=bounded_staleness",
+        "run.schedule.params.max_staleness=1",
+        "run.schedule.params.producer=process",  # its own vLLM, as a real run has it
         *VLLM_TRAINING,
         "model.device=cpu",
     ]

@@ -1,6 +1,7 @@
-"""``run.backend`` and ``run.schedule`` are checked against their registries, so a placement
-and a schedule registered by a ``run.plugins`` module are chosen by name and a run goes
-through them; unknown names are refused in one line naming the field."""
+"""``run.placement`` and ``run.schedule`` are ``{name, params}`` checked against their
+registries, so a placement and a schedule registered by a ``run.plugins`` module are chosen by
+name and a run goes through them; unknown names and wrong params are refused in one line
+naming the field."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ def test_a_plugin_placement_and_schedule_run_a_tiny_run(tiny_run: TinyRun, tmp_p
 
     plugin_placement.CALLS.clear()
     run = tmp_path / "run"
-    overrides = tiny_run(run, 2, PLUGIN, "run.backend=test_recording", "run.schedule=test_counting")
+    overrides = tiny_run(
+        run, 2, PLUGIN, "run.placement.name=test_recording", "run.schedule.name=test_counting"
+    )
     with Trainer(build(load_config(None, overrides)), run) as t:
         assert (t.parts.backend.name, t.parts.schedule.name) == ("test_recording", "test_counting")
         t.fit()
@@ -42,12 +45,35 @@ def test_a_plugin_placement_and_schedule_run_a_tiny_run(tiny_run: TinyRun, tmp_p
     assert all(r["test/placement_calls"] == 1.0 for r in rows)  # its metrics were logged
 
 
-def test_unknown_placement_and_schedule_name_the_field() -> None:
-    assert {"local", "torchrun", "ray"} <= set(PLACEMENTS.names())
+def test_unknown_placement_and_schedule_and_their_params_name_the_field() -> None:
+    assert {"local", "torchrun"} <= set(PLACEMENTS.names())
     assert {"synchronous", "bounded_staleness"} <= set(SCHEDULES.names())
-    with pytest.raises(ConfigError, match=r"^run\.backend: unknown placement 'nowhere'; known: "):
-        load_config(None, ["run.backend=nowhere"])
-    with pytest.raises(ConfigError, match=r"^run\.schedule: unknown schedule 'later'; known: "):
-        load_config(None, ["run.schedule=later"])
-    with pytest.raises(ConfigError, match=r"contradicts run\.async\.max_staleness=1"):
-        load_config(None, ["run.schedule=synchronous", "run.async.max_staleness=1"])
+    with pytest.raises(ConfigError, match=r"^run\.placement\.name: unknown placement 'nowhere'"):
+        load_config(None, ["run.placement.name=nowhere"])
+    with pytest.raises(ConfigError, match=r"^run\.schedule\.name: unknown schedule 'later'"):
+        load_config(None, ["run.schedule.name=later"])
+    with pytest.raises(ConfigError, match=r"^run\.schedule\.params\.max_staleness: "):
+        load_config(
+            None, ["run.schedule.name=bounded_staleness", "run.schedule.params.max_staleness=-1"]
+        )
+    with pytest.raises(ConfigError, match=r"^run\.schedule\.params\.k: "):  # synchronous takes none
+        load_config(None, ["run.schedule.params.k=1"])
+    k2 = load_config(
+        None, ["run.schedule.name=bounded_staleness", "run.schedule.params.max_staleness=2"]
+    )
+    assert SCHEDULES.get(k2.run.schedule.name).parse(k2.run.schedule.params).max_staleness == 2  # type: ignore[attr-defined]
+
+
+def test_the_ray_placement_s_settings_live_in_its_plug_in_and_are_checked_by_field() -> None:
+    """Ray's settings are the ray placement's params (verirl.integrations.ray.settings), not a
+    section of the core config; a wrong one is refused naming the field under the placement."""
+    from verirl.config import TrainConfig
+
+    assert "ray" not in TrainConfig.model_fields
+    ray = ["run.plugins=[verirl.integrations.ray.placement]", "run.placement.name=ray"]
+    cfg = load_config(None, [*ray, "run.placement.params.learner.workers=2"])
+    assert PLACEMENTS.get("ray").parse(cfg.run.placement.params).learner.workers == 2  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match=r"^run\.placement\.params\.verifiers\.actors: "):
+        load_config(None, [*ray, "run.placement.params.verifiers.actors=0"])
+    with pytest.raises(ConfigError, match=r"^run\.placement\.params\.adress: "):
+        load_config(None, [*ray, "run.placement.params.adress=auto"])

@@ -563,10 +563,10 @@ def test_every_bench_script_has_a_smoke_run() -> None:
 def test_the_slow_verifier_plugin_scores_the_share_of_even_tokens() -> None:
     from bench.plugin_slow_verifier import SlowVerifier
 
-    from verirl.rewards import RewardContext, get_reward
+    from verirl.rewards import REWARDS, RewardContext
     from verirl.types import Problem, Rollout
 
-    source = get_reward("bench_slow_verifier").build({"latency_s": 0.0})
+    source = REWARDS.get("bench_slow_verifier").build({"latency_s": 0.0})
     assert isinstance(source, SlowVerifier)
     problem = Problem("addition", 0, 0, "1 + 1?", "2", {})
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import TinyRun
 from tests.train import wandb_files
 from verirl.cli import main
 from verirl.cli.train import REPEATS, _RunOutput
@@ -30,7 +31,7 @@ def _parse(line: str) -> dict[str, str]:
 
 
 def test_a_run_to_a_file_prints_a_line_per_step_and_its_warnings(
-    tiny_model_dir: Path,
+    tiny_run: TinyRun,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -43,22 +44,18 @@ def test_a_run_to_a_file_prints_a_line_per_step_and_its_warnings(
     code = main(
         [
             "train",
-            f"model.name={tiny_model_dir}",
-            f"run.dir={run_dir.parent}",
-            f"run.name={run_dir.name}",
-            "run.steps=3",
-            "run.save_every=0",
-            "run.threads=1",
-            "run.log_samples=0",
-            "rollout.prompts_per_step=3",
-            "rollout.group_size=3",
-            "rollout.max_new_tokens=2",
-            "optim.micro_batch_tokens=400",
-            "eval.before_and_after=false",
-            "verification.executor.name=inline",
-            "curriculum.environments=[addition, gcd]",
-            "run.loggers=[tensorboard"
-            + (", {name: wandb, params: {mode: offline}}]" if HAS_WANDB else "]"),
+            *tiny_run(
+                run_dir,
+                3,
+                "reward.name=env",
+                "run.save_every=0",
+                "run.log_samples=0",
+                "rollout.group_size=3",
+                "rollout.max_new_tokens=2",
+                "curriculum.environments=[addition, gcd]",
+                "run.loggers=[tensorboard"
+                + (", {name: wandb, params: {mode: offline}}]" if HAS_WANDB else "]"),
+            ),
         ]
     )
     assert code == 0

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from tests.credit.helpers import episodes, zs
-from verirl.credit import CreditInput, get_credit
+from verirl.credit import CREDIT, CreditInput
 from verirl.credit.multiturn import broadcast_turns, score_differences, turn_table
 from verirl.types import Turn
 
@@ -51,11 +51,11 @@ def test_trajectory_final_and_best() -> None:
     # prompt 1 → 0, 0: equal → 0
     a = (1 / 3) / math.sqrt(1 / 3)
     b = (-2 / 3) / math.sqrt(1 / 3)
-    out = per_turn(get_credit("trajectory")(inp), inp)
+    out = per_turn(CREDIT.get("trajectory")(inp), inp)
     assert_rows(out, [[a, a], [b, b, b], [a], [0.0, 0.0], [0.0, 0.0]])
     # best scores: prompt 1 → 1, 0: z = ±0.5/√0.5 = ±0.70711 on every turn
     c = 0.5 / math.sqrt(0.5)
-    out = per_turn(get_credit("trajectory")(inp, {"score": "best"}), inp)
+    out = per_turn(CREDIT.get("trajectory")(inp, {"score": "best"}), inp)
     assert_rows(out, [[a, a], [b, b, b], [a], [c, c], [-c, -c]])
 
 
@@ -65,14 +65,14 @@ def test_turn_score_normalisations() -> None:
     #              prompt 1 turn 1 → (1, 0); turn 2 → (0, 0) → 0
     t1 = zs([0.0, 0.0, 1.0])  # −0.57735, −0.57735, 1.15470
     t2 = zs([1.0, 0.0])  # ±0.70711
-    out = per_turn(get_credit("turn_score")(inp), inp)
+    out = per_turn(CREDIT.get("turn_score")(inp), inp)
     assert_rows(out, [[t1[0], t2[0]], [t1[1], t2[1], 0.0], [t1[2]], [t2[0], 0.0], [t2[1], 0.0]])
     # prompt: all turns of a prompt pooled: prompt 0 → 0,1 | 0,0,0 | 1 ; prompt 1 → 1,0 | 0,0
     p0 = zs([0.0, 1.0, 0.0, 0.0, 0.0, 1.0])
     p1 = zs([1.0, 0.0, 0.0, 0.0])
-    out = per_turn(get_credit("turn_score")(inp, {"normalise": "prompt"}), inp)
+    out = per_turn(CREDIT.get("turn_score")(inp, {"normalise": "prompt"}), inp)
     assert_rows(out, [p0[0:2], p0[2:5], p0[5:6], p1[0:2], p1[2:4]])
-    out = per_turn(get_credit("turn_score")(inp, {"normalise": "none"}), inp)
+    out = per_turn(CREDIT.get("turn_score")(inp, {"normalise": "none"}), inp)
     assert_rows(out, [list(s) for _, s in SPEC])
 
 
@@ -84,11 +84,11 @@ def test_score_diff() -> None:
         score_differences(turn_table(inp, "test")),
         torch.tensor([[0.2, 0.3, -0.2], [1.0, -1.0, 0.0]]),
     )
-    out = per_turn(get_credit("score_diff")(inp, {"normalise": "none"}), inp)
+    out = per_turn(CREDIT.get("score_diff")(inp, {"normalise": "none"}), inp)
     assert_rows(out, [[0.2, 0.3, -0.2], [1.0, -1.0]])
     # prompt_turn: turn 1 (0.2, 1.0), turn 2 (0.3, −1.0), turn 3 (−0.2) alone → raw
     t1, t2 = zs([0.2, 1.0]), zs([0.3, -1.0])
-    out = per_turn(get_credit("score_diff")(inp), inp)
+    out = per_turn(CREDIT.get("score_diff")(inp), inp)
     assert_rows(out, [[t1[0], t2[0], -0.2], [t1[1], t2[1]]])
 
 
@@ -99,7 +99,7 @@ def test_mt_grpo_turn_term_plus_outcome() -> None:
     # turn term: turn 1 z(0, 0, 1) = −0.57735, −0.57735, 1.15470; turn 2 z(1, 0) = ±0.70711;
     # turn 3: E1 alone → raw 0
     t1, t2 = zs([0.0, 0.0, 1.0]), zs([1.0, 0.0])
-    out = per_turn(get_credit("mt_grpo")(inp), inp)
+    out = per_turn(CREDIT.get("mt_grpo")(inp), inp)
     assert_rows(
         out,
         [
@@ -111,7 +111,7 @@ def test_mt_grpo_turn_term_plus_outcome() -> None:
     assert out[1][0] == pytest.approx(-math.sqrt(3), abs=1e-5)
     # outcome_weight 0 leaves the per-turn-index term: equal to turn_score(prompt_turn)
     torch.testing.assert_close(
-        get_credit("mt_grpo")(inp, {"outcome_weight": 0.0}), get_credit("turn_score")(inp)
+        CREDIT.get("mt_grpo")(inp, {"outcome_weight": 0.0}), CREDIT.get("turn_score")(inp)
     )
 
 
@@ -119,7 +119,7 @@ def test_errors_name_the_problem() -> None:
     flat = CreditInput.from_rewards([1.0, 0.0], [0, 0], lengths=[2, 2])
     for name in ("trajectory", "turn_score", "score_diff", "mt_grpo"):
         with pytest.raises(ValueError, match=f"{name}.*multi_turn"):
-            get_credit(name)(flat)
+            CREDIT.get(name)(flat)
     turns = [[Turn(start=0, end=5, text="", score=0.0, correct=False)]]
     with pytest.raises(ValueError, match=r"rollout 0 turn 1.*\[0, 5\).*width 3"):
         broadcast_turns(torch.zeros(1, 1), turns, 3)

@@ -7,12 +7,12 @@ import math
 import pytest
 import torch
 
-from verirl.credit import CreditInput, get_credit
+from verirl.credit import CREDIT, CreditInput
 
 
 def _adv(name: str, rewards: list[float], groups: list[int], **params: float) -> list[float]:
     inp = CreditInput.from_rewards(rewards, groups)
-    return get_credit(name)(inp, params or None)[:, 0].tolist()
+    return CREDIT.get(name)(inp, params or None)[:, 0].tolist()
 
 
 def test_grpo_z_score_with_unbiased_std() -> None:
@@ -52,23 +52,23 @@ def test_rloo_leave_one_out_baseline() -> None:
 
 def test_advantages_are_broadcast_and_masked() -> None:
     inp = CreditInput.from_rewards([1, 0], [0, 0], lengths=[3, 1])
-    out = get_credit("dr_grpo")(inp)
+    out = CREDIT.get("dr_grpo")(inp)
     assert out.tolist() == [[0.5, 0.5, 0.5], [-0.5, 0.0, 0.0]]
 
 
 def test_unknown_estimator_and_bad_params_are_named() -> None:
     with pytest.raises(KeyError, match="unknown credit estimator 'gpro'"):
-        get_credit("gpro")
+        CREDIT.get("gpro")
     with pytest.raises(ValueError, match="eps"):
-        get_credit("grpo")(CreditInput.from_rewards([1], [0]), {"eps": -1})
+        CREDIT.get("grpo")(CreditInput.from_rewards([1], [0]), {"eps": -1})
 
 
 def test_registry_refuses_duplicate_names() -> None:
-    from verirl.credit import register_credit
+    from verirl.credit import CREDIT
 
     with pytest.raises(ValueError, match="already registered"):
 
-        @register_credit("grpo")
+        @CREDIT.register("grpo")
         def other(inp: CreditInput, params: object) -> torch.Tensor:
             return inp.response_mask
 
@@ -89,7 +89,7 @@ def test_max_rl_on_graded_rewards_and_on_the_correct_flag() -> None:
     assert got == pytest.approx([0.5, -0.5, 1.0, 0.0, -1.0])
     # signal 'correct': only the fully-correct flag counts (rewards 1, 0.5, 0 → r = 1, 0, 0)
     inp = CreditInput.from_rewards([1.0, 0.5, 0.0], [0, 0, 0])
-    flag = get_credit("max_rl")(inp, {"signal": "correct"})[:, 0].tolist()
+    flag = CREDIT.get("max_rl")(inp, {"signal": "correct"})[:, 0].tolist()
     assert flag == pytest.approx([2.0, -1.0, -1.0])  # p̂ = 1/3: (1 − 1/3)/(1/3) = 2
 
 
@@ -108,12 +108,12 @@ def test_gdpo_normalises_each_component_then_the_batch() -> None:
     # batch: A = [−s, s, −s, s], unbiased std = √(4·0.5/3) = 0.8165 → ±0.8660
     parts = [{"fmt": 1, "ans": 0}, {"fmt": 1, "ans": 1}, {"fmt": 0, "ans": 1}, {"fmt": 1, "ans": 1}]
     inp = _with_parts(parts, [0, 0, 1, 1])
-    got = get_credit("gdpo")(inp, {"components": ["fmt", "ans"]})[:, 0].tolist()
+    got = CREDIT.get("gdpo")(inp, {"components": ["fmt", "ans"]})[:, 0].tolist()
     a = math.sqrt(3) / 2
     assert got == pytest.approx([-a, a, -a, a], abs=1e-5)
     # weights: format counts 3×: group 1's spread triples, group 0's does not
     # A = [−s, s, −3s, 3s] with s = 0.7071; batch std √((2·0.5 + 2·4.5)/3) = 1.8257
-    w = get_credit("gdpo")(inp, {"components": ["fmt", "ans"], "weights": [3, 1]})[:, 0]
+    w = CREDIT.get("gdpo")(inp, {"components": ["fmt", "ans"], "weights": [3, 1]})[:, 0]
     s = math.sqrt(0.5)
     want = [x * s / math.sqrt(10 / 3) for x in (-1, 1, -3, 3)]
     assert w.tolist() == pytest.approx(want, abs=1e-5)
@@ -121,15 +121,15 @@ def test_gdpo_normalises_each_component_then_the_batch() -> None:
 
 def test_gdpo_keeps_groups_without_signal_at_zero_and_names_a_missing_component() -> None:
     parts = [{"fmt": 1, "ans": 1}, {"fmt": 1, "ans": 1}, {"fmt": 0, "ans": 1}, {"fmt": 1, "ans": 0}]
-    got = get_credit("gdpo")(_with_parts(parts, [0, 0, 1, 1]), {"components": ["fmt", "ans"]})
+    got = CREDIT.get("gdpo")(_with_parts(parts, [0, 0, 1, 1]), {"components": ["fmt", "ans"]})
     assert got[:2].tolist() == [[0.0], [0.0]]
     assert float(got[2, 0]) == 0.0 and float(got[3, 0]) == 0.0  # fmt +, ans − cancel exactly
     # 'reward' and 'correct' are always there
     inp = CreditInput.from_rewards([1.0, 0.0], [0, 0])
-    assert get_credit("gdpo")(inp, {"components": ["reward", "correct"]})[:, 0].tolist() == (
+    assert CREDIT.get("gdpo")(inp, {"components": ["reward", "correct"]})[:, 0].tolist() == (
         pytest.approx([0.7071, -0.7071], abs=1e-4)
     )
     with pytest.raises(ValueError, match=r"component 'length'.*numbers it has: ans, fmt"):
-        get_credit("gdpo")(_with_parts(parts, [0, 0, 1, 1]), {"components": ["length"]})
+        CREDIT.get("gdpo")(_with_parts(parts, [0, 0, 1, 1]), {"components": ["length"]})
     with pytest.raises(ValueError, match="2 weights for 1 components"):
-        get_credit("gdpo")(inp, {"components": ["reward"], "weights": [1, 2]})
+        CREDIT.get("gdpo")(inp, {"components": ["reward"], "weights": [1, 2]})

@@ -8,13 +8,13 @@ import pydantic
 import pytest
 import torch
 
-from verirl.credit import get_credit
+from verirl.credit import CREDIT
 from verirl.credit.base import CreditInput
 from verirl.credit.process import ProcessParams, tactic_scores
 from verirl.types import Problem, Rollout, Verdict
 
 D1, D2 = -0.05, -0.1
-PROCESS = get_credit("process")
+PROCESS = CREDIT.get("process")
 
 
 def make_input(

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from tests.credit.helpers import episodes, zs
-from verirl.credit import CreditInput, get_credit
+from verirl.credit import CREDIT, CreditInput
 from verirl.credit.multiturn import turn_table
 from verirl.credit.tcpo import (
     TCPOParams,
@@ -123,7 +123,7 @@ def test_full_tcpo_on_mixed_group(mixed: CreditInput) -> None:
         ],
     )
     # the registered estimator writes each turn's value on its 2 tokens, 0 on the glue
-    tokens = get_credit("tcpo")(mixed, {"gamma": 0.5})
+    tokens = CREDIT.get("tcpo")(mixed, {"gamma": 0.5})
     assert tokens.shape == (4, 8)
     expected_e0 = [z1[0]] * 2 + [0.0] + [0.5 * z2[0]] * 2 + [0.0] + [0.25 * z3[0]] * 2
     torch.testing.assert_close(tokens[0], torch.tensor(expected_e0), atol=1e-5, rtol=1e-5)
@@ -139,7 +139,7 @@ def test_success_at_turn_one_and_no_eligible_peers() -> None:
     inp = episodes([(7, [1.0]), (7, [0.0, 1.0])])
     t = turn_table(inp, "test")
     close(hindsight_credit(t, 1.0), [[0, 0], [0, 0]])
-    out = get_credit("tcpo")(inp)
+    out = CREDIT.get("tcpo")(inp)
     z = 0.5 / math.sqrt(0.5)
     torch.testing.assert_close(
         out,
@@ -237,7 +237,7 @@ def test_counterfactual_refinement_combines(update: dict, turn1: list[float]) ->
     params = TCPOParams(**update)
     c = combined_credit(t, params)
     close(c, [[turn1[0], 1.0], [turn1[1], 0.0], [turn1[2], 0.5]])
-    out = get_credit("tcpo")(inp, params)
+    out = CREDIT.get("tcpo")(inp, params)
     z1, z2 = zs(turn1), zs([1.0, 0.0, 0.5])
     torch.testing.assert_close(
         out[:, [0, 1, 2, 3, 4]],
@@ -258,9 +258,9 @@ def test_groups_are_separate_prompts() -> None:
 def test_rejects_input_without_turns() -> None:
     inp = CreditInput.from_rewards([1.0, 0.0], [0, 0], lengths=[3, 3])
     with pytest.raises(ValueError, match="multi_turn"):
-        get_credit("tcpo")(inp)
+        CREDIT.get("tcpo")(inp)
 
 
 def test_rejects_unknown_parameter() -> None:
     with pytest.raises(ValueError, match="lambda_improve"):
-        get_credit("tcpo")(episodes(MIXED), {"lambda_improve": 1.0})
+        CREDIT.get("tcpo")(episodes(MIXED), {"lambda_improve": 1.0})

@@ -13,7 +13,7 @@ from verirl.envs import ENVIRONMENTS, env_names, get_env
 from verirl.envs.selfcheck import self_check
 
 MINE = ("assignments", "convex_hull")
-NAMES = [n for n in env_names() if ENVIRONMENTS.get(n).__module__.rsplit(".", 1)[1] in MINE]
+NAMES = [n for n in env_names() if ENVIRONMENTS.get(n).part.__module__.rsplit(".", 1)[1] in MINE]
 
 
 def test_family_is_registered() -> None:

@@ -29,7 +29,7 @@ def _on_demand_names() -> list[str]:
     if not wanted:
         return []
     if wanted == "rg":
-        from verirl.integrations.reasoning_gym import register_reasoning_gym
+        from verirl.integrations.reasoning_gym.tasks import register_reasoning_gym
 
         return register_reasoning_gym()
     return [n.strip() for n in wanted.split(",") if n.strip() and get_env(n.strip())]

@@ -11,7 +11,6 @@ import pytest
 
 from verirl.cli import main
 from verirl.envs import ENVIRONMENTS, FAMILY_ALIASES, Environment, env_names, families
-from verirl.envs.base import register_env
 from verirl.envs.families import family_members, module_family, old_family_name, path_family
 from verirl.errors import UserInputError
 
@@ -40,7 +39,7 @@ def test_a_family_selects_its_module() -> None:
     for family in families():
         names = env_names(family=family)
         assert names and all(
-            ENVIRONMENTS.get(n).__module__ == "verirl.envs." + family.replace("/", ".")
+            ENVIRONMENTS.get(n).part.__module__ == "verirl.envs." + family.replace("/", ".")
             for n in names
         )
 
@@ -89,7 +88,6 @@ def _env_class(module: str, **attrs: Any) -> type[Environment]:
 
     namespace: dict[str, Any] = {
         "__module__": module,
-        "name": attrs.pop("name", "family_probe"),
         "difficulty_scales": "nothing",
         "_generate": _generate,
         "check": lambda self, problem, answer: None,
@@ -111,8 +109,10 @@ def test_a_plugin_environment_gets_its_module_path_or_its_own_family(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(ENVIRONMENTS, "_items", dict(ENVIRONMENTS._items))
-    plain = register_env(_env_class("my_plugin.digits", name="probe_plain"))
-    named = register_env(_env_class("my_plugin.digits", name="probe_named", family="number_theory"))
+    plain = ENVIRONMENTS.register("probe_plain")(_env_class("my_plugin.digits"))
+    named = ENVIRONMENTS.register("probe_named")(
+        _env_class("my_plugin.digits", family="number_theory")
+    )
     assert plain.family == "my_plugin/digits"
     assert env_names(family="my_plugin/digits") == ["probe_plain"]
     # a plugin family that is also an old name: both the plugin's and the old modules

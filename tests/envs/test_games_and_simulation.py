@@ -16,12 +16,12 @@ NAMES = [
     *(
         n
         for n in env_names(family="games")
-        if ENVIRONMENTS.get(n).__module__.endswith(".games.two_player")
+        if ENVIRONMENTS.get(n).part.__module__.endswith(".games.two_player")
     ),
     *(
         n
         for n in env_names(family="simulation")
-        if ENVIRONMENTS.get(n).__module__.endswith(".simulation.processes")
+        if ENVIRONMENTS.get(n).part.__module__.endswith(".simulation.processes")
     ),
     "division",
 ]

@@ -78,7 +78,8 @@ def test_every_environment_lives_in_a_category_package() -> None:
     from verirl.envs import ENVIRONMENTS, load_all
 
     load_all()
-    for name, cls in ENVIRONMENTS.items():
+    for name, spec in ENVIRONMENTS.items():
+        cls = spec.part
         parts = cls.__module__.split(".")
         assert parts[:2] == ["verirl", "envs"] and len(parts) == 4 and parts[2] in CATEGORIES, (
             f"{name} is defined in {cls.__module__}, not in a category package"

@@ -39,11 +39,11 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 def test_gsm8k_jsonl(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "gsm.jsonl", GSM_ROWS)
-    items, where = load_math_items(BENCHMARKS.get("gsm8k"), str(path), False, None, 0)
+    items, where = load_math_items(BENCHMARKS.get("gsm8k").part, str(path), False, None, 0)
     assert where == str(path)
     assert [(i.id, i.gold) for i in items] == [("gsm8k/0", "5"), ("gsm8k/1", "2400")]
     assert items[0].question.startswith("Tom has")
-    items, _ = load_math_items(BENCHMARKS.get("gsm8k"), str(path), False, 1, 0)
+    items, _ = load_math_items(BENCHMARKS.get("gsm8k").part, str(path), False, 1, 0)
     assert len(items) == 1
 
 
@@ -56,14 +56,14 @@ def test_math500_jsonl_and_parquet(tmp_path: Path) -> None:
     rows = [{k: r.get(k) for k in ("problem", "solution", "answer")} for r in MATH_ROWS]
     pq.write_table(pa.Table.from_pylist(rows), parquet)
     for path in (jsonl, parquet):
-        items, _ = load_math_items(BENCHMARKS.get("math500"), str(path), False, None, 0)
+        items, _ = load_math_items(BENCHMARKS.get("math500").part, str(path), False, None, 0)
         assert [i.gold for i in items] == ["\\frac{3}{4}", "8"]  # the second from its box
-    items, _ = load_math_items(BENCHMARKS.get("math500"), str(jsonl), False, None, 0)
+    items, _ = load_math_items(BENCHMARKS.get("math500").part, str(jsonl), False, None, 0)
     assert items[0].id == "test/prealgebra/1.json" and items[0].meta["level"] == 1
 
 
 def test_bad_files_are_clear_errors(tmp_path: Path) -> None:
-    gsm = BENCHMARKS.get("gsm8k")
+    gsm = BENCHMARKS.get("gsm8k").part
     with pytest.raises(UserInputError, match="does not exist"):
         load_math_items(gsm, str(tmp_path / "nope.jsonl"), False, None, 0)
     broken = tmp_path / "broken.jsonl"
@@ -85,7 +85,7 @@ def test_bad_files_are_clear_errors(tmp_path: Path) -> None:
 def test_local_directory_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(data.BENCHMARK_DIR_ENV, raising=False)
-    gsm = BENCHMARKS.get("gsm8k")
+    gsm = BENCHMARKS.get("gsm8k").part
     with pytest.raises(UserInputError, match="--hub"):
         load_math_items(gsm, None, False, None, 0)
     beside = tmp_path.parent / "shared" / "benchmarks"
@@ -110,10 +110,10 @@ def test_hub_copy_through_datasets(monkeypatch: pytest.MonkeyPatch) -> None:
         return GSM_ROWS if repo == "openai/gsm8k" else MATH_ROWS
 
     monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=load_dataset))
-    items, where = load_math_items(BENCHMARKS.get("gsm8k"), None, True, None, 0)
+    items, where = load_math_items(BENCHMARKS.get("gsm8k").part, None, True, None, 0)
     assert calls[-1] == ("openai/gsm8k", "main", "test") and where == "hub:openai/gsm8k"
     assert [i.gold for i in items] == ["5", "2400"]
-    items, _ = load_math_items(BENCHMARKS.get("math500"), None, True, 1, 0)
+    items, _ = load_math_items(BENCHMARKS.get("math500").part, None, True, 1, 0)
     assert calls[-1] == ("HuggingFaceH4/MATH-500", None, "test") and len(items) == 1
 
 
@@ -123,13 +123,13 @@ def test_hub_failure_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=offline))
     with pytest.raises(UserInputError, match="--data PATH"):
-        load_math_items(BENCHMARKS.get("gsm8k"), None, True, None, 0)
+        load_math_items(BENCHMARKS.get("gsm8k").part, None, True, None, 0)
 
 
 @pytest.mark.reasoning_gym
 def test_gsm_symbolic_is_generated_and_seeded() -> None:
     pytest.importorskip("reasoning_gym", reason="gsm_symbolic needs reasoning-gym (extra 'bench')")
-    bench = BENCHMARKS.get("gsm_symbolic")
+    bench = BENCHMARKS.get("gsm_symbolic").part
     a, where = load_math_items(bench, None, False, 5, 7)
     b, _ = load_math_items(bench, None, False, 5, 7)
     c, _ = load_math_items(bench, None, False, 5, 8)

@@ -71,7 +71,7 @@ def test_run_math_grades_and_summarizes(tokenizer: Any, tmp_path: Path) -> None:
     settings = BenchmarkSettings(samples=2, temperature=1.0, ks=(1, 2), seed=5, grade_timeout_s=60)
     import verirl.evals.benchmarks as bm
 
-    res = run_math(BENCHMARKS.get("gsm8k"), ITEMS, engine, tokenizer, settings, "scripted")
+    res = run_math(BENCHMARKS.get("gsm8k").part, ITEMS, engine, tokenizer, settings, "scripted")
     assert [(r.n, r.c) for r in res.problems] == [(2, 2), (2, 1), (2, 0)]
     assert res.problems[1].correct == (True, False)
     assert res.metrics["avg@2"].value == pytest.approx(0.5)

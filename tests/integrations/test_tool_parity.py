@@ -26,7 +26,7 @@ from verirl.envs import TURN_SEPARATOR, get_env
 from verirl.models import load_tokenizer
 from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import Generation
-from verirl.rollout.collect import get_collector
+from verirl.rollout.collect import COLLECTORS
 from verirl.rollout.prompts import PromptFormatter
 from verirl.tools import ParsedReply, get_format
 from verirl.tools.bridge import ChatRenderer
@@ -86,7 +86,7 @@ class Engine:
 
 
 def local_episode(tok: Any, texts: list[str]) -> tuple[list[int], list[int], list[int], float]:
-    collector = get_collector("tool_calls").build(
+    collector = COLLECTORS.get("tool_calls").build(
         {"chat_template": QWEN25, "format": "hermes", "demonstration": False, "max_turns": 6}
     )
     problem = get_env(ENV).generate(DIFFICULTY, SEED)

@@ -13,7 +13,7 @@ import torch
 from pydantic import ValidationError
 
 from verirl.envs import get_env
-from verirl.rewards import RewardContext, get_reward
+from verirl.rewards import REWARDS, RewardContext
 from verirl.rewards.cer import cer_estimate, select_solutions
 from verirl.rollout.scoring import ReferenceScorer
 from verirl.types import Problem
@@ -150,7 +150,7 @@ def test_cer_reward_equals_the_formula_and_ties_identical_answers(
         "Hmm, I get \\boxed{seven} again",
     ]
     rollouts = make_rollouts(problem, texts)
-    verdicts = get_reward("cer").build({}).score(rollouts, ctx)
+    verdicts = REWARDS.get("cer").build({}).score(rollouts, ctx)
     r = [v.reward for v in verdicts]
     assert r[0] == r[2] and r[1] == r[4]  # identical answers, different solutions
     assert r[3] == 0.0  # no answer
@@ -169,7 +169,7 @@ def test_cer_correct_flag_is_the_rule_verifier(
 
     words = number_to_words(int(parse_number(problem.answer)))
     texts = [f"\\boxed{{{words}}}", f"\\boxed{{{problem.answer}}}", "\\boxed{-1000}"]
-    verdicts = get_reward("cer").build({}).score(make_rollouts(problem, texts), ctx)
+    verdicts = REWARDS.get("cer").build({}).score(make_rollouts(problem, texts), ctx)
     assert [v.correct for v in verdicts] == [True, True, False]
 
 
@@ -178,8 +178,8 @@ def test_scorer_choice_does_not_change_cer(
 ) -> None:
     texts = [f"x \\boxed{{{problem.answer}}}", "y \\boxed{12}", "z \\boxed{{1}{2}}", "w"]
     rollouts = make_rollouts(problem, texts)
-    fast = get_reward("cer").build({"scorer": "prefix_cache"}).score(rollouts, ctx)
-    ref = get_reward("cer").build({"scorer": "reference"}).score(rollouts, ctx)
+    fast = REWARDS.get("cer").build({"scorer": "prefix_cache"}).score(rollouts, ctx)
+    ref = REWARDS.get("cer").build({"scorer": "reference"}).score(rollouts, ctx)
     for a, b in zip(fast, ref, strict=True):
         assert a.reward == pytest.approx(b.reward, rel=1e-3, abs=1e-12)
 
@@ -189,20 +189,20 @@ def test_subsampled_cer_is_deterministic_and_bounded(
 ) -> None:
     texts = [f"s{i} \\boxed{{{a}}}" for i, a in enumerate(["1", "2", "1", "3", "4", "1"])]
     rollouts = make_rollouts(problem, texts)
-    src = get_reward("cer").build({"n_samples": 2, "seed": 3})
+    src = REWARDS.get("cer").build({"n_samples": 2, "seed": 3})
     first = [v.reward for v in src.score(rollouts, ctx)]
     again = [v.reward for v in src.score(rollouts, ctx)]
     assert first == again
     assert first[0] == first[2] == first[5]
     assert all(0.0 <= x <= 1.0 and math.isfinite(x) for x in first)
-    full = [v.reward for v in get_reward("cer").build({}).score(rollouts, ctx)]
+    full = [v.reward for v in REWARDS.get("cer").build({}).score(rollouts, ctx)]
     assert first != full  # M = 2 < G = 6 uses fewer solutions per answer
 
 
 def test_empty_answers_and_an_all_empty_group(
     ctx: RewardContext, problem: Problem, make_rollouts: Any
 ) -> None:
-    src = get_reward("cer").build({"empty_answer_reward": 0.25})
+    src = REWARDS.get("cer").build({"empty_answer_reward": 0.25})
     verdicts = src.score(make_rollouts(problem, ["nothing", "\\boxed{}", "\\boxed{"]), ctx)
     assert [v.reward for v in verdicts] == [0.25, 0.25, 0.25]
     assert src.metrics()["cer/empty_answer_share"] == 1.0
@@ -214,7 +214,7 @@ def test_groups_are_scored_separately(
     other = get_env("number_words").generate(1, 8)
     a = make_rollouts(problem, [f"\\boxed{{{problem.answer}}}", "\\boxed{5}"], group=0)
     b = make_rollouts(other, [f"\\boxed{{{other.answer}}}", "\\boxed{5}"], group=1)
-    src = get_reward("cer").build({})
+    src = REWARDS.get("cer").build({})
     joint = [v.reward for v in src.score(a + b, ctx)]
     alone = [v.reward for v in src.score(a, ctx)] + [v.reward for v in src.score(b, ctx)]
     assert joint == pytest.approx(alone, rel=1e-4)  # batching differs: float error only
@@ -228,34 +228,34 @@ def test_closing_brace_and_context_options_change_the_scored_tokens(
 ) -> None:
     texts = [f"a \\boxed{{{problem.answer}}}", "b \\boxed{3}"]
     rollouts = make_rollouts(problem, texts)
-    base = [v.reward for v in get_reward("cer").build({}).score(rollouts, ctx)]
+    base = [v.reward for v in REWARDS.get("cer").build({}).score(rollouts, ctx)]
     brace = [
         v.reward
-        for v in get_reward("cer").build({"score_closing_brace": True}).score(rollouts, ctx)
+        for v in REWARDS.get("cer").build({"score_closing_brace": True}).score(rollouts, ctx)
     ]
     decoded = [
         v.reward
-        for v in get_reward("cer").build({"context": "decoded_prompt"}).score(rollouts, ctx)
+        for v in REWARDS.get("cer").build({"context": "decoded_prompt"}).score(rollouts, ctx)
     ]
     assert base != brace and base != decoded
 
 
 def test_cer_needs_the_policy_and_validates_params(problem: Problem, make_rollouts: Any) -> None:
-    src = get_reward("cer").build({})
+    src = REWARDS.get("cer").build({})
     with pytest.raises(ValueError, match=r"need RewardContext\.model"):
         src.score(make_rollouts(problem, ["\\boxed{1}"]), RewardContext())
     with pytest.raises(ValidationError):
-        get_reward("cer").build({"n_sample": 4})
+        REWARDS.get("cer").build({"n_sample": 4})
     with pytest.raises(ValidationError, match="must end with"):
-        get_reward("cer").build({"markers": ["<answer>"]})
+        REWARDS.get("cer").build({"markers": ["<answer>"]})
     with pytest.raises(ValidationError):
-        get_reward("rule_cer").build({"rule_weight": 1.5})
+        REWARDS.get("rule_cer").build({"rule_weight": 1.5})
 
 
 def test_metrics_report_compression(
     ctx: RewardContext, problem: Problem, make_rollouts: Any
 ) -> None:
-    src = get_reward("cer").build({})
+    src = REWARDS.get("cer").build({})
     src.score(make_rollouts(problem, ["\\boxed{1}", "\\boxed{1}", "\\boxed{2}"]), ctx)
     m = src.metrics()
     # 3 contexts × (a*, "1", "2") = 9 pairs; all three solutions are the text "\boxed{", so
@@ -271,11 +271,11 @@ def test_rule_cer_gate_and_weighted(
 ) -> None:
     texts = [f"\\boxed{{{problem.answer}}}", "\\boxed{-999}", "no answer"]
     rollouts = make_rollouts(problem, texts)
-    cer = [v.reward for v in get_reward("cer").build({}).score(rollouts, ctx)]
-    gate = get_reward("rule_cer").build({}).score(rollouts, ctx)
+    cer = [v.reward for v in REWARDS.get("cer").build({}).score(rollouts, ctx)]
+    gate = REWARDS.get("rule_cer").build({}).score(rollouts, ctx)
     assert [v.reward for v in gate] == [1.0, cer[1], 0.0]
     assert [v.correct for v in gate] == [True, False, False]
-    weighted = get_reward("rule_cer").build({"combine": "weighted", "rule_weight": 0.25})
+    weighted = REWARDS.get("rule_cer").build({"combine": "weighted", "rule_weight": 0.25})
     got = [v.reward for v in weighted.score(rollouts, ctx)]
     # 0.25 · rule + 0.75 · CER
     assert got == pytest.approx([0.25 + 0.75 * cer[0], 0.75 * cer[1], 0.0], abs=1e-12)

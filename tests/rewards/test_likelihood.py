@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from verirl.envs import get_env
-from verirl.rewards import RewardContext, get_reward
+from verirl.rewards import REWARDS, RewardContext
 from verirl.rewards.likelihood import Encoder, LikelihoodParams, split_answer
 from verirl.rollout.prompts import PromptFormatter
 from verirl.rollout.scoring import ReferenceScorer
@@ -71,7 +71,7 @@ def test_verifree_is_the_reference_probability_after_the_own_solution(
 ) -> None:
     texts = ["First \\boxed{7} and more", "none", "Cut short \\boxed{1/2}", "Other \\boxed{x}"]
     rollouts = make_rollouts(problem, texts, finish=["stop", "stop", "length", "stop"])
-    verdicts = get_reward("verifree").build({}).score(rollouts, ctx)
+    verdicts = REWARDS.get("verifree").build({}).score(rollouts, ctx)
     tok = ctx.tokenizer
     prompt = list(rollouts[0].prompt_ids)
     ref = tok.encode(problem.answer + "}", add_special_tokens=False)  # terminator scored
@@ -83,7 +83,7 @@ def test_verifree_is_the_reference_probability_after_the_own_solution(
         assert verdicts[i].extra["log_p_reference"] == pytest.approx(lp, abs=1e-4)
     assert verdicts[1].reward == 0.0  # no answer marker
     assert verdicts[2].reward == 0.0  # truncated
-    kept = get_reward("verifree").build({"zero_if_truncated": False}).score(rollouts, ctx)
+    kept = REWARDS.get("verifree").build({"zero_if_truncated": False}).score(rollouts, ctx)
     assert kept[2].reward > 0.0
 
 
@@ -100,7 +100,7 @@ def test_verifree_rewards_are_probabilities(
         peaked.lm_head.weight.zero_()
     # tied embeddings: logits are 0 → uniform; the reward is V^(−len) exactly
     verdicts = (
-        get_reward("verifree")
+        REWARDS.get("verifree")
         .build({})
         .score(make_rollouts(problem, ["\\boxed{0}"]), RewardContext(tok, peaked))
     )

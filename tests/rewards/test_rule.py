@@ -6,7 +6,7 @@ import threading
 from typing import Any
 
 from verirl.envs import get_env
-from verirl.rewards import RewardContext, get_reward
+from verirl.rewards import REWARDS, RewardContext
 from verirl.rewards.rule import JudgeParams, math_verify_equal, rule_judgement
 from verirl.types import Problem
 
@@ -20,8 +20,9 @@ def test_exact_match_strips_by_default(make_rollouts: Any) -> None:
     gold = problem.answer
     texts = [f"\\boxed{{{gold}}}", f"\\boxed{{ ${gold}$ }}", f"\\boxed{{{gold}.0}}", "none"]
     rollouts = make_rollouts(problem, texts)
-    strict = get_reward("exact_match").build({"normalize": "none"}).score(rollouts, RewardContext())
-    loose = get_reward("exact_match").build({}).score(rollouts, RewardContext())
+    strict_source = REWARDS.get("exact_match").build({"normalize": "none"})
+    strict = strict_source.score(rollouts, RewardContext())
+    loose = REWARDS.get("exact_match").build({}).score(rollouts, RewardContext())
     assert [v.reward for v in strict] == [1.0, 0.0, 0.0, 0.0]
     assert [v.reward for v in loose] == [1.0, 1.0, 0.0, 0.0]
     # correct is the environment's verdict: "N.0" is right for number_words
@@ -33,7 +34,7 @@ def test_rule_reward_uses_the_environment_verifier(make_rollouts: Any) -> None:
     problem = get_env("date_offset").generate(2, 0)
     env = get_env("date_offset")
     texts = [f"\\boxed{{{f}}}" for f in env.equivalent_forms(problem)[:3]] + ["\\boxed{May 1}"]
-    verdicts = get_reward("rule").build({}).score(make_rollouts(problem, texts), RewardContext())
+    verdicts = REWARDS.get("rule").build({}).score(make_rollouts(problem, texts), RewardContext())
     assert [v.reward for v in verdicts] == [1.0, 1.0, 1.0, 0.0]
     assert all(v.extra["rule_source"] == "env" for v in verdicts)
 
@@ -62,6 +63,6 @@ def test_math_verify_works_outside_the_main_thread() -> None:
 def test_rule_reward_on_unregistered_problem(make_rollouts: Any) -> None:
     problem = _unregistered("x^2+2x+1")
     rollouts = make_rollouts(problem, ["\\boxed{(x+1)^2}", "\\boxed{x^2+1}"])
-    verdicts = get_reward("rule").build({}).score(rollouts, RewardContext())
+    verdicts = REWARDS.get("rule").build({}).score(rollouts, RewardContext())
     assert [(v.reward, v.correct) for v in verdicts] == [(1.0, True), (0.0, False)]
     assert verdicts[0].extra["rule_source"] == "math_verify"

@@ -16,7 +16,7 @@ from verirl.envs.code.synthesis import perturbed
 from verirl.models import load_tokenizer
 from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import Generation
-from verirl.rollout.collect import get_collector
+from verirl.rollout.collect import COLLECTORS
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import SamplingParams
 
@@ -76,7 +76,7 @@ def test_example_config_is_the_papers_code_setting() -> None:
 def test_refinement_episode_with_one_failing_test_as_feedback(tok: Any) -> None:
     params = dict(load_config(EXAMPLE).rollout.collector.params)
     params["counterfactual"] = False
-    collector = get_collector("multi_turn").build(params)
+    collector = COLLECTORS.get("multi_turn").build(params)
     engine = TurnEngine(tok)
     sampling = SamplingParams(n=1, temperature=1.0, max_new_tokens=64, seed=1)
     [episode] = collector.collect(

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 import torch
 
-from verirl.credit import CreditInput, get_credit
+from verirl.credit import CREDIT, CreditInput
 from verirl.envs import get_env
 from verirl.models import load_tokenizer, tiny_model
 from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import Generation
-from verirl.rollout.collect import get_collector
+from verirl.rollout.collect import COLLECTORS
 from verirl.rollout.hf import HFEngine
 from verirl.rollout.multiturn import MultiTurnParams, feedback_glue, turn_score
 from verirl.rollout.prompts import PromptFormatter
@@ -104,7 +104,7 @@ def collect(
     first_group: int = 0,
     **params: Any,
 ) -> tuple[list[Rollout], dict[str, float]]:
-    collector = get_collector("multi_turn").build(params)
+    collector = COLLECTORS.get("multi_turn").build(params)
     sampling = SamplingParams(n=n, temperature=1.0, max_new_tokens=64, seed=123)
     started = time.perf_counter()
     rollouts = collector.collect(
@@ -233,7 +233,7 @@ def test_continue_after_success_measures_regressions(tok: Any, formatter: Prompt
     assert m["best_turn_pass_at_k"] == 0.5 and m["turns_to_success"] == 1.0
     # TCPO on this data: p0s0 turn 2 is a regression after success → negative, p0s1's
     # preserved turn 2 positive (z over (−1, +1) in the (prompt 0, turn 2) group)
-    adv = get_credit("tcpo")(CreditInput.from_rollouts(rollouts))
+    adv = CREDIT.get("tcpo")(CreditInput.from_rollouts(rollouts))
     t2 = rollouts[0].turns[1]
     assert float(adv[0, t2.start]) < 0 < float(adv[1, rollouts[1].turns[1].start])
 
@@ -293,7 +293,7 @@ def test_counterfactual_picks_top_l_surprising_non_improving_turns(
     assert m["cf_extra_token_share"] == pytest.approx(alt_tokens / (episode_tokens + alt_tokens))
     # the counterfactual reaches TCPO: p0s0 turn 2 gets r − mean(alt) = 0 − 2/3 instead of
     # its hindsight credit (prompt 0, turn 2 has one episode → raw value kept)
-    adv = get_credit("tcpo")(CreditInput.from_rollouts(rollouts))
+    adv = CREDIT.get("tcpo")(CreditInput.from_rollouts(rollouts))
     assert float(adv[0, p0s0.turns[1].start]) == pytest.approx(-2 / 3, abs=1e-6)
 
 
@@ -340,7 +340,7 @@ def test_tiny_model_episodes_match_teacher_forcing(tok: Any, formatter: PromptFo
     sequence, so each turn was sampled in exactly the context the learner will see."""
     model = tiny_model(len(tok), seed=0)
     engine = HFEngine(model, tok, seed=0)
-    collector = get_collector("multi_turn").build(
+    collector = COLLECTORS.get("multi_turn").build(
         {"max_turns": 2, "counterfactual": True, "cf_top_l": 2, "cf_alternatives": 2}
     )
     sampling = SamplingParams(n=2, temperature=1.0, max_new_tokens=5, seed=0)
@@ -373,7 +373,7 @@ def test_evaluation_runs_refinement_episodes_without_counterfactual(tok, formatt
         1: [[(wrong(1, "p1s0"), 1.0), (wrong(1, "p1s0"), 1.0), (wrong(1, "p1s0"), 1.0)]],
     }
     engine = ScriptedEngine(tok, plan, cf_n=3)
-    training = get_collector("multi_turn").build(
+    training = COLLECTORS.get("multi_turn").build(
         {"max_turns": 3, "counterfactual": True, "cf_top_l": 5, "cf_alternatives": 3}
     )
     result = evaluate(engine, formatter, PROBLEMS, samples=1, collector=training)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from verirl.models import LoraSettings, apply_lora, tiny_model
-from verirl.rollout.base import get_engine
+from verirl.rollout.base import ENGINES
 from verirl.rollout.hf import HFEngine
 from verirl.rollout.precision import SamplingCopy
 from verirl.types import SamplingParams
@@ -76,10 +76,10 @@ def test_the_engine_samples_from_the_copy_and_is_not_exact() -> None:
             ref = _logp(module, ids)[0, len(prompt) - 1 : -1]
             ref = ref.gather(1, torch.tensor(g.token_ids)[:, None]).squeeze(1)
             assert (sampled - ref).abs().max() < bound
-    spec = get_engine("hf")
+    spec = ENGINES.get("hf")
     assert spec.exact_logprobs({}) and spec.exact_logprobs({"precision": "policy"})
     assert not spec.exact_logprobs({"precision": "int8"})
-    assert not get_engine("vllm").exact_logprobs({})
+    assert not ENGINES.get("vllm").exact_logprobs({})
 
 
 def test_int8_is_refused_off_the_cpu_and_unknown_precisions_are_named() -> None:

@@ -174,13 +174,22 @@ def test_bad_input_is_refused_with_a_clear_error(model: torch.nn.Module) -> None
 
 
 def test_training_mode_is_restored_and_no_graph_is_built(model: torch.nn.Module) -> None:
+    """Every forward runs in eval mode (no dropout) with autograd off, and the caller's
+    training mode comes back."""
+    seen: list[tuple[bool, bool]] = []
+    hooks = [
+        m.register_forward_hook(lambda m, a, o: seen.append((m.training, torch.is_grad_enabled())))
+        for m in model.modules()
+    ]
     model.train()
     try:
-        out = PrefixCacheScorer(model, pad_id=0).score([([1, 2], [3, 4])])
+        PrefixCacheScorer(model, pad_id=0).score([([1, 2], [3, 4])])
         assert model.training
-        assert isinstance(out[0], float)
     finally:
         model.eval()
+        for h in hooks:
+            h.remove()
+    assert seen and set(seen) == {(False, False)}
 
 
 def test_bf16_autocast_is_close(model: torch.nn.Module) -> None:

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 import torch
 
-from verirl.credit import CreditInput, get_credit
+from verirl.credit import CREDIT, CreditInput
 from verirl.envs import TURN_SEPARATOR, get_env
 from verirl.errors import UserInputError
 from verirl.models import load_tokenizer
 from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import Generation
-from verirl.rollout.collect import get_collector
+from verirl.rollout.collect import COLLECTORS
 from verirl.rollout.prompts import PromptFormatter
 from verirl.tools import get_format
 from verirl.tools.bridge import ChatRenderer
@@ -85,7 +85,7 @@ def plan_script(problem: Any) -> Script:
 def collect(
     tok: Any, problems: list[Any], engine: ScriptedEngine, n: int = 1, **params: Any
 ) -> list[Rollout]:
-    collector = get_collector("tool_calls").build({"max_turns": 8, **params})
+    collector = COLLECTORS.get("tool_calls").build({"max_turns": 8, **params})
     sampling = SamplingParams(n=n, temperature=1.0, max_new_tokens=96, seed=0)
     out = collector.collect(
         problems, engine, PromptFormatter(tok), sampling, score=env_reward_stage()
@@ -230,7 +230,7 @@ def test_tcpo_credits_tool_turns_and_never_the_tool_output(tok: Any) -> None:
     good, bad = rollouts
     assert good.verdict is not None and good.verdict.correct and bad.verdict is not None
     inp = CreditInput.from_rollouts(rollouts)
-    adv = get_credit("tcpo")(inp)
+    adv = CREDIT.get("tcpo")(inp)
     mask = inp.response_mask
     assert torch.all(adv[mask == 0] == 0)  # tool results and headers get no credit
     for i, r in enumerate(rollouts):
@@ -239,7 +239,7 @@ def test_tcpo_credits_tool_turns_and_never_the_tool_output(tok: Any) -> None:
             assert torch.allclose(row, row[0].expand_as(row))  # one value per turn
     # turn 1 of the plan improved (a goal met), the other listed files: opposite signs
     assert adv[0, good.turns[0].start] > 0 > adv[1, bad.turns[0].start]
-    mt = get_credit("mt_grpo")(inp)
+    mt = CREDIT.get("mt_grpo")(inp)
     assert torch.all(mt[mask == 0] == 0)
 
 

@@ -11,7 +11,7 @@ import pytest
 from transformers.utils import get_json_schema
 
 from verirl.errors import UnknownNameError, UserInputError
-from verirl.tools import FunctionToolset, ToolLimits, Toolset, build_toolset, register_toolset, tool
+from verirl.tools import FunctionToolset, ToolLimits, Toolset, build_toolset, tool
 from verirl.tools.toolset import TOOLSETS, merged_tools
 
 
@@ -137,8 +137,8 @@ def test_registry_builds_by_name_and_refuses_duplicates_and_clashes() -> None:
     with pytest.raises(UserInputError, match="toolset 'calculator'"):
         build_toolset("calculator", {"bogus": 1})
     with pytest.raises(ValueError, match="already registered"):
-        register_toolset("calculator")(Hostile)
-    assert TOOLSETS.get("calculator") is type(calc)
+        TOOLSETS.register("calculator")(Hostile)
+    assert TOOLSETS.get("calculator").part is type(calc)
     with pytest.raises(UserInputError, match="offered by two toolsets"):
         merged_tools([build_toolset("calculator"), build_toolset("calculator")])
     with pytest.raises(UserInputError, match="share the name"):

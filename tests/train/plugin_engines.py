@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from verirl.rollout.base import Generation, register_engine
+from verirl.rollout.base import ENGINES, Generation
 from verirl.types import SamplingParams
 
 
@@ -47,6 +47,6 @@ class FixedTextEngine:
         self.calls = int(state["calls"])
 
 
-@register_engine("test_fixed_text", FixedTextParams)
+@ENGINES.register("test_fixed_text", FixedTextParams)
 def build(params: FixedTextParams, model: Any, tokenizer: Any, placement: Any, seed: int) -> Any:
     return FixedTextEngine(params, tokenizer)

@@ -22,13 +22,13 @@ from typing import Any
 import torch
 from pydantic import BaseModel, ConfigDict
 
-from verirl.rewards import RewardContext, RewardSource, register_reward
-from verirl.rollout.base import Generation, get_engine, register_engine
+from verirl.rewards import REWARDS, RewardContext, RewardSource
+from verirl.rollout.base import ENGINES, Generation
 from verirl.train.health import checksum_mismatch, weights_checksum
 from verirl.types import Rollout, SamplingParams, Verdict
 
 
-@register_reward("test_leaky_reward")
+@REWARDS.register("test_leaky_reward")
 class LeakyReward(RewardSource):
     LEAK_BYTES = 50_000_000
 
@@ -41,7 +41,7 @@ class LeakyReward(RewardSource):
         return [Verdict(1.0, True, "leaks") for _ in rollouts]
 
 
-@register_reward("test_nan_reward")
+@REWARDS.register("test_nan_reward")
 class NanReward(RewardSource):
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         return [Verdict(math.nan, False, "a reward bug") for _ in rollouts]
@@ -71,9 +71,9 @@ class DriftingEngine:
         self.inner.load_state_dict(state)
 
 
-@register_engine("test_drifting_hf", _Params, logprobs_exact=False)
+@ENGINES.register("test_drifting_hf", _Params, logprobs_exact=False)
 def build_drifting(params: _Params, model: Any, tokenizer: Any, placement: Any, seed: int) -> Any:
-    return DriftingEngine(get_engine("hf").build(None, model, tokenizer, placement, seed))
+    return DriftingEngine(ENGINES.get("hf").build(None, model, tokenizer, placement, seed))
 
 
 class StaleCopyEngine(DriftingEngine):
@@ -95,8 +95,8 @@ class StaleCopyEngine(DriftingEngine):
         return {"sync/mismatch": checksum_mismatch(held, sent)}
 
 
-@register_engine("test_stale_copy", _Params, logprobs_exact=False)
+@ENGINES.register("test_stale_copy", _Params, logprobs_exact=False)
 def build_stale(params: _Params, model: Any, tokenizer: Any, placement: Any, seed: int) -> Any:
     own = copy.deepcopy(model)
-    inner = get_engine("hf").build(None, own, tokenizer, placement, seed)
+    inner = ENGINES.get("hf").build(None, own, tokenizer, placement, seed)
     return StaleCopyEngine(inner, own, model)

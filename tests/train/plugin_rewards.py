@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from verirl.rewards import RewardContext, RewardSource, register_reward
+from verirl.rewards import REWARDS, RewardContext, RewardSource
 from verirl.types import Rollout, Verdict
 
 
-@register_reward("test_even_tokens")
+@REWARDS.register("test_even_tokens")
 class EvenTokens(RewardSource):
     def score(self, rollouts: Sequence[Rollout], ctx: RewardContext) -> list[Verdict]:
         out = []
@@ -19,7 +19,7 @@ class EvenTokens(RewardSource):
         return out
 
 
-@register_reward("test_broken")
+@REWARDS.register("test_broken")
 class Broken(RewardSource):
     """A reward source with a bug: the CLI must report it as an internal error (exit 1)."""
 

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 import torch
 from pydantic import BaseModel
 
-from verirl.credit import CreditInput, register_credit
-from verirl.rewards import RewardContext, RewardSource, register_reward
+from verirl.credit import CREDIT, CreditInput
+from verirl.rewards import REWARDS, RewardContext, RewardSource
 from verirl.types import Rollout, Verdict
 
 
-@register_reward("test_alternating")
+@REWARDS.register("test_alternating")
 class Alternating(RewardSource):
     """1, 0, 1, 0, ... in batch order, whatever the text: groups always have reward variance,
     even when greedy decoding makes every sample of a group the same."""
@@ -21,7 +21,7 @@ class Alternating(RewardSource):
         return [Verdict(float(i % 2 == 0), i % 2 == 0, "alternating") for i in range(len(rollouts))]
 
 
-@register_credit("test_raw_reward")
+@CREDIT.register("test_raw_reward")
 def raw_reward(inp: CreditInput, params: BaseModel) -> torch.Tensor:
     """REINFORCE without a baseline, A_i = r_i on every token (test only): identical greedy
     samples of a group still get a non-zero loss and gradient."""

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.tiny_run import tiny_run
 from verirl.assembly import build, load_config
 from verirl.config import ConfigError
 from verirl.train.health import (
@@ -256,23 +257,19 @@ def test_weights_checksum_tells_synced_from_stale_weights() -> None:
 
 # ---- real training runs on a tiny random model ---------------------------------------------------
 def _overrides(model_dir: Path, run_dir: Path, steps: int, *extra: str) -> list[str]:
-    return [
-        f"model.name={model_dir}",
+    """The shared tiny run with the health test plug-ins and the environments' reward."""
+    return tiny_run(
+        model_dir,
+        run_dir,
+        steps,
         "run.plugins=[tests.train.plugin_health,tests.train.plugin_rewards]",
-        f"run.dir={run_dir.parent}",
-        f"run.name={run_dir.name}",
-        f"run.steps={steps}",
+        "reward.name=env",
         "run.save_every=0",
-        "run.threads=1",
         "run.log_samples=0",
-        "rollout.prompts_per_step=3",
         "rollout.group_size=3",
         "rollout.max_new_tokens=6",
-        "optim.micro_batch_tokens=400",
-        "eval.before_and_after=false",
-        "verification.executor.name=inline",
         *extra,
-    ]
+    )
 
 
 def _train(model_dir: Path, run_dir: Path, steps: int, *extra: str) -> list[Any]:
@@ -398,7 +395,7 @@ def test_example_configs_run_without_a_false_alarm(
         "run.steps=2",
         "run.save_every=0",
         "run.threads=1",
-        "run.backend=local",
+        "run.placement.name=local",
         "rollout.prompts_per_step=2",
         "rollout.group_size=2",
         "dynamic_sampling.max_rounds=1",

@@ -20,7 +20,7 @@ from verirl.train.loss import (
     token_mean,
 )
 from verirl.train.optimizers import AdamSettings, build_optimizer
-from verirl.train.terms import TermInputs, TermParams, register_loss_term
+from verirl.train.terms import LOSS_TERMS, TermInputs, TermParams
 from verirl.train.token_masks import ConfiguredMask, MaskInputs
 from verirl.types import Batch
 
@@ -134,7 +134,7 @@ class _TeacherParams(TermParams):
     pass
 
 
-@register_loss_term("test_teacher_gap", _TeacherParams, needs=frozenset({"teacher"}))
+@LOSS_TERMS.register("test_teacher_gap", _TeacherParams, needs=frozenset({"teacher"}))
 def _teacher_gap(inputs: TermInputs, params: _TeacherParams) -> tuple[torch.Tensor, dict]:
     """log π_θ − log π_teacher per token (a stand-in for a distillation term)."""
     return inputs.logprobs - inputs.source("teacher"), {}

@@ -22,7 +22,6 @@ from verirl.config import ConfigError, Plugin
 from verirl.train.loggers import (
     LOGGERS,
     LoggerContext,
-    register_logger,
     run_loggers,
     start_loggers,
 )
@@ -138,7 +137,7 @@ def test_a_plugin_logger_gets_finite_rows_and_is_closed_once(
 ) -> None:
     monkeypatch.setattr(LOGGERS, "_items", dict(LOGGERS._items))
     monkeypatch.setattr(_Recording, "started", [])
-    register_logger("test_recording", _NoParams)(lambda params, ctx: _Recording())
+    LOGGERS.register("test_recording", _NoParams)(lambda params, ctx: _Recording())
     _log_rows(tmp_path / "run", "test_recording")
     [logger] = _Recording.started
     assert logger.rows == sorted(FINITE.items()) and logger.closed == 1

@@ -77,12 +77,12 @@ SCALE = AggregationScale(tokens=4, sequences=2, norm_length=10)
     ],
 )
 def test_aggregation_modes(mode: str, expected: float) -> None:
-    assert float(AGGREGATIONS.get(mode)(LOSS, MASK, SCALE)) == pytest.approx(expected)
+    assert float(AGGREGATIONS.get(mode).part(LOSS, MASK, SCALE)) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("mode", AGGREGATIONS.names())
 def test_aggregation_is_exact_under_micro_batching(mode: str) -> None:
-    fn = AGGREGATIONS.get(mode)
+    fn = AGGREGATIONS.get(mode).part
     whole = fn(LOSS, MASK, SCALE)
     parts = fn(LOSS[:1], MASK[:1], SCALE) + fn(LOSS[1:], MASK[1:], SCALE)
     assert float(parts) == pytest.approx(float(whole))
@@ -135,10 +135,10 @@ def test_sapo_soft_gate_by_hand() -> None:
 
 
 def test_the_2026_policy_losses_are_registered_and_advantage_gated() -> None:
-    from verirl.train.loss import ADVANTAGE_GATED, POLICY_LOSSES
+    from verirl.train.loss import POLICY_LOSSES
 
-    assert {"clipped_surrogate", "cispo", "sapo"} <= set(POLICY_LOSSES.names())
-    assert {"clipped_surrogate", "cispo", "sapo"} <= ADVANTAGE_GATED
+    gated = {name for name, spec in POLICY_LOSSES.items() if spec.advantage_gated}
+    assert {"clipped_surrogate", "cispo", "sapo"} <= gated
     logp = torch.randn(2, 3)
     for fn, params in ((cispo, CISPOParams()), (sapo, SAPOParams())):
         loss, _ = fn(logp, torch.zeros(2, 3), torch.zeros(2, 3), torch.ones(2, 3), params)  # type: ignore[operator]

@@ -13,12 +13,12 @@ from verirl.train.lr_schedules import LR_SCHEDULES, lr_factor
 
 def test_registered_shapes_by_hand() -> None:
     assert LR_SCHEDULES.names() == ["constant", "cosine", "linear"]
-    assert [LR_SCHEDULES.get("linear")(p) for p in (0.0, 0.25, 1.0)] == [1.0, 0.75, 0.0]
+    assert [LR_SCHEDULES.get("linear").part(p) for p in (0.0, 0.25, 1.0)] == [1.0, 0.75, 0.0]
     # cosine: ½(1 + cos(π/4)) = ½(1 + 0.7071) ≈ 0.8536 a quarter of the way
-    cosine = LR_SCHEDULES.get("cosine")
+    cosine = LR_SCHEDULES.get("cosine").part
     assert cosine(0.25) == pytest.approx(0.5 * (1 + math.sqrt(0.5)))
     assert (cosine(0.0), cosine(0.5), cosine(1.0)) == pytest.approx((1.0, 0.5, 0.0))
-    assert LR_SCHEDULES.get("constant")(0.7) == 1.0
+    assert LR_SCHEDULES.get("constant").part(0.7) == 1.0
 
 
 def test_warmup_then_linear_decay() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.provers.coq.marks import needs_coq
+from tests.tiny_run import tiny_run
 from verirl.assembly import build
 from verirl.cli import main
 from verirl.config import load_config
@@ -18,21 +19,19 @@ from verirl.trainer import Trainer
 
 
 def _base(model_dir: Path, tmp_path: Path, steps: int = 1) -> list[str]:
-    return [
-        f"model.name={model_dir}",
-        f"run.dir={tmp_path}",
-        "run.name=run",
-        f"run.steps={steps}",
+    """The shared tiny run in ``tmp_path/run``: 2 prompts × 2 samples, the environments'
+    reward, no few-shot example."""
+    return tiny_run(
+        model_dir,
+        tmp_path / "run",
+        steps,
+        "reward.name=env",
         "run.save_every=0",
-        "run.threads=1",
         "rollout.prompts_per_step=2",
         "rollout.group_size=2",
         "rollout.max_new_tokens=8",
         "rollout.few_shot=[]",
-        "eval.before_and_after=false",
-        "verification.executor.name=inline",
-        "model.dtype=fp32",
-    ]
+    )
 
 
 def test_cer_scores_every_turn_of_a_multi_turn_tcpo_run(

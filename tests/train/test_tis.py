@@ -12,7 +12,8 @@ from verirl.config import load_config
 from verirl.device import resolve_placement
 from verirl.models import tiny_model
 from verirl.train.learner import Learner, LearnerSettings, collate
-from verirl.train.loss import logprob_mismatch, truncated_is_weights
+from verirl.train.loss import logprob_mismatch
+from verirl.train.off_policy import truncated_is_weights
 from verirl.types import Problem, Rollout, Verdict
 
 VOCAB = 300

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tiny_run import tiny_run
 from tests.vllm_support import needs_vllm, peaked_model_dir, require_vllm
 from verirl.assembly import build
 from verirl.config import load_config
@@ -16,11 +17,11 @@ pytestmark = [needs_vllm, pytest.mark.slow]
 
 
 def _overrides(model_dir: Path, run_dir: Path, steps: int) -> list[str]:
-    return [
-        f"model.name={model_dir}",
-        f"run.dir={run_dir}",
-        "run.name=run",
-        f"run.steps={steps}",
+    """The shared tiny run in ``run_dir/run``: greedy, scripted rewards, no baseline."""
+    return tiny_run(
+        model_dir,
+        run_dir / "run",
+        steps,
         "run.save_every=0",
         "run.plugins=[tests.train.plugin_vllm]",
         "rollout.prompts_per_step=2",
@@ -33,11 +34,8 @@ def _overrides(model_dir: Path, run_dir: Path, steps: int) -> list[str]:
         "reward.name=test_alternating",  # rewards 1, 0, 1, 0 whatever the text
         "credit.name=test_raw_reward",  # no baseline: identical samples still train
         "optim.lr=1e-3",
-        "eval.before_and_after=false",
-        "verification.executor.name=inline",
-        "model.dtype=fp32",
         "model.device=cpu",
-    ]
+    )
 
 
 def test_first_step_matches_the_hf_engine_and_sync_keeps_the_engine_on_policy(

@@ -1,5 +1,5 @@
 """The executors of the verification stage: every one maps in order and reports errors; the
-process pool enforces deadlines; the registry names the Ray executor by its import path."""
+process pool enforces deadlines."""
 
 from __future__ import annotations
 
@@ -9,12 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from verirl.registry import Spec, import_object
 from verirl.verification.executors import (
     EXECUTORS,
-    RAY_EXECUTOR,
     InlineExecutor,
-    InlineParams,
     ProcessExecutor,
     ThreadExecutor,
 )
@@ -105,22 +102,3 @@ def test_threads_and_inline_report_overruns() -> None:
         assert out[0].timed_out
     out = InlineExecutor().map(_slow_or_fail, [0.3], timeout_s=0.1)
     assert out[0].timed_out  # reported after the fact (inline cannot stop a call)
-
-
-def test_an_executor_named_by_import_path_is_imported_when_built() -> None:
-    """The registry names the Ray executor by its import path (``verirl.integrations`` sits
-    above the stage); the class is resolved on the first build, a wrong path says so."""
-    ray = EXECUTORS.get("ray")
-    assert ray.factory == RAY_EXECUTOR == "verirl.integrations.ray.executor:RayExecutor"
-    module, _, name = RAY_EXECUTOR.partition(":")
-    assert module.startswith("verirl.integrations.") and name == "RayExecutor"
-    spec = Spec("lazy", "verirl.verification.executors:InlineExecutor", InlineParams)
-    with spec.build({}) as ex:
-        assert isinstance(ex, InlineExecutor)
-        assert [o.value for o in ex.map(_double, [4])] == [8]
-    with pytest.raises(ImportError, match="no attribute 'Nope'"):
-        Spec("bad", "verirl.verification.executors:Nope", InlineParams).build({})
-    with pytest.raises(ModuleNotFoundError, match=r"verirl\.nowhere"):
-        Spec("bad", "verirl.nowhere:Executor", InlineParams).build({})
-    with pytest.raises(ValueError, match=r"package\.module:attribute"):
-        import_object("verirl.verification.executors.InlineExecutor")

@@ -16,7 +16,7 @@ from verirl.rewards import RewardContext
 from verirl.rewards.env import EnvVerifierReward
 from verirl.rewards.stage import RewardStage
 from verirl.rollout.base import Generation, OnFinish
-from verirl.rollout.collect import get_collector
+from verirl.rollout.collect import COLLECTORS
 from verirl.rollout.hf import HFEngine
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import Problem, SamplingParams, Verdict
@@ -95,7 +95,7 @@ def test_single_turn_verifies_while_decoding_and_verdicts_are_unchanged(
 
     monkeypatch.setattr(type(ENV), "verify", verify)
     texts = [f"\\boxed{{{ENV.solve(PROBLEMS[0])}}}", "\\boxed{1}", "none"]
-    collector = get_collector("single_turn").build({})
+    collector = COLLECTORS.get("single_turn").build({})
     sampling = SamplingParams(n=2, max_new_tokens=4)
     streamed = collector.collect(
         PROBLEMS, _Streaming(texts, verified), formatter, sampling, score=_stage(True)
@@ -119,7 +119,7 @@ def test_multi_turn_episodes_stream_each_turn_with_the_same_verdicts(
     sampling = SamplingParams(n=2, max_new_tokens=6, seed=0)
     runs = []
     for stream in (True, False):
-        collector = get_collector("multi_turn").build(params)
+        collector = COLLECTORS.get("multi_turn").build(params)
         engine = HFEngine(model, tok, seed=0)
         with ThreadExecutor() as pool:
             stage = _stage(stream, pool)

@@ -6,18 +6,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verirl.backends.local_stream import LocalStream
-from verirl.backends.placement import Backend, RolloutStream, register_placement
-from verirl.config import AsyncConfig
+from verirl.backends.placement import PLACEMENTS, Backend, RolloutStream
 
 if TYPE_CHECKING:
+    from verirl.backends.schedules import BoundedStalenessParams
     from verirl.train.producer import ProducerSettings
 
 
-@register_placement("local", "one process")
+@PLACEMENTS.register("local", description="one process")
 class LocalBackend(Backend):
-    name = "local"
-
-    def rollout_stream(self, staleness: AsyncConfig, producer: ProducerSettings) -> RolloutStream:
-        """A producer process (or thread: ``run.async.producer``) on this machine with its
-        own engine copy and verifiers (:mod:`verirl.backends.local_stream`)."""
+    def rollout_stream(
+        self, staleness: BoundedStalenessParams, producer: ProducerSettings
+    ) -> RolloutStream:
+        """A producer process (or thread: its ``producer`` parameter) on this machine with
+        its own engine copy and verifiers (:mod:`verirl.backends.local_stream`)."""
         return LocalStream(self, staleness, producer)

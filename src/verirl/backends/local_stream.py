@@ -1,4 +1,4 @@
-"""The local placement's producer for ``run.async.max_staleness: k``: a process of its own.
+"""The local placement's producer for the ``bounded_staleness`` schedule: a process of its own.
 
 The producer process holds its own copy of the policy and its own engine, verifier executor,
 proof checkers, curriculum and reward stage (:class:`~verirl.train.producer.RolloutProducer`,
@@ -17,7 +17,7 @@ own (vLLM, :class:`~verirl.rollout.base.HoldsOwnWeights`) the weights read back 
 the module it synced from (``sync/engine_checked``).
 
 Cores are assigned, not contended (:func:`assign_cores`): the learner and the producer
-process split the run's torch threads (``run.async.learner_threads`` /
+process split the run's torch threads (``run.schedule.params.learner_threads`` /
 ``producer_threads``; 1 + 1 on 2 cores) and, where the OS allows, each process — every
 thread of it — is pinned to cores of its own, so neither runs on or migrates to the other's.
 When the producer has made its last batch the learner gets its threads and cores back.
@@ -28,7 +28,6 @@ from __future__ import annotations
 import atexit
 import copy
 import functools
-import importlib
 import logging
 import os
 import pickle
@@ -43,12 +42,13 @@ import torch
 
 from verirl.backends.placement import Backend, BackendSettings
 from verirl.backends.staleness import WeightRing, engine_checksum, version_for
-from verirl.config import AsyncConfig
 from verirl.device import Placement
 from verirl.errors import UserInputError
+from verirl.registry import load_plugins
 from verirl.rollout.base import HoldsOwnWeights, RolloutEngine
 
 if TYPE_CHECKING:
+    from verirl.backends.schedules import BoundedStalenessParams
     from verirl.train.producer import ProducerSettings, RolloutProducer
 
 logger = logging.getLogger("verirl.train")
@@ -93,7 +93,7 @@ def assign_cores(
     producer = producer or max(1, total // 2)
     learner = learner or max(1, total - producer)
     if not pin:
-        why = "run.async.pin_cores is off"
+        why = "run.schedule.params.pin_cores is off"
     elif cores is None:
         why = "this OS sets no CPU affinity"
     elif learner + producer > len(cores):
@@ -148,8 +148,7 @@ def run_producer(
         if not in_process:
             torch.set_num_threads(threads)
             pin_process(cores)
-            for name in backend.plugins:
-                importlib.import_module(name)
+            load_plugins(backend.plugins)
         from verirl.sources import build_source
         from verirl.train.producer import build_producer, training_formatter
         from verirl.verification.resources import build_verifier_resources
@@ -235,7 +234,7 @@ def stop_producer(worker: Any, ring: WeightRing, grace_s: float = 10.0) -> None:
 
 class LocalStream:
     """The producer of the local placement (see the module docstring): a process of its own
-    (``run.async.producer: process``) or, for tests and debugging, a thread of this process
+    (the schedule's ``producer: process``) or, for tests and debugging, a thread of this process
     with the same schedule (``thread``). It verifies every rollout with its own executor and
     proof checkers (``own_verifiers``): the trainer's start only if an evaluation needs them
     and are stopped when the producer starts, so a run holds one verifier pool at a time."""
@@ -243,14 +242,14 @@ class LocalStream:
     own_verifiers = True
 
     def __init__(
-        self, backend: Backend, staleness: AsyncConfig, producer: ProducerSettings
+        self, backend: Backend, staleness: BoundedStalenessParams, producer: ProducerSettings
     ) -> None:
         self.in_process = staleness.producer == "thread"
         if self.in_process and backend.settings.engine.name == "vllm":
             raise UserInputError(
-                "run.async.producer=thread cannot run rollout.engine.name=vllm: vLLM keeps "
-                "one parallel state per process, and the learner's process holds its own "
-                "engine (for evaluation); use run.async.producer=process"
+                "run.schedule.params.producer=thread cannot run rollout.engine.name=vllm: vLLM "
+                "keeps one parallel state per process, and the learner's process holds its own "
+                "engine (for evaluation); use run.schedule.params.producer=process"
             )
         self.backend = backend
         self.staleness = staleness
@@ -264,7 +263,7 @@ class LocalStream:
     def start(self, producer: RolloutProducer, step: int, max_staleness: int, first: int) -> None:
         import torch.multiprocessing as tmp
 
-        verifier = producer.reward.ctx.verifier  # started by an evaluation, maybe
+        verifier = producer.verifier  # started by an evaluation, maybe
         verifier.executor.close()
         verifier.provers.close()
         self._model = producer.model

@@ -9,29 +9,30 @@ When rollouts are produced (now, or by a producer running ahead) is the schedule
 (:mod:`verirl.backends.schedules`); a placement offers the schedule a producer of its own when
 it can (:meth:`Backend.rollout_stream`).
 
-Placements are registered by name (:data:`PLACEMENTS`, ``run.backend``); each reads
-:class:`BackendSettings`, not the whole training config.
+Placements are registered by name (:data:`PLACEMENTS`, ``run.placement: {name, params}``);
+each reads :class:`BackendSettings`, not the whole training config.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
+from pydantic import BaseModel
 
-from verirl.config import AsyncConfig, RayConfig, TrainConfig
+from verirl.config import TrainConfig
 from verirl.device import Placement
 from verirl.errors import UserInputError
 from verirl.models import PolicySpec
-from verirl.registry import Plugin, Registry, Spec
-from verirl.rollout.base import ReportsCost, RolloutEngine, Sleeps, get_engine
+from verirl.registry import Plugin, Registry, Spec, named
+from verirl.rollout.base import ENGINES, ReportsCost, RolloutEngine, Sleeps
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner
 from verirl.types import Batch
 from verirl.verification.executors import EXECUTORS, Executor
 
 if TYPE_CHECKING:
+    from verirl.backends.schedules import BoundedStalenessParams
     from verirl.train.producer import ProducerSettings, RolloutProducer
 
 
@@ -39,7 +40,8 @@ if TYPE_CHECKING:
 class BackendSettings:
     """What a placement reads from a run's config: the engine and executor to build, the
     modules their workers import, the policy (a placement may rebuild it elsewhere: Ray
-    actors), the run's seed, steps and threads, and the ``ray:`` section."""
+    actors), the run's seed, steps and threads, and its own ``params``
+    (``run.placement.params``, parsed by its parameter model)."""
 
     engine: Plugin
     executor: Plugin
@@ -48,7 +50,7 @@ class BackendSettings:
     steps: int
     threads: int | None
     policy: PolicySpec
-    ray: RayConfig
+    params: BaseModel
 
     @classmethod
     def from_config(cls, cfg: TrainConfig, placement: Placement) -> BackendSettings:
@@ -60,8 +62,13 @@ class BackendSettings:
             steps=cfg.run.steps,
             threads=cfg.run.threads,
             policy=PolicySpec.from_config(cfg),
-            ray=cfg.ray,
+            params=PLACEMENTS.get(cfg.run.placement.name).parse(cfg.run.placement.params),
         )
+
+
+PLACEMENTS: Registry[Spec[type[Backend]]] = Registry("placement", on_add=named)
+"""Placements by name (``run.placement``): ``spec.part(settings, device placement)``, a
+:class:`Backend` subclass."""
 
 
 class RolloutStream(Protocol):
@@ -127,7 +134,7 @@ class Backend:
 
     def engine(self, model: torch.nn.Module, tokenizer: Any) -> RolloutEngine:
         e = self.settings.engine
-        return get_engine(e.name).build(
+        return ENGINES.get(e.name).build(
             e.params, model, tokenizer, self.placement, self.settings.seed
         )
 
@@ -156,7 +163,9 @@ class Backend:
         engine.sync_weights()
         return engine_cost(engine)
 
-    def rollout_stream(self, staleness: AsyncConfig, producer: ProducerSettings) -> RolloutStream:
+    def rollout_stream(
+        self, staleness: BoundedStalenessParams, producer: ProducerSettings
+    ) -> RolloutStream:
         """A producer that runs ahead of the learner; a placement that has none refuses."""
         raise no_stream(self.name)
 
@@ -170,33 +179,17 @@ def engine_cost(engine: RolloutEngine) -> dict[str, float]:
     return {(k if "/" in k else f"engine/{k}"): v for k, v in cost.items()}
 
 
-BackendFactory = Callable[[BackendSettings, Placement], Backend]
-PLACEMENTS: Registry[Spec[Backend]] = Registry("placement")
-"""Placements by name (``run.backend``): ``factory(settings, device placement)``, a
-:class:`Backend` subclass or the import path of one that lives above this package."""
-
-
-def register_placement(name: str, description: str) -> Callable[[type[Backend]], type[Backend]]:
-    """Register a :class:`Backend` subclass as ``run.backend: name``."""
-
-    def decorator(cls: type[Backend]) -> type[Backend]:
-        PLACEMENTS.add(Spec(name, cls, description=description))
-        return cls
-
-    return decorator
-
-
 def build_placement(name: str, settings: BackendSettings, placement: Placement) -> Backend:
-    """The placement ``name`` over ``settings``."""
-    backend: Backend = PLACEMENTS.get(name).load()(settings, placement)
+    """The placement ``name`` over ``settings`` (which hold its params)."""
+    backend: Backend = PLACEMENTS.get(name).part(settings, placement)
     return backend
 
 
 def no_stream(name: str) -> UserInputError:
     """The error of a placement that cannot run a producer ahead of its learner."""
     return UserInputError(
-        f"run.async (the bounded_staleness schedule) does not run on placement {name!r}: use "
-        "run.backend=local (one process, not under torchrun: a data-parallel learner group "
-        "there would need every rank to take its batch from the one producer) or "
-        f"run.backend=ray (known placements: {', '.join(PLACEMENTS.names())})"
+        f"the bounded_staleness schedule (run.schedule) does not run on placement {name!r}: use "
+        "the local placement (one process, not under torchrun: a data-parallel learner group "
+        "there would need every rank to take its batch from the one producer) or the ray "
+        f"placement (known placements: {', '.join(PLACEMENTS.names())})"
     )

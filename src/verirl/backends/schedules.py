@@ -1,13 +1,14 @@
 """Schedules: when rollouts are produced relative to the learner's updates.
 
 - ``synchronous``: each step samples with the current weights in this process, then trains;
-- ``bounded_staleness`` (``run.async.max_staleness: k``): a producer runs ahead of the learner
+- ``bounded_staleness`` (``params.max_staleness: k``): a producer runs ahead of the learner
   — as the placement runs it (:meth:`~verirl.backends.placement.Backend.rollout_stream`: a
   process of its own on this machine, a thread steering Ray's replicas) — and batch i is
   sampled with the policy of exactly ``max(s, i − k)`` updates
   (:mod:`verirl.backends.staleness`), so the learner trains on rollouts at most k versions old.
 
-Schedules are registered by name (:data:`SCHEDULES`, ``run.schedule``); the trainer calls
+Schedules are registered by name (:data:`SCHEDULES`, ``run.schedule: {name, params}``); the
+trainer calls
 :meth:`Schedule.next_rollouts`, :meth:`~Schedule.before_update` and
 :meth:`~Schedule.after_update` around every learner update and never asks which one it runs.
 
@@ -42,13 +43,13 @@ import logging
 import pickle
 import queue
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.backends.placement import Backend
-from verirl.config import AsyncConfig
-from verirl.errors import UserInputError, WorkerLostError
-from verirl.registry import Registry, Spec
+from verirl.errors import WorkerLostError
+from verirl.registry import Plugin, Registry, Spec, named
 from verirl.rollout.base import RolloutEngine
 from verirl.train.ledger import Ledger
 
@@ -62,6 +63,69 @@ class WeightSyncError(RuntimeError):
     """The engine's weights after a sync are not the learner's: the run stops."""
 
 
+class BoundedStalenessParams(BaseModel):
+    """The ``bounded_staleness`` schedule's parameters (``run.schedule.params``)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    max_staleness: int = Field(
+        1,
+        ge=0,
+        description="k: a rollout producer (its own process and engine copy) samples and "
+        "verifies batch i with the policy of exactly max(0, i − k) learner updates while the "
+        "learner trains, so the learner trains on rollouts at most k versions old. 0 runs the "
+        "producer in lock-step (the synchronous loop's weights and metrics, bit for bit). "
+        "AReaL's η (8 math, 4 code); verl's one-step-off and TRL's default: 1. See "
+        "docs/async.md.",
+    )
+    producer_threads: int | None = Field(
+        None,
+        ge=1,
+        description="torch CPU threads of the producer process (None: half of run.threads, or "
+        "of the cores this process may use, at least 1).",
+    )
+    learner_threads: int | None = Field(
+        None,
+        ge=1,
+        description="torch CPU threads of the learner while a producer process runs (None: "
+        "run.threads, or the cores this process may use, minus producer_threads; at least 1). "
+        "Its own threads come back when the producer stops (for the evaluation after "
+        "training).",
+    )
+    pin_cores: bool = Field(
+        True,
+        description="Give the learner and the producer process disjoint CPU cores (Linux CPU "
+        "affinity, every thread of each process): the learner the first learner_threads of "
+        "the cores this process may use (`taskset` narrows them), the producer the next "
+        "producer_threads — 1 + 1 on 2 cores — so that neither's threads run on, or migrate "
+        "to, the other's core. Not done where the OS has no CPU affinity (macOS), with "
+        "producer=thread, or when the two ask for more cores than there are (the log says "
+        "which). False: both processes may run on every core (two runs sharing one machine "
+        "would otherwise pin to the same cores; or give each its own with taskset).",
+    )
+    producer: Literal["process", "thread"] = Field(
+        "process",
+        description="Where the producer runs: 'process' (its own process and engine copy, "
+        "weights through shared memory) or 'thread' (same schedule in a thread of this "
+        "process, sharing the GIL: for tests and debugging). On the ray placement the "
+        "producer is a driver thread steering the rollout replicas and the Ray verifier pool; "
+        "this, the threads and pin_cores do not apply.",
+    )
+
+
+BUFFER = "async_buffer"
+"""The checkpoint's key for the batches produced ahead: ``[[index, pickled Produced], …]``."""
+
+
+def _buffer(batches: dict[int, Produced], indices: list[int]) -> dict[str, Any]:
+    return {BUFFER: [[i, pickle.dumps(batches[i])] for i in indices]}
+
+
+SCHEDULES: Registry[Spec[type[Schedule]]] = Registry("schedule", on_add=named)
+"""Schedules by name (``run.schedule``), built as ``spec.build(params, placement, producer
+settings)``."""
+
+
+@SCHEDULES.register("synchronous", description="sample with the current weights, then train")
 class Schedule:
     """The ``synchronous`` schedule, and the base of the others.
 
@@ -78,10 +142,10 @@ class Schedule:
       (after the placement closed: a producer may be waiting on its actors).
     """
 
-    name = "synchronous"
+    name = ""
     verifies_here = True
 
-    def __init__(self, settings: AsyncConfig, backend: Backend, producer: ProducerSettings) -> None:
+    def __init__(self, settings: BaseModel, backend: Backend, producer: ProducerSettings) -> None:
         self.backend = backend
         self._pending: dict[int, Produced] = {}  # batches produced, not yet trained on
 
@@ -116,62 +180,16 @@ class Schedule:
         """Wait for the producer to end."""
 
 
-BUFFER = "async_buffer"
-"""The checkpoint's key for the batches produced ahead: ``[[index, pickled Produced], …]``."""
-
-
-def _buffer(batches: dict[int, Produced], indices: list[int]) -> dict[str, Any]:
-    return {BUFFER: [[i, pickle.dumps(batches[i])] for i in indices]}
-
-
-ScheduleFactory = Callable[[AsyncConfig, Backend, "ProducerSettings"], Schedule]
-SCHEDULES: Registry[Spec[Schedule]] = Registry("schedule")
-"""Schedules by name (``run.schedule``): ``factory(run.async settings, placement, producer
-settings)``."""
-
-
-def register_schedule(name: str, description: str) -> Callable[[type[Schedule]], type[Schedule]]:
-    """Register a :class:`Schedule` subclass as ``run.schedule: name``."""
-
-    def decorator(cls: type[Schedule]) -> type[Schedule]:
-        SCHEDULES.add(Spec(name, cls, description=description))
-        return cls
-
-    return decorator
-
-
-def build_schedule(
-    name: str, settings: AsyncConfig, backend: Backend, producer: ProducerSettings
-) -> Schedule:
-    """The schedule ``name`` over ``backend``."""
-    schedule: Schedule = SCHEDULES.get(name).load()(settings, backend, producer)
+def build_schedule(chosen: Plugin, backend: Backend, producer: ProducerSettings) -> Schedule:
+    """The schedule ``chosen`` names (``run.schedule``) over ``backend``."""
+    schedule: Schedule = SCHEDULES.get(chosen.name).build(chosen.params, backend, producer)
     return schedule
 
 
-def schedule_name(schedule: str | None, settings: AsyncConfig) -> str:
-    """The schedule a run uses: ``run.schedule``, or ``bounded_staleness`` when
-    ``run.async.max_staleness`` is set and ``synchronous`` otherwise. Raises
-    :class:`~verirl.errors.UserInputError` for the two that contradict each other."""
-    k = settings.max_staleness
-    if schedule is None:
-        return "synchronous" if k is None else "bounded_staleness"
-    if schedule == "synchronous" and k is not None:
-        raise UserInputError(
-            f"run.schedule=synchronous contradicts run.async.max_staleness={k}: unset one"
-        )
-    if schedule == "bounded_staleness" and k is None:
-        raise UserInputError(
-            "run.schedule=bounded_staleness needs run.async.max_staleness (k: how many "
-            "policy versions the producer may run ahead)"
-        )
-    return schedule
-
-
-register_schedule("synchronous", "sample with the current weights, then train, each step")(Schedule)
-
-
-@register_schedule(
-    "bounded_staleness", "a producer runs at most run.async.max_staleness versions ahead"
+@SCHEDULES.register(
+    "bounded_staleness",
+    BoundedStalenessParams,
+    "a producer runs at most params.max_staleness versions ahead",
 )
 class BoundedStaleness(Schedule):
     """The learner's side of an asynchronous run: takes batch i off the placement's
@@ -181,11 +199,11 @@ class BoundedStaleness(Schedule):
     and ``sync/*`` metrics, and checkpoints the batches produced ahead (see the module
     docstring)."""
 
-    name = "bounded_staleness"
-
-    def __init__(self, settings: AsyncConfig, backend: Backend, producer: ProducerSettings) -> None:
+    def __init__(
+        self, settings: BoundedStalenessParams, backend: Backend, producer: ProducerSettings
+    ) -> None:
         super().__init__(settings, backend, producer)
-        self.k = settings.max_staleness or 0
+        self.k = settings.max_staleness
         self.stream = backend.rollout_stream(settings, producer)
         self.verifies_here = not self.stream.own_verifiers
         self.steps = backend.settings.steps
@@ -336,9 +354,8 @@ __all__ = [
     "BUFFER",
     "SCHEDULES",
     "BoundedStaleness",
+    "BoundedStalenessParams",
     "Schedule",
     "WeightSyncError",
     "build_schedule",
-    "register_schedule",
-    "schedule_name",
 ]

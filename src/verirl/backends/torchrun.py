@@ -9,17 +9,15 @@ from typing import Any
 
 import torch
 
-from verirl.backends.placement import Backend, BackendSettings, register_placement
+from verirl.backends.placement import PLACEMENTS, Backend, BackendSettings
 from verirl.device import Placement
 from verirl.train.distributed import DataParallel, backend_for, from_environment
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner
 from verirl.types import Batch
 
 
-@register_placement("torchrun", "one rank of a torchrun data-parallel group")
+@PLACEMENTS.register("torchrun", description="one rank of a torchrun data-parallel group")
 class TorchrunBackend(Backend):
-    name = "torchrun"
-
     def __init__(self, settings: BackendSettings, placement: Placement) -> None:
         super().__init__(settings, placement)
         self.dp: DataParallel = from_environment(backend_for(placement.device))

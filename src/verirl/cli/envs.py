@@ -49,7 +49,7 @@ def envs(ns: argparse.Namespace) -> int:
         for col in ("name", "module", "difficulty scales"):
             table.add_column(col)
         for name in names:
-            cls = ENVIRONMENTS.get(name)
+            cls = ENVIRONMENTS.get(name).part
             table.add_row(name, cls.family, cls.difficulty_scales)
         out.print(table)
         return 0

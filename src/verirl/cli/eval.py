@@ -212,7 +212,7 @@ def benchmarks(ns: argparse.Namespace, cfg: TrainConfig) -> int:
     from verirl.evals import benchmarks as bm
 
     names = list(dict.fromkeys(n.strip() for arg in ns.benchmark for n in arg.split(",")))
-    specs = [bm.BENCHMARKS.get(name) for name in names]
+    specs = [bm.BENCHMARKS.get(name).part for name in names]
     if ns.data and len(specs) > 1:
         raise UserInputError("--data names one file: give one --benchmark with it")
     if ns.hub and ns.data:

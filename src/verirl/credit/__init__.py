@@ -1,24 +1,15 @@
-"""Credit estimators (scores → token-level advantages), registered by name.
-
-Every module of this package is imported here so that its estimators register; a new
-estimator only adds a module.
-"""
+"""Credit estimators (scores → token-level advantages), registered by name; the built-in ones
+are imported on the first lookup of :data:`CREDIT`, so a new estimator is a module and one
+line in :func:`_builtins`."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from verirl.credit.base import CREDIT, CreditEstimator, CreditInput
 
-from verirl.credit.base import (
-    CREDIT,
-    CreditEstimator,
-    CreditInput,
-    get_credit,
-    register_credit,
-)
 
-__all__ = ["CREDIT", "CreditEstimator", "CreditInput", "get_credit", "register_credit"]
+@CREDIT.builtins
+def _builtins() -> None:
+    from verirl.credit import multiturn, outcome, process, tcpo  # noqa: F401
 
-for _mod in pkgutil.iter_modules(__path__):
-    if _mod.name != "base" and not _mod.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_mod.name}")
+
+__all__ = ["CREDIT", "CreditEstimator", "CreditInput"]

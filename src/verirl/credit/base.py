@@ -6,7 +6,7 @@ with the pydantic model of its parameters::
     class MyParams(BaseModel):
         scale: float = Field(1.0, description="...")
 
-    @register_credit("my_estimator", MyParams)
+    @CREDIT.register("my_estimator", MyParams)
     def my_estimator(inp: CreditInput, params: MyParams) -> torch.Tensor:
         '''Shapes, the paper and the equation it implements.'''
 
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import torch
 from pydantic import BaseModel
 
-from verirl.registry import NoParams, Registry
+from verirl.registry import Registry, Spec
 from verirl.types import Rollout, Turn
 
 
@@ -154,32 +154,25 @@ class CreditInput:
         )
 
 
-P = TypeVar("P", bound=BaseModel)
-
-
 @dataclass(frozen=True)
-class CreditEstimator(Generic[P]):
-    """A registered estimator: the function and the model of its parameters."""
+class CreditEstimator(Spec[Callable[[CreditInput, Any], torch.Tensor]]):
+    """A registered estimator: ``part(inp, params)`` and what the rollouts must carry,
+    ``needs`` (a set, or a function of the parameters)."""
 
-    name: str
-    fn: Callable[[CreditInput, P], torch.Tensor]
-    params: type[P]
-    needs: frozenset[str] | Callable[[P], frozenset[str]] = frozenset()
+    needs: frozenset[str] | Callable[[Any], frozenset[str]] = frozenset()
 
-    def requirements(self, params: P | dict[str, Any] | None = None) -> frozenset[str]:
+    def requirements(self, params: BaseModel | dict[str, Any] | None = None) -> frozenset[str]:
         """What the rollouts must carry for this estimator with ``params`` (components declare
         what they need): ``"steps"`` (verified steps in the verdicts), ``"turns"``
         (multi-turn episodes), ``"counterfactual"`` (alternative scores of chosen turns)."""
         if callable(self.needs):
-            if params is None or isinstance(params, dict):
-                params = self.params.model_validate(params or {})
-            return frozenset(self.needs(params))
+            return frozenset(self.needs(self.parse(params)))
         return self.needs
 
-    def __call__(self, inp: CreditInput, params: P | dict[str, Any] | None = None) -> torch.Tensor:
-        if params is None or isinstance(params, dict):
-            params = self.params.model_validate(params or {})
-        out = self.fn(inp, params)
+    def __call__(
+        self, inp: CreditInput, params: BaseModel | dict[str, Any] | None = None
+    ) -> torch.Tensor:
+        out = self.part(inp, self.parse(params))
         expected = tuple(inp.response_mask.shape)
         if tuple(out.shape) != expected:
             raise RuntimeError(
@@ -189,32 +182,9 @@ class CreditEstimator(Generic[P]):
         return out * inp.response_mask
 
 
-CREDIT: Registry[CreditEstimator[Any]] = Registry("credit estimator")
-
-
-def register_credit(
-    name: str,
-    params: type[BaseModel] = NoParams,
-    needs: frozenset[str] | Callable[[Any], frozenset[str]] = frozenset(),
-) -> Callable[
-    [Callable[[CreditInput, Any], torch.Tensor]], Callable[[CreditInput, Any], torch.Tensor]
-]:
-    """Register ``fn`` as credit estimator ``name`` with parameter model ``params``; ``needs``
-    is what the rollouts must carry (a set, or a function of the parameters)."""
-
-    def decorator(
-        fn: Callable[[CreditInput, Any], torch.Tensor],
-    ) -> Callable[[CreditInput, Any], torch.Tensor]:
-        CREDIT.register(name)(CreditEstimator(name=name, fn=fn, params=params, needs=needs))
-        return fn
-
-    return decorator
-
-
-def get_credit(name: str) -> CreditEstimator[Any]:
-    from verirl import credit as _pkg  # noqa: F401  (imports every estimator module)
-
-    return CREDIT.get(name)
+CREDIT: Registry[CreditEstimator] = Registry("credit estimator", CreditEstimator)
+"""Credit estimators by name (``credit``): ``@CREDIT.register(name, params, needs=...)`` on
+``fn(inp, params) -> advantages [N, T]``."""
 
 
 # ---- small tensor helpers shared by estimators ----------------------------------------------

@@ -30,7 +30,7 @@ from typing import Literal
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.credit.base import CreditInput, group_mean_std, register_credit
+from verirl.credit.base import CREDIT, CreditInput, group_mean_std
 from verirl.types import Turn
 
 TURNS = frozenset({"turns"})  # what these estimators need: multi-turn episodes
@@ -193,7 +193,7 @@ class TrajectoryParams(BaseModel):
     eps: float = Field(1e-6, gt=0, description=_EPS_DESCRIPTION)
 
 
-@register_credit("trajectory", TrajectoryParams, needs=TURNS)
+@CREDIT.register("trajectory", TrajectoryParams, needs=TURNS)
 def trajectory(inp: CreditInput, params: TrajectoryParams) -> torch.Tensor:
     """Trajectory-level credit (GRPO on episodes; the first rung of TCPO's ablation).
 
@@ -214,7 +214,7 @@ class TurnScoreParams(BaseModel):
     eps: float = Field(1e-6, gt=0, description=_EPS_DESCRIPTION)
 
 
-@register_credit("turn_score", TurnScoreParams, needs=TURNS)
+@CREDIT.register("turn_score", TurnScoreParams, needs=TURNS)
 def turn_score(inp: CreditInput, params: TurnScoreParams) -> torch.Tensor:
     """Raw per-turn score as the turn's credit (the "turn reward" rung of TCPO's ablation).
 
@@ -233,7 +233,7 @@ def score_differences(table: TurnTable) -> torch.Tensor:
     return torch.where(table.valid, table.scores - prev, torch.zeros_like(table.scores))
 
 
-@register_credit("score_diff", TurnScoreParams, needs=TURNS)
+@CREDIT.register("score_diff", TurnScoreParams, needs=TURNS)
 def score_diff(inp: CreditInput, params: TurnScoreParams) -> torch.Tensor:
     """Score difference (the third rung of TCPO's ablation): c_{i,k} = r_{i,k} − r_{i,k−1},
     r_{i,0} = 0, so a regression is penalised and turn 1 is credited with its own score;
@@ -257,7 +257,7 @@ class MTGRPOParams(BaseModel):
     eps: float = Field(1e-6, gt=0, description=_EPS_DESCRIPTION)
 
 
-@register_credit("mt_grpo", MTGRPOParams, needs=TURNS)
+@CREDIT.register("mt_grpo", MTGRPOParams, needs=TURNS)
 def mt_grpo(inp: CreditInput, params: MTGRPOParams) -> torch.Tensor:
     """MT-GRPO (Zeng et al. 2025, arXiv:2505.11821), generalised from two turns to K:
 

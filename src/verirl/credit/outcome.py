@@ -11,7 +11,7 @@ from typing import Literal
 import torch
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from verirl.credit.base import CreditInput, broadcast, group_mean_std, register_credit
+from verirl.credit.base import CREDIT, CreditInput, broadcast, group_mean_std
 
 
 class GRPOParams(BaseModel):
@@ -23,7 +23,7 @@ class GRPOParams(BaseModel):
     )
 
 
-@register_credit("grpo", GRPOParams)
+@CREDIT.register("grpo", GRPOParams)
 def grpo(inp: CreditInput, params: GRPOParams) -> torch.Tensor:
     """GRPO (Shao et al. 2024, DeepSeekMath eq. 3 outcome supervision):
 
@@ -36,7 +36,7 @@ def grpo(inp: CreditInput, params: GRPOParams) -> torch.Tensor:
     return broadcast((inp.rewards - mean) / (std + params.eps), inp.response_mask)
 
 
-@register_credit("dr_grpo")
+@CREDIT.register("dr_grpo")
 def dr_grpo(inp: CreditInput, params: BaseModel) -> torch.Tensor:
     """Dr. GRPO (Liu et al. 2025, "Understanding R1-Zero-Like Training", §3.2): the group
     baseline without the std division, A_i = r_i − mean_g(r). Pair it with the
@@ -45,7 +45,7 @@ def dr_grpo(inp: CreditInput, params: BaseModel) -> torch.Tensor:
     return broadcast(inp.rewards - mean, inp.response_mask)
 
 
-@register_credit("rloo")
+@CREDIT.register("rloo")
 def rloo(inp: CreditInput, params: BaseModel) -> torch.Tensor:
     """RLOO (Ahmadian et al. 2024, eq. 6): the leave-one-out baseline
 
@@ -67,7 +67,7 @@ class MaxRLParams(BaseModel):
     )
 
 
-@register_credit("max_rl", MaxRLParams)
+@CREDIT.register("max_rl", MaxRLParams)
 def max_rl(inp: CreditInput, params: MaxRLParams) -> torch.Tensor:
     """MaxRL (Tajwar et al., "Maximum Likelihood Reinforcement Learning", arXiv 2602.02710):
     the gradient of the log-likelihood of success log p_θ(x), not of p_θ(x) — the estimator of
@@ -110,7 +110,7 @@ class GDPOParams(BaseModel):
         return self
 
 
-@register_credit("gdpo", GDPOParams)
+@CREDIT.register("gdpo", GDPOParams)
 def gdpo(inp: CreditInput, params: GDPOParams) -> torch.Tensor:
     """GDPO (Liu et al., "GDPO: Group reward-Decoupled Normalization Policy Optimization for
     Multi-reward RL Optimization", arXiv 2601.05242, NVlabs): with a reward of n parts r_1..r_n,

@@ -17,7 +17,7 @@ from typing import Literal, TypeVar
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.credit.base import CreditInput, broadcast, group_mean_std, register_credit
+from verirl.credit.base import CREDIT, CreditInput, broadcast, group_mean_std
 
 
 class ProcessParams(BaseModel):
@@ -154,7 +154,7 @@ def _per_rollout(values: Sequence[T], n: int, name: str, default: T) -> list[T]:
     return list(values)
 
 
-@register_credit("process", ProcessParams, needs=frozenset({"steps"}))
+@CREDIT.register("process", ProcessParams, needs=frozenset({"steps"}))
 def process(inp: CreditInput, params: ProcessParams) -> torch.Tensor:
     """Process-verified advantages (Kim & Yun 2026, arXiv:2606.20068).
 

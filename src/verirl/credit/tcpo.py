@@ -38,7 +38,7 @@ from typing import Literal
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.credit.base import CreditInput, register_credit
+from verirl.credit.base import CREDIT, CreditInput
 from verirl.credit.multiturn import (
     TurnTable,
     broadcast_turns,
@@ -253,7 +253,7 @@ def _tcpo_needs(params: TCPOParams) -> frozenset[str]:
     return frozenset({"turns"})
 
 
-@register_credit("tcpo", TCPOParams, needs=_tcpo_needs)
+@CREDIT.register("tcpo", TCPOParams, needs=_tcpo_needs)
 def tcpo(inp: CreditInput, params: TCPOParams) -> torch.Tensor:
     """TCPO turn-level credit (Liao et al. 2026, arXiv:2608.01667; the components (1)–(4)
     restated in this module's docstring).

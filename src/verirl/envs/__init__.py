@@ -2,16 +2,18 @@
 
 Each family is a module of a category package (``graphs/walks.py`` is the family
 ``graphs/walks``; :mod:`verirl.envs.families`, which also keeps the old family names as
-aliases) and registers its environments with ``@register_env``; the modules are discovered on
-first lookup, so adding an environment touches only its own file. ``base`` holds the protocol
+aliases) and registers its environments with ``@ENVIRONMENTS.register(name)``; the modules are
+imported on the first lookup (:func:`load_all`), so adding an environment touches only its own
+file. ``base`` holds the protocol
 and the registry, ``reading/`` answer extraction and normalisation, ``kit/`` what families
 share.
 
 Environments from other libraries (reasoning-gym's tasks as ``rg/<task>``) and those that
 depend on what is installed (``coq_stdlib``: the installed Coq's library) are *on demand*:
 :data:`ON_DEMAND` maps a name prefix to the function that registers such a name, which
-:func:`get_env` and :func:`is_env` call the first time a process asks for it. They never
-enter the default catalogue: :func:`env_names` leaves them out unless ``on_demand=True``.
+:func:`get_env` and :func:`is_env` call the first time a process asks for it (reasoning-gym's
+prefix is registered by its plug-in, found by its entry point). They never enter the default
+catalogue: :func:`env_names` leaves them out unless ``on_demand=True``.
 """
 
 from __future__ import annotations
@@ -22,15 +24,16 @@ import pkgutil
 from verirl.envs.base import (
     ENVIRONMENTS,
     INVALID,
+    ON_DEMAND,
     WRONG_FORMAT,
     Environment,
     Instance,
-    register_env,
 )
 from verirl.envs.base import get_env as _get_env
 from verirl.envs.families import FAMILY_ALIASES, family_members
 from verirl.envs.reading.answers import extract_answer, last_boxed, split_boxed
 from verirl.errors import UserInputError
+from verirl.tools.toolset import TOOLSETS
 from verirl.types import TURN_SEPARATOR
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "ENVIRONMENTS",
     "FAMILY_ALIASES",
     "INVALID",
+    "ON_DEMAND",
     "TURN_SEPARATOR",
     "WRONG_FORMAT",
     "Environment",
@@ -50,7 +54,6 @@ __all__ = [
     "is_env",
     "last_boxed",
     "load_all",
-    "register_env",
     "split_boxed",
 ]
 
@@ -79,13 +82,6 @@ CATEGORIES = (
 nothing and are not categories."""
 _loaded = False
 
-ON_DEMAND: dict[str, str] = {
-    "rg/": "verirl.integrations.reasoning_gym:register_task",
-    "coq_stdlib": "verirl.envs.proofs.coq_stdlib:register_on_demand",
-}
-"""Name prefix → ``"module:function"`` that registers an environment of that name on demand
-(returns False for a name it does not know)."""
-
 
 def family_modules() -> list[str]:
     """The dotted names of every module in a category package, in order."""
@@ -107,11 +103,15 @@ def load_all() -> None:
     _loaded = True
 
 
+ENVIRONMENTS.builtins(load_all)
+ON_DEMAND.builtins(load_all)  # a family module may register a prefix (``coq_stdlib``)
+TOOLSETS.builtins(load_all)  # the tool environments' own toolsets
+
+
 def _on_demand(name: str) -> bool:
-    for prefix, target in ON_DEMAND.items():
+    for prefix, spec in ON_DEMAND.items():
         if isinstance(name, str) and name.startswith(prefix):
-            module, _, function = target.partition(":")
-            return bool(getattr(importlib.import_module(module), function)(name))
+            return bool(spec.part(name))
     return False
 
 
@@ -139,7 +139,7 @@ def families(*, on_demand: bool = False) -> list[str]:
     verirl's own; on-demand environments only with ``on_demand``)."""
     load_all()
     return sorted(
-        {cls.family for name, cls in ENVIRONMENTS.items() if on_demand or not _is_on_demand(name)}
+        {s.part.family for name, s in ENVIRONMENTS.items() if on_demand or not _is_on_demand(name)}
     )
 
 
@@ -154,14 +154,15 @@ def env_names(
     ``on_demand``."""
     load_all()
     members = None if family is None else family_members(family)
-    if members is not None and not members & {cls.family for _, cls in ENVIRONMENTS.items()}:
+    if members is not None and not members & {s.part.family for _, s in ENVIRONMENTS.items()}:
         raise UserInputError(
             f"unknown environment family {family!r}; known families: "
             f"{', '.join(families(on_demand=True))}; old family names (aliases): "
             f"{', '.join(sorted(FAMILY_ALIASES))}"
         )
     out = []
-    for name, cls in ENVIRONMENTS.items():
+    for name, spec in ENVIRONMENTS.items():
+        cls = spec.part
         if not on_demand and _is_on_demand(name):
             continue
         if members is not None and cls.family not in members:

@@ -4,7 +4,7 @@ An environment turns ``(difficulty, seed)`` into a :class:`~verirl.types.Problem
 template I filled by the generator P) and scores a model output with a programmatic verifier
 R. Writing one means subclassing :class:`Environment` and filling in four methods::
 
-    @register_env
+    @ENVIRONMENTS
     class Addition(Environment):
         name = "addition"
         difficulty_scales = "digits per operand: 1 + difficulty"
@@ -44,7 +44,7 @@ from verirl.envs.reading.answers import extract_answer
 from verirl.envs.reading.formats import BOXED, AnswerFormat
 from verirl.envs.reading.normalize import InvalidAnswer
 from verirl.errors import UserInputError
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec
 from verirl.types import (
     TURN_SEPARATOR as TURN_SEPARATOR,  # re-exported: environments import it here
 )
@@ -125,7 +125,7 @@ class Environment(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         derived = module_family(cls.__module__)
-        if derived is None:  # outside the category packages: the plugin's own, or register_env's
+        if derived is None:  # outside the category packages: a plug-in's own, or registered late
             return
         own = cls.__dict__.get("family")
         if own is not None:  # never typed by hand: the file is the name
@@ -495,23 +495,27 @@ _string_seeded = _string_seeded_for("verirl/probe/0/0")
 
 
 # ---- registry ----------------------------------------------------------------------------
-ENVIRONMENTS: Registry[type[Environment]] = Registry("environment")
-_INSTANCES: dict[str, Environment] = {}
-
-
-def register_env(cls: type[Environment]) -> type[Environment]:
-    """Class decorator: register an environment under ``cls.name``. An environment from
-    outside the category packages that names no family gets its module's path."""
+def _is_environment(spec: Spec[type[Environment]]) -> None:
+    """An environment registers under its name; one from outside the category packages that
+    names no family gets its module's path."""
+    cls = spec.part
+    cls.name = spec.name
     if not isinstance(getattr(cls, "family", None), str):
         cls.family = path_family(cls.__module__)
-    for attr in ("name", "family", "difficulty_scales"):
-        if not isinstance(getattr(cls, attr, None), str):
-            raise TypeError(f"environment {cls.__qualname__} must set the class attribute {attr}")
-    return ENVIRONMENTS.register(cls.name)(cls)
+    if not isinstance(getattr(cls, "difficulty_scales", None), str):
+        raise TypeError(f"environment {cls.__qualname__} must set difficulty_scales")
+
+
+ENVIRONMENTS: Registry[Spec[type[Environment]]] = Registry("environment", on_add=_is_environment)
+"""Environments by name: ``@ENVIRONMENTS.register(name)`` on an :class:`Environment`."""
+ON_DEMAND: Registry[Spec[Callable[[str], bool]]] = Registry("on-demand environment prefix")
+"""Name prefix → ``register(name) -> bool``: registers an environment of that name on demand
+(False for a name it does not know); see :mod:`verirl.envs`."""
+_INSTANCES: dict[str, Environment] = {}
 
 
 def get_env(name: str) -> Environment:
     """The (shared, stateless) instance of environment ``name``."""
     if name not in _INSTANCES:
-        _INSTANCES[name] = ENVIRONMENTS.get(name)()
+        _INSTANCES[name] = ENVIRONMENTS.get(name).part()
     return _INSTANCES[name]

@@ -36,7 +36,7 @@ from verirl.evals import benchmark_data as data
 from verirl.evals.benchmark_data import HubSource, MathItem, RowReader
 from verirl.evals.math_answers import grade
 from verirl.evals.stats import Estimate, mean_estimate, summarize
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec
 
 BOXED_INSTRUCTION = "Please reason step by step, and put your final answer within \\boxed{}."
 
@@ -87,7 +87,7 @@ class Benchmark:
     reader: RowReader | None = None
 
 
-BENCHMARKS: Registry[Benchmark] = Registry("benchmark")
+BENCHMARKS: Registry[Spec[Benchmark]] = Registry("benchmark")
 for _bench in (
     Benchmark(
         "gsm8k",
@@ -142,7 +142,7 @@ for _bench in (
         "arXiv:2008.00120, and Czajka & Kaliszyk 2018, JAR 61",
     ),
 ):
-    BENCHMARKS.register(_bench.name)(_bench)
+    BENCHMARKS.register(_bench.name, description=_bench.title)(_bench)
 
 
 @dataclass(frozen=True)
@@ -246,7 +246,7 @@ class BenchmarkResult:
         return str(self.extra.get("label", self.name))
 
     def as_dict(self) -> dict[str, Any]:
-        bench = BENCHMARKS.get(self.name)
+        bench = BENCHMARKS.get(self.name).part
         return {
             "benchmark": self.name,
             **{k: v for k, v in self.extra.items() if k != "label"},

@@ -136,7 +136,7 @@ def baseline_policies(names: Sequence[str]) -> list[BaselinePolicy]:
         else:
             BASELINES.get(name)  # an unknown name lists the known ones
             out.append(name)
-    return [BaselinePolicy(BASELINES.get(n)) for n in dict.fromkeys(out)]
+    return [BaselinePolicy(BASELINES.get(n).part) for n in dict.fromkeys(out)]
 
 
 @dataclass(frozen=True)

@@ -7,35 +7,11 @@ reference proof, read from a file shipped with verirl (``provers/data/coq_theore
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from importlib import resources
-from typing import ClassVar, Generic, TypeVar
+from typing import Generic, TypeVar
 
-from verirl.provers.base import FormalProblem, ProofSystem, proof_system
-
-
-@dataclass(frozen=True)
-class Theorem:
-    """One theorem: its name, statement, prelude, reference proof (None for a stub), grade
-    (None when the file gives none), where it came from (``source`` and the 1-based ``line``
-    of the statement; 0 when the loader does not track lines)."""
-
-    system: ClassVar[ProofSystem]
-    name: str
-    statement: str
-    prelude: str
-    proof: str | None
-    grade: int | None = None
-    source: str = ""
-    line: int = 0
-
-    def problem(self) -> FormalProblem:
-        return FormalProblem(
-            system=self.system, name=self.name, statement=self.statement, prelude=self.prelude
-        )
-
+from verirl.provers.base import Theorem, proof_system
 
 T = TypeVar("T", bound=Theorem)
 
@@ -70,22 +46,20 @@ class TheoremBank(Generic[T]):
         raise KeyError(f"no theorem {name!r} in the {self.what} (e.g. {known}, ...)")
 
 
-# system -> (data file, "module:parser" reading it with prelude_mode="header")
-_BUNDLED = {
-    "coq": ("data/coq_theorems.v", "verirl.provers.coq.theorems:parse_theorems"),
-    "lean": ("data/lean_theorems.lean", "verirl.provers.lean.theorems:parse_lean_theorems"),
-}
-
-
 @functools.cache
 def bundled_bank(system: str) -> TheoremBank[Theorem]:
     """The graded theorems shipped with verirl for ``system`` (``"coq"`` or ``"lean"``)."""
+    from verirl.provers.coq.theorems import parse_theorems
+    from verirl.provers.lean.theorems import parse_lean_theorems
+
     system = proof_system(system)
-    if system not in _BUNDLED:
-        raise KeyError(f"no bundled theorems for {system!r}; known: {sorted(_BUNDLED)}")
-    path, parser_name = _BUNDLED[system]
-    module, attr = parser_name.split(":")
-    parse: Callable[..., list[Theorem]] = getattr(importlib.import_module(module), attr)
+    bundled: dict[str, tuple[str, Callable[..., Sequence[Theorem]]]] = {
+        "coq": ("data/coq_theorems.v", parse_theorems),
+        "lean": ("data/lean_theorems.lean", parse_lean_theorems),
+    }
+    if system not in bundled:
+        raise KeyError(f"no bundled theorems for {system!r}; known: {sorted(bundled)}")
+    path, parse = bundled[system]
     text = resources.files("verirl.provers").joinpath(path).read_text("utf-8")
     name = path.rsplit("/", 1)[-1]
     theorems = parse(text, prelude_mode="header", source=f"verirl:{name}")

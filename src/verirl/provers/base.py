@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from verirl.types import Span, Verdict
 
@@ -57,6 +57,27 @@ class FormalProblem:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "system", proof_system(self.system))
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """One theorem: its name, statement, prelude, reference proof (None for a stub), grade
+    (None when the file gives none), where it came from (``source`` and the 1-based ``line``
+    of the statement; 0 when the loader does not track lines)."""
+
+    system: ClassVar[ProofSystem]
+    name: str
+    statement: str
+    prelude: str
+    proof: str | None
+    grade: int | None = None
+    source: str = ""
+    line: int = 0
+
+    def problem(self) -> FormalProblem:
+        return FormalProblem(
+            system=self.system, name=self.name, statement=self.statement, prelude=self.prelude
+        )
 
 
 @dataclass(frozen=True)

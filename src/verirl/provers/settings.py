@@ -106,50 +106,37 @@ class LeanSettings(_Section):
 
 
 # ---- the checkers, registered per proof system ------------------------------------------
-CheckerFactory = Callable[[Any], ProofChecker]
-CHECKERS: dict[str, Registry[Spec[ProofChecker]]] = {
+CHECKERS: dict[str, Registry[Spec[Callable[[Any], ProofChecker]]]] = {
     "coq": Registry("coq checker backend"),
     "lean": Registry("lean checker backend"),
 }
-"""Checker backends per proof system (``provers.<system>.backend``): ``factory(settings)``,
-the system's settings section (:class:`CoqSettings`, :class:`LeanSettings`)."""
+"""Checker backends per proof system (``provers.<system>.backend``): ``@CHECKERS[system].
+register(backend, description=...)`` on ``factory(settings)``, the system's settings section
+(:class:`CoqSettings`, :class:`LeanSettings`)."""
 
 
-def register_checker(
-    system: str, backend: str, description: str
-) -> Callable[[CheckerFactory], CheckerFactory]:
-    """Register ``factory(settings) -> ProofChecker`` as ``provers.<system>.backend:
-    <backend>``."""
-
-    def decorator(factory: CheckerFactory) -> CheckerFactory:
-        CHECKERS[system].add(Spec(backend, factory, description=description))
-        return factory
-
-    return decorator
-
-
-@register_checker("coq", "coqide", "a pool of long-lived coqidetop workers")
+@CHECKERS["coq"].register("coqide", description="a pool of long-lived coqidetop workers")
 def _coqide(s: CoqSettings) -> ProofChecker:
     from verirl.provers.coq.idetop import CoqIdeChecker
 
     return CoqIdeChecker(s.workers, memory_mb=s.memory_mb)
 
 
-@register_checker("coq", "coqc", "a fresh coqc process per proof")
+@CHECKERS["coq"].register("coqc", description="a fresh coqc process per proof")
 def _coqc(s: CoqSettings) -> ProofChecker:
     from verirl.provers.coq.coqc import CoqcChecker
 
     return CoqcChecker(memory_mb=s.memory_mb, workers=s.workers)
 
 
-@register_checker("lean", "repl", "a leanprover-community/repl process")
+@CHECKERS["lean"].register("repl", description="a leanprover-community/repl process")
 def _lean_repl(s: LeanSettings) -> ProofChecker:
     from verirl.provers.lean.repl import LeanReplChecker
 
     return LeanReplChecker(s.command, memory_limit_mb=s.memory_mb, allowed_axioms=s.allowed_axioms)
 
 
-@register_checker("lean", "kimina", "a Kimina Lean Server over HTTP")
+@CHECKERS["lean"].register("kimina", description="a Kimina Lean Server over HTTP")
 def _kimina(s: LeanSettings) -> ProofChecker:
     from verirl.provers.lean.kimina import KiminaChecker
 
@@ -247,4 +234,4 @@ class Provers:
     def _build(self, system: str) -> ProofChecker:
         system = proof_system(system)
         s = self._settings(system)
-        return CHECKERS[system].get(s.backend).load()(s)
+        return CHECKERS[system].get(s.backend).part(s)

@@ -1,26 +1,14 @@
-"""Reward sources (scorers), registered by name; every module here registers on import."""
+"""Reward sources (scorers), registered by name; the built-in ones are imported on the first
+lookup of :data:`REWARDS`."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from verirl.rewards.base import REWARDS, RewardContext, RewardSource
 
-from verirl.rewards.base import (
-    REWARDS,
-    RewardContext,
-    RewardSource,
-    get_reward,
-    register_reward,
-)
 
-__all__ = [
-    "REWARDS",
-    "RewardContext",
-    "RewardSource",
-    "get_reward",
-    "register_reward",
-]
+@REWARDS.builtins
+def _builtins() -> None:
+    from verirl.rewards import cer, env, likelihood, rule  # noqa: F401
 
-for _mod in pkgutil.iter_modules(__path__):
-    if _mod.name != "base" and not _mod.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_mod.name}")
+
+__all__ = ["REWARDS", "RewardContext", "RewardSource"]

@@ -4,7 +4,7 @@ A reward source is a class registered by name with the pydantic model of its par
 
     class MyParams(BaseModel): ...
 
-    @register_reward("my_reward", MyParams)
+    @REWARDS.register("my_reward", MyParams)
     class MyReward(RewardSource):
         def score(self, rollouts, ctx) -> list[Verdict]: ...
 
@@ -17,13 +17,13 @@ order, and never raises on model output.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from verirl.registry import NoParams, Registry, Spec
+from verirl.registry import Registry, Spec
 from verirl.types import Rollout, Verdict
 from verirl.verification.batch import BatchVerifier
 
@@ -85,21 +85,5 @@ class RewardSource(ABC, Generic[P]):
         return {}
 
 
-REWARDS: Registry[Spec[RewardSource[Any]]] = Registry("reward source")
-
-
-def register_reward(
-    name: str, params: type[BaseModel] = NoParams
-) -> Callable[[type[RewardSource[Any]]], type[RewardSource[Any]]]:
-    def decorator(cls: type[RewardSource[Any]]) -> type[RewardSource[Any]]:
-        doc = (cls.__doc__ or "").strip().split("\n")[0]
-        REWARDS.add(Spec(name, cls, params, doc))
-        return cls
-
-    return decorator
-
-
-def get_reward(name: str) -> Spec[RewardSource[Any]]:
-    from verirl import rewards as _pkg  # noqa: F401  (imports every reward module)
-
-    return REWARDS.get(name)
+REWARDS: Registry[Spec[type[RewardSource[Any]]]] = Registry("reward source")
+"""Reward sources by name (``reward``), built as ``spec.build(params)``."""

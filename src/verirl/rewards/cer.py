@@ -45,7 +45,7 @@ from typing import Literal
 import torch
 from pydantic import Field
 
-from verirl.rewards.base import RewardContext, RewardSource, register_reward
+from verirl.rewards.base import REWARDS, RewardContext, RewardSource
 from verirl.rewards.likelihood import (
     Encoder,
     LikelihoodParams,
@@ -186,7 +186,7 @@ class CERParams(LikelihoodParams):
     )
 
 
-@register_reward("cer", CERParams)
+@REWARDS.register("cer", CERParams)
 class CERReward(RewardSource[CERParams]):
     """``cer``: Verdict.reward = R(a) in [0, 1]; ``correct`` = the rule verifier; ``extra``
     holds ``cer`` (the value), ``answer_found`` and ``distinct_answers`` of the group."""
@@ -318,7 +318,7 @@ class RuleCERParams(CERParams):
     )
 
 
-@register_reward("rule_cer", RuleCERParams)
+@REWARDS.register("rule_cer", RuleCERParams)
 class RuleCERReward(RewardSource[RuleCERParams]):
     """``rule_cer``: the rule verifier combined with CER (see :class:`RuleCERParams`); reward
     in [0, 1]; ``extra`` keeps ``cer`` and ``rule``."""

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from verirl.envs import get_env
 from verirl.errors import UserInputError
-from verirl.rewards.base import RewardContext, RewardSource, register_reward
+from verirl.rewards.base import REWARDS, RewardContext, RewardSource
 from verirl.types import Rollout, Verdict
 
 
-@register_reward("env")
+@REWARDS.register("env")
 class EnvVerifierReward(RewardSource):
     """The environment's verdict for every rollout (RLVE's graded rewards in [-1, 1]), all
     rollouts of the batch verified together by ``ctx.verifier``."""

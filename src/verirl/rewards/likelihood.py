@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verirl.envs.reading.answers import BOXED, split_boxed
 from verirl.errors import UserInputError
-from verirl.rewards.base import RewardContext, RewardSource, register_reward
+from verirl.rewards.base import REWARDS, RewardContext, RewardSource
 from verirl.rewards.rule import JudgeParams, rule_judgement
 from verirl.rollout.base import ScoresSequences
 from verirl.rollout.scoring import PrefixCacheScorer, ReferenceScorer, SequenceScorer, score_grids
@@ -232,7 +232,7 @@ class VeriFreeParams(LikelihoodParams):
     )
 
 
-@register_reward("verifree", VeriFreeParams)
+@REWARDS.register("verifree", VeriFreeParams)
 class VeriFreeReward(RewardSource[VeriFreeParams]):
     """VeriFree (Zhou et al. 2025, arXiv:2505.21493): R_i = π(a* | q, s_i), the probability of
     the reference answer after the rollout's *own* solution prefix, in [0, 1].

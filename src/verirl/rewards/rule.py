@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.envs import ENVIRONMENTS, get_env, load_all
 from verirl.envs.reading.answers import extract_answer, last_boxed, strip_answer
-from verirl.rewards.base import RewardContext, RewardSource, register_reward
+from verirl.rewards.base import REWARDS, RewardContext, RewardSource
 from verirl.types import Problem, Rollout, Verdict
 
 
@@ -130,7 +130,7 @@ class ExactMatchParams(BaseModel):
     )
 
 
-@register_reward("exact_match", ExactMatchParams)
+@REWARDS.register("exact_match", ExactMatchParams)
 class ExactMatchReward(RewardSource[ExactMatchParams]):
     """Reward 1 when the last ``\\boxed{}`` equals the reference string, else 0 (the CER
     paper's Exact-Match baseline). ``correct`` is the rule verifier's judgement; the
@@ -165,7 +165,7 @@ class RuleParams(BaseModel):
     )
 
 
-@register_reward("rule", RuleParams)
+@REWARDS.register("rule", RuleParams)
 class RuleReward(RewardSource[RuleParams]):
     """Binary rule-based reward: 1 when the rule verifier says correct, else 0 (the CER
     paper's Rule-based baseline). Use the ``env`` reward for the environments' graded

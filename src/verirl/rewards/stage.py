@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from verirl.rewards.base import RewardContext, RewardSource, get_reward
+from verirl.rewards.base import REWARDS, RewardContext, RewardSource
 from verirl.rewards.shaping import OverlongShaping
 from verirl.types import Rollout
 
@@ -62,7 +62,7 @@ def build_reward_source(
 ) -> RewardSource:
     """The reward source ``name`` with ``params``, wrapped in DAPO's overlong shaping when
     ``overlong_buffer`` > 0."""
-    source = get_reward(name).build(params)
+    source = REWARDS.get(name).build(params)
     if overlong_buffer:
         source = OverlongShaping(source, max_new_tokens, overlong_buffer)
     return source

@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel
-
 from verirl.registry import Registry, Spec
 from verirl.types import FinishReason, SamplingParams
 
@@ -105,9 +103,6 @@ class ScoresSequences(Protocol):
 
 
 # ---- the engine registry -------------------------------------------------------------------
-EngineFactory = Callable[..., RolloutEngine]
-
-
 def generate_streaming(
     engine: RolloutEngine,
     prompts: Sequence[Sequence[int]],
@@ -131,7 +126,7 @@ Exactness = bool | Callable[[Any], bool]
 
 
 @dataclass(frozen=True)
-class EngineSpec(Spec[RolloutEngine]):
+class EngineSpec(Spec[Callable[..., RolloutEngine]]):
     """A registered engine, built as ``build(params, model, tokenizer, placement, seed)``.
     Beside what every :class:`~verirl.registry.Spec` holds it declares ``logprobs_exact``:
     whether its sampling log-probs are the learner's own (an engine that runs the learner's
@@ -149,31 +144,6 @@ class EngineSpec(Spec[RolloutEngine]):
         return self.logprobs_exact
 
 
-ENGINES: Registry[EngineSpec] = Registry("rollout engine")
-
-
-def register_engine(
-    name: str, params: type[BaseModel], *, logprobs_exact: Exactness = True, description: str = ""
-) -> Callable[[EngineFactory], EngineFactory]:
-    """Register ``factory(params, model, tokenizer, placement, seed) -> RolloutEngine`` as
-    engine ``name`` (``rollout.engine.name``) with parameter model ``params``;
-    ``logprobs_exact``: see :class:`EngineSpec`."""
-
-    def decorator(factory: EngineFactory) -> EngineFactory:
-        doc = description or (factory.__doc__ or "").strip().split("\n")[0]
-        ENGINES.add(EngineSpec(name, factory, params, doc, logprobs_exact=logprobs_exact))
-        return factory
-
-    return decorator
-
-
-def get_engine(name: str) -> EngineSpec:
-    import importlib
-    import pkgutil
-
-    import verirl.rollout as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):  # every engine module registers itself
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"verirl.rollout.{mod.name}")
-    return ENGINES.get(name)
+ENGINES: Registry[EngineSpec] = Registry("rollout engine", EngineSpec)
+"""Engines by name (``rollout.engine``): ``spec.build(params, model, tokenizer, placement,
+seed)``; an engine registers with ``@ENGINES.register(name, params, logprobs_exact=...)``."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel
 
-from verirl.registry import NoParams, Registry, Spec
+from verirl.registry import Registry, Spec
 from verirl.rollout.base import Generation, OnFinish, RolloutEngine, generate_streaming
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import Problem, Rollout, SamplingParams
@@ -72,36 +72,11 @@ class Collector(ABC):
         return self
 
 
-COLLECTORS: Registry[Spec[Collector]] = Registry("collector")
+COLLECTORS: Registry[Spec[type[Collector]]] = Registry("collector")
+"""Collectors by name (``rollout.collector``), built as ``spec.build(params)``."""
 
 
-def register_collector(
-    name: str, params: type[BaseModel] = NoParams
-) -> Callable[[type[Collector]], type[Collector]]:
-    """Register a :class:`Collector` class as ``rollout.collector.name: name``, built as
-    ``cls(params)``."""
-
-    def decorator(cls: type[Collector]) -> type[Collector]:
-        doc = (cls.__doc__ or "").strip().split("\n")[0]
-        COLLECTORS.add(Spec(name, cls, params, doc))
-        return cls
-
-    return decorator
-
-
-def get_collector(name: str) -> Spec[Collector]:
-    import importlib
-    import pkgutil
-
-    import verirl.rollout as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):  # every collector module registers itself
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"verirl.rollout.{mod.name}")
-    return COLLECTORS.get(name)
-
-
-@register_collector("single_turn")
+@COLLECTORS.register("single_turn")
 class SingleTurn(Collector):
     """One sampled response per rollout, the batch scored by the reward stage at once (each
     response's verification started as it finishes when the stage streams)."""

@@ -39,7 +39,7 @@ from transformers import DynamicCache
 
 from verirl import progress
 from verirl.device import Placement, autocast
-from verirl.rollout.base import Generation, OnFinish, register_engine
+from verirl.rollout.base import ENGINES, Generation, OnFinish
 from verirl.rollout.precision import SamplingCopy
 from verirl.types import SamplingParams
 
@@ -414,7 +414,7 @@ def _left_pad(t: torch.Tensor, width: int, dim: int) -> torch.Tensor:
     return torch.cat([t.new_zeros(shape), t], dim=dim)
 
 
-@register_engine("hf", HFParams, logprobs_exact=lambda p: p.precision == "policy")
+@ENGINES.register("hf", HFParams, logprobs_exact=lambda p: p.precision == "policy")
 def build_hf_engine(
     params: HFParams, model: torch.nn.Module, tokenizer: Any, placement: Placement, seed: int
 ) -> HFEngine:

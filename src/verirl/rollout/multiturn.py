@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verirl.envs import ENVIRONMENTS, TURN_SEPARATOR, get_env
 from verirl.rollout.base import Generation, RolloutEngine, generate_streaming
-from verirl.rollout.collect import Collector, Scorer, register_collector, streamer
+from verirl.rollout.collect import COLLECTORS, Collector, Scorer, streamer
 from verirl.rollout.prompts import PromptFormatter
 from verirl.types import FinishReason, Problem, Rollout, SamplingParams, Turn, Verdict
 
@@ -181,7 +181,7 @@ class _Episode:
         return [*self.prompt, *self.response]
 
 
-@register_collector("multi_turn", MultiTurnParams)
+@COLLECTORS.register("multi_turn", MultiTurnParams)
 class MultiTurn(Collector):
     """Multi-turn refinement with verifier feedback, all episodes of a batch in lock-step.
 
@@ -438,7 +438,7 @@ def _transcript(ep: _Episode, k: int, text: str) -> str:
     that replays its calls) the model's turns so far and this one, joined by
     :data:`~verirl.types.TURN_SEPARATOR`."""
     env = ep.problem.env
-    if env not in ENVIRONMENTS or not ENVIRONMENTS.get(env).stateful:
+    if env not in ENVIRONMENTS or not ENVIRONMENTS.get(env).part.stateful:
         return text
     return TURN_SEPARATOR.join([*(t.text for t in ep.turns[:k]), text])
 

@@ -39,7 +39,7 @@ def answer_format_of(problem: Problem) -> AnswerFormat:
     from verirl.envs import ENVIRONMENTS, is_env
 
     if is_env(problem.env):
-        return ENVIRONMENTS.get(problem.env).answer_format
+        return ENVIRONMENTS.get(problem.env).part.answer_format
     return BOXED
 
 

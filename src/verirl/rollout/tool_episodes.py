@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from verirl.envs import ENVIRONMENTS, TURN_SEPARATOR, get_env
 from verirl.errors import UserInputError
 from verirl.rollout.base import Generation, RolloutEngine
-from verirl.rollout.collect import Collector, Scorer, register_collector
+from verirl.rollout.collect import COLLECTORS, Collector, Scorer
 from verirl.rollout.multiturn import (
     ScoreMap,
     episode_metrics,
@@ -182,7 +182,7 @@ class _Episode:
         return self.tokens.context()
 
 
-@register_collector("tool_calls", ToolCallsParams)
+@COLLECTORS.register("tool_calls", ToolCallsParams)
 class ToolCalls(Collector):
     """Tool episodes, all of a batch in lock-step (module docstring). ``metrics()`` adds to
     ``multi_turn``'s episode metrics: ``tools/readable_rate`` (replies the parser read),

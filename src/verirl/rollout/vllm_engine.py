@@ -58,7 +58,7 @@ from verirl import progress
 from verirl.device import Placement
 from verirl.errors import UserInputError
 from verirl.rollout import vllm_lora
-from verirl.rollout.base import Generation, register_engine
+from verirl.rollout.base import ENGINES, Generation
 from verirl.rollout.policy_export import (
     base_model,
     clean_name,
@@ -493,7 +493,7 @@ class VLLMEngine:
         return VLLMScorer(self)
 
 
-@register_engine("vllm", VLLMParams, logprobs_exact=False)  # recompute π_old
+@ENGINES.register("vllm", VLLMParams, logprobs_exact=False)  # recompute π_old
 def build_vllm_engine(
     params: VLLMParams, model: torch.nn.Module, tokenizer: Any, placement: Placement, seed: int
 ) -> VLLMEngine:

@@ -469,10 +469,10 @@ def _is_stateful(env: str) -> bool:
 
 def _tools(env: str) -> list[str]:
     from verirl.envs import get_env
-    from verirl.tools.toolset import get_toolset, tool_names
+    from verirl.tools.toolset import TOOLSETS, tool_names
 
     name = get_env(env).toolset
-    return [] if name is None else tool_names(get_toolset(name))
+    return [] if name is None else tool_names(TOOLSETS.get(name).part)
 
 
 def _format(env: str) -> str:

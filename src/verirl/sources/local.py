@@ -6,12 +6,12 @@ from verirl.curriculum import build_curriculum
 from verirl.envs import get_env
 from verirl.provers.settings import Provers
 from verirl.serve.settings import GymConfig
-from verirl.sources import ProblemSource, register_source
+from verirl.sources.base import PROBLEM_SOURCES, ProblemSource
 from verirl.verification.batch import BatchVerifier
 from verirl.verification.executors import Executor
 
 
-@register_source("local")
+@PROBLEM_SOURCES.register("local")
 def local_source(
     gym: GymConfig, executor: Executor, provers: Provers, start_checkers: bool = True
 ) -> ProblemSource:

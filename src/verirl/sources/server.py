@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from verirl.envs import get_env, is_env, load_all
 from verirl.errors import UserInputError
 from verirl.serve.settings import GymConfig, ServeConfig
-from verirl.sources import ProblemSource, register_source
+from verirl.sources.base import PROBLEM_SOURCES, ProblemSource
 from verirl.types import Problem, Rollout, Span, Verdict
 from verirl.verification.batch import BatchVerifier
 
@@ -464,7 +464,7 @@ def _verdict(row: object) -> tuple[Verdict, bool]:
     return Verdict(float(reward), correct, detail, spans, first, extra), bool(row.get("counted"))
 
 
-@register_source("server")
+@PROBLEM_SOURCES.register("server")
 def server_source(
     gym: GymConfig, executor: Executor, provers: Provers, start_checkers: bool = True
 ) -> ProblemSource:

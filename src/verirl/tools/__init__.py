@@ -20,15 +20,14 @@ from __future__ import annotations
 from verirl.tools.calls import ParsedReply, ToolCall
 from verirl.tools.formats import TOOL_FORMATS, ToolFormat, detect_format, get_format
 from verirl.tools.session import ToolSession, TurnOutcome
-from verirl.tools.toolset import (
-    TOOLSETS,
-    FunctionToolset,
-    Toolset,
-    build_toolset,
-    get_toolset,
-    register_toolset,
-)
+from verirl.tools.toolset import TOOLSETS, FunctionToolset, Toolset, build_toolset
 from verirl.tools.typed import Tool, ToolLimits, ToolResult, tool
+
+
+@TOOLSETS.builtins
+def _builtins() -> None:
+    from verirl.tools import builtin, mcp  # noqa: F401  (fastmcp loads when one is built)
+
 
 __all__ = [
     "TOOLSETS",
@@ -46,7 +45,5 @@ __all__ = [
     "build_toolset",
     "detect_format",
     "get_format",
-    "get_toolset",
-    "register_toolset",
     "tool",
 ]

@@ -1,6 +1,6 @@
-"""The built-in toolsets: ``calculator`` (exact arithmetic, no ``eval``), ``python`` (a
-Python interpreter in :mod:`verirl.sandbox`) and ``mcp`` (an MCP server's tools,
-:mod:`verirl.tools.mcp`, imported only when built)."""
+"""The built-in toolsets ``calculator`` (exact arithmetic, no ``eval``) and ``python`` (a
+Python interpreter in :mod:`verirl.sandbox`); ``mcp`` (an MCP server's tools) is
+:mod:`verirl.tools.mcp`'s."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from verirl.tools import mcp as _mcp  # noqa: F401  (registers "mcp"; fastmcp loads on use)
-from verirl.tools.toolset import Toolset, register_toolset
+from verirl.tools.toolset import TOOLSETS, Toolset
 from verirl.tools.typed import ToolError
 
 MAX_EXPRESSION_CHARS = 300
@@ -76,7 +75,7 @@ def _evaluate(node: ast.expr) -> Fraction:
     )
 
 
-@register_toolset("calculator")
+@TOOLSETS.register("calculator")
 class Calculator(Toolset):
     """Exact arithmetic."""
 
@@ -92,7 +91,7 @@ class Calculator(Toolset):
         return calculate_expression(expression)
 
 
-@register_toolset("python")
+@TOOLSETS.register("python")
 class PythonInterpreter(Toolset):
     """A Python interpreter in the sandbox (fresh process per call, time and memory limits,
     no network, nothing outside its directory): what a program prints is the observation."""

@@ -25,12 +25,13 @@ exception. Replies longer than :data:`MAX_REPLY_CHARS` are not read.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec, named
 from verirl.tools.calls import ParsedReply, ToolCall
 
 MAX_REPLY_CHARS = 200_000
@@ -73,16 +74,14 @@ class ToolFormat(ABC):
         return False
 
 
-TOOL_FORMATS: Registry[ToolFormat] = Registry("tool format")
+TOOL_FORMATS: Registry[Spec[type[ToolFormat]]] = Registry("tool format", on_add=named)
+"""Tool-call formats by name: ``@TOOL_FORMATS.register(name)`` on a :class:`ToolFormat`."""
 
 
-def register_format(cls: type[ToolFormat]) -> type[ToolFormat]:
-    TOOL_FORMATS.register(cls.name)(cls())
-    return cls
-
-
+@functools.cache
 def get_format(name: str) -> ToolFormat:
-    return TOOL_FORMATS.get(name)
+    """The (stateless, shared) format registered as ``name``."""
+    return TOOL_FORMATS.get(name).part()
 
 
 def detect_format(chat_template: str | None) -> str | None:
@@ -91,7 +90,7 @@ def detect_format(chat_template: str | None) -> str | None:
     if not isinstance(chat_template, str):
         return None
     for name in ("chatml_tools", "mistral", "hermes", "llama3_json"):
-        if name in TOOL_FORMATS and TOOL_FORMATS.get(name).detect(chat_template):
+        if name in TOOL_FORMATS and TOOL_FORMATS.get(name).part.detect(chat_template):
             return name
     return None
 
@@ -145,11 +144,9 @@ def _tagged_blocks(text: str) -> tuple[list[str], str] | str:
 
 
 # ---- the formats ----------------------------------------------------------------------------
-@register_format
+@TOOL_FORMATS.register("hermes")
 class Hermes(ToolFormat):
     """``<tool_call>`` blocks, one JSON object each (Hermes, Qwen2.5, Qwen3)."""
-
-    name = "hermes"
 
     def _parse(self, text: str) -> ParsedReply:
         found = _tagged_blocks(text)
@@ -176,12 +173,11 @@ class Hermes(ToolFormat):
         return "<tool_call>" in chat_template and "tool_calls" in chat_template
 
 
-@register_format
+@TOOL_FORMATS.register("chatml_tools")
 class ChatMLTools(ToolFormat):
     """One ``<tool_call>`` block holding a JSON list of calls (SmolLM2-Instruct's format;
     the project's ``chatml_tools`` template). A single object in the block is read too."""
 
-    name = "chatml_tools"
     template = "chatml_tools"
 
     def _parse(self, text: str) -> ParsedReply:
@@ -213,12 +209,11 @@ class ChatMLTools(ToolFormat):
         return "verirl:chatml_tools" in chat_template
 
 
-@register_format
+@TOOL_FORMATS.register("llama3_json")
 class Llama3Json(ToolFormat):
     """Llama 3.1 / 3.2 JSON tool calls: a reply that is one JSON object with ``name`` and
     ``parameters`` (several joined by ``;``), optionally after ``<|python_tag|>``."""
 
-    name = "llama3_json"
     argument_key = "parameters"
 
     def _parse(self, text: str) -> ParsedReply:
@@ -252,12 +247,11 @@ class Llama3Json(ToolFormat):
         return "<|start_header_id|>" in chat_template and '"parameters": ' in chat_template
 
 
-@register_format
+@TOOL_FORMATS.register("mistral")
 class Mistral(ToolFormat):
     """``[TOOL_CALLS]`` followed by a JSON list (v3) or by ``name[ARGS]{...}`` per call
     (v11 and later); the content is the text before the first marker."""
 
-    name = "mistral"
     _MARK = "[TOOL_CALLS]"
 
     def _parse(self, text: str) -> ParsedReply:

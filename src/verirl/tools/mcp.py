@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from verirl.errors import UserInputError
-from verirl.tools.toolset import Toolset, register_toolset
+from verirl.tools.toolset import TOOLSETS, Toolset
 from verirl.tools.typed import Tool, ToolError
 
 T = TypeVar("T")
 
 
-@register_toolset("mcp")
+@TOOLSETS.register("mcp")
 class MCPToolset(Toolset):
     """The tools of one MCP server; see the module docstring. ``timeout_s`` bounds each
     request (connecting and listing included); ``prefix`` is put before every tool name

@@ -3,12 +3,14 @@
 A toolset is a class whose public methods are its tools — typed, with a Google-style
 docstring, the way TRL's ``environment_factory`` reads an environment object — built once per
 episode with the parameters its state needs (``tool_world``'s initial world, an MCP server's
-address). Registered by name with :func:`register_toolset` (one decorator, duplicate names
-refused) and built with :func:`build_toolset`; an environment names the toolset its episodes
-use (``Environment.toolset``), and a run may offer more (the ``tool_calls`` collector's
-``toolsets``), e.g. a Python interpreter or an MCP server's tools beside a task's own.
+address). Registered by name in :data:`TOOLSETS` (one decorator, duplicate names refused) and
+built with :func:`build_toolset`; an environment names the toolset its episodes use
+(``Environment.toolset``), and a run may offer more (the ``tool_calls`` collector's
+``toolsets``), e.g. a Python interpreter or an MCP server's tools beside a task's own. The
+built-in ones are :mod:`verirl.tools`'s to load; the environments' are loaded with the
+environments (:mod:`verirl.envs`).
 
->>> @register_toolset("dice")
+>>> @TOOLSETS.register("dice")
 ... class Dice(Toolset):
 ...     def roll(self, sides: int) -> int:
 ...         '''Roll one die.
@@ -21,13 +23,12 @@ use (``Environment.toolset``), and a run may offer more (the ``tool_calls`` coll
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from verirl.errors import UserInputError
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec
 from verirl.tools.typed import Tool, ToolLimits, ToolResult, error_result, tool
 
 Message = dict[str, Any]
@@ -99,38 +100,22 @@ def tool_names(cls: type[Toolset]) -> list[str]:
     ]
 
 
-TOOLSETS: Registry[type[Toolset]] = Registry("toolset")
+def _is_toolset(spec: Spec[type[Toolset]]) -> None:
+    cls = spec.part
+    if not (isinstance(cls, type) and issubclass(cls, Toolset)):
+        raise TypeError(f"toolset {spec.name!r} must be a Toolset subclass, got {cls!r}")
+    cls.name = spec.name
 
 
-def register_toolset(name: str) -> Callable[[type[Toolset]], type[Toolset]]:
-    """Register a :class:`Toolset` subclass under ``name`` (a duplicate name is refused)."""
-
-    def decorator(cls: type[Toolset]) -> type[Toolset]:
-        if not (isinstance(cls, type) and issubclass(cls, Toolset)):
-            raise TypeError(f"register_toolset({name!r}) decorates a Toolset subclass")
-        cls.name = name
-        TOOLSETS.register(name)(cls)
-        return cls
-
-    return decorator
-
-
-def get_toolset(name: str) -> type[Toolset]:
-    """The toolset class registered as ``name`` (the built-in ones and every environment's
-    are imported first)."""
-    import verirl.tools.builtin  # noqa: F401  (registers calculator, python, mcp)
-
-    if name not in TOOLSETS:
-        # environments (a floor above) register their own toolsets: loaded by module path,
-        # as a registry finds plug-ins, so tools/ never imports envs/
-        importlib.import_module("verirl.envs").load_all()
-    return TOOLSETS.get(name)
+TOOLSETS: Registry[Spec[type[Toolset]]] = Registry("toolset", on_add=_is_toolset)
+"""Toolsets by name: ``@TOOLSETS.register(name)`` on a :class:`Toolset` subclass, built with
+its keyword parameters by :func:`build_toolset`."""
 
 
 def build_toolset(name: str, params: Mapping[str, Any] | None = None) -> Toolset:
     """An instance of toolset ``name`` built with ``params``; a wrong parameter is one
     :class:`~verirl.errors.UserInputError` naming the toolset."""
-    cls = get_toolset(name)
+    cls = TOOLSETS.get(name).part
     try:
         return cls(**dict(params or {}))
     except TypeError as exc:

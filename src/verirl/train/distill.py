@@ -41,13 +41,7 @@ from typing import TYPE_CHECKING, Literal
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.train.terms import (
-    Stats,
-    TermInputs,
-    TermParams,
-    register_loss_term,
-    register_token_source,
-)
+from verirl.train.terms import LOSS_TERMS, TOKEN_SOURCES, Stats, TermInputs, TermParams
 from verirl.types import Batch
 
 if TYPE_CHECKING:
@@ -75,7 +69,7 @@ def reverse_kl_tokens(logprobs: torch.Tensor, teacher: torch.Tensor) -> torch.Te
     return logprobs - teacher
 
 
-@register_loss_term("distill", DistillParams, needs=frozenset({"teacher"}))
+@LOSS_TERMS.register("distill", DistillParams, needs=frozenset({"teacher"}))
 def distill_term(inputs: TermInputs, params: DistillParams) -> tuple[torch.Tensor, Stats]:
     """On-policy distillation (Thinking Machines 2025; GKD arXiv 2306.13649, eq. 5 with the
     reverse KL): per token, ``ρ_t · sg(log π_old − log π_T)`` (form ``advantage``) or
@@ -110,7 +104,7 @@ class CheckpointTeacherParams(BaseModel):
     )
 
 
-@register_token_source(
+@TOKEN_SOURCES.register(
     "checkpoint", CheckpointTeacherParams, "log-probs of a frozen causal LM (a checkpoint)"
 )
 def checkpoint_teacher(params: CheckpointTeacherParams, learner: Learner) -> TokenSource:
@@ -193,7 +187,7 @@ def privileged_batch(batch: Batch, min_reward: float) -> tuple[Batch, torch.Tens
     return privileged, index
 
 
-@register_token_source(
+@TOKEN_SOURCES.register(
     "privileged_self",
     PrivilegedSelfParams,
     "the policy's log-probs with a successful sibling rollout in context (self-distillation)",

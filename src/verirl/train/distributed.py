@@ -23,10 +23,11 @@ Launch:
 - on Ray, K learner actors (:mod:`verirl.integrations.ray.learner`) join one group through a
   TCP rendezvous at rank 0's address (:func:`init_group`).
 
-FSDP2 (``ray.learner.fsdp``; CUDA only): :func:`shard_fsdp2` wraps every decoder layer and the
-model with ``torch.distributed.fsdp.fully_shard`` and sets the gradient divide factor to 1,
-so FSDP's reduce-scatter sums like the all-reduce above. This path is written against torch
-2.13's API and is NOT TESTED in this repository (no GPU here); the gloo path is.
+FSDP2 (the ray placement's ``learner.fsdp``; CUDA only): :func:`shard_fsdp2` wraps every
+decoder layer and the model with ``torch.distributed.fsdp.fully_shard`` and sets the gradient
+divide factor to 1, so FSDP's reduce-scatter sums like the all-reduce above. This path is
+written against torch 2.13's API and is NOT TESTED in this repository (no GPU here); the gloo
+path is.
 """
 
 from __future__ import annotations

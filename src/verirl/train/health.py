@@ -1,7 +1,7 @@
 """Run health: detectors that watch every step's metrics and say when training is silently
 broken — once, naming the likely cause and the setting to change.
 
-Each detector is a small class registered by name (:func:`register_detector`) with a pydantic
+Each detector is a small class registered by name (:data:`DETECTORS`) with a pydantic
 model of its thresholds. It reads the per-step metrics dict the loop logs (``rollout/*``,
 ``train/*``, ``reward/*``, ``curriculum/*``, ``sync/*``) and returns a
 :class:`HealthEvent` the first time its condition holds; after that it stays quiet for the rest
@@ -40,14 +40,14 @@ import logging
 import math
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec, named
 
 if TYPE_CHECKING:
     import torch
@@ -122,7 +122,6 @@ class Detector(ABC):
     only fill in the message."""
 
     name: ClassVar[str]
-    Params: ClassVar[type[DetectorParams]] = DetectorParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
         self.params = params
@@ -133,19 +132,9 @@ class Detector(ABC):
         """``(message, setting)`` when the fault is seen at this step, else None."""
 
 
-DETECTORS: Registry[type[Detector]] = Registry("health detector")
-D = TypeVar("D", bound=type[Detector])
-
-
-def register_detector(name: str) -> Callable[[D], D]:
-    """Register a :class:`Detector` subclass as ``name`` (``run.health.stop_on`` etc.)."""
-
-    def decorator(cls: D) -> D:
-        cls.name = name
-        DETECTORS.register(name)(cls)
-        return cls
-
-    return decorator
+DETECTORS: Registry[Spec[type[Detector]]] = Registry("health detector", on_add=named)
+"""Detectors by name (``run.health.stop_on`` etc.): ``@DETECTORS.register(name, params)`` on a
+:class:`Detector` subclass, built as ``spec.build(params, facts)``."""
 
 
 def _value(metrics: Mapping[str, float], key: str) -> float | None:
@@ -182,12 +171,11 @@ class TruncationParams(DetectorParams):
     steps: int = Field(2, ge=1, description="... in this many consecutive steps.")
 
 
-@register_detector("truncation")
+@DETECTORS.register("truncation", TruncationParams)
 class Truncation(Detector):
     """Responses cut at ``rollout.max_new_tokens``: a cut answer rarely holds the final
     answer, so its reward is a format failure whatever the policy knew."""
 
-    Params = TruncationParams
     params: TruncationParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
@@ -218,12 +206,11 @@ class NoSignalParams(DetectorParams):
     steps: int = Field(3, ge=1, description="... in this many consecutive steps.")
 
 
-@register_detector("no_signal")
+@DETECTORS.register("no_signal", NoSignalParams)
 class NoSignal(Detector):
     """Groups whose rewards are all equal carry no GRPO advantage: with an effective prompt
     ratio near 0 (RLVE §2.5) the step trains on nothing."""
 
-    Params = NoSignalParams
     params: NoSignalParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
@@ -274,12 +261,11 @@ class WeightMismatchParams(DetectorParams):
     steps: int = Field(1, ge=1, description="... in this many consecutive steps.")
 
 
-@register_detector("weight_mismatch")
+@DETECTORS.register("weight_mismatch", WeightMismatchParams)
 class WeightMismatch(Detector):
     """The engine samples from weights that are not the learner's: a weight sync that did not
     happen or did not land (``sync/mismatch``, see :func:`weights_checksum`)."""
 
-    Params = WeightMismatchParams
     params: WeightMismatchParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
@@ -297,8 +283,8 @@ class WeightMismatch(Detector):
             f"the rollout engine's weights differ from the learner's after the sync "
             f"(sync/mismatch {gap:.3g} > {self.params.tolerance:g}): rollouts come from a stale "
             "or corrupted policy",
-            "check rollout.engine (its weight sync), ray.rollout workers and the async "
-            "staleness bound; resume from the last checkpoint",
+            "check rollout.engine (its weight sync), the ray placement's rollout workers and "
+            "run.schedule.params.max_staleness; resume from the last checkpoint",
         )
 
 
@@ -318,7 +304,7 @@ class LogprobDriftParams(DetectorParams):
     steps: int = Field(2, ge=1, description="... in this many consecutive steps.")
 
 
-@register_detector("logprob_drift")
+@DETECTORS.register("logprob_drift", LogprobDriftParams)
 class LogprobDrift(Detector):
     """The engine's sampling log-probs and the learner's recomputed ones on the same tokens
     disagree past the field's bounds (mean |Δ log-prob| ≤ 0.0104 as SkyRL's CI, mismatch KL
@@ -326,7 +312,6 @@ class LogprobDrift(Detector):
     (Yao et al. 2025, 'Your Efficient RL Framework Secretly Brings You Off-Policy RL
     Training')."""
 
-    Params = LogprobDriftParams
     params: LogprobDriftParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
@@ -368,12 +353,11 @@ class RewardHackingParams(DetectorParams):
     )
 
 
-@register_detector("reward_hacking")
+@DETECTORS.register("reward_hacking", RewardHackingParams)
 class RewardHacking(Detector):
     """The reward rises while verified correctness does not: the policy is paid for the
     format (or partial credit) alone."""
 
-    Params = RewardHackingParams
     params: RewardHackingParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
@@ -414,12 +398,11 @@ class VerifierFailuresParams(DetectorParams):
     steps: int = Field(1, ge=1, description="... in this many consecutive steps.")
 
 
-@register_detector("verifier_failures")
+@DETECTORS.register("verifier_failures", VerifierFailuresParams)
 class VerifierFailures(Detector):
     """Verifier timeouts and errors score as invalid answers: too many and the reward is the
     machine's load, not the policy's answers."""
 
-    Params = VerifierFailuresParams
     params: VerifierFailuresParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
@@ -452,12 +435,11 @@ class NonFiniteParams(DetectorParams):
     )
 
 
-@register_detector("non_finite")
+@DETECTORS.register("non_finite", NonFiniteParams)
 class NonFinite(Detector):
     """NaN or inf in the loss or the gradient norm: the update is garbage (and AdamW's state
     with it)."""
 
-    Params = NonFiniteParams
     params: NonFiniteParams
 
     def check(self, step: int, metrics: Mapping[str, float]) -> tuple[str, str] | None:
@@ -486,12 +468,11 @@ class CurriculumStallParams(DetectorParams):
     )
 
 
-@register_detector("curriculum_stall")
+@DETECTORS.register("curriculum_stall", CurriculumStallParams)
 class CurriculumStall(Detector):
     """An adaptive curriculum whose windows never move: accuracy at the top level stays below
     τ_acc, check after check, so the policy sees the same difficulties all run."""
 
-    Params = CurriculumStallParams
     params: CurriculumStallParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
@@ -565,7 +546,7 @@ HELD = ("memory/cuda_allocated_mb", "memory/heap_in_use_mb")
 RESIDENT = ("memory/rss_mb", "memory/peak_rss_mb")
 
 
-@register_detector("memory_growth")
+@DETECTORS.register("memory_growth", MemoryGrowthParams)
 class MemoryGrowth(Detector):
     """Memory something keeps from one step to the next (a leak): the run will run out of
     memory. Reads what the program holds at the end of each step — ``memory/cuda_allocated_mb``
@@ -577,7 +558,6 @@ class MemoryGrowth(Detector):
     falls back to the RSS (``memory/rss_mb``, else the step's peak) with the second rule only,
     which an allocator settling can trip."""
 
-    Params = MemoryGrowthParams
     params: MemoryGrowthParams
 
     def __init__(self, params: DetectorParams, facts: RunFacts = NO_FACTS) -> None:
@@ -645,9 +625,9 @@ class HealthMonitor:
         for name in [*params, *disable, *stop_on]:
             DETECTORS.get(name)  # an unknown name fails here, listing the known ones
         self.detectors: list[Detector] = []
-        for name, cls in DETECTORS.items():
+        for name, spec in DETECTORS.items():
             if name not in disable:
-                self.detectors.append(cls(cls.Params.model_validate(params.get(name, {})), facts))
+                self.detectors.append(spec.build(params.get(name, {}), facts))
         self.stop_on = set(stop_on)
         self.path = run_dir / HEALTH_FILE if run_dir is not None else None
         # a resumed run warns once per run: what an earlier process warned about stays quiet

@@ -23,10 +23,8 @@ from verirl.device import Placement
 from verirl.lm import CausalLM, TokenLogProbs, head_logprobs
 from verirl.lm.checkpointing import enable_activation_checkpointing
 from verirl.lm.passes import response_hidden
-from verirl.train import distill as _distill  # noqa: F401  (the distill term, its teachers)
 from verirl.train.distributed import ONE_PROCESS, DataParallel
 from verirl.train.loss import (
-    ADVANTAGE_GATED,
     AGGREGATIONS,
     POLICY_LOSSES,
     AggregationScale,
@@ -134,10 +132,10 @@ class LearnerSettings:
         ``activation_checkpointing`` None: ``optim.activation_checkpointing``, which must then
         not be 'auto' (the memory plan decides that, once, where the run is built)."""
         if engine_logprobs_exact is None:
-            from verirl.rollout.base import get_engine
+            from verirl.rollout.base import ENGINES
 
             engine = cfg.rollout.engine
-            engine_logprobs_exact = get_engine(engine.name).exact_logprobs(engine.params)
+            engine_logprobs_exact = ENGINES.get(engine.name).exact_logprobs(engine.params)
         if activation_checkpointing is None:
             if cfg.optim.activation_checkpointing == "auto":  # verirl.assembly.build decides
                 raise ValueError("activation checkpointing 'auto' needs the memory plan's answer")
@@ -224,9 +222,9 @@ class Learner:
         )
         loss = settings.loss
         spec = POLICY_LOSSES.get(loss.policy.name)
-        self.policy_loss = spec.load()
+        self.policy_loss = spec.part
         self.loss_params = spec.parse(loss.policy.params)
-        self.aggregate = AGGREGATIONS.get(loss.aggregation)
+        self.aggregate = AGGREGATIONS.get(loss.aggregation).part
         self.corrections = settings.corrections()
         self.temperature = settings.temperature if settings.temperature > 0 else 1.0
         self.device = settings.placement.device
@@ -262,7 +260,7 @@ class Learner:
         # need every rank in every pass)
         self.skip_zero_rows = (
             o.skip_zero_advantage_rows
-            and loss.policy.name in ADVANTAGE_GATED
+            and spec.advantage_gated
             and self.terms.advantage_gated
             and not data_parallel.sharded_parameters
         )

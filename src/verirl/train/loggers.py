@@ -8,12 +8,12 @@ tracker: a SQLite database under ``TRACKIO_DIR``, browsed with ``trackio show``)
 receives every training step's metrics (non-finite values left out) and the before/after
 evaluations; ``metrics.jsonl`` stays the record that ``verirl report`` reads.
 
-A logger of your own is a factory registered with :func:`register_logger`::
+A logger of your own is a factory registered in :data:`LOGGERS`::
 
     class MyParams(BaseModel):
         url: str
 
-    @register_logger("my_tracker", MyParams)
+    @LOGGERS.register("my_tracker", MyParams)
     def my_tracker(params: MyParams, ctx: LoggerContext) -> MetricLogger: ...
 
 and is chosen with ``run.loggers=[{name: my_tracker, params: {url: ...}}]`` (a module in
@@ -65,20 +65,8 @@ class LoggerContext:
 LoggerFactory = Callable[[Any, LoggerContext], MetricLogger]
 
 
-LOGGERS: Registry[Spec[MetricLogger]] = Registry("logger")
-"""Loggers by name, built as ``spec.build(params, ctx)``."""
-
-
-def register_logger(name: str, params: type[BaseModel]) -> Callable[[LoggerFactory], Any]:
-    """Register ``factory(params, ctx) -> MetricLogger`` as logger ``name`` (``run.loggers``)
-    with parameter model ``params``."""
-
-    def decorator(factory: LoggerFactory) -> LoggerFactory:
-        doc = (factory.__doc__ or "").strip().split("\n")[0]
-        LOGGERS.add(Spec(name, factory, params, doc))
-        return factory
-
-    return decorator
+LOGGERS: Registry[Spec[LoggerFactory]] = Registry("logger")
+"""Loggers by name (``run.loggers``), built as ``spec.build(params, ctx)``."""
 
 
 class _Params(BaseModel):
@@ -123,7 +111,7 @@ class TensorBoardLogger:
         self._writer.close()
 
 
-@register_logger("tensorboard", TensorBoardParams)
+@LOGGERS.register("tensorboard", TensorBoardParams)
 def tensorboard_logger(params: TensorBoardParams, ctx: LoggerContext) -> MetricLogger:
     """Scalars to TensorBoard event files in the run directory."""
     return TensorBoardLogger(params, ctx)
@@ -181,7 +169,7 @@ class WandbLogger:
             self._run.finish()
 
 
-@register_logger("wandb", WandbParams)
+@LOGGERS.register("wandb", WandbParams)
 def wandb_logger(params: WandbParams, ctx: LoggerContext) -> MetricLogger:
     """Every step's metrics to a Weights & Biases run (online, offline or disabled)."""
     return WandbLogger(params, ctx)
@@ -234,7 +222,7 @@ class TrackioLogger:
             self._current.set(None)
 
 
-@register_logger("trackio", TrackioParams)
+@LOGGERS.register("trackio", TrackioParams)
 def trackio_logger(params: TrackioParams, ctx: LoggerContext) -> MetricLogger:
     """Every step's metrics to a trackio project (Hugging Face's local-first tracker)."""
     return TrackioLogger(params, ctx)

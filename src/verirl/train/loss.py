@@ -23,9 +23,6 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.registry import Registry, Spec
-from verirl.train.off_policy import truncated_is_weights
-
-__all__ = ["truncated_is_weights"]  # moved to verirl.train.off_policy; kept importable here
 
 Stats = dict[str, torch.Tensor]
 
@@ -54,34 +51,22 @@ LossFn = Callable[
 ]
 
 
-POLICY_LOSSES: Registry[Spec[tuple[torch.Tensor, Stats]]] = Registry("policy loss")
-"""Policy losses by name: ``Spec(name, fn, parameter model)``, ``fn`` a :data:`LossFn`."""
+@dataclass(frozen=True)
+class PolicyLossSpec(Spec[LossFn]):
+    """A registered policy loss (``part``: a :data:`LossFn`). ``advantage_gated``: the loss and
+    its gradient vanish on a token whose advantage is 0 — the learner then skips the rows
+    whose every advantage is 0 (``optim.skip_zero_advantage_rows``). Leave it False for a loss
+    with a term that does not scale with the advantage (an entropy bonus, say)."""
+
+    advantage_gated: bool = False
 
 
-ADVANTAGE_GATED: set[str] = set()
-"""Policy losses registered ``advantage_gated``: on a token whose advantage is 0 their value
-and gradient are exactly 0, whatever the log-probs (the advantage multiplies every term)."""
+POLICY_LOSSES: Registry[PolicyLossSpec] = Registry("policy loss", PolicyLossSpec)
+"""Policy losses by name (``loss.policy``): ``@POLICY_LOSSES.register(name, params,
+advantage_gated=...)`` on a :data:`LossFn`."""
 
 
-def register_policy_loss(
-    name: str, params: type[BaseModel], *, advantage_gated: bool = False
-) -> Callable[[LossFn], LossFn]:
-    """Register a :data:`LossFn` as ``loss.policy.name: name``. ``advantage_gated``: the loss
-    and its gradient vanish on a token whose advantage is 0 — the learner then skips the rows
-    whose every advantage is 0 (``optim.skip_zero_advantage_rows``). Leave it False for a
-    loss with a term that does not scale with the advantage (an entropy bonus, say)."""
-
-    def decorator(fn: LossFn) -> LossFn:
-        doc = (fn.__doc__ or "").strip().split("\n")[0]
-        POLICY_LOSSES.add(Spec(name, fn, params, doc))
-        if advantage_gated:  # a name registers once (the registry refuses a second)
-            ADVANTAGE_GATED.add(name)
-        return fn
-
-    return decorator
-
-
-@register_policy_loss("clipped_surrogate", ClippedSurrogateParams, advantage_gated=True)
+@POLICY_LOSSES.register("clipped_surrogate", ClippedSurrogateParams, advantage_gated=True)
 def clipped_surrogate(
     logprobs: torch.Tensor,
     old_logprobs: torch.Tensor,
@@ -133,7 +118,7 @@ class CISPOParams(BaseModel):
     )
 
 
-@register_policy_loss("cispo", CISPOParams, advantage_gated=True)
+@POLICY_LOSSES.register("cispo", CISPOParams, advantage_gated=True)
 def cispo(
     logprobs: torch.Tensor,
     old_logprobs: torch.Tensor,
@@ -179,7 +164,7 @@ class SAPOParams(BaseModel):
     )
 
 
-@register_policy_loss("sapo", SAPOParams, advantage_gated=True)
+@POLICY_LOSSES.register("sapo", SAPOParams, advantage_gated=True)
 def sapo(
     logprobs: torch.Tensor,
     old_logprobs: torch.Tensor,
@@ -231,9 +216,9 @@ class AggregationScale:
 
 
 AggFn = Callable[[torch.Tensor, torch.Tensor, AggregationScale], torch.Tensor]
-AGGREGATIONS: Registry[AggFn] = Registry("loss aggregation")
-"""Aggregations by name (``loss.aggregation``): ``fn(loss [N, R], mask [N, R], scale)`` → the
-minibatch's share of the loss, a scalar. A new one is one more ``AGGREGATIONS.register``."""
+AGGREGATIONS: Registry[Spec[AggFn]] = Registry("loss aggregation")
+"""Aggregations by name (``loss.aggregation``): ``part(loss [N, R], mask [N, R], scale)`` → the
+minibatch's share of the loss, a scalar. A new one is one more ``@AGGREGATIONS.register``."""
 
 
 @AGGREGATIONS.register("token-mean")

@@ -4,7 +4,7 @@
 A schedule is the LR multiplier after warmup as a function of ``progress`` ∈ [0, 1], the
 share of the post-warmup optimizer steps already taken. :func:`lr_factor` puts a linear
 warmup of ``optim.warmup_steps`` in front of any of them, so a new shape is one more
-``@register_lr_schedule`` and never a branch in the learner.
+``@LR_SCHEDULES.register`` and never a branch in the learner.
 """
 
 from __future__ import annotations
@@ -12,33 +12,29 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec
 
 ScheduleFn = Callable[[float], float]
 
-LR_SCHEDULES: Registry[ScheduleFn] = Registry("learning-rate schedule")
-"""Schedules by name (``optim.schedule``): ``fn(progress ∈ [0, 1]) → LR multiplier``."""
+LR_SCHEDULES: Registry[Spec[ScheduleFn]] = Registry("learning-rate schedule")
+"""Schedules by name (``optim.schedule``): ``@LR_SCHEDULES.register(name)`` on
+``fn(progress ∈ [0, 1]) → LR multiplier``."""
 
 
-def register_lr_schedule(name: str) -> Callable[[ScheduleFn], ScheduleFn]:
-    """Register ``fn(progress) → multiplier`` as ``optim.schedule: name``."""
-    return LR_SCHEDULES.register(name)
-
-
-@register_lr_schedule("constant")
+@LR_SCHEDULES.register("constant")
 def constant(progress: float) -> float:
     """1 throughout (RLVE, DAPO)."""
     return 1.0
 
 
-@register_lr_schedule("linear")
+@LR_SCHEDULES.register("linear")
 def linear(progress: float) -> float:
     """1 − progress: linear decay to 0 at the last step (transformers' and TRL's default
     ``lr_scheduler_type="linear"``)."""
     return 1.0 - progress
 
 
-@register_lr_schedule("cosine")
+@LR_SCHEDULES.register("cosine")
 def cosine(progress: float) -> float:
     """½ (1 + cos(π · progress)): half a cosine from 1 to 0 (Loshchilov & Hutter, "SGDR",
     arXiv 1608.03983, eq. 5 with one cycle and η_min = 0)."""
@@ -49,7 +45,7 @@ def lr_factor(name: str, warmup_steps: int, total_steps: int) -> Callable[[int],
     """The LR multiplier of optimizer step ``step`` (0-based) for ``torch.optim.lr_scheduler.
     LambdaLR``: a linear warmup ``(step + 1) / warmup_steps`` over the first ``warmup_steps``
     steps, then schedule ``name`` over the remaining ``total_steps − warmup_steps``."""
-    shape = LR_SCHEDULES.get(name)
+    shape = LR_SCHEDULES.get(name).part
 
     def factor(step: int) -> float:
         if step < warmup_steps:

@@ -277,7 +277,7 @@ def plan_inputs(
     """The :class:`PlanInputs` of ``cfg`` with prompts of ``prompt_tokens`` tokens (the run's
     longest: :func:`longest_prompt`) on ``device`` ('cpu', 'cuda'; None: the config's
     ``model.device`` resolved on this machine); ``model_config`` None: ``model.name``'s."""
-    from verirl.rollout.base import get_engine
+    from verirl.rollout.base import ENGINES
     from verirl.train.optimizers import OPTIMIZERS
     from verirl.train.terms import LossTerms
     from verirl.verification.executors import EXECUTORS
@@ -291,7 +291,7 @@ def plan_inputs(
     trainable = shape.lora_params(lora.r, tuple(lora.target_modules)) if lora else None
     chunk = cfg.optim.logprob_chunk_tokens
     # the engine's and the executor's parameters as their registrations read them
-    engine = get_engine(cfg.rollout.engine.name).parse(cfg.rollout.engine.params)
+    engine = ENGINES.get(cfg.rollout.engine.name).parse(cfg.rollout.engine.params)
     executor = cfg.verification.executor
     pool = EXECUTORS.get(executor.name).parse(executor.params)
     return PlanInputs(

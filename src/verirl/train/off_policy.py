@@ -5,7 +5,7 @@ Three policies can be involved (AReaL's naming):
 
 - π_behav: the policy that *sampled* the tokens (the rollout engine; its log-probs travel with
   every rollout). It differs from the learner's when the engine has its own numerics (vLLM,
-  another precision) or when it ran k policy versions behind (``run.async.max_staleness``).
+  another precision) or when it ran k policy versions behind (the ``bounded_staleness`` schedule).
 - π_prox: the learner's own policy at the weights of the update, recomputed without grad
   before the first optimisation step (``optim.old_logprobs = recompute``).
 - π_θ: the policy being optimised.
@@ -32,7 +32,7 @@ from typing import Any, Literal
 import torch
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from verirl.registry import NoParams, Registry
+from verirl.registry import Registry, Spec
 
 Stats = dict[str, float]
 WeightFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, Any], tuple[torch.Tensor, Stats]]
@@ -54,19 +54,21 @@ def same_logprobs(
 
 
 @dataclass(frozen=True)
-class OffPolicyCorrection:
-    name: str
-    params: type[BaseModel]
-    weights: WeightFn = unit_weights
+class OffPolicyCorrection(Spec[WeightFn]):
+    """A registered correction: its token weights (``part``), the log-probs its ratio is
+    built on (``logprobs``) and whether it needs the learner's own old log-probs π_prox."""
+
     logprobs: LogprobFn = same_logprobs
     needs_proximal: bool = False
 
+    @property
+    def weights(self) -> WeightFn:
+        return self.part
 
-OFF_POLICY: Registry[OffPolicyCorrection] = Registry("off-policy correction")
 
-
-def register_correction(correction: OffPolicyCorrection) -> OffPolicyCorrection:
-    return OFF_POLICY.register(correction.name)(correction)
+OFF_POLICY: Registry[OffPolicyCorrection] = Registry("off-policy correction", OffPolicyCorrection)
+"""Corrections by name (``loss.off_policy``): ``@OFF_POLICY.register(name, params,
+logprobs=..., needs_proximal=...)`` on the weights function."""
 
 
 def _masked_mean(x: torch.Tensor, mask: torch.Tensor) -> float:
@@ -78,7 +80,7 @@ def _log_ratio(proximal: torch.Tensor, behaviour: torch.Tensor, mask: torch.Tens
 
 
 # ---- none ------------------------------------------------------------------------------------
-register_correction(OffPolicyCorrection("none", NoParams))
+OFF_POLICY.register("none", description="no correction")(unit_weights)
 
 
 # ---- truncated importance sampling -------------------------------------------------------------
@@ -116,6 +118,7 @@ def truncated_is_weights(
         return torch.exp(_log_ratio(learner_logprobs, engine_logprobs, mask)).clamp(max=cap)
 
 
+@OFF_POLICY.register("truncated_is", TruncatedISParams, "truncated IS (TIS)", needs_proximal=True)
 def _tis(
     proximal: torch.Tensor, behaviour: torch.Tensor, mask: torch.Tensor, p: TruncatedISParams
 ) -> tuple[torch.Tensor, Stats]:
@@ -125,11 +128,6 @@ def _tis(
         "tis_truncated_frac": _masked_mean((w >= p.cap).float(), mask),
     }
     return w, stats
-
-
-register_correction(
-    OffPolicyCorrection("truncated_is", TruncatedISParams, _tis, needs_proximal=True)
-)
 
 
 # ---- masked importance sampling ----------------------------------------------------------------
@@ -143,6 +141,7 @@ class MaskedISParams(BaseModel):
     )
 
 
+@OFF_POLICY.register("masked_is", MaskedISParams, needs_proximal=True)
 def masked_is_weights(
     proximal: torch.Tensor,
     behaviour: torch.Tensor,
@@ -173,11 +172,6 @@ def masked_is_weights(
     }
 
 
-register_correction(
-    OffPolicyCorrection("masked_is", MaskedISParams, masked_is_weights, needs_proximal=True)
-)
-
-
 # ---- IcePop ------------------------------------------------------------------------------------
 class IcePopParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -191,6 +185,7 @@ class IcePopParams(BaseModel):
         return self
 
 
+@OFF_POLICY.register("icepop", IcePopParams, needs_proximal=True)
 def icepop_weights(
     proximal: torch.Tensor,
     behaviour: torch.Tensor,
@@ -214,11 +209,6 @@ def icepop_weights(
     }
 
 
-register_correction(
-    OffPolicyCorrection("icepop", IcePopParams, icepop_weights, needs_proximal=True)
-)
-
-
 # ---- GSPO --------------------------------------------------------------------------------------
 def gspo_logprobs(
     logp: torch.Tensor, old: torch.Tensor, mask: torch.Tensor, params: Any
@@ -240,7 +230,9 @@ def gspo_logprobs(
     return old + seq_log_ratio + logp - logp.detach()
 
 
-register_correction(OffPolicyCorrection("gspo", NoParams, logprobs=gspo_logprobs))
+OFF_POLICY.register("gspo", logprobs=gspo_logprobs, description="GSPO's sequence-level ratio")(
+    unit_weights
+)
 
 
 # ---- decoupled PPO -----------------------------------------------------------------------------
@@ -254,6 +246,7 @@ class DecoupledPPOParams(BaseModel):
     )
 
 
+@OFF_POLICY.register("decoupled_ppo", DecoupledPPOParams, needs_proximal=True)
 def decoupled_ppo_weights(
     proximal: torch.Tensor,
     behaviour: torch.Tensor,
@@ -281,13 +274,6 @@ def decoupled_ppo_weights(
         "is_weight_mean": _masked_mean(w, mask),
         "is_masked_frac": _masked_mean(1.0 - keep, mask),
     }
-
-
-register_correction(
-    OffPolicyCorrection(
-        "decoupled_ppo", DecoupledPPOParams, decoupled_ppo_weights, needs_proximal=True
-    )
-)
 
 
 # ---- composition -------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ import torch
 from pydantic import BaseModel
 
 from verirl.errors import UserInputError
-from verirl.registry import NoParams, Registry, Spec
+from verirl.registry import Registry, Spec
 
 logger = logging.getLogger("verirl.train")
 
@@ -52,7 +52,7 @@ Build = Callable[
 
 
 @dataclass(frozen=True)
-class OptimizerSpec(Spec[torch.optim.Optimizer]):
+class OptimizerSpec(Spec[Build]):
     """A registered optimizer, built as ``build(params, trainable, settings, device)``.
     Beside what every :class:`~verirl.registry.Spec` holds it declares the bytes of state it
     keeps per trainable parameter (the memory plan reads them), the device types it runs on
@@ -63,32 +63,10 @@ class OptimizerSpec(Spec[torch.optim.Optimizer]):
     install: str = ""
 
 
-OPTIMIZERS: Registry[OptimizerSpec] = Registry("optimizer")
-
-
-def register_optimizer(
-    name: str,
-    state_bytes_per_param: float,
-    devices: tuple[str, ...] = ("cpu", "cuda"),
-    params: type[BaseModel] = NoParams,
-    install: str = "",
-) -> Callable[[Build], Build]:
-    def decorator(fn: Build) -> Build:
-        doc = (fn.__doc__ or "").strip().split("\n")[0]
-        OPTIMIZERS.add(
-            OptimizerSpec(
-                name,
-                fn,
-                params,
-                doc,
-                state_bytes_per_param=state_bytes_per_param,
-                devices=devices,
-                install=install,
-            )
-        )
-        return fn
-
-    return decorator
+OPTIMIZERS: Registry[OptimizerSpec] = Registry("optimizer", OptimizerSpec)
+"""Optimizers by name (``optim.optimizer``): ``@OPTIMIZERS.register(name, params,
+state_bytes_per_param=..., devices=..., install=...)`` on ``build(params, trainable, settings,
+device)``."""
 
 
 def build_optimizer(
@@ -122,7 +100,7 @@ def _count_the_update(optimizer: torch.optim.Optimizer, *_: Any) -> None:
                 torch.autograd.graph.increment_version(param)
 
 
-@register_optimizer("adamw", state_bytes_per_param=8.0)
+@OPTIMIZERS.register("adamw", state_bytes_per_param=8.0)
 def _adamw(
     _: BaseModel, params: list[torch.nn.Parameter], s: AdamSettings, device: torch.device
 ) -> torch.optim.Optimizer:
@@ -174,4 +152,6 @@ for _name, _cls, _state, _devices in (
     ("paged_adamw_8bit", "PagedAdamW8bit", 2.0, ("cuda",)),
     ("paged_adamw", "PagedAdamW", 8.0, ("cuda",)),
 ):
-    register_optimizer(_name, _state, _devices, install="verirl[optim]")(_bnb(_cls))
+    OPTIMIZERS.register(
+        _name, state_bytes_per_param=_state, devices=_devices, install="verirl[optim]"
+    )(_bnb(_cls))

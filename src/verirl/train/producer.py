@@ -6,8 +6,9 @@
     curriculum.update(every rollout generated)             # verdicts → difficulty windows
 
 It runs in the trainer's process (the synchronous schedule) or in a process of its own with
-its own engine copy (``run.async``); either way it hands the learner a :class:`Produced` that
-carries the policy version that sampled it and the producer-side metrics of the step.
+its own engine copy (the ``bounded_staleness`` schedule); either way it hands the learner a
+:class:`Produced` that carries the policy version that sampled it and the producer-side
+metrics of the step.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from verirl.curriculum import effective_prompt_ratio
 from verirl.rewards import RewardContext
 from verirl.rewards.stage import RewardStage, build_reward_source
 from verirl.rollout.base import RolloutEngine
-from verirl.rollout.collect import Collector, get_collector
+from verirl.rollout.collect import COLLECTORS, Collector
 from verirl.rollout.prompts import SYSTEM_VARIANTS, PromptFormatter
 from verirl.serve.settings import GymConfig
 from verirl.sources import ProblemSource, TaskStream
 from verirl.train.group_filters import GROUP_FILTERS
 from verirl.train.ledger import Ledger
 from verirl.types import Rollout, SamplingParams
+from verirl.verification.batch import BatchVerifier
 
 logger = logging.getLogger("verirl.train")
 
@@ -118,7 +120,7 @@ class RolloutProducer:
         self.ledger = Ledger(settings.ledger)
         chosen = settings.dynamic_sampling.filter
         spec = GROUP_FILTERS.get(chosen.name)
-        self._filter, self._filter_params = spec.load(), spec.parse(chosen.params)
+        self._filter, self._filter_params = spec.part, spec.parse(chosen.params)
 
     def record_to(self, ledger: Path | None) -> None:
         """Record the problems issued from now on in ``ledger`` (the run's ledger, which the
@@ -136,12 +138,17 @@ class RolloutProducer:
     def tokenizer(self) -> Any:
         return self.reward.ctx.tokenizer
 
+    @property
+    def verifier(self) -> BatchVerifier:
+        """The verification stage the reward stage verifies with."""
+        return self.reward.ctx.verifier
+
     def produce(self, version: int = 0, batch: int | None = None) -> Produced:
         """Sample batch ``batch`` (default: ``version``, as in the synchronous loop) with
         policy ``version``: one step's groups, scored, and the curriculum updated from the
         verdicts (in the order the groups were generated)."""
         self.batch = version if batch is None else batch
-        self.reward.ctx.verifier.metrics(reset=True)  # count this step's verifications only
+        self.verifier.metrics(reset=True)  # count this step's verifications only
         t0 = time.perf_counter()
         out = self.sample_step()
         moved = self.curriculum.update(out.generated)
@@ -237,7 +244,7 @@ def build_producer(
     parameters ``settings`` name. ``device``: where the policy ``model`` lives (reward sources
     that score with it put their batches there)."""
     r, reward = settings.rollout, settings.reward
-    collector = get_collector(r.collector.name).build(r.collector.params)
+    collector = COLLECTORS.get(r.collector.name).build(r.collector.params)
     scorer = build_reward_source(
         reward.name, reward.params, reward.overlong.buffer, r.max_new_tokens
     )

@@ -18,7 +18,7 @@ a pure function ``fn(TermInputs, params) -> (per-token [N, R], statistics)`` reg
 - ``coefficient``: how ``c_k`` evolves — :class:`StaticCoefficient` (``params.coef``) or a
   controller that reads each optimizer step's statistics (the adaptive entropy bonus).
 
-Adding a term (a distillation loss, a format penalty) is one ``@register_loss_term`` in any
+Adding a term (a distillation loss, a format penalty) is one ``@LOSS_TERMS.register`` in any
 module, named in a config as ``loss.terms: {name: {coef: ..., ...}}``; the learner has no branch
 per term. KL estimators are registered the same way (:data:`KL_ESTIMATORS`), and so are the
 kinds of token source a config can build (:data:`TOKEN_SOURCES`, ``loss.sources``: a teacher
@@ -118,72 +118,38 @@ def static_coefficient(params: TermParams) -> Coefficient:
     return StaticCoefficient(params.coef)
 
 
-@dataclass(frozen=True)
-class LossTerm:
-    """A registered term (see the module docstring)."""
+def _coef_nonzero(params: Any) -> bool:
+    return bool(params.coef != 0)
 
-    name: str
-    fn: TermFn
-    params: type[TermParams]
+
+@dataclass(frozen=True)
+class LossTerm(Spec[TermFn]):
+    """A registered term (see the module docstring): ``part(TermInputs, params) -> (per-token
+    loss [N, R], stats)`` with its parameter model (a :class:`TermParams` subclass), and
+
+    - ``needs``: what it reads besides the policy's log-probs;
+    - ``advantage_gated``: it vanishes with the advantage;
+    - ``coefficient(params)``: how its coefficient evolves (default: ``params.coef``);
+    - ``active(params)``: whether the configured term contributes at all (default: coef ≠ 0).
+    """
+
     needs: frozenset[str] = frozenset()
     advantage_gated: bool = False
     coefficient: Callable[[Any], Coefficient] = static_coefficient
-    active: Callable[[Any], bool] = lambda p: p.coef != 0
-    description: str = ""
+    active: Callable[[Any], bool] = _coef_nonzero
 
 
-LOSS_TERMS: Registry[LossTerm] = Registry("loss term")
-"""Loss terms by name (``loss.terms``); see :func:`register_loss_term`."""
+LOSS_TERMS: Registry[LossTerm] = Registry("loss term", LossTerm)
+"""Loss terms by name (``loss.terms``): ``@LOSS_TERMS.register(name, Params, needs=...,
+advantage_gated=..., coefficient=..., active=...)`` on a :data:`TermFn`."""
 
 
-def register_loss_term(
-    name: str,
-    params: type[TermParams],
-    *,
-    needs: frozenset[str] = frozenset(),
-    advantage_gated: bool = False,
-    coefficient: Callable[[Any], Coefficient] = static_coefficient,
-    active: Callable[[Any], bool] | None = None,
-) -> Callable[[TermFn], TermFn]:
-    """Register ``fn(TermInputs, params) -> (per-token loss [N, R], stats)`` as term ``name``.
-    ``active(params)``: whether the configured term contributes at all (default: coef ≠ 0)."""
-
-    def decorator(fn: TermFn) -> TermFn:
-        doc = (fn.__doc__ or "").strip().split("\n")[0]
-        LOSS_TERMS.add(
-            LossTerm(
-                name,
-                fn,
-                params,
-                needs,
-                advantage_gated,
-                coefficient,
-                active if active is not None else (lambda p: p.coef != 0),
-                doc,
-            )
-        )
-        return fn
-
-    return decorator
-
-
-TOKEN_SOURCES: Registry[Spec[Any]] = Registry("token source")
+TOKEN_SOURCES: Registry[Spec[Callable[..., Any]]] = Registry("token source")
 """Kinds of token source a config builds (``loss.sources: {name: {name: kind, params}}``), by
-kind: ``factory(params, learner) -> fn(batch) -> [N, R]`` (see
-:data:`verirl.train.learner.TokenSource`), given the learner whose passes it may reuse. A
-source marks a position it has no value for with NaN; the terms reading it skip those."""
-
-
-def register_token_source(
-    name: str, params: type[BaseModel], description: str
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register ``factory(params, learner)`` as the token source kind ``name``."""
-
-    def decorator(factory: Callable[..., Any]) -> Callable[..., Any]:
-        TOKEN_SOURCES.add(Spec(name, factory, params, description))
-        return factory
-
-    return decorator
+kind: ``@TOKEN_SOURCES.register(kind, Params, description)`` on ``factory(params, learner) ->
+fn(batch) -> [N, R]`` (see :data:`verirl.train.learner.TokenSource`), built as
+``spec.build(params, learner)``, given the learner whose passes it may reuse. A source marks a
+position it has no value for with NaN; the terms reading it skip those."""
 
 
 def _masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -192,7 +158,7 @@ def _masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 # ---- KL to the frozen reference ----------------------------------------------------------------
 KLFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-KL_ESTIMATORS: Registry[KLFn] = Registry("KL estimator")
+KL_ESTIMATORS: Registry[Spec[KLFn]] = Registry("KL estimator")
 """Per-token estimators of KL(π_θ ‖ π_ref) from samples of π_θ, by name: ``fn(log π_θ [N, R],
 log π_ref [N, R]) -> [N, R]`` (Schulman 2020, "Approximating KL divergence", the estimators
 k1, k2, k3; with δ = log π_ref − log π_θ)."""
@@ -221,7 +187,7 @@ def kl_k3(logprobs: torch.Tensor, ref_logprobs: torch.Tensor) -> torch.Tensor:
 
 def kl_penalty(logprobs: torch.Tensor, ref_logprobs: torch.Tensor, estimator: str) -> torch.Tensor:
     """Per-token KL(π_θ ‖ π_ref) by the registered ``estimator`` ([N, R] in and out)."""
-    return KL_ESTIMATORS.get(estimator)(logprobs, ref_logprobs)
+    return KL_ESTIMATORS.get(estimator).part(logprobs, ref_logprobs)
 
 
 class KLParams(TermParams):
@@ -246,7 +212,7 @@ class KLParams(TermParams):
         return name
 
 
-@register_loss_term("kl", KLParams, needs=frozenset({"reference"}))
+@LOSS_TERMS.register("kl", KLParams, needs=frozenset({"reference"}))
 def kl_term(inputs: TermInputs, params: KLParams) -> tuple[torch.Tensor, Stats]:
     """The KL penalty to the frozen initial policy (GRPO, Shao et al. 2024, DeepSeekMath
     arXiv 2402.03300, eq. 3): per token ``β · D̂_KL(π_θ ‖ π_ref)`` by ``params.estimator``.
@@ -333,7 +299,7 @@ def _entropy_coefficient(params: EntropyParams) -> Coefficient:
     return StaticCoefficient(params.coef)
 
 
-@register_loss_term(
+@LOSS_TERMS.register(
     "entropy",
     EntropyParams,
     needs=frozenset({"entropy"}),
@@ -358,7 +324,7 @@ def entropy_bonus(inputs: TermInputs, params: EntropyParams) -> tuple[torch.Tens
 @dataclass(frozen=True)
 class ActiveTerm:
     spec: LossTerm
-    params: TermParams
+    params: BaseModel
     coefficient: Coefficient
 
 
@@ -369,7 +335,7 @@ class LossTerms:
         self.terms: list[ActiveTerm] = []
         for name, raw in configured.items():
             spec = LOSS_TERMS.get(name)
-            params = spec.params.model_validate(dict(raw))
+            params = spec.parse(raw)
             if spec.active(params):
                 self.terms.append(ActiveTerm(spec, params, spec.coefficient(params)))
 
@@ -391,7 +357,7 @@ class LossTerms:
         total: torch.Tensor | None = None
         stats: Stats = {}
         for t in self.terms:
-            value, s = t.spec.fn(inputs, t.params)
+            value, s = t.spec.part(inputs, t.params)
             scaled = t.coefficient.value() * value
             total = scaled if total is None else total + scaled
             stats.update(s)

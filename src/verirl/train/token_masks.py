@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.registry import NoParams, Registry
+from verirl.registry import Registry, Spec
 
 Stats = dict[str, float]
 
@@ -42,33 +42,19 @@ MaskFn = Callable[[MaskInputs, Any], tuple[torch.Tensor, Stats]]
 
 
 @dataclass(frozen=True)
-class TokenMask:
-    name: str
-    fn: MaskFn
-    params: type[BaseModel] = NoParams
+class TokenMask(Spec[MaskFn]):
+    """A registered mask: ``part(MaskInputs, params) -> (keep [M, R], stats)``; ``needs``:
+    ``{"entropy"}`` when it reads the entropies."""
+
     needs: frozenset[str] = frozenset()
-    description: str = ""
 
 
-TOKEN_MASKS: Registry[TokenMask] = Registry("token mask")
-"""Token masks by name (``loss.token_mask: {name, params}``)."""
+TOKEN_MASKS: Registry[TokenMask] = Registry("token mask", TokenMask)
+"""Token masks by name (``loss.token_mask: {name, params}``): ``@TOKEN_MASKS.register(name,
+Params, needs=...)`` on a :data:`MaskFn`."""
 
 
-def register_token_mask(
-    name: str, params: type[BaseModel] = NoParams, *, needs: frozenset[str] = frozenset()
-) -> Callable[[MaskFn], MaskFn]:
-    """Register ``fn(MaskInputs, params) -> (keep [M, R], stats)`` as ``loss.token_mask: name``;
-    ``needs``: ``{"entropy"}`` when it reads the entropies."""
-
-    def decorator(fn: MaskFn) -> MaskFn:
-        doc = (fn.__doc__ or "").strip().split("\n")[0]
-        TOKEN_MASKS.add(TokenMask(name, fn, params, needs, doc))
-        return fn
-
-    return decorator
-
-
-@register_token_mask("none")
+@TOKEN_MASKS.register("none")
 def every_token(inputs: MaskInputs, params: BaseModel) -> tuple[torch.Tensor, Stats]:
     """Every token carries gradient (keep = 1)."""
     return torch.ones_like(inputs.mask), {}
@@ -86,7 +72,7 @@ class TopEntropyParams(BaseModel):
     )
 
 
-@register_token_mask("top_entropy", TopEntropyParams, needs=frozenset({"entropy"}))
+@TOKEN_MASKS.register("top_entropy", TopEntropyParams, needs=frozenset({"entropy"}))
 def top_entropy(inputs: MaskInputs, params: TopEntropyParams) -> tuple[torch.Tensor, Stats]:
     """Only the high-entropy "forking" tokens carry the policy gradient (Wang et al., "Beyond
     the 80/20 Rule: High-Entropy Minority Tokens Drive Effective Reinforcement Learning for
@@ -122,7 +108,7 @@ class ConfiguredMask:
     @classmethod
     def build(cls, name: str, params: dict[str, Any]) -> ConfiguredMask:
         spec = TOKEN_MASKS.get(name)
-        return cls(spec, spec.params.model_validate(params))
+        return cls(spec, spec.parse(params))
 
     @property
     def needs(self) -> frozenset[str]:
@@ -130,5 +116,5 @@ class ConfiguredMask:
 
     def __call__(self, inputs: MaskInputs) -> tuple[torch.Tensor, Stats]:
         with torch.no_grad():
-            keep, stats = self.spec.fn(inputs, self.params)
+            keep, stats = self.spec.part(inputs, self.params)
         return keep, stats

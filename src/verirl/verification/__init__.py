@@ -3,9 +3,8 @@
 - :mod:`~verirl.verification.batch`: :class:`BatchVerifier`, every environment verification
   of a step (and of each turn of an episode) in one batched call, each with a deadline;
 - :mod:`~verirl.verification.executors`: where the calls run — ``inline``, ``threads``,
-  ``processes`` and ``ray`` (:mod:`verirl.integrations.ray.executor`, named in the registry
-  by its import path and imported only when built);
-- :mod:`~verirl.verification.settings`: the parameter models the config holds as sections.
+  ``processes``, or a plug-in's (``ray``: :mod:`verirl.integrations.ray.executor`);
+- :mod:`~verirl.verification.settings`: the section the config holds.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from verirl.verification.executors import (
     ProcessExecutor,
     ThreadExecutor,
 )
-from verirl.verification.settings import RayPoolParams
 
 __all__ = [
     "EXECUTORS",
@@ -28,7 +26,6 @@ __all__ = [
     "InlineExecutor",
     "Outcome",
     "ProcessExecutor",
-    "RayPoolParams",
     "ThreadExecutor",
     "verify_one",
     "verify_proof_one",

@@ -12,8 +12,8 @@ failing item:
 - ``processes``: a pool of worker processes (``pebble``), started once and kept warm. Truly
   parallel, and it *enforces* deadlines: a call past its deadline has its worker killed and
   replaced, so a verifier stuck in untrusted parsing cannot hold the run.
-- ``ray``: a pool of Ray actors (:mod:`verirl.integrations.ray.executor`, registered here by
-  its import path), on this machine or a cluster. Each actor owns long-lived proof checkers
+- ``ray``: a pool of Ray actors (:mod:`verirl.integrations.ray.executor`, a plug-in found by
+  its entry point), on this machine or a cluster. Each actor owns long-lived proof checkers
   (``hosts_provers``), so proof checks spread over the actors too; a hung actor is killed and
   replaced, a dead one replaced, and their calls score as timeouts. Ray is imported only when
   this executor is built.
@@ -22,7 +22,6 @@ failing item:
 from __future__ import annotations
 
 import concurrent.futures
-import importlib
 import multiprocessing
 import threading
 import time
@@ -33,8 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from verirl.registry import Registry, Spec
-from verirl.verification.settings import RayPoolParams
+from verirl.registry import NoParams, Registry, Spec, load_plugins, named
 
 if TYPE_CHECKING:
     from verirl.provers.settings import Provers, ProversConfig
@@ -91,19 +89,18 @@ class Executor(ABC):
         self.close()
 
 
+EXECUTORS: Registry[Spec[type[Executor]]] = Registry("executor", on_add=named)
+"""Executors by name (``verification.executor``), built as ``spec.build(params, plugins)``."""
+
+
 def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
 
 
 # ---- inline --------------------------------------------------------------------------------
-class InlineParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
+@EXECUTORS.register("inline", description="this process, one call after another")
 class InlineExecutor(Executor):
-    name = "inline"
-
-    def __init__(self, params: InlineParams | None = None, plugins: Sequence[str] = ()) -> None:
+    def __init__(self, params: NoParams | None = None, plugins: Sequence[str] = ()) -> None:
         del params, plugins
 
     def map(
@@ -132,9 +129,8 @@ class PoolParams(BaseModel):
     )
 
 
+@EXECUTORS.register("threads", PoolParams, "a thread pool")
 class ThreadExecutor(Executor):
-    name = "threads"
-
     def __init__(self, params: PoolParams | None = None, plugins: Sequence[str] = ()) -> None:
         del plugins
         self.params = params or PoolParams()
@@ -177,13 +173,13 @@ def _import_modules(modules: Sequence[str], sandbox: str | None = None) -> None:
     from verirl.sandbox import configure_worker_sandbox
 
     configure_worker_sandbox(sandbox)
-    for name in modules:
-        importlib.import_module(name)
+    load_plugins(modules)
     from verirl.envs import load_all
 
     load_all()
 
 
+@EXECUTORS.register("processes", PoolParams, "warm worker processes, deadlines enforced")
 class ProcessExecutor(Executor):
     """A warm pool of worker processes with enforced per-call deadlines.
 
@@ -194,8 +190,6 @@ class ProcessExecutor(Executor):
     (outside any call's deadline), and serve
     calls until the pool closes; a worker whose call overruns is killed and replaced.
     """
-
-    name = "processes"
 
     def __init__(self, params: PoolParams | None = None, plugins: Sequence[str] = ()) -> None:
         from pebble import ProcessPool
@@ -211,7 +205,7 @@ class ProcessExecutor(Executor):
             max_workers=self.params.workers,
             context=context,
             initializer=_import_modules,
-            initargs=(["verirl.envs", *plugins], current_sandbox_config().model_dump_json()),
+            initargs=(tuple(plugins), current_sandbox_config().model_dump_json()),
         )
 
     def map(
@@ -279,17 +273,3 @@ class LazyExecutor(Executor):
             executor, self._executor = self._executor, None
         if executor is not None:
             executor.close()
-
-
-# ---- registry ------------------------------------------------------------------------------
-EXECUTORS: Registry[Spec[Executor]] = Registry("executor")
-"""Executors by name: ``Spec(name, class or its import path, parameter model)``, built as
-``spec.build(params, plugins)``."""
-EXECUTORS.add(Spec("inline", InlineExecutor, InlineParams, "this process, one call after another"))
-EXECUTORS.add(Spec("threads", ThreadExecutor, PoolParams, "a thread pool"))
-EXECUTORS.add(
-    Spec("processes", ProcessExecutor, PoolParams, "warm worker processes, deadlines enforced")
-)
-# Ray is a plug-in: its executor lives in verirl.integrations.ray and is named, not imported.
-RAY_EXECUTOR = "verirl.integrations.ray.executor:RayExecutor"
-EXECUTORS.add(Spec("ray", RAY_EXECUTOR, RayPoolParams, "a pool of Ray actors"))

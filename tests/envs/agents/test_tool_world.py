@@ -17,7 +17,7 @@ from verirl.envs.base import TURN_SEPARATOR
 from verirl.models import load_tokenizer
 from verirl.rewards.stage import env_reward_stage
 from verirl.rollout.base import Generation
-from verirl.rollout.collect import get_collector
+from verirl.rollout.collect import COLLECTORS
 from verirl.rollout.prompts import PromptFormatter
 from verirl.tools import ParsedReply, get_format
 from verirl.tools.calls import decode_transcript
@@ -120,7 +120,7 @@ def test_episode_in_smollm2_format_with_results_as_tool_messages() -> None:
     assert len(replies) >= 3
     fmt = get_format("chatml_tools")
     texts = [fmt.render(r) for r in replies] + ["All done."]
-    collector = get_collector("tool_calls").build({"max_turns": 10})
+    collector = COLLECTORS.get("tool_calls").build({"max_turns": 10})
     engine = ScriptedEngine(tok, texts)
     sampling = SamplingParams(n=1, temperature=1.0, max_new_tokens=64, seed=0)
     [ep] = collector.collect(

@@ -16,7 +16,7 @@ from verirl.envs.selfcheck import self_check
 NAMES = [
     n
     for n in env_names(family="countdown")
-    if ENVIRONMENTS.get(n).__module__.endswith(".arithmetic.countdown")
+    if ENVIRONMENTS.get(n).part.__module__.endswith(".arithmetic.countdown")
 ]
 
 

@@ -12,7 +12,7 @@ from verirl.envs.selfcheck import self_check
 NAMES = [
     n
     for n in env_names(family="number_counting")
-    if ENVIRONMENTS.get(n).__module__.endswith(".counting.number_theory")
+    if ENVIRONMENTS.get(n).part.__module__.endswith(".counting.number_theory")
 ]
 
 

@@ -16,7 +16,7 @@ from verirl.envs.selfcheck import self_check
 NAMES = [
     n
     for n in env_names(family="recurrence_counting")
-    if ENVIRONMENTS.get(n).__module__.endswith(".counting.recurrences")
+    if ENVIRONMENTS.get(n).part.__module__.endswith(".counting.recurrences")
 ]
 
 

@@ -12,7 +12,7 @@ from verirl.envs.selfcheck import self_check
 NAMES = [
     n
     for n in env_names(family="graph_construction")
-    if ENVIRONMENTS.get(n).__module__.endswith(".graphs.construction")
+    if ENVIRONMENTS.get(n).part.__module__.endswith(".graphs.construction")
 ]
 
 # a triangle 0-1-2 with a tail 2-3-4: the bridges are 2-3 and 3-4

@@ -12,7 +12,7 @@ from verirl.envs.selfcheck import self_check
 NAMES = [
     n
     for n in env_names(family="graph_counting")
-    if ENVIRONMENTS.get(n).__module__.endswith(".graphs.counting")
+    if ENVIRONMENTS.get(n).part.__module__.endswith(".graphs.counting")
 ]
 K4 = [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
 SQUARE = [[0, 1], [1, 2], [2, 3], [3, 0]]

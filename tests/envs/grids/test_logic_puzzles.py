@@ -12,7 +12,7 @@ from verirl.envs.selfcheck import self_check
 NAMES = [
     n
     for n in env_names(family="grid_puzzles")
-    if ENVIRONMENTS.get(n).__module__.endswith(".grids.logic_puzzles")
+    if ENVIRONMENTS.get(n).part.__module__.endswith(".grids.logic_puzzles")
 ]
 FREE4 = {"rows": 4, "cols": 4, "given": [[-1] * 4 for _ in range(4)]}
 

@@ -12,7 +12,7 @@ from verirl.envs.selfcheck import self_check
 NAMES = [
     n
     for n in env_names(family="constraint_systems")
-    if ENVIRONMENTS.get(n).__module__.endswith(".logic.difference_constraints")
+    if ENVIRONMENTS.get(n).part.__module__.endswith(".logic.difference_constraints")
 ]
 
 

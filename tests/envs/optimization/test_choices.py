@@ -17,7 +17,7 @@ from verirl.envs.selfcheck import self_check
 NAMES = [
     n
     for n in env_names(family="optimization")
-    if ENVIRONMENTS.get(n).__module__.endswith(".optimization.choices")
+    if ENVIRONMENTS.get(n).part.__module__.endswith(".optimization.choices")
 ]
 
 

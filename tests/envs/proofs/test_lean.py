@@ -20,16 +20,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
+from tests.envs.proofs.checkers import FixedProvers
 from tests.provers.lean.fixtures import KIMINA_DIR, REPL_DIR, VERSIONS, fake_command, require
 from tests.provers.lean.test_kimina import FakeKimina, answer_by_id
-from verirl.credit import get_credit
+from verirl.credit import CREDIT
 from verirl.credit.base import CreditInput
 from verirl.credit.spans import step_token_starts
 from verirl.envs import get_env
 from verirl.envs.proofs.lean import LeanProofs, extract_lean_proof
 from verirl.errors import UserInputError
 from verirl.provers.bank import bundled_bank
-from verirl.provers.base import FormalProblem, ProofCheck, ProofChecker
+from verirl.provers.base import FormalProblem, ProofCheck
 from verirl.provers.lean.kimina import URL_ENV_VAR
 from verirl.provers.lean.repl import REPL_ENV_VAR
 from verirl.provers.lean.reply import LeanBackend, unchecked_result
@@ -55,35 +56,6 @@ def problem_for(statement: str, prelude: str = "", name: str = "t") -> Problem:
 
 def logged(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-
-
-class ExplodingChecker:
-    """A checker that fails the test when called: proves a verdict needed no Lean."""
-
-    name = "explode"
-
-    def check(self, problem: FormalProblem, proof: str, *, timeout_s: float = 15.0) -> ProofCheck:
-        raise AssertionError("the checker must not be called")
-
-    def check_batch(
-        self, items: Sequence[tuple[FormalProblem, str]], *, timeout_s: float = 15.0
-    ) -> list[ProofCheck]:
-        raise AssertionError("the checker must not be called")
-
-    def close(self) -> None:
-        pass
-
-
-class FixedProvers(Provers):
-    """Provers whose Lean checker is the given object."""
-
-    def __init__(self, checker: ProofChecker) -> None:
-        super().__init__()
-        self.fixed = checker
-
-    def checker(self, system: str) -> ProofChecker:
-        assert system == "lean"
-        return self.fixed
 
 
 @pytest.fixture()
@@ -278,45 +250,7 @@ def test_extraction(out: str, expected: str | None) -> None:
         assert out[got[1] : got[1] + len(got[0])] == got[0]
 
 
-# ---- verdicts without Lean -------------------------------------------------------------------
-CHEATS = [
-    ("```lean\n  sorry\n```", "sorry"),
-    ("```lean\n  intro n\n  native_decide\n```", "native_decide"),
-    ('```lean\n  #eval IO.println "hello"\n  simp\n```', "#eval"),
-    ("```lean\n  run_tac IO.Process.exit 0\n```", "run_tac"),
-    ("```lean\n  admit\n```", "admit"),
-    ("```lean\n  simp\naxiom cheat : False\n```", "axiom"),
-    ("```lean\ntheorem t (n : Nat) : True := by trivial\n```", "command keyword"),
-    ("```lean\n  set_option maxHeartbeats 0 in\n  simp\n```", "maxHeartbeats"),
-]
-
-
-@pytest.mark.parametrize(("output", "reason"), CHEATS)
-def test_cheats_are_rejected_before_any_checker_call(output: str, reason: str) -> None:
-    p = problem_for(STATEMENT)
-    (v,) = ENV.verify_batch([p], ["Plan.\n" + output], FixedProvers(ExplodingChecker()))
-    assert (v.reward, v.correct, v.extra["status"]) == (0.0, False, "rejected")
-    assert reason in v.detail and v.first_failed_step is None
-    assert all(0 <= s.start < s.end <= len("Plan.\n" + output) for s in v.steps)
-
-
-@pytest.mark.usefixtures("no_lean")
-def test_format_and_filter_verdicts_need_no_lean() -> None:
-    env = LeanProofs()  # default Provers: no command, no url, no Lean on PATH
-    p = env.generate(3, 1)
-    for output, status in [
-        ("", "format"),
-        ("\\boxed{42}", "format"),
-        ("```lean\n\n```", "format"),
-        ("```lean\n  induction n\n  sorry\n```", "rejected"),
-        ("```lean\n  #eval IO.getStdout\n```", "rejected"),
-        ("x" * 300_000, "format"),
-    ]:
-        v = env.verify(p, output)
-        assert (v.reward, v.correct, v.extra["status"]) == (0.0, False, status), output[:40]
-        assert v.detail and p.answer not in v.detail
-
-
+# ---- verdicts without Lean (garbage and cheats: tests/envs/proofs/test_no_checker.py) ------
 @pytest.mark.usefixtures("no_lean")
 def test_missing_lean_is_a_configuration_error_naming_the_fields() -> None:
     env = LeanProofs()
@@ -488,7 +422,7 @@ def test_process_credit_input_from_lean_verdicts(version: str) -> None:
     inp = CreditInput.from_rollouts(rollouts, starts)
     assert inp.first_failed_step == (1, None)
     assert inp.status == ("error", "rejected")
-    adv = get_credit("process")(inp)
+    adv = CREDIT.get("process")(inp)
     # an all-fail group: no outcome signal; d1 before the first error, d2 from it on, and
     # d2 on every tactic of the rejected proof
     nonzero = {(i, t): round(float(adv[i, t]), 4) for i, t in torch.nonzero(adv).tolist()}

@@ -3,7 +3,7 @@
 - the ``ray`` executor: same verdicts as inline; a verifier actor killed mid-batch (or hung
   past its deadline) costs its calls timeout verdicts and is replaced; proofs are checked by
   the actors' own Coq pools;
-- ``run.backend=ray`` (verifier actor, an ``hf`` replica, a 2-rank gloo learner group): the
+- the ``ray`` placement (verifier actor, an ``hf`` replica, a 2-rank gloo learner group): the
   first step's loss, grad norm and rollouts equal the local backend's;
 - a learner rank lost mid-step fails the step with WorkerLostError and the run resumes from
   its last checkpoint; so does a rollout replica killed mid-run on the ray-async backend, to
@@ -36,11 +36,11 @@ from tests.tiny_run import tiny_run  # noqa: E402
 from verirl.config import load_config  # noqa: E402
 from verirl.envs import get_env  # noqa: E402
 from verirl.errors import WorkerLostError  # noqa: E402
+from verirl.integrations.ray.settings import RayPoolParams  # noqa: E402
 from verirl.provers.settings import Provers, ProversConfig  # noqa: E402
 from verirl.train.metrics import read_metrics  # noqa: E402
 from verirl.verification.batch import BatchVerifier  # noqa: E402
 from verirl.verification.executors import EXECUTORS, InlineExecutor  # noqa: E402
-from verirl.verification.settings import RayPoolParams  # noqa: E402
 
 pytestmark = pytest.mark.ray
 ROOT = Path(__file__).resolve().parents[3]
@@ -82,12 +82,14 @@ def _pool(**kw: object) -> object:
 
 
 # ---- importing verirl never imports Ray ---------------------------------------------------
-def test_importing_verirl_and_building_a_local_config_do_not_import_ray() -> None:
+def test_importing_verirl_and_configuring_the_ray_placement_do_not_import_ray() -> None:
+    """The ray placement and executor are found by their entry point and checked against
+    their params without Ray itself."""
     code = (
         "import sys, verirl, verirl.cli, verirl.trainer, verirl.verification.executors\n"
         "from verirl.assembly import load_config\n"
-        "cfg = load_config(None, ['ray.learner.workers=2'])\n"
-        "assert cfg.run.backend == 'local'\n"
+        "cfg = load_config(None, ['run.placement.name=ray', "
+        "'run.placement.params.learner.workers=2'])\n"
         "assert 'ray' in verirl.verification.executors.EXECUTORS.names()\n"
         "print('ray' in sys.modules)\n"
     )
@@ -208,13 +210,13 @@ def _overrides(model_dir: Path, run_dir: Path, steps: int) -> list[str]:
 
 
 RAY = [
-    "run.backend=ray",
-    "ray.verifiers.actors=1",
-    "ray.verifiers.num_cpus=0.25",
-    "ray.rollout.workers=1",
-    "ray.rollout.num_cpus=0.25",
-    "ray.learner.workers=2",
-    "ray.learner.num_cpus=0.5",
+    "run.placement.name=ray",
+    "run.placement.params.verifiers.actors=1",
+    "run.placement.params.verifiers.num_cpus=0.25",
+    "run.placement.params.rollout.workers=1",
+    "run.placement.params.rollout.num_cpus=0.25",
+    "run.placement.params.learner.workers=2",
+    "run.placement.params.learner.num_cpus=0.5",
 ]
 
 
@@ -302,7 +304,7 @@ def test_a_lost_learner_fails_the_step_and_the_run_resumes(
 def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
     local_ray: None, tiny_model_dir: Path, tmp_path: Path
 ) -> None:
-    """run.backend=ray with run.async.max_staleness=1 and process-verified (Coq) collection:
+    """The ray placement with max_staleness=1 and process-verified (Coq) collection:
     the replica samples batch i with version max(0, i − 1) while the learner group trains,
     every sync is checked, nothing is dropped, the verifier actors' Coq pools check every
     proof (the driver starts no checker), and after the run the replica holds the final
@@ -315,9 +317,10 @@ def test_async_on_ray_replicas_run_one_version_ahead_of_the_learner_group(
         None,
         [
             *[o for o in _overrides(tiny_model_dir, run_dir, 3) if "plugin_rewards" not in o],
-            *[o for o in RAY if not o.startswith("ray.learner.workers")],
-            "ray.learner.workers=1",
-            "run.async.max_staleness=1",
+            *[o for o in RAY if not o.startswith("run.placement.params.learner.workers")],
+            "run.placement.params.learner.workers=1",
+            "run.schedule.name=bounded_staleness",
+            "run.schedule.params.max_staleness=1",
             # a proof Coq accepts and one it rejects (a random model writes neither)
             "run.plugins=[tests.train.plugin_engines]",
             "rollout.engine.name=test_fixed_text",
@@ -357,14 +360,17 @@ def test_async_k0_on_ray_equals_the_synchronous_ray_loop(
     from verirl.trainer import Trainer
 
     runs = {}
-    for name, extra in (("sync", []), ("k0", ["run.async.max_staleness=0"])):
+    for name, extra in (
+        ("sync", []),
+        ("k0", ["run.schedule.name=bounded_staleness", "run.schedule.params.max_staleness=0"]),
+    ):
         run_dir = tmp_path / name
         cfg = load_config(
             None,
             [
                 *_overrides(tiny_model_dir, run_dir, 2),
-                *[o for o in RAY if not o.startswith("ray.learner.workers")],
-                "ray.learner.workers=1",
+                *[o for o in RAY if not o.startswith("run.placement.params.learner.workers")],
+                "run.placement.params.learner.workers=1",
                 *extra,
             ],
         )
@@ -400,9 +406,10 @@ def test_async_on_ray_a_replica_killed_mid_run_resumes_from_its_checkpoint(
             None,
             [
                 *_overrides(tiny_model_dir, run_dir, 3),
-                *[o for o in RAY if not o.startswith("ray.learner.workers")],
-                "ray.learner.workers=1",
-                "run.async.max_staleness=0",
+                *[o for o in RAY if not o.startswith("run.placement.params.learner.workers")],
+                "run.placement.params.learner.workers=1",
+                "run.schedule.name=bounded_staleness",
+                "run.schedule.params.max_staleness=0",
                 "run.keep_checkpoints=5",
             ],
         )
@@ -451,7 +458,7 @@ def test_vllm_replicas_on_ray_sample_and_hold_every_synced_version(
     local_ray: None, tmp_path: Path, k: int | None
 ) -> None:
     """``rollout.engine.name=vllm`` in the Ray rollout replica, synchronous and with
-    ``run.async.max_staleness=1``: the replica's vLLM samples, loads every published version
+    ``max_staleness=1``: the replica's vLLM samples, loads every published version
     (``sync/mismatch`` 0: vLLM's own copy is read back at every load), and after the run
     holds the learner's final weights."""
     from tests.vllm_support import VLLM_TRAINING, peaked_model_dir, require_vllm
@@ -472,9 +479,16 @@ def test_vllm_replicas_on_ray_sample_and_hold_every_synced_version(
             "run.threads=1",
             "run.plugins=[tests.train.plugin_vllm]",
             *VLLM_TRAINING,
-            *[o for o in RAY if not o.startswith("ray.learner.workers")],
-            "ray.learner.workers=1",
-            *([] if k is None else [f"run.async.max_staleness={k}"]),
+            *[o for o in RAY if not o.startswith("run.placement.params.learner.workers")],
+            "run.placement.params.learner.workers=1",
+            *(
+                []
+                if k is None
+                else [
+                    "run.schedule.name=bounded_staleness",
+                    f"run.schedule.params.max_staleness={k}",
+                ]
+            ),
         ],
     )
     with Trainer(build(cfg), run_dir) as t:

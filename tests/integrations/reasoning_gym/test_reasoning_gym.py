@@ -14,7 +14,7 @@ import reasoning_gym
 from verirl.curriculum import AdaptiveDifficulty, CurriculumConfig, build_curriculum
 from verirl.envs import env_names, get_env, is_env
 from verirl.errors import UserInputError
-from verirl.integrations.reasoning_gym import (
+from verirl.integrations.reasoning_gym.tasks import (
     VerirlDataset,
     VerirlDatasetConfig,
     register_reasoning_gym,

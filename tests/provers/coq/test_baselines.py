@@ -14,7 +14,6 @@ from verirl.provers.coq.baselines import (
     BASELINES,
     HAMMER_BASELINES,
     CoqBaseline,
-    register_baseline,
     script_baselines,
 )
 
@@ -27,17 +26,17 @@ def test_the_issue_s_baselines_are_registered_and_pass_the_safety_filter() -> No
     wanted |= {"intros; nia", "intros; lra", "hammer", "sauto"}
     assert wanted <= set(BASELINES)
     for name in BASELINES:
-        attempt = prepare_attempt(BASELINES.get(name).proof)
+        attempt = prepare_attempt(BASELINES.get(name).part.proof)
         assert attempt.rejection is None, name
         assert len(attempt.tactics) == 1, name  # one tactic sentence between Proof and Qed
 
 
 def test_a_baseline_imports_its_tactic_before_the_header() -> None:
-    lia = BASELINES.get("intros; nia").problem(PROBLEM, 15.0)
+    lia = BASELINES.get("intros; nia").part.problem(PROBLEM, 15.0)
     assert lia.prelude.startswith("Require Import Lia.\n" + HEADER)
     assert (lia.statement, lia.name) == (PROBLEM.statement, PROBLEM.name)
-    assert BASELINES.get("ring").problem(PROBLEM, 15.0) == PROBLEM  # no import needed
-    hammer = BASELINES.get("hammer").problem(PROBLEM, 15.0)
+    assert BASELINES.get("ring").part.problem(PROBLEM, 15.0) == PROBLEM  # no import needed
+    hammer = BASELINES.get("hammer").part.problem(PROBLEM, 15.0)
     lines = hammer.prelude.splitlines()
     assert lines[:4] == [
         "From Hammer Require Import Hammer.",
@@ -46,9 +45,9 @@ def test_a_baseline_imports_its_tactic_before_the_header() -> None:
         "Set Hammer ReconstrLimit 3.",
     ]
     assert "Set Hammer ATPLimit 20.\nSet Hammer ReconstrLimit 10." in (
-        BASELINES.get("hammer").prelude(40.0)
+        BASELINES.get("hammer").part.prelude(40.0)
     )
-    assert BASELINES.get("sauto").roots == ("Hammer",)
+    assert BASELINES.get("sauto").part.roots == ("Hammer",)
 
 
 def test_scripts_and_all_select_the_registered_baselines() -> None:
@@ -63,11 +62,11 @@ def test_scripts_and_all_select_the_registered_baselines() -> None:
 
 def test_a_name_cannot_be_registered_twice() -> None:
     with pytest.raises(ValueError, match="already registered"):
-        register_baseline(CoqBaseline("lia", "lia.", "again"))
+        BASELINES.register("lia")(CoqBaseline("lia", "lia.", "again"))
 
 
 def test_a_baseline_policy_answers_every_theorem_with_its_script() -> None:
-    policy = BaselinePolicy(BASELINES.get("lra"))
+    policy = BaselinePolicy(BASELINES.get("lra").part)
     assert policy.deterministic
     out = policy.attempts([object(), object()], BenchmarkSettings())  # type: ignore[list-item]
     assert [[a.proof for a in row] for row in out] == [["Proof.\n  lra.\nQed."]] * 2
@@ -75,7 +74,7 @@ def test_a_baseline_policy_answers_every_theorem_with_its_script() -> None:
 
 def test_a_deterministic_prover_refuses_several_samples() -> None:
     settings = BenchmarkSettings(samples=4, temperature=1.0, ks=(1, 4))
-    policy = BaselinePolicy(BASELINES.get("lia"))
+    policy = BaselinePolicy(BASELINES.get("lia").part)
     with pytest.raises(UserInputError, match="deterministic"):
         run_proofs("minif2f-rocq", "test", [], policy, None, settings, 15.0)
 
@@ -93,7 +92,7 @@ def test_a_context_that_fails_is_a_failed_attempt_not_a_crash_of_the_run() -> No
         FormalItem("g", "g", good.statement, "", lambda: good, locality="a"),
         FormalItem("b", "b", bad.statement, "", lambda: bad, locality="b"),
     ]
-    policy = BaselinePolicy(BASELINES.get("reflexivity"))
+    policy = BaselinePolicy(BASELINES.get("reflexivity").part)
     with CoqIdeChecker(workers=2) as checker:
         attempts = policy.attempts(items, BenchmarkSettings())
         (g,), (b,) = check_attempts(items, attempts, policy, checker, 15.0)

@@ -46,12 +46,12 @@ from verirl.envs.agents.world_apps import (
     transcript_of,
 )
 from verirl.envs.base import (
+    ENVIRONMENTS,
     TURN_SEPARATOR,
     WRONG_FORMAT,
     Environment,
     Instance,
     graded,
-    register_env,
 )
 from verirl.envs.reading.formats import TOOLS, AnswerFormat
 from verirl.types import Problem, Verdict
@@ -401,9 +401,8 @@ def _collateral(goals: list[dict[str, Any]], world: dict[str, Any], start: dict[
 
 
 # ---- the environment -----------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("tool_world")
 class ToolWorld(Environment):
-    name = "tool_world"
     difficulty_scales = "goals: 1 + difficulty // 2 (more apps and lookups); distractor records"
     tags: ClassVar[tuple[str, ...]] = ("agent", "multi_turn", "tools")
     stateful: ClassVar[bool] = True

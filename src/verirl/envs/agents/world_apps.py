@@ -16,7 +16,7 @@ from typing import Any
 
 from verirl.tools.calls import ParsedReply, ToolCall, decode_transcript, encode_transcript
 from verirl.tools.session import MAX_CALLS_PER_TURN
-from verirl.tools.toolset import Toolset, register_toolset, tool_names
+from verirl.tools.toolset import TOOLSETS, Toolset, tool_names
 from verirl.tools.typed import Tool, ToolError, ToolLimits
 from verirl.types import TURN_SEPARATOR
 
@@ -35,7 +35,7 @@ APPS: tuple[str, ...] = ("files", "calendar", "contacts", "shop")
 """The apps; a tool's name starts with its app's (``files_read``)."""
 
 
-@register_toolset("tool_world")
+@TOOLSETS.register("tool_world")
 class ToolWorldApps(Toolset):
     """The apps of one ``tool_world`` episode: each method is a tool acting on this episode's
     copy of the world. A bad call raises :class:`~verirl.tools.typed.ToolError` (the

@@ -17,11 +17,11 @@ from typing import ClassVar
 import sympy
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     count_reward,
     graded,
-    register_env,
 )
 from verirl.envs.reading.symbolic_parser import (
     TRUSTED,
@@ -97,11 +97,9 @@ class _FunctionEnv(Environment):
         return f"{answer} + x"  # changes the function (and its derivative) by a non-constant
 
 
-@register_env
+@ENVIRONMENTS.register("derivative")
 class Derivative(_FunctionEnv):
     """f'(x) in any equivalent form; binary."""
-
-    name = "derivative"
 
     size_measure = "length of the function"
     tags = ("symbolic",)
@@ -125,11 +123,9 @@ class Derivative(_FunctionEnv):
         return plain(sympy.diff(trusted(problem.data["function"]), X))
 
 
-@register_env
+@ENVIRONMENTS.register("antiderivative")
 class Antiderivative(_FunctionEnv):
     """Any antiderivative, checked by differentiation; binary."""
-
-    name = "antiderivative"
 
     size_measure = "length of the integrand"
     tags = ("symbolic",)
@@ -203,11 +199,10 @@ class _NumberEnv(Environment):
         return float(len(problem.prompt))
 
 
-@register_env
+@ENVIRONMENTS.register("limit")
 class RationalLimit(_NumberEnv):
     """Limit of a rational function (removable 0/0 or at infinity); exact, binary."""
 
-    name = "limit"
     tags = ("symbolic",)
     difficulty_scales = (
         "factor degrees up to 1 + d//6; a third of the seeds x -> infinity (degrees 2 + d//4, "
@@ -261,11 +256,10 @@ def _limit_value(data: dict[str, str]) -> sympy.Rational:
     return sympy.Rational(quotient.subs(X, int(data["point"])))
 
 
-@register_env
+@ENVIRONMENTS.register("definite_integral")
 class DefiniteIntegral(_NumberEnv):
     """Definite integral of a polynomial; exact, with (min/max)^10 credit."""
 
-    name = "definite_integral"
     tags = ("symbolic",)
     difficulty_scales = "polynomial degree: 1 + d//3; coefficients up to 3 + d//2; bounds widen"
     size_measure = "length of the integrand plus the width of the interval"

@@ -19,11 +19,11 @@ import random
 from fractions import Fraction
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     invalid,
     parse_int_list,
-    register_env,
     satisfied_verdict,
 )
 from verirl.envs.kit.answers import SizedInteger
@@ -53,11 +53,10 @@ def _matrix_text(m: Matrix) -> str:
     return "\n".join(" ".join(f"{x:>3}" for x in row) for row in m)
 
 
-@register_env
+@ENVIRONMENTS.register("matrix_determinant")
 class MatrixDeterminant(SizedInteger):
     """The determinant of an integer matrix."""
 
-    name = "matrix_determinant"
     tags = TAGS
     difficulty_scales = "n = min(9, 2 + d//3); entries in [-(3 + d), 3 + d]"
     size_measure = "matrix side n times the entry bound"
@@ -86,11 +85,10 @@ def _gf2_rank_rows(rows: list[int]) -> int:
     return len(basis)
 
 
-@register_env
+@ENVIRONMENTS.register("gf2_matrix_rank")
 class Gf2MatrixRank(SizedInteger):
     """The rank over GF(2) (arithmetic modulo 2) of a 0/1 matrix."""
 
-    name = "gf2_matrix_rank"
     tags = TAGS
     difficulty_scales = "rows 3 + d//2, columns 3 + d//2 .. 5 + d//2; planted dependencies"
     size_measure = "number of entries"
@@ -137,12 +135,11 @@ class Gf2MatrixRank(SizedInteger):
         return rank
 
 
-@register_env
+@ENVIRONMENTS.register("gaussian_elimination")
 class GaussianElimination(Environment):
     """A square integer linear system with a unique integer solution: give the unknowns.
     The verifier substitutes the answer; partial credit (equations satisfied / all)^5."""
 
-    name = "gaussian_elimination"
     tags = TAGS
     answer_kind = "integer_list"
     max_difficulty = 40
@@ -214,11 +211,10 @@ def _random_connected_graph(n: int, rng: random.Random, extra: float) -> list[tu
     return sorted(edges)  # type: ignore[arg-type]
 
 
-@register_env
+@ENVIRONMENTS.register("spanning_tree_count")
 class SpanningTreeCount(SizedInteger):
     """The number of spanning trees of a graph (Kirchhoff's matrix-tree theorem)."""
 
-    name = "spanning_tree_count"
     tags = (*TAGS, "graphs")
     difficulty_scales = "n = min(14, 5 + d//2) vertices; extra edges with probability 0.2-0.5"
     size_measure = "number of edges"
@@ -267,11 +263,10 @@ def _mat_mul(a: Matrix, b: Matrix) -> Matrix:
     ]
 
 
-@register_env
+@ENVIRONMENTS.register("matrix_power_trace")
 class MatrixPowerTrace(SizedInteger):
     """trace(A^k) for a small integer matrix A."""
 
-    name = "matrix_power_trace"
     tags = TAGS
     difficulty_scales = "n = min(6, 2 + d//5); k = 2 + d; entries in [-2, 3]"
     size_measure = "matrix side times the exponent"

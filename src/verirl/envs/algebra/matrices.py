@@ -18,13 +18,13 @@ import random
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
     satisfied_reward,
 )
 from verirl.envs.kit.grids import grid_lines, matrix_text, parse_matrix
@@ -77,11 +77,10 @@ class _ComputedMatrix(_MatrixEnv):
         return graded((hits / cells) ** 5, hits == cells, f"{cells - hits} entries are not right")
 
 
-@register_env
+@ENVIRONMENTS.register("matrix_pooling")
 class MatrixPooling(_ComputedMatrix):
     """Max pooling with a K × K window and stride 1."""
 
-    name = "matrix_pooling"
     difficulty_scales = "N, M up to 4 then int(1.1·x + 1) per level (at most 30); K in 2..min(N, M)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -129,11 +128,10 @@ def _mat_mul(a: list[list[int]], b: list[list[int]], mod: int) -> list[list[int]
     ]
 
 
-@register_env
+@ENVIRONMENTS.register("matrix_binary_exponentiation")
 class MatrixBinaryExponentiation(_ComputedMatrix):
     """A^K modulo 10000 for a small square matrix."""
 
-    name = "matrix_binary_exponentiation"
     difficulty_scales = "K up to 2·2^d; N in {2, 3, 5, 10} (10 from d 4)"
     modulus = 10_000
 
@@ -192,12 +190,11 @@ def _noisy_binary(rng: random.Random, n: int, m: int, density: float) -> list[li
     return [[int(rng.random() < density) for _ in range(m)] for _ in range(n)]
 
 
-@register_env
+@ENVIRONMENTS.register("matrix_permutation_main_diagonal_one")
 class MatrixPermutationMainDiagonalOne(_MatrixEnv):
     """Reorder the rows of a 0/1 matrix so that the main diagonal is all ones (a perfect
     matching is planted); (ones on the diagonal/N)^5 credit."""
 
-    name = "matrix_permutation_main_diagonal_one"
     difficulty_scales = "N = 3 + d; noise density 0.3"
     answer_kind = "integer_list"
 
@@ -241,11 +238,10 @@ class MatrixPermutationMainDiagonalOne(_MatrixEnv):
         return answer.rpartition(" ")[0]  # too short
 
 
-@register_env
+@ENVIRONMENTS.register("matrix_permutation_equivalence")
 class MatrixPermutationEquivalence(_MatrixEnv):
     """Row and column permutations turning A into B (planted); (matching cells/all)^5."""
 
-    name = "matrix_permutation_equivalence"
     difficulty_scales = "N, M in 2..3 + d; density 0.5"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -359,12 +355,11 @@ def smoothest_submatrix(a: list[list[int]], r: int, c: int) -> tuple[int, str]:
     return best
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_sum_difference_submatrix")
 class MinimumSumDifferenceSubmatrix(_MatrixEnv):
     """Choose R rows and C columns (kept in order) whose submatrix has the smallest sum of
     |differences| between adjacent entries; (gold/score)^5 credit."""
 
-    name = "minimum_sum_difference_submatrix"
     difficulty_scales = "N, M in 2..min(8, 3 + d//3); R in 1..N, C in 2..M; values 1..20"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

@@ -17,11 +17,11 @@ import sympy
 
 from verirl.envs.algebra.calculus import X, trusted
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
-    register_env,
     satisfied_reward,
     satisfied_verdict,
 )
@@ -63,11 +63,9 @@ def _horner(coeffs: list[int], value: Fraction) -> Fraction:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("polynomial_roots")
 class PolynomialRoots(Environment):
     """All distinct real roots in any order, checked by substitution."""
-
-    name = "polynomial_roots"
 
     size_measure = "number of coefficients"
     tags = ("symbolic",)
@@ -174,11 +172,9 @@ def _equation(row: list[int], names: list[str], rhs: int) -> str:
     return f"{text} = {rhs}"
 
 
-@register_env
+@ENVIRONMENTS.register("linear_system")
 class LinearSystem(Environment):
     """The solution of a square linear system; (equations satisfied/all)^5 credit."""
-
-    name = "linear_system"
 
     size_measure = "entries of the coefficient matrix"
     tags = ("symbolic",)
@@ -275,11 +271,9 @@ def _parse_polynomial(answer: str, reference: str) -> sympy.Expr | None:
     return expr if expr.is_polynomial(X) else None
 
 
-@register_env
+@ENVIRONMENTS.register("polynomial_expand")
 class PolynomialExpand(Environment):
     """The expanded product; (right coefficients/all)^5, halved if not expanded."""
-
-    name = "polynomial_expand"
 
     size_measure = "length of the product"
     tags = ("symbolic",)
@@ -324,11 +318,9 @@ class PolynomialExpand(Environment):
         return problem.data["product"]  # the same polynomial, not expanded
 
 
-@register_env
+@ENVIRONMENTS.register("polynomial_factor")
 class PolynomialFactor(Environment):
     """Complete factorisation over Q; (degree in irreducible factors/all)^5."""
-
-    name = "polynomial_factor"
 
     size_measure = "length of the polynomial"
     tags = ("symbolic",)

@@ -17,13 +17,13 @@ import random
 import re
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
     wrong_format,
 )
 from verirl.envs.kit.answers import ResidueAnswer
@@ -40,9 +40,8 @@ class _SequenceTerm(IntegerAnswer):
         return float(problem.data["index"])
 
 
-@register_env
+@ENVIRONMENTS.register("arithmetic_sequence_term")
 class ArithmeticSequenceTerm(_SequenceTerm):
-    name = "arithmetic_sequence_term"
     size_measure = "index of the asked term"
     difficulty_scales = "asked index ≤ 5 + d²/2; start, step grow with d (any sign from d 3)"
 
@@ -72,9 +71,8 @@ class ArithmeticSequenceTerm(_SequenceTerm):
         return 50 if difficulty < 2 else None  # start 1..10, step 1..5, index 5
 
 
-@register_env
+@ENVIRONMENTS.register("geometric_sequence_term")
 class GeometricSequenceTerm(_SequenceTerm):
-    name = "geometric_sequence_term"
     size_measure = "index of the asked term"
     difficulty_scales = (
         "asked term index 5 + d//2 (+0 or 1); first term up to 12 + 3d; ratio up to 3 + d//4 "
@@ -108,9 +106,8 @@ class GeometricSequenceTerm(_SequenceTerm):
         return space if space < 1000 else None
 
 
-@register_env
+@ENVIRONMENTS.register("polynomial_sequence_next")
 class PolynomialSequenceNext(IntegerAnswer):
-    name = "polynomial_sequence_next"
     size_measure = "degree of the hidden polynomial"
     difficulty_scales = "degree 2 + d//5; coefficients up to 6 + d//3 in size (negative from d 3)"
 
@@ -141,9 +138,8 @@ class PolynomialSequenceNext(IntegerAnswer):
         return float(problem.data["degree"])
 
 
-@register_env
+@ENVIRONMENTS.register("linear_recurrence_mod")
 class LinearRecurrenceMod(ResidueAnswer):
-    name = "linear_recurrence_mod"
     difficulty_scales = (
         "index 6 + 4d (+0..3); multipliers ≤ 1 + d//3; modulus 10, from d 3 ≤ 10^(1 + d//6)"
     )
@@ -206,9 +202,8 @@ def _longest_increasing(values: list[int]) -> list[int]:
     return out[::-1]
 
 
-@register_env
+@ENVIRONMENTS.register("longest_increasing_subsequence")
 class LongestIncreasingSubsequence(Environment):
-    name = "longest_increasing_subsequence"
     size_measure = "number of values"
     answer_kind = "integer_list"
     difficulty_scales = "n = 5 + d numbers in 1..2n"
@@ -259,9 +254,8 @@ def _lcs(a: str, b: str) -> str:
     return "".join(out)
 
 
-@register_env
+@ENVIRONMENTS.register("longest_common_subsequence")
 class LongestCommonSubsequence(Environment):
-    name = "longest_common_subsequence"
     size_measure = "total length of the two strings"
     difficulty_scales = "two strings of 4 + d//2 and 4 + d//2..6 + d//2 letters from 2 + d//6"
 
@@ -300,9 +294,8 @@ class LongestCommonSubsequence(Environment):
         return float(len(problem.data["first"]) + len(problem.data["second"]))
 
 
-@register_env
+@ENVIRONMENTS.register("max_subarray_sum")
 class MaxSubarraySum(IntegerAnswer):
-    name = "max_subarray_sum"
     size_measure = "number of values"
     difficulty_scales = "n = 5 + d numbers within ±(5 + 2d)"
     size_key = "values"
@@ -348,9 +341,8 @@ def _min_coins(coins: list[int], target: int) -> list[int]:
     return sorted(out, reverse=True)
 
 
-@register_env
+@ENVIRONMENTS.register("coin_change_min_coins")
 class CoinChangeMinCoins(Environment):
-    name = "coin_change_min_coins"
     size_measure = "target amount"
     answer_kind = "integer_set"
     difficulty_scales = (
@@ -396,9 +388,8 @@ class CoinChangeMinCoins(Environment):
         return float(problem.data["target"])
 
 
-@register_env
+@ENVIRONMENTS.register("climbing_stairs")
 class ClimbingStairs(IntegerAnswer):
-    name = "climbing_stairs"
     difficulty_scales = (
         "4 + 2d..8 + 3d stairs; 2..4 allowed step sizes drawn from 1..3 + d//4 "
         "(redrawn when the top cannot be reached)"
@@ -474,9 +465,8 @@ def _or_list(values: list[int]) -> str:
     return ", ".join(map(str, values[:-1])) + " or " + str(values[-1])
 
 
-@register_env
+@ENVIRONMENTS.register("grid_min_path_sum")
 class GridMinPathSum(Environment):
-    name = "grid_min_path_sum"
     size_measure = "number of cells"
     difficulty_scales = "grid of 2 + d//3 rows and 3 + d//3 columns; cell costs up to 9 + 3·(d//5)"
 
@@ -542,9 +532,8 @@ class GridMinPathSum(Environment):
         return float(len(problem.data["grid"]) * len(problem.data["grid"][0]))
 
 
-@register_env
+@ENVIRONMENTS.register("max_nonadjacent_sum")
 class MaxNonAdjacentSum(Environment):
-    name = "max_nonadjacent_sum"
     size_measure = "number of values"
     answer_kind = "integer_list"
     difficulty_scales = "n = 4 + d values in 1..9 + 3d"

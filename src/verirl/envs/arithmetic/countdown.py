@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from fractions import Fraction
 
-from verirl.envs.base import Environment, Instance, graded, invalid, register_env
+from verirl.envs.base import ENVIRONMENTS, Environment, Instance, graded, invalid
 from verirl.envs.reading import normalize
 from verirl.envs.reading.normalize import InvalidAnswer
 from verirl.types import Problem, Verdict
@@ -209,11 +209,10 @@ class _Countdown(Environment):
         return float(len(problem.data["numbers"]))
 
 
-@register_env
+@ENVIRONMENTS.register("countdown_equal")
 class CountdownEqual(_Countdown):
     """Hit the target exactly (RLVE CountdownEqual); right or wrong."""
 
-    name = "countdown_equal"
     difficulty_scales = "3 + d//6 numbers (at most 6), each 1..10 + 2d; target from a random tree"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -260,12 +259,11 @@ class CountdownEqual(_Countdown):
         return _strip_outer(text)
 
 
-@register_env
+@ENVIRONMENTS.register("countdown_close")
 class CountdownClose(_Countdown):
     """Get as close to the target as possible (RLVE CountdownClose); (1 + best gap)/(1 + gap),
     correct only at the best reachable gap."""
 
-    name = "countdown_close"
     difficulty_scales = "3 + d//8 numbers (at most 4), each 1..10 + 2d; target up to 100 + 50d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

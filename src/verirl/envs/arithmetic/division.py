@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, graded, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer, graded
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
 
-@register_env
+@ENVIRONMENTS.register("division")
 class Division(IntegerAnswer):
     """⌊a / b⌋ for a with 2 + d digits and b with 1 + d//2 digits."""
 
-    name = "division"
     tags = ("rlve", "arithmetic")
     difficulty_scales = "dividend: 2 + d digits; divisor: 1 + d//2 digits"
     size_measure = "digits of the dividend and the divisor"

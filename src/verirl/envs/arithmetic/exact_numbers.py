@@ -14,18 +14,17 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from verirl.envs.base import Environment, Instance, count_reward, graded, parse_int, register_env
+from verirl.envs.base import ENVIRONMENTS, Environment, Instance, count_reward, graded, parse_int
 from verirl.envs.kit.fractions import fraction_text, parse_fraction
 from verirl.types import Problem, Verdict
 
 TAGS = ("rlve", "numeric")
 
 
-@register_env
+@ENVIRONMENTS.register("root_extraction")
 class RootExtraction(Environment):
     """⌊N^(1/K)⌋ for a large N; reward 1/(1 + |answer − gold|)^2."""
 
-    name = "root_extraction"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "K = 2 + d//4; the root has 1 + d//2 digits"
@@ -95,12 +94,11 @@ def _inside(circle: tuple[Fraction, Fraction, Fraction], p: Point) -> bool:
     return (p[0] - cx) ** 2 + (p[1] - cy) ** 2 <= r2
 
 
-@register_env
+@ENVIRONMENTS.register("smallest_circle")
 class SmallestCircle(Environment):
     """r² of the smallest circle containing N integer points, as an exact fraction;
     (min/max)^10 credit."""
 
-    name = "smallest_circle"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "N = 4 + d//2 points (at most 19) with coordinates in -(5 + d)..5 + d"

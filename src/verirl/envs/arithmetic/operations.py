@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer
 from verirl.types import Problem
 
 
@@ -24,9 +24,8 @@ def _operand(rng: random.Random, digits: int) -> int:
     return rng.randint(lo, 10**digits - 1)
 
 
-@register_env
+@ENVIRONMENTS.register("addition")
 class Addition(_Terms):
-    name = "addition"
     size_measure = "digits of the operands"
     tags = ("default",)
     difficulty_scales = "digits per operand: 1 + difficulty // 2; a third operand from difficulty 5"
@@ -51,9 +50,8 @@ class Addition(_Terms):
         return space if space < 1000 else None
 
 
-@register_env
+@ENVIRONMENTS.register("multiplication")
 class Multiplication(_Terms):
-    name = "multiplication"
     size_measure = "digits of the factors"
     tags = ("default",)
     difficulty_scales = "digits of the two factors: (1 + (d+1)//2, 1 + d//2)"
@@ -79,9 +77,8 @@ class Multiplication(_Terms):
         return space if space < 1000 else None
 
 
-@register_env
+@ENVIRONMENTS.register("chain_sum")
 class ChainSum(_Terms):
-    name = "chain_sum"
     size_measure = "digits of the terms"
     tags = ("default",)
     difficulty_scales = "terms: 3 + difficulty // 2; digits per term: 1 + difficulty // 3"

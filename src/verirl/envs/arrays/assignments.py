@@ -16,12 +16,12 @@ import random
 from collections import Counter
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     parse_int_list,
-    register_env,
     satisfied_verdict,
 )
 from verirl.envs.kit.graphs import parse_pairs
@@ -44,14 +44,13 @@ def _no_equal_subset_sum(a: list[int], b: list[int]) -> bool:
     return True
 
 
-@register_env
+@ENVIRONMENTS.register("distinct_array_permutation")
 class DistinctArrayPermutation(Environment):
     """A permutation B of distinct A such that no non-empty proper set of positions has the
     same sum in A and in B (RLVE DistinctArrayPermutation); right or wrong, not a permutation
     of A → invalid. Generator: each element becomes the next larger one, the largest the
     smallest; ``solve``: search over permutations."""
 
-    name = "distinct_array_permutation"
     tags = TAGS
     difficulty_scales = "N = 3 + d//3 distinct values (at most 15) up to 10N"
     size_measure = "array length N (2^N subsets to check)"
@@ -91,13 +90,12 @@ class DistinctArrayPermutation(Environment):
         return commas(problem.data["a"])  # B = A: every set has equal sums
 
 
-@register_env
+@ENVIRONMENTS.register("integer_programming")
 class IntegerProgramming(Environment):
     """Integers x_i in [0, R] satisfying M linear inequalities (RLVE IntegerProgramming); a
     wrong count or a value outside [0, R] → invalid; else (satisfied / all)^5. ``solve``:
     exhaustive search of the box."""
 
-    name = "integer_programming"
     tags = TAGS
     difficulty_scales = "N = 3 + d//4 unknowns in [0, 3 + d//5]; M = N·(1 + (d mod 11)/10)"
     size_measure = "search space (R + 1)^N"
@@ -153,14 +151,13 @@ class IntegerProgramming(Environment):
         return float((problem.data["r"] + 1) ** problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("different_color_pairing")
 class DifferentColorPairing(Environment):
     """Split N pearls into N/2 pairs whose two pearls have different colours (RLVE
     DifferentColorPairing; possible because no colour covers more than half). Not a perfect
     pairing of the pearls → invalid; else (pairs with two colours / all pairs)^10. ``solve``:
     sort by colour and pair pearl i with pearl i + N/2."""
 
-    name = "different_color_pairing"
     tags = TAGS
     difficulty_scales = "N = 6 + 2d pearls, 2 + d//3 colours"
     size_measure = "number of pearls N"

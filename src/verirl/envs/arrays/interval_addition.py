@@ -19,12 +19,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
 )
 from verirl.types import Problem, Verdict
 
@@ -75,12 +75,11 @@ def _apply(values: list[int], intervals: list[list[int]], chosen: list[int], add
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("max_minimum_after_interval_addition")
 class MaxMinimumAfterIntervalAddition(Environment):
     """Choose exactly K of M intervals, each adding D to its positions, to maximise the
     minimum of the array; (minimum/gold)^5 credit."""
 
-    name = "max_minimum_after_interval_addition"
     tags = TAGS
     difficulty_scales = "N = 3 + d positions; M = N intervals; K in 1..M-1; values 1..2N"
     size_measure = "number of positions N"

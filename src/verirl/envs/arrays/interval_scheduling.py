@@ -24,13 +24,13 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
 )
 from verirl.envs.kit.graphs import parse_pairs
 from verirl.envs.kit.size_ladder import grown
@@ -56,12 +56,11 @@ def _indices(answer: str, count: int) -> list[int] | Verdict:
 
 
 # ---- cheapest cover of 1..M --------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("minimum_interval_coverage")
 class MinimumIntervalCoverage(_IntervalEnv):
     """A cheapest set of intervals covering every integer point of [1, M]; (gold/cost)^5,
     a set that leaves a point uncovered is invalid."""
 
-    name = "minimum_interval_coverage"
     difficulty_scales = "N = 3 + d intervals in [1, M], M ≈ N·(0.7..3); costs 1..10"
     size_key = "intervals"
     answer_kind = "integer_set"
@@ -141,12 +140,11 @@ class MinimumIntervalCoverage(_IntervalEnv):
 
 
 # ---- colouring overlapping segments ------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("minimum_chromatic_number_segment_overlap")
 class MinimumChromaticNumberSegmentOverlap(_IntervalEnv):
     """Colour closed segments so that overlapping ones differ, with the fewest colours (the
     largest number of segments sharing a point); (gold/colours)^5 credit."""
 
-    name = "minimum_chromatic_number_segment_overlap"
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level segments on [0, 3N]"
     size_key = "intervals"
     answer_kind = "integer_list"
@@ -222,12 +220,11 @@ class MinimumChromaticNumberSegmentOverlap(_IntervalEnv):
 
 
 # ---- matching points to segments ---------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("maximum_point_segment_matching")
 class MaximumPointSegmentMatching(_IntervalEnv):
     """Match points to segments containing them (each used at most once), as many pairs as
     possible; (pairs/gold)^5 credit."""
 
-    name = "maximum_point_segment_matching"
     difficulty_scales = "C, N up to 3 then int(1.1·x + 1) per level points and segments on [0, 4x]"
     size_key = "points"
     answer_kind = "text"
@@ -312,12 +309,11 @@ def _king_max(pairs: list[list[int]], order: list[int]) -> int:
     return worst
 
 
-@register_env
+@ENVIRONMENTS.register("king_sorting")
 class KingSorting(_IntervalEnv):
     """Order the ministers behind the king to minimise the largest reward ⌊Π a_before / b⌋;
     (gold/answer)^5 credit (RLVE row KingSorting, the King's game)."""
 
-    name = "king_sorting"
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level ministers; a, b in 1..10"
     size_key = "pairs"
     answer_kind = "integer_list"
@@ -375,12 +371,11 @@ def _land_cost(items: list[list[int]], labels: list[int]) -> int:
     return sum(max(w for w, _ in g) * max(l for _, l in g) for g in groups.values())
 
 
-@register_env
+@ENVIRONMENTS.register("land_acquisition")
 class LandAcquisition(_IntervalEnv):
     """Buy plots in groups; a group costs (largest W) × (largest L); minimise the total
     (RLVE row LandAcquisition); (gold/cost)^5 credit."""
 
-    name = "land_acquisition"
     difficulty_scales = "N = 4 + d plots; W, L in 1..10·(1 + d//5)"
     size_key = "items"
     answer_kind = "integer_list"
@@ -478,12 +473,11 @@ class LandAcquisition(_IntervalEnv):
 
 
 # ---- game winners with the lowest top score ----------------------------------------------
-@register_env
+@ENVIRONMENTS.register("kos_dicing")
 class KosDicing(_IntervalEnv):
     """Decide the winner of every game so that the most games won by any one player is as
     small as possible (binary reward: the maximum must be optimal)."""
 
-    name = "kos_dicing"
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level players (at most 40); 1.5N games"
     size_key = "games"
     answer_kind = "integer_list"

@@ -19,13 +19,13 @@ import random
 from collections import defaultdict
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     parse_int_list,
     ratio_reward,
-    register_env,
     satisfied_verdict,
 )
 from verirl.envs.kit.size_ladder import grown
@@ -56,11 +56,10 @@ def _pieces(seq: list[int] | str, cuts: list[int]) -> list:
 
 
 # ---- cuts of a digit string with the largest product -------------------------------------
-@register_env
+@ENVIRONMENTS.register("max_mult_split")
 class MaxMultSplit(_ArrayEnv):
     """Cut a digit string into K + 1 pieces whose product is largest; (product/gold)^3."""
 
-    name = "max_mult_split"
     difficulty_scales = (
         "N = 3 then int(1.1·N + 1) per level (at most 50); K = N·ratio, ratio in 0.05..0.95"
     )
@@ -142,12 +141,11 @@ class MaxMultSplit(_ArrayEnv):
 
 
 # ---- cuts of an array with the smallest largest part -------------------------------------
-@register_env
+@ENVIRONMENTS.register("minimum_max_slicer")
 class MinimumMaxSlicer(_ArrayEnv):
     """Cut an array into K contiguous parts with the smallest largest part sum;
     (gold/answer)^3 credit."""
 
-    name = "minimum_max_slicer"
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; K in 2..N"
     size_key = "values"
     answer_kind = "integer_set"
@@ -282,12 +280,11 @@ def _slope_trick(values: list[int]) -> tuple[int, list[int]]:
     return cost, b
 
 
-@register_env
+@ENVIRONMENTS.register("making_grade")
 class MakingGrade(_ArrayEnv):
     """The monotone (non-decreasing or non-increasing) integer array closest to A in
     Σ|A_i − B_i|; (gold/answer)^5 credit, a non-monotone B is invalid."""
 
-    name = "making_grade"
     difficulty_scales = "N = 4 + d; values in 0..3N"
     size_key = "values"
     answer_kind = "integer_list"
@@ -330,12 +327,11 @@ class MakingGrade(_ArrayEnv):
 
 
 # ---- subarrays of ones and twos with a given sum -----------------------------------------
-@register_env
+@ENVIRONMENTS.register("liz_lollipop")
 class LizLollipop(_ArrayEnv):
     """For each query k, a subarray of a 1/2 array with sum k, or -1 -1 when none exists;
     (answered correctly/all)^5 credit."""
 
-    name = "liz_lollipop"
     difficulty_scales = "N = 3 + d elements; 2 + d//3 queries"
     size_key = "values"
     answer_kind = "integer_list"
@@ -436,12 +432,11 @@ def _min_swaps(a: list[int], b: list[int]) -> int:
     return sum(min(c) for c in classes.values())
 
 
-@register_env
+@ENVIRONMENTS.register("min_swap_two_permutations")
 class MinSwapTwoPermutations(_ArrayEnv):
     """Swap A[i] with B[i] at as few positions as possible so that both rows become
     permutations of 1..N; (gold/answer)^5 credit, an answer that does not work is invalid."""
 
-    name = "min_swap_two_permutations"
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level"
     answer_kind = "integer_set"
 
@@ -538,12 +533,11 @@ class MinSwapTwoPermutations(_ArrayEnv):
 
 
 # ---- equal-sum groups --------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("k_partition")
 class KPartition(_ArrayEnv):
     """Split a multiset into M groups with equal sums (planted); binary reward, a labelling
     of the wrong shape is invalid."""
 
-    name = "k_partition"
     difficulty_scales = "M = 2 + d groups of 2..4 elements each"
     size_key = "values"
     answer_kind = "integer_list"

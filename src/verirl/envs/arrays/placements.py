@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
 )
 from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
@@ -54,12 +54,11 @@ def _greedy_extension(seq: list[int], k: int, m: int) -> list[int]:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("maximum_subsequence_num")
 class MaximumSubsequenceNum(Environment):
     """Append M symbols from [0, K) so that the final sequence has as many distinct
     subsequences as possible; (count/gold)^5 credit."""
 
-    name = "maximum_subsequence_num"
     tags = TAGS
     difficulty_scales = "N, M = 2 then int(1.1·x + 1) per level; K in 2..2 + d//4"
     size_measure = "final length N + M"
@@ -117,12 +116,11 @@ def _trip_total(starts: list[int], ends: list[int], bridges: list[int]) -> int:
     )
 
 
-@register_env
+@ENVIRONMENTS.register("palembang_bridges")
 class PalembangBridges(Environment):
     """Place K ∈ {1, 2} bridges on a line so that the total trip length Σ min over bridges of
     |S_i − x| + |x − T_i| is smallest; (gold/total)^5 credit."""
 
-    name = "palembang_bridges"
     tags = TAGS
     difficulty_scales = "N = 3 + d people; positions in 0..10N; K = 1 or 2"
     size_measure = "number of people N"

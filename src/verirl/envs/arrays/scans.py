@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -28,7 +29,6 @@ from verirl.envs.base import (
     parse_int,
     parse_int_list,
     ratio_reward,
-    register_env,
     sequence_reward,
     wrong_format,
 )
@@ -63,11 +63,10 @@ class _ListTask(Environment):
         return 1  # the list is a function of the input
 
 
-@register_env
+@ENVIRONMENTS.register("sliding_window")
 class SlidingWindow(_ListTask):
     """The minimum of every window of K consecutive numbers."""
 
-    name = "sliding_window"
     difficulty_scales = "N = 5 + d numbers in 0..99; K in 2..N-1"
     size_measure = "numbers N"
     what = "window minima"
@@ -103,11 +102,10 @@ class SlidingWindow(_ListTask):
         return float(len(problem.data["a"]))
 
 
-@register_env
+@ENVIRONMENTS.register("spiral_matrix")
 class SpiralMatrix(_ListTask):
     """The elements of a matrix in clockwise spiral order from the top-left corner."""
 
-    name = "spiral_matrix"
     difficulty_scales = "M, N in 2..3 + d//2"
     size_measure = "cells M·N"
     beta = 5.0
@@ -150,12 +148,11 @@ class SpiralMatrix(_ListTask):
 _OP = re.compile(r"push|pop", re.IGNORECASE)
 
 
-@register_env
+@ENVIRONMENTS.register("single_stack_sorting")
 class SingleStackSorting(Environment):
     """The push/pop sequence that turns the queue 0..N-1 into a given output through one
     stack: mean([gold = answer])^10 over the 2N operations."""
 
-    name = "single_stack_sorting"
     tags = TAGS
     answer_kind = "text"
     unique_answer = True
@@ -247,11 +244,10 @@ class SingleStackSorting(Environment):
         )  # stack-sortable outputs: the Catalan number
 
 
-@register_env
+@ENVIRONMENTS.register("salesman_fatigue")
 class SalesmanFatigue(_ListTask):
     """For X = 1..N, the largest fatigue 2·(farthest distance) + Σ A over X distinct houses."""
 
-    name = "salesman_fatigue"
     difficulty_scales = "N = 3 + d houses; distances and fatigues up to 10 + 3d"
     size_measure = "houses N"
     beta = 5.0
@@ -303,11 +299,10 @@ class SalesmanFatigue(_ListTask):
         return float(len(problem.data["s"]))
 
 
-@register_env
+@ENVIRONMENTS.register("weighted_lis")
 class WeightedLis(Environment):
     """Indices with strictly increasing A maximising the sum of B: (answer/gold)^5."""
 
-    name = "weighted_lis"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 4 + d; A in 1..2N, B in 1..20"
@@ -364,12 +359,11 @@ def _heaviest(a: list[int], b: list[int]) -> list[int]:
     return out[::-1]
 
 
-@register_env
+@ENVIRONMENTS.register("wil")
 class Wil(Environment):
     """The longest interval whose sum is at most P once one board of up to D consecutive
     elements is laid (set to 0) inside it: (length/gold)^5."""
 
-    name = "wil"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d elements in 1..10; D in 1..N; P up to 3N"
@@ -433,12 +427,11 @@ def _longest(data: Mapping[str, Any]) -> tuple[int, int]:
     return best
 
 
-@register_env
+@ENVIRONMENTS.register("subsequence_reversal_lnds")
 class SubsequenceReversalLnds(Environment):
     """Reverse the values along one chosen subsequence, then take the longest non-decreasing
     subsequence: its largest possible length (binary reward)."""
 
-    name = "subsequence_reversal_lnds"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "N = 4 + d//2 elements (at most 11); values 1..3 + d//4"

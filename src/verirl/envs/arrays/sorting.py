@@ -15,6 +15,7 @@ import re
 from collections import Counter
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
@@ -23,7 +24,6 @@ from verirl.envs.base import (
     invalid,
     parse_int,
     parse_int_list,
-    register_env,
     satisfied_reward,
     sequence_reward,
     wrong_format,
@@ -54,9 +54,8 @@ def _arrangement_verdict(answer: list, pool: list, gold: list) -> Verdict:
     return graded(sequence_reward(answer, gold), ok, "correct" if ok else "the order is not right")
 
 
-@register_env
+@ENVIRONMENTS.register("sort_list")
 class SortList(Environment):
-    name = "sort_list"
     size_measure = "number of values"
     answer_kind = "integer_list"
     difficulty_scales = f"n = 3 + d; {_VALUE_RANGE}; descending order from d 2"
@@ -92,9 +91,8 @@ def _sorted(problem: Problem) -> list[int]:
     return out[::-1] if problem.data.get("descending") else out
 
 
-@register_env
+@ENVIRONMENTS.register("merge_sorted_lists")
 class MergeSortedLists(Environment):
-    name = "merge_sorted_lists"
     size_measure = "total number of values"
     answer_kind = "integer_list"
     difficulty_scales = "2 + d//6 lists of 1 + d//3 to 3 + d//3 numbers up to 9 + 5d"
@@ -154,9 +152,8 @@ def _names(rng: random.Random, n: int) -> list[str]:
     return names
 
 
-@register_env
+@ENVIRONMENTS.register("stable_sort_by_key")
 class StableSortByKey(Environment):
-    name = "stable_sort_by_key"
     size_measure = "number of records"
     difficulty_scales = "n = 3 + d records with scores in 0..2 + d//3 (ties kept in order)"
     size_key = "names"
@@ -195,9 +192,8 @@ class StableSortByKey(Environment):
         ]
 
 
-@register_env
+@ENVIRONMENTS.register("kth_smallest")
 class KthSmallest(Environment):
-    name = "kth_smallest"
     size_measure = "number of values"
     answer_kind = "integer"
     difficulty_scales = f"n = 4 + d; {_VALUE_RANGE}; k uniform in 1..n"
@@ -229,9 +225,8 @@ class KthSmallest(Environment):
         return str(_sorted(problem)[problem.data["k"] - 1])
 
 
-@register_env
+@ENVIRONMENTS.register("median")
 class Median(KthSmallest):
-    name = "median"
     size_measure = "number of values"
     difficulty_scales = f"odd n = 3 + d + d mod 2; {_VALUE_RANGE}"
 
@@ -245,9 +240,8 @@ class Median(KthSmallest):
         return Instance(prompt, str(sorted(values)[k - 1]), {"values": values, "k": k})
 
 
-@register_env
+@ENVIRONMENTS.register("top_k_largest")
 class TopKLargest(Environment):
-    name = "top_k_largest"
     size_measure = "number of values"
     answer_kind = "integer_set"
     difficulty_scales = f"n = 5 + d; {_VALUE_RANGE}; k in 2..2 + d//3"
@@ -288,9 +282,8 @@ class TopKLargest(Environment):
         return top
 
 
-@register_env
+@ENVIRONMENTS.register("search_insert_position")
 class SearchInsertPosition(IntegerAnswer):
-    name = "search_insert_position"
     size_measure = "length of the sorted list"
     difficulty_scales = "sorted list of 4 + d distinct numbers below 4·(4 + d)"
     size_key = "values"
@@ -326,9 +319,8 @@ class SearchInsertPosition(IntegerAnswer):
         return lo
 
 
-@register_env
+@ENVIRONMENTS.register("count_inversions")
 class CountInversions(IntegerAnswer):
-    name = "count_inversions"
     size_measure = "number of values"
     difficulty_scales = "n = 4 + d distinct numbers"
     size_key = "values"
@@ -366,9 +358,8 @@ def _merge_count(values: list[int]) -> tuple[list[int], int]:
     return out + left[i:] + right[j:], count
 
 
-@register_env
+@ENVIRONMENTS.register("pair_with_sum")
 class PairWithSum(Environment):
-    name = "pair_with_sum"
     difficulty_scales = "n = 4 + d distinct numbers below 10 + 6n"
     size_key = "values"
     size_measure = "list length (pairs to search: n(n-1)/2)"

@@ -18,6 +18,7 @@ import random
 from fractions import Fraction
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -25,7 +26,6 @@ from verirl.envs.base import (
     optimum_verdict,
     parse_int_list,
     ratio_reward,
-    register_env,
     sequence_reward,
 )
 from verirl.envs.kit.size_ladder import grown
@@ -73,11 +73,10 @@ def best_k_nonadjacent(values: list[int], k: int) -> int | None:
     return max(options) if options else None
 
 
-@register_env
+@ENVIRONMENTS.register("max_non_adjacent_k_element_sum")
 class MaxNonAdjacentKElementSum(_ArrayEnv):
     """Exactly K pairwise non-adjacent elements with the largest sum; (sum/gold)^5 credit."""
 
-    name = "max_non_adjacent_k_element_sum"
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; K in 1..ceil(N/2)"
     answer_kind = "integer_set"
 
@@ -140,11 +139,10 @@ class MaxNonAdjacentKElementSum(_ArrayEnv):
 
 
 # ---- longest interval with bounded spread ------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("longest_max_diff_bounded_interval")
 class LongestMaxDiffBoundedInterval(_ArrayEnv):
     """The longest contiguous subarray whose max − min is at most K; (length/gold)^5."""
 
-    name = "longest_max_diff_bounded_interval"
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level; values in 0..2N"
     answer_kind = "integer_list"
 
@@ -221,12 +219,11 @@ def _bitonic_length(values: list[int]) -> int:
     return max(rising)
 
 
-@register_env
+@ENVIRONMENTS.register("lis_lds_concatenation")
 class LisLdsConcatenation(_ArrayEnv):
     """The longest subsequence that strictly increases and then strictly decreases (either
     part may be empty); (length/gold)^5 credit."""
 
-    name = "lis_lds_concatenation"
     difficulty_scales = "N = 5 then int(1.2·N) per level (at most 200)"
     answer_kind = "integer_set"
 
@@ -294,12 +291,11 @@ class LisLdsConcatenation(_ArrayEnv):
 
 
 # ---- lexicographically largest subsequence -----------------------------------------------
-@register_env
+@ENVIRONMENTS.register("maximum_lexicographical_order_subsequence")
 class MaximumLexicographicalOrderSubsequence(_ArrayEnv):
     """The lexicographically largest subsequence of length K; element-wise match^5 credit,
     a list that is not a subsequence of length K is invalid."""
 
-    name = "maximum_lexicographical_order_subsequence"
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level; values in 1..N"
     answer_kind = "integer_list"
 
@@ -361,11 +357,10 @@ class MaximumLexicographicalOrderSubsequence(_ArrayEnv):
 
 
 # ---- largest concatenation ---------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("max_permutation")
 class MaxPermutation(_ArrayEnv):
     """An order of the numbers whose concatenation is largest; (value/gold)^5 credit."""
 
-    name = "max_permutation"
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level (at most 80); values up to 10^(1+d//6)"
     answer_kind = "integer_list"
 
@@ -417,12 +412,11 @@ class MaxPermutation(_ArrayEnv):
 
 
 # ---- next greater element ----------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("monotonic_stack")
 class MonotonicStack(_ArrayEnv):
     """For each position, the first later position with a larger value (0 if none); binary
     reward on the whole list."""
 
-    name = "monotonic_stack"
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; values in 1..N"
     answer_kind = "integer_list"
 

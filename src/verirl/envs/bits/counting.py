@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import random
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.kit.answers import SizedInteger
 from verirl.types import Problem
 
@@ -40,11 +40,10 @@ def _ones_up_to_recursive(n: int) -> int:
     return k * (top >> 1) + (n - top + 1) + _ones_up_to_recursive(n - top)
 
 
-@register_env
+@ENVIRONMENTS.register("popcount_range_sum")
 class PopcountRangeSum(SizedInteger):
     """The total number of one-bits in the binary forms of L, L+1, ..., R."""
 
-    name = "popcount_range_sum"
     tags = TAGS
     difficulty_scales = "R below 2^(6 + 2d)"
     size_measure = "bits of R"
@@ -77,11 +76,10 @@ def _k_ones_at_most(n: int, k: int) -> int:
     return count + (1 if n.bit_count() == k else 0)
 
 
-@register_env
+@ENVIRONMENTS.register("k_ones_counting")
 class KOnesCounting(SizedInteger):
     """How many integers in [1, N] have exactly k ones in binary."""
 
-    name = "k_ones_counting"
     tags = TAGS
     difficulty_scales = "N below 2^(7 + 2d)"
     size_measure = "bits of N"
@@ -118,11 +116,10 @@ class KOnesCounting(SizedInteger):
         return le[k]
 
 
-@register_env
+@ENVIRONMENTS.register("gray_code_rank")
 class GrayCodeRank(SizedInteger):
     """The position of a number in the reflected binary Gray-code sequence."""
 
-    name = "gray_code_rank"
     tags = TAGS
     difficulty_scales = "codes of 5 + 2d bits"
     size_measure = "bits of the code"
@@ -155,11 +152,10 @@ class GrayCodeRank(SizedInteger):
         return rank
 
 
-@register_env
+@ENVIRONMENTS.register("range_bitwise_and")
 class RangeBitwiseAnd(SizedInteger):
     """L AND (L+1) AND ... AND R: the common binary prefix of L and R."""
 
-    name = "range_bitwise_and"
     tags = TAGS
     difficulty_scales = "R below 2^(8 + 2d), R - L at most 2^(2 + d)"
     size_measure = "bits of R"
@@ -195,11 +191,10 @@ def _random_values(rng: random.Random, n: int, bits: int) -> list[int]:
     return [rng.randrange(1 << bits) for _ in range(n)]
 
 
-@register_env
+@ENVIRONMENTS.register("zero_and_pairs_counting")
 class ZeroAndPairsCounting(SizedInteger):
     """Pairs i < j with A[i] AND A[j] = 0."""
 
-    name = "zero_and_pairs_counting"
     tags = TAGS
     difficulty_scales = "6 + 2d numbers below 2^min(14, 4 + d//3)"
     size_measure = "array length"
@@ -228,11 +223,10 @@ class ZeroAndPairsCounting(SizedInteger):
         return sum(1 for i in range(len(v)) for j in range(i + 1, len(v)) if v[i] & v[j] == 0)
 
 
-@register_env
+@ENVIRONMENTS.register("or_subset_counting")
 class OrSubsetCounting(SizedInteger):
     """Non-empty subsets whose bitwise OR equals a target."""
 
-    name = "or_subset_counting"
     tags = TAGS
     difficulty_scales = "5 + d numbers below 2^min(12, 4 + d//4)"
     size_measure = "number of values"
@@ -277,11 +271,10 @@ class OrSubsetCounting(SizedInteger):
             sub = (sub - 1) & target
 
 
-@register_env
+@ENVIRONMENTS.register("hamming_distance_sum")
 class HammingDistanceSum(SizedInteger):
     """Σ over pairs of the Hamming distance between binary forms."""
 
-    name = "hamming_distance_sum"
     tags = TAGS
     difficulty_scales = "4 + 2d numbers below 2^(4 + d//2)"
     size_measure = "array length"

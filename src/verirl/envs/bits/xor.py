@@ -21,6 +21,7 @@ from functools import reduce
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -29,7 +30,6 @@ from verirl.envs.base import (
     parse_int,
     parse_int_list,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.kit.graphs import add_random_pairs, random_tree
 from verirl.envs.kit.size_ladder import grown
@@ -67,11 +67,10 @@ def max_xor(values: list[int], start: int = 0) -> int:
     return best
 
 
-@register_env
+@ENVIRONMENTS.register("max_xor_set")
 class MaxXorSet(Environment):
     """A non-empty subset of an array with the largest XOR; (xor/gold)^5 credit."""
 
-    name = "max_xor_set"
     tags = TAGS
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level; bit length B with 2^B - 2 ≥ 2N"
     size_measure = "length N of the array"
@@ -136,11 +135,10 @@ class MaxXorSet(Environment):
         return f"{answer} {answer.split()[0]}"  # an index twice
 
 
-@register_env
+@ENVIRONMENTS.register("min_xor_pair")
 class MinXorPair(Environment):
     """Two positions of an array of distinct values whose XOR is smallest; (gold/xor)^5."""
 
-    name = "min_xor_pair"
     tags = TAGS
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level; values below 2^B with 2^B > 2N"
     size_measure = "length N of the array"
@@ -203,12 +201,11 @@ def _edge_text(edges: list[list[int]]) -> str:
     return "\n".join(f"({u}, {v}, {w})" for u, v, w in edges)
 
 
-@register_env
+@ENVIRONMENTS.register("max_xor_path")
 class MaxXorPath(Environment):
     """The largest XOR of the edge weights along a walk from 0 to N-1 (edges may repeat and
     count each time). Binary reward."""
 
-    name = "max_xor_path"
     tags = TAGS
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; weights below 2^B, 2^B ≥ 2N"
     size_measure = "vertices plus edges"
@@ -274,11 +271,10 @@ class MaxXorPath(Environment):
         return float(problem.data["n"] + len(problem.data["edges"]))
 
 
-@register_env
+@ENVIRONMENTS.register("max_tree_xor_path")
 class MaxTreeXorPath(Environment):
     """Two vertices of a weighted tree whose path has the largest XOR; (xor/gold)^5."""
 
-    name = "max_tree_xor_path"
     tags = TAGS
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; weights below 2^B, 2^B ≥ 2N"
     size_measure = "vertices of the tree"
@@ -375,13 +371,12 @@ def _kept_by_greedy(heaps: list[int]) -> list[int]:
     return kept
 
 
-@register_env
+@ENVIRONMENTS.register("new_nim_game")
 class NewNimGame(Environment):
     """New Nim: remove whole heaps in the first move so that no non-empty set of the
     remaining heaps XORs to 0 (then the first player wins), removing as few matches as
     possible; (gold/removed)^3 credit, a losing or empty position is invalid."""
 
-    name = "new_nim_game"
     tags = (*TAGS, "games")
     difficulty_scales = "N = 3 + d heaps of up to 2^(3 + d//3) - 1 matches"
     size_measure = "number of heaps"

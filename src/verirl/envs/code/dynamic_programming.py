@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from verirl.envs.base import register_env
+from verirl.envs.base import ENVIRONMENTS
 from verirl.envs.code.synthesis import ProgramSynthesis
 
 
@@ -20,9 +20,8 @@ def ref_coin_ways(p: dict[str, Any], coins: list[int], amount: int) -> int:
     return ways[amount]
 
 
-@register_env
+@ENVIRONMENTS.register("code_coin_ways")
 class CodeCoinWays(ProgramSynthesis):
-    name = "code_coin_ways"
     difficulty_scales = "more coin kinds, amounts grow to 10^5 (enumeration is too slow)"
     signature = "def solve(coins: list[int], amount: int) -> int"
     reference = ref_coin_ways
@@ -65,9 +64,8 @@ def ref_edit_distance(p: dict[str, Any], a: str, b: str) -> int:
     return prev[len(b)]
 
 
-@register_env
+@ENVIRONMENTS.register("code_edit_distance")
 class CodeEditDistance(ProgramSynthesis):
-    name = "code_edit_distance"
     difficulty_scales = (
         "unequal operation costs at d >= 3; longer strings (exhaustive search is hopeless)"
     )
@@ -106,9 +104,8 @@ def ref_knapsack(p: dict[str, Any], items: list[list[int]], capacity: int) -> in
     return best[capacity]
 
 
-@register_env
+@ENVIRONMENTS.register("code_knapsack")
 class CodeKnapsack(ProgramSynthesis):
-    name = "code_knapsack"
     difficulty_scales = "unbounded copies at d >= 4; more items (2^n subsets become too many)"
     signature = "def solve(items: list[list[int]], capacity: int) -> int"
     reference = ref_knapsack
@@ -150,9 +147,8 @@ def ref_grid_paths(p: dict[str, Any], grid: list[str]) -> int:
     return ways[rows - 1][cols - 1]
 
 
-@register_env
+@ENVIRONMENTS.register("code_grid_paths")
 class CodeGridPaths(ProgramSynthesis):
-    name = "code_grid_paths"
     difficulty_scales = "diagonal moves at d >= 4; grids grow (enumerating paths is too slow)"
     signature = "def solve(grid: list[str]) -> int"
     reference = ref_grid_paths

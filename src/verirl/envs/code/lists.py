@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from verirl.envs.base import register_env
+from verirl.envs.base import ENVIRONMENTS
 from verirl.envs.code.synthesis import ProgramSynthesis, step_text
 
 
@@ -58,9 +58,8 @@ _LIST_STEPS = {
 }
 
 
-@register_env
+@ENVIRONMENTS.register("code_list_pipeline")
 class CodeListPipeline(ProgramSynthesis):
-    name = "code_list_pipeline"
     difficulty_scales = "pipeline steps: 1 + difficulty // 3; longer lists"
     signature = "def solve(xs: list[int]) -> list[int]"
     reference = ref_list_pipeline
@@ -142,9 +141,8 @@ def ref_pair_sums(p: dict[str, Any], xs: list[int], target: int) -> int:
     return total
 
 
-@register_env
+@ENVIRONMENTS.register("code_pair_sums")
 class CodePairSums(_ListAlgorithm):
-    name = "code_pair_sums"
     difficulty_scales = (
         "longer lists; at d >= 6 large lists rule out O(n^2); d >= 3: each later item "
         "counts once per value"
@@ -183,9 +181,8 @@ def ref_max_subarray(p: dict[str, Any], xs: list[int]) -> int:
     return best if worst == total else max(best, total - worst)
 
 
-@register_env
+@ENVIRONMENTS.register("code_max_subarray")
 class CodeMaxSubarray(_ListAlgorithm):
-    name = "code_max_subarray"
     difficulty_scales = "circular arrays at d >= 4; large lists from d = 6 rule out O(n^2)"
     signature = "def solve(xs: list[int]) -> int"
     reference = ref_max_subarray
@@ -219,9 +216,8 @@ def ref_window_max(p: dict[str, Any], xs: list[int], k: int) -> list[int]:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("code_window_extremes")
 class CodeWindowExtremes(_ListAlgorithm):
-    name = "code_window_extremes"
     difficulty_scales = (
         "window minimum or maximum; large lists and windows from d = 6 rule out O(nk)"
     )
@@ -262,9 +258,8 @@ def ref_inversions(p: dict[str, Any], xs: list[int]) -> int:
     return sort(list(xs))[1]
 
 
-@register_env
+@ENVIRONMENTS.register("code_inversions")
 class CodeInversions(_ListAlgorithm):
-    name = "code_inversions"
     difficulty_scales = (
         "pairs with equal values count too at d >= 4; large lists from d = 6 rule out O(n^2)"
     )
@@ -292,9 +287,8 @@ def ref_lis(p: dict[str, Any], xs: list[int]) -> int:
     return len(tails)
 
 
-@register_env
+@ENVIRONMENTS.register("code_longest_increasing")
 class CodeLongestIncreasing(_ListAlgorithm):
-    name = "code_longest_increasing"
     difficulty_scales = "non-decreasing at d >= 3; large lists from d = 6 rule out O(n^2)"
     signature = "def solve(xs: list[int]) -> int"
     reference = ref_lis
@@ -317,9 +311,8 @@ def ref_merge_intervals(p: dict[str, Any], intervals: list[list[int]]) -> list[l
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("code_merge_intervals")
 class CodeMergeIntervals(_ListAlgorithm):
-    name = "code_merge_intervals"
     difficulty_scales = "adjacent integer intervals merge at d >= 3; large inputs from d = 6"
     signature = "def solve(intervals: list[list[int]]) -> list[list[int]]"
     reference = ref_merge_intervals

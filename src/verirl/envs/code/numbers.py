@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from verirl.envs.base import register_env
+from verirl.envs.base import ENVIRONMENTS
 from verirl.envs.code.synthesis import ProgramSynthesis
 
 
@@ -47,9 +47,8 @@ _NUMBER_STEPS = {
 }
 
 
-@register_env
+@ENVIRONMENTS.register("code_number_pipeline")
 class CodeNumberPipeline(ProgramSynthesis):
-    name = "code_number_pipeline"
     difficulty_scales = "pipeline steps: 1 + difficulty // 3; larger inputs"
     signature = "def solve(n: int) -> int"
     reference = ref_number_pipeline
@@ -93,9 +92,8 @@ def ref_count_primes(p: dict[str, Any], lo: int, hi: int) -> int:
     return count
 
 
-@register_env
+@ENVIRONMENTS.register("code_count_primes")
 class CodeCountPrimes(ProgramSynthesis):
-    name = "code_count_primes"
     difficulty_scales = "residue condition at d >= 3; ranges grow to 10^6 (trial division too slow)"
     signature = "def solve(lo: int, hi: int) -> int"
     reference = ref_count_primes
@@ -142,9 +140,8 @@ def ref_digit_sum_count(p: dict[str, Any], n: int) -> int:
     return go(0, 0, True) - 1  # 0 itself has digit sum 0
 
 
-@register_env
+@ENVIRONMENTS.register("code_digit_sum_count")
 class CodeDigitSumCount(ProgramSynthesis):
-    name = "code_digit_sum_count"
     difficulty_scales = "n grows to 10^(3 + difficulty) (counting one by one is too slow past 10^7)"
     signature = "def solve(n: int) -> int"
     reference = ref_digit_sum_count
@@ -183,9 +180,8 @@ def ref_base_digits(p: dict[str, Any], n: int, base: int) -> str:
     return sign + text
 
 
-@register_env
+@ENVIRONMENTS.register("code_base_digits")
 class CodeBaseDigits(ProgramSynthesis):
-    name = "code_base_digits"
     difficulty_scales = (
         "bases 2..10, then up to 36 (d >= 3), digit groups (d >= 6), negatives, larger n"
     )

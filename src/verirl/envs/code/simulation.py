@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from verirl.envs.base import register_env
+from verirl.envs.base import ENVIRONMENTS
 from verirl.envs.code.synthesis import ProgramSynthesis
 
 
@@ -27,9 +27,8 @@ def ref_robot(p: dict[str, Any], moves: str) -> list[int]:
     return [x, y, len(seen)] if p["count"] else [x, y]
 
 
-@register_env
+@ENVIRONMENTS.register("code_robot_walk")
 class CodeRobotWalk(ProgramSynthesis):
-    name = "code_robot_walk"
     difficulty_scales = (
         "walls, then visited-cell count (d >= 3), then a wrapping board (d >= 6); longer programs"
     )
@@ -103,9 +102,8 @@ def ref_stack_machine(p: dict[str, Any], program: list[str]) -> list[int]:
 _STACK_OPS = ["push", "pop", "add", "dup", "swap", "mul", "sub", "mod"]
 
 
-@register_env
+@ENVIRONMENTS.register("code_stack_machine")
 class CodeStackMachine(ProgramSynthesis):
-    name = "code_stack_machine"
     difficulty_scales = (
         "instruction set grows (3 + difficulty // 2 kinds, up to 8); longer programs"
     )
@@ -167,9 +165,8 @@ def ref_ledger(p: dict[str, Any], events: list[list[Any]]) -> dict[str, int]:
     return dict(sorted(balances.items()))
 
 
-@register_env
+@ENVIRONMENTS.register("code_ledger")
 class CodeLedger(ProgramSynthesis):
-    name = "code_ledger"
     difficulty_scales = "event kinds grow (withdrawal fee, transfers, closing); longer event logs"
     signature = "def solve(events: list[list]) -> dict[str, int]"
     reference = ref_ledger
@@ -238,9 +235,8 @@ def ref_life(p: dict[str, Any], grid: list[str], steps: int) -> list[str]:
     return ["".join("#" if v else "." for v in row) for row in cells]
 
 
-@register_env
+@ENVIRONMENTS.register("code_cellular_automaton")
 class CodeCellularAutomaton(ProgramSynthesis):
-    name = "code_cellular_automaton"
     difficulty_scales = (
         "wrapping edges at d >= 3, other birth/survival rules at d >= 6; bigger grids, more steps"
     )

@@ -8,7 +8,7 @@ import random
 import string
 from typing import Any
 
-from verirl.envs.base import register_env
+from verirl.envs.base import ENVIRONMENTS
 from verirl.envs.code.synthesis import ProgramSynthesis, step_text
 
 LETTERS = string.ascii_lowercase
@@ -53,9 +53,8 @@ _STRING_STEPS = {
 }
 
 
-@register_env
+@ENVIRONMENTS.register("code_string_pipeline")
 class CodeStringPipeline(ProgramSynthesis):
-    name = "code_string_pipeline"
     difficulty_scales = "pipeline steps: 1 + difficulty // 3; longer inputs"
     signature = "def solve(s: str) -> str"
     reference = ref_string_pipeline
@@ -113,9 +112,8 @@ _WORD_STEPS = {
 }
 
 
-@register_env
+@ENVIRONMENTS.register("code_word_pipeline")
 class CodeWordPipeline(ProgramSynthesis):
-    name = "code_word_pipeline"
     difficulty_scales = "pipeline steps: 1 + difficulty // 3; longer texts"
     signature = "def solve(text: str) -> str"
     reference = ref_word_pipeline
@@ -159,9 +157,8 @@ def ref_run_length(p: dict[str, Any], s: str) -> str:
     return "".join(out)
 
 
-@register_env
+@ENVIRONMENTS.register("code_run_length")
 class CodeRunLength(ProgramSynthesis):
-    name = "code_run_length"
     difficulty_scales = "variants: omit count 1 (d >= 2), runs capped (d >= 5); longer inputs"
     signature = "def solve(s: str) -> str"
     reference = ref_run_length
@@ -210,9 +207,8 @@ def ref_brackets(p: dict[str, Any], s: str) -> int:
     return 1 if not stack else -1
 
 
-@register_env
+@ENVIRONMENTS.register("code_balanced_brackets")
 class CodeBrackets(ProgramSynthesis):
-    name = "code_balanced_brackets"
     difficulty_scales = (
         "bracket kinds 1..4, other characters (d >= 3), longest balanced prefix (d >= 6)"
     )

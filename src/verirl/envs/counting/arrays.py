@@ -18,7 +18,7 @@ import math
 import random
 from collections import Counter
 
-from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 
@@ -30,11 +30,10 @@ class _SeqCount(IntegerAnswer):
     size_measure = "length of the sequences or strings involved"
 
 
-@register_env
+@ENVIRONMENTS.register("same_adjacency_counting")
 class SameAdjacencyCounting(_SeqCount):
     """Length-N sequences over 1..M with at least one pair of equal neighbours."""
 
-    name = "same_adjacency_counting"
     binary = True
     difficulty_scales = "N in 2..4 + d; M in 2..3 + d//2"
 
@@ -61,11 +60,10 @@ class SameAdjacencyCounting(_SeqCount):
         return min(10**9, (3 + difficulty) * (2 + difficulty // 2))
 
 
-@register_env
+@ENVIRONMENTS.register("stirling_second")
 class StirlingSecond(_SeqCount):
     """Ways to put N distinct balls into R distinct boxes with no box empty: R!·S(N, R)."""
 
-    name = "stirling_second"
     binary = True
     difficulty_scales = "R in 1..2 + d//3; N in R..7 + d"
 
@@ -96,11 +94,10 @@ class StirlingSecond(_SeqCount):
         return min(10**9, sum(8 + difficulty - r for r in range(1, 3 + difficulty // 3)))
 
 
-@register_env
+@ENVIRONMENTS.register("range_constrained_increasing_sequence_counting")
 class RangeConstrainedIncreasingSequenceCounting(_SeqCount):
     """Strictly increasing sequences with A[i] in [L[i], R[i]]."""
 
-    name = "range_constrained_increasing_sequence_counting"
     binary = True
     difficulty_scales = "length N = 2 + d//2; values in 0..10 + 3d"
 
@@ -143,11 +140,10 @@ class RangeConstrainedIncreasingSequenceCounting(_SeqCount):
         return float(len(problem.data["bounds"]))
 
 
-@register_env
+@ENVIRONMENTS.register("xor_equation_counting")
 class XorEquationCounting(_SeqCount):
     """Tuples (X[1..N]) with 0 ≤ X[i] ≤ R and X[1] XOR ... XOR X[N] = K."""
 
-    name = "xor_equation_counting"
     binary = True
     difficulty_scales = "N = 2 + d//3 variables; R < 2^(2 + d//3) (at most 2^12)"
 
@@ -210,11 +206,10 @@ def _array(rng: random.Random, n: int, top: int) -> list[int]:
     return [rng.randint(0, top) for _ in range(n)]
 
 
-@register_env
+@ENVIRONMENTS.register("subarray_sum_xor")
 class SubarraySumXor(_SeqCount):
     """The XOR of the sums of all contiguous subarrays."""
 
-    name = "subarray_sum_xor"
     binary = True
     difficulty_scales = "N = 3 + d elements in 0..20 + 10d"
 
@@ -253,11 +248,10 @@ class SubarraySumXor(_SeqCount):
         return float(len(problem.data["array"]))
 
 
-@register_env
+@ENVIRONMENTS.register("subarray_xor_sum")
 class SubarrayXorSum(_SeqCount):
     """The sum of the XORs of all contiguous subarrays."""
 
-    name = "subarray_xor_sum"
     binary = True
     difficulty_scales = "N = 3 + d elements in 0..20 + 10d"
 
@@ -296,11 +290,10 @@ class SubarrayXorSum(_SeqCount):
         return float(len(problem.data["array"]))
 
 
-@register_env
+@ENVIRONMENTS.register("repeat_sequence_lnds")
 class RepeatSequenceLnds(_SeqCount):
     """The longest non-decreasing subsequence of an array repeated T times."""
 
-    name = "repeat_sequence_lnds"
     binary = True
     difficulty_scales = "period n = 3 + d; repetitions T up to 5·1.5^d (at most 200)"
 
@@ -346,11 +339,10 @@ def _word(rng: random.Random, length: int, alphabet: str) -> str:
     return "".join(rng.choice(alphabet) for _ in range(length))
 
 
-@register_env
+@ENVIRONMENTS.register("shared_substring_counting")
 class SharedSubstringCounting(_SeqCount):
     """Tuples (lS, rS, lT, rT) with S[lS..rS] = T[lT..rT]."""
 
-    name = "shared_substring_counting"
     difficulty_scales = "string lengths up to 5 + d (at most 40); alphabet a, b (c from d 6)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -384,11 +376,10 @@ class SharedSubstringCounting(_SeqCount):
         return float(len(problem.data["s"]) + len(problem.data["t"]))
 
 
-@register_env
+@ENVIRONMENTS.register("three_string_common_subsequence_counting")
 class ThreeStringCommonSubsequenceCounting(_SeqCount):
     """Triples of non-empty index subsequences of A, B, C that spell the same string."""
 
-    name = "three_string_common_subsequence_counting"
     difficulty_scales = "string lengths 3..3 + d//2 (at most 18); alphabet a, b (c from d 4)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -450,11 +441,10 @@ class ThreeStringCommonSubsequenceCounting(_SeqCount):
         return float(sum(len(problem.data[x]) for x in "abc"))
 
 
-@register_env
+@ENVIRONMENTS.register("zero_prefix_subset_counting")
 class ZeroPrefixSubsetCounting(_SeqCount):
     """Non-empty subsets of distinct strings in which no string is a prefix of another."""
 
-    name = "zero_prefix_subset_counting"
     difficulty_scales = "N = 3 + d distinct strings over {0, 1} of length 1..2 + d//3"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

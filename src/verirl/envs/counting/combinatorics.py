@@ -14,7 +14,7 @@ import math
 import random
 import string
 
-from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
 
@@ -33,9 +33,8 @@ class _Count(IntegerAnswer):
         return float(problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("binomial_coefficient")
 class BinomialCoefficient(_Count):
-    name = "binomial_coefficient"
     size_measure = "n"
     difficulty_scales = "n in 3 + d..5 + 2d, k in 1..n-1"
 
@@ -56,9 +55,8 @@ class BinomialCoefficient(_Count):
         return sum(n - 1 for n in range(3 + difficulty, 6 + 2 * difficulty))
 
 
-@register_env
+@ENVIRONMENTS.register("word_arrangements")
 class WordArrangements(_Count):
-    name = "word_arrangements"
     size_measure = "n (word length)"
     difficulty_scales = "word of 3 + d letters drawn from 2 + d//3"
 
@@ -99,9 +97,8 @@ def _fixed_point_cases(difficulty: int) -> list[tuple[int, int]]:
     ]
 
 
-@register_env
+@ENVIRONMENTS.register("permutations_with_fixed_points")
 class PermutationsWithFixedPoints(_Count):
-    name = "permutations_with_fixed_points"
     size_measure = "n"
     difficulty_scales = "n in 3 + d..5 + 2d; exactly k fixed points, k ≤ min(1 + d//2, n//2)"
 
@@ -148,9 +145,8 @@ def _count_paths(grid: list[str]) -> int:
     return ways[-1]
 
 
-@register_env
+@ENVIRONMENTS.register("lattice_paths_blocked")
 class LatticePathsBlocked(_Count):
-    name = "lattice_paths_blocked"
     size_measure = "grid size"
     difficulty_scales = "grid of 2 + d//3 rows and 3 + d//2 columns, about a fifth of cells blocked"
 
@@ -203,9 +199,8 @@ class LatticePathsBlocked(_Count):
         return count
 
 
-@register_env
+@ENVIRONMENTS.register("divisible_by_any_count")
 class DivisibleByAnyCount(_Count):
-    name = "divisible_by_any_count"
     size_measure = "digits of N plus the number of divisors"
     difficulty_scales = "N up to 60·(d+1)²; k = 2 + d//8 divisors (at most 8) in 2..3 + 2d + k"
 
@@ -260,9 +255,8 @@ def _catalan_cases(difficulty: int) -> list[tuple[str, int, int]]:
     return cases
 
 
-@register_env
+@ENVIRONMENTS.register("catalan_count")
 class CatalanCount(_Count):
-    name = "catalan_count"
     size_measure = "n"
     difficulty_scales = (
         "n in 2 + d..4 + 2d (balanced parentheses, Dyck paths, triangulations, trees) and "
@@ -289,9 +283,8 @@ class CatalanCount(_Count):
         return len(_catalan_cases(difficulty))
 
 
-@register_env
+@ENVIRONMENTS.register("stars_and_bars")
 class StarsAndBars(_Count):
-    name = "stars_and_bars"
     size_measure = "n"
     difficulty_scales = (
         "2..3 + d//4 variables summing to 3 + d..5 + 2d; lower bounds 0..1, 0..2 from d 6"
@@ -323,9 +316,8 @@ class StarsAndBars(_Count):
         return sum(bounds**k for k in range(2, 4 + difficulty // 4)) * sums
 
 
-@register_env
+@ENVIRONMENTS.register("integer_partitions")
 class IntegerPartitions(_Count):
-    name = "integer_partitions"
     size_measure = "n"
     difficulty_scales = (
         "n in 4 + d..6 + 2d; parts at most m (m in 2..n, m = n: no limit); distinct parts or not "

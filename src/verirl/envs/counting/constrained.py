@@ -22,13 +22,13 @@ import random
 from typing import ClassVar
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
     graded,
     invalid,
     parse_int,
-    register_env,
 )
 from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
@@ -117,11 +117,10 @@ def no_double_triple_subsets(n: int) -> int:
     return total
 
 
-@register_env
+@ENVIRONMENTS.register("no_double_triple_counting")
 class NoDoubleTripleCounting(_Count):
     """Subsets of {1..N} closed under no doubling or tripling; (min/max)^10 credit."""
 
-    name = "no_double_triple_counting"
     difficulty_scales = "N in 4 + 2d .. 10 + 3d"
     size_measure = "N (the size of the ground set)"
 
@@ -177,12 +176,11 @@ def _people(count: int, noun: str) -> str:
     return f"1 {noun}" if count == 1 else f"{count} distinct {noun}s"
 
 
-@register_env
+@ENVIRONMENTS.register("no_adjacent_girl_counting")
 class NoAdjacentGirlCounting(_Count):
     """Line-ups of n boys, m girls and 2 teachers (all distinct) with no two girls adjacent and
     the teachers apart; (min/max)^10 credit."""
 
-    name = "no_adjacent_girl_counting"
     difficulty_scales = "n, m up to 2, then int(1.1·x + 1) per level (at most 60)"
     size_measure = "n + m (people besides the teachers)"
 
@@ -240,11 +238,10 @@ class NoAdjacentGirlCounting(_Count):
 
 
 # ---- binary strings avoiding a pattern ---------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("not_containing_string_counting")
 class NotContainingStringCounting(_CountModulo):
     """Binary strings of length N that avoid a pattern, modulo m (binary reward)."""
 
-    name = "not_containing_string_counting"
     difficulty_scales = "N up to 8 + 20d; pattern length 2 .. 3 + d//3"
     size_measure = "N times the pattern length (automaton DP steps)"
 
@@ -319,12 +316,11 @@ class NotContainingStringCounting(_CountModulo):
 
 
 # ---- partitions into distinct parts ------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("number_partition_counting")
 class NumberPartitionCounting(_Count):
     """Ways to write N as a sum of exactly K distinct positive integers (order ignored);
     (min/max)^10 credit."""
 
-    name = "number_partition_counting"
     difficulty_scales = "N in 6 + d .. 10 + 15d; K in 2 .. 2 + d//3"
     size_measure = "N (the number partitioned)"
 
@@ -372,11 +368,10 @@ class NumberPartitionCounting(_Count):
 
 
 # ---- palindromic partitions --------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("palindrome_partition_counting")
 class PalindromePartitionCounting(_Count):
     """Ways to cut a string into palindromic pieces; (min/max)^10 credit."""
 
-    name = "palindrome_partition_counting"
     difficulty_scales = "string length 5, then int(1.1·N + 1) per level (at most 60)"
     size_measure = "length of the string"
     size_key = "text"
@@ -440,12 +435,11 @@ def count_with_palindrome_upto(limit: int) -> int:
     return limit - avoid
 
 
-@register_env
+@ENVIRONMENTS.register("palindromic_substring_number_counting")
 class PalindromicSubstringNumberCounting(_Count):
     """How many integers in [L, R] contain a palindromic substring of length at least 2;
     (min/max)^10 credit."""
 
-    name = "palindromic_substring_number_counting"
     difficulty_scales = "R up to 20·1.5^d"
     size_measure = "R (the range top)"
 
@@ -491,12 +485,11 @@ class PalindromicSubstringNumberCounting(_Count):
 MOD = 1_000_000_007
 
 
-@register_env
+@ENVIRONMENTS.register("pair_more_one_counting")
 class PairMoreOneCounting(_CountModulo):
     """Pairs (S, T) of binary strings, |S| = M + δ and |T| = M, where S has more ones than T,
     modulo 10^9 + 7 (binary reward)."""
 
-    name = "pair_more_one_counting"
     difficulty_scales = "M up to 10·2^(d//3) (at most 10^5); δ up to 5 + d"
     size_measure = "total length of S and T"
     fixed_modulus: ClassVar[int] = MOD
@@ -559,12 +552,11 @@ def range_max_total(n: int, m: int) -> int:
     return total
 
 
-@register_env
+@ENVIRONMENTS.register("max_rmq_expectation")
 class MaxRmqExpectation(_Count):
     """The expected sum of range maxima of a random array, times M^N (an integer); exact
     answer required (binary reward)."""
 
-    name = "max_rmq_expectation"
     difficulty_scales = "N in 2..3 + d//2, M in 2..3 + d//3"
     size_measure = "N (array length) times M (values)"
 

@@ -18,7 +18,7 @@ import itertools
 import math
 import random
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.kit.answers import SizedInteger
 from verirl.types import Problem
 
@@ -102,11 +102,10 @@ def _tilings_rows(board: list[str]) -> int:
     return ways.get(0, 0)
 
 
-@register_env
+@ENVIRONMENTS.register("domino_tiling_count")
 class DominoTilingCount(SizedInteger):
     """Tilings of a board with holes by 1 × 2 dominoes."""
 
-    name = "domino_tiling_count"
     tags = TAGS
     difficulty_scales = "board (3 + d//5) × (4 + d//3), at most 5 × 12; 0-30% holes"
     size_measure = "number of cells"
@@ -132,11 +131,10 @@ class DominoTilingCount(SizedInteger):
 
 
 # ---- proper colourings with fixed cells ----------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("grid_coloring_counting")
 class GridColoringCounting(SizedInteger):
     """Colourings of a grid with k colours, neighbours different, some cells fixed."""
 
-    name = "grid_coloring_counting"
     tags = TAGS
     difficulty_scales = "grid (2 + d//8) × (4 + d//2), at most 3 × 14; k = 3..4 colours; 25% fixed"
     size_measure = "number of cells"
@@ -206,12 +204,11 @@ def _press_effect(h: int, w: int, i: int, j: int) -> int:
     return mask
 
 
-@register_env
+@ENVIRONMENTS.register("lights_out_min_presses")
 class LightsOutMinPresses(SizedInteger):
     """The fewest presses that switch every light off (a press toggles a cell and its
     neighbours)."""
 
-    name = "lights_out_min_presses"
     tags = ("grids", "puzzles", "linear_algebra")
     difficulty_scales = "grid (3 + d//5) × (3 + d//3), at most 7 × 10; planted presses"
     size_measure = "number of cells"
@@ -296,11 +293,10 @@ class LightsOutMinPresses(SizedInteger):
 
 
 # ---- rooks -----------------------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("rook_placement_counting")
 class RookPlacementCounting(SizedInteger):
     """Ways to put k rooks on the free cells of a board, no two in one row or column."""
 
-    name = "rook_placement_counting"
     tags = TAGS
     difficulty_scales = "board n × n with n = min(8, 4 + d//3); k up to n; 20-40% forbidden"
     size_measure = "number of cells"
@@ -349,11 +345,10 @@ class RookPlacementCounting(SizedInteger):
 
 
 # ---- kings -----------------------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("king_placement_counting")
 class KingPlacementCounting(SizedInteger):
     """Ways to put k kings on a board with holes, no two attacking (touching)."""
 
-    name = "king_placement_counting"
     tags = TAGS
     difficulty_scales = (
         "board (3 + d//6) × (4 + d//4), at most 6 × 8; 20% holes; k up to a sixth of the cells"

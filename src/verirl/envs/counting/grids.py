@@ -16,7 +16,7 @@ import functools
 import math
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer
 from verirl.envs.kit.grids import grid_lines
 from verirl.types import Problem
 
@@ -36,11 +36,10 @@ class _GridCount(IntegerAnswer):
         return float((d["n"] + 1) * (d.get("m", d["n"]) + 1))
 
 
-@register_env
+@ENVIRONMENTS.register("royal_lock_counting")
 class RoyalLockCounting(_GridCount):
     """Placements of K mutually non-attacking kings on an N × N board."""
 
-    name = "royal_lock_counting"
     difficulty_scales = "board side N = 3 + d//4 (at most 7); K uniform in 1..⌈N/2⌉²"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -96,11 +95,10 @@ class RoyalLockCounting(_GridCount):
         return min(10**9, ((min(7, 3 + difficulty // 4) + 1) // 2) ** 2)
 
 
-@register_env
+@ENVIRONMENTS.register("square_undamaged_point_counting")
 class SquareUndamagedPointCounting(_GridCount):
     """Squares of any orientation with all four corners on undamaged lattice points."""
 
-    name = "square_undamaged_point_counting"
     difficulty_scales = "grid (N+1) × (M+1) points, N, M in 2..2 + d//3; 0..(N+1)(M+1)//4 damaged"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -154,11 +152,10 @@ class SquareUndamagedPointCounting(_GridCount):
         return min(10**9, total)
 
 
-@register_env
+@ENVIRONMENTS.register("submatrix_sum_divisible_counting")
 class SubmatrixSumDivisibleCounting(_GridCount):
     """Submatrices whose element sum is divisible by K."""
 
-    name = "submatrix_sum_divisible_counting"
     difficulty_scales = "N, M in 2..3 + d//2 (at most 18); K in 2..3 + d//3; entries 0..9"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -201,11 +198,10 @@ class SubmatrixSumDivisibleCounting(_GridCount):
         return count
 
 
-@register_env
+@ENVIRONMENTS.register("undamaged_submatrix_counting")
 class UndamagedSubmatrixCounting(_GridCount):
     """Submatrices made only of 1s in a 0/1 matrix."""
 
-    name = "undamaged_submatrix_counting"
     difficulty_scales = "N, M in 2..4 + d//2 (at most 18); about one cell in four is 0"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -249,11 +245,10 @@ class UndamagedSubmatrixCounting(_GridCount):
         return count
 
 
-@register_env
+@ENVIRONMENTS.register("sum_triangle_area")
 class SumTriangleArea(_GridCount):
     """Twice the total area of all triangles with corners among N points."""
 
-    name = "sum_triangle_area"
     difficulty_scales = "N = 4 + d points with coordinates in 0..10 + 2d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

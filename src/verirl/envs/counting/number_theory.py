@@ -18,11 +18,11 @@ from fractions import Fraction
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Instance,
     graded,
     invalid,
     parse_int,
-    register_env,
 )
 from verirl.envs.kit.answers import FastCount
 from verirl.envs.kit.numbers import factorize, is_prime, mobius_table
@@ -33,14 +33,13 @@ def _grow(base: float, rate: float, difficulty: int) -> int:
     return int(base * rate**difficulty)
 
 
-@register_env
+@ENVIRONMENTS.register("add_multiple_divisible_counting")
 class AddMultipleDivisibleCounting(FastCount):
     """Pairs L ≤ a < b ≤ R with a·b divisible by a + b (RLVE AddMultiple_Divisible_Counting).
 
     Fast count: with g = gcd(a, b), a = g·x, b = g·y (x < y coprime), (x + y) | g, so
     a = t·x·(x + y), b = t·y·(x + y) for t ≥ 1; count the t in range for each (x, y)."""
 
-    name = "add_multiple_divisible_counting"
     difficulty_scales = "upper bound R ≤ 30·1.15^d; lower bound L in 1..R/2"
     size_measure = "upper bound R (brute force checks R²/2 pairs)"
     size_param = "r"
@@ -75,12 +74,11 @@ class AddMultipleDivisibleCounting(FastCount):
         return sum(1 for a in range(lo, r + 1) for b in range(a + 1, r + 1) if a * b % (a + b) == 0)
 
 
-@register_env
+@ENVIRONMENTS.register("gcd_one_counting")
 class GcdOneCounting(FastCount):
     """Pairs (x, y) in [1, N] × [1, M] with gcd(x, y) = 1 (RLVE GCDOne_Counting); fast count
     Σ_d μ(d)·⌊N/d⌋·⌊M/d⌋."""
 
-    name = "gcd_one_counting"
     difficulty_scales = "N, M ≤ 15·1.2^d"
     size_measure = "N (the search space is N·M pairs)"
 
@@ -103,12 +101,11 @@ class GcdOneCounting(FastCount):
         return sum(1 for x in range(1, n + 1) for y in range(1, m + 1) if math.gcd(x, y) == 1)
 
 
-@register_env
+@ENVIRONMENTS.register("gcd_prime_counting")
 class GcdPrimeCounting(FastCount):
     """Pairs (x, y) in [1, N] × [1, M] whose gcd is a prime (RLVE GCDPrime_Counting); fast
     count Σ_p Σ_d μ(d)·⌊N/pd⌋·⌊M/pd⌋ over primes p."""
 
-    name = "gcd_prime_counting"
     difficulty_scales = "N, M ≤ 15·1.2^d"
     size_measure = "N (the search space is N·M pairs)"
 
@@ -136,11 +133,10 @@ class GcdPrimeCounting(FastCount):
         return sum(1 for x in range(1, n + 1) for y in range(1, m + 1) if is_prime(math.gcd(x, y)))
 
 
-@register_env
+@ENVIRONMENTS.register("gcd_lcm_counting")
 class GcdLcmCounting(FastCount):
     """Ordered pairs (P, Q) with gcd G and lcm L (RLVE GcdLcmCounting); fast count 2^ω(L/G)."""
 
-    name = "gcd_lcm_counting"
     difficulty_scales = "L ≤ 60·1.3^d (G divides L)"
     size_measure = "L (brute force tries every P ≤ L)"
     size_param = "lcm"
@@ -187,12 +183,11 @@ def _ext_gcd(a: int, b: int) -> tuple[int, int, int]:
     return a, x0, y0
 
 
-@register_env
+@ENVIRONMENTS.register("binary_linear_equation_solution_counting")
 class BinaryLinearEquationSolutionCounting(FastCount):
     """Integer solutions of a·x + b·y + c = 0 in a box (RLVE
     BinaryLinearEquation_SolutionCounting); fast count by extended Euclid."""
 
-    name = "binary_linear_equation_solution_counting"
     difficulty_scales = "coefficients and box bounds up to 8·1.3^d in absolute value"
     size_measure = "coefficient and box bound R"
     size_param = "range"
@@ -245,12 +240,11 @@ class BinaryLinearEquationSolutionCounting(FastCount):
         return found
 
 
-@register_env
+@ENVIRONMENTS.register("factorial_trailing_zero_count")
 class FactorialTrailingZeroCount(FastCount):
     """Trailing zeros of N! written in base K (RLVE FactorialTrailingZeroCount); fast count by
     Legendre's formula over the prime powers of K."""
 
-    name = "factorial_trailing_zero_count"
     difficulty_scales = "N ≤ 20·1.17^d, base K ≤ 16 + d"
     size_measure = "N (digits of N! grow as N log N)"
 
@@ -284,12 +278,11 @@ class FactorialTrailingZeroCount(FastCount):
         return zeros
 
 
-@register_env
+@ENVIRONMENTS.register("integer_factorization_counting")
 class IntegerFactorizationCounting(FastCount):
     """Ways to write N as a product of at least two distinct integers > 1, order ignored (RLVE
     IntegerFactorizationCounting). Fast count: a 0/1 knapsack over the divisors of N."""
 
-    name = "integer_factorization_counting"
     difficulty_scales = "N ≤ 160·1.3^d"
     size_measure = "N (the number factorised)"
 
@@ -331,13 +324,12 @@ class IntegerFactorizationCounting(FastCount):
         return sets(problem.data["n"], 2) - 1
 
 
-@register_env
+@ENVIRONMENTS.register("circulating_decimal_counting")
 class CirculatingDecimalCounting(FastCount):
     """Distinct values x/y (1 ≤ x ≤ N, 1 ≤ y ≤ M) that are purely periodic in base K (RLVE
     CirculatingDecimalCounting): reduced denominators coprime to K. Fast count
     Σ_{y ≤ M, gcd(y, K) = 1} #{x ≤ N : gcd(x, y) = 1} by Möbius over the divisors of y."""
 
-    name = "circulating_decimal_counting"
     difficulty_scales = "N, M ≤ 11·1.2^d; base K ≤ 3 + d//2"
     size_measure = "N (the search space is N·M fractions)"
 
@@ -369,13 +361,12 @@ class CirculatingDecimalCounting(FastCount):
         return sum(1 for v in values if math.gcd(v.denominator, k) == 1)
 
 
-@register_env
+@ENVIRONMENTS.register("fibonacci_containing_counting")
 class FibonacciContainingCounting(FastCount):
     """Pairs of positive (a, b) whose sequence f(0) = a, f(1) = b, f(n) = f(n−1) + f(n−2)
     reaches K at some n ≥ 2 (RLVE FibonacciContainingCounting). Fast count: f(n) =
     F(n−1)·a + F(n)·b, solved for each n, pairs collected in a set."""
 
-    name = "fibonacci_containing_counting"
     difficulty_scales = "K ≤ 150·1.12^d"
     size_measure = "K (brute force tries K² start pairs)"
     size_param = "k"
@@ -416,13 +407,12 @@ class FibonacciContainingCounting(FastCount):
         return found
 
 
-@register_env
+@ENVIRONMENTS.register("energy_storage_meter")
 class EnergyStorageMeter(FastCount):
     """Σ max((i XOR j) − K, 0) over 0 ≤ i < N, 0 ≤ j < M (RLVE EnergyStorageMeter). Fast
     count: for each i, [0, M) splits into aligned power-of-two blocks whose XOR images are
     intervals with a closed-form sum."""
 
-    name = "energy_storage_meter"
     difficulty_scales = "N, M ≤ 10·1.2^d; K below the largest XOR"
     size_measure = "N (the search space is N·M pairs)"
 
@@ -459,13 +449,12 @@ class EnergyStorageMeter(FastCount):
         return sum(max((i ^ j) - k, 0) for i in range(n) for j in range(m))
 
 
-@register_env
+@ENVIRONMENTS.register("halving_chain_counting")
 class HalvingChainCounting(FastCount):
     """Sequences that start at N where each next term is a positive integer at most half of
     the previous one (RLVE HalvingChainCounting); fast count by prefix sums of
     f(n) = 1 + Σ_{k ≤ n/2} f(k)."""
 
-    name = "halving_chain_counting"
     difficulty_scales = "N ≤ 150·1.2^d"
     size_measure = "N (the first term; the count grows with it)"
 
@@ -499,13 +488,12 @@ class HalvingChainCounting(FastCount):
         return chains(problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("fixed_mod_k_selection_counting")
 class FixedModKSelectionCounting(FastCount):
     """(Σ_{i ≥ 0} C(n·k, i·k + r)) mod p (RLVE FixedModK_Selection_Counting): right or wrong,
     an answer outside [0, p) is invalid. Fast: (1 + x)^{nk} modulo x^k − 1 and p by repeated
     squaring; brute: the binomial sum."""
 
-    name = "fixed_mod_k_selection_counting"
     tags = ("rlve", "residue")
     difficulty_scales = "n ≤ 8 + 3d, k ≤ 3 + d//3; p a prime below 10^4 + 10^3·d"
     size_measure = "n (the binomial sum has about n terms)"

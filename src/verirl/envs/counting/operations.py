@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, count_verdict, parse_int, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer, count_verdict, parse_int
 from verirl.types import Problem, Verdict
 
 
@@ -65,13 +65,12 @@ def _level_count(a: list[int], n: int) -> int:
     return total
 
 
-@register_env
+@ENVIRONMENTS.register("segment_tree_sorting_counting")
 class SegmentTreeSortingCounting(IntegerAnswer):
     """Operation i (1 ≤ i ≤ N) cuts the array into blocks of length 2^(i-1) and swaps two of
     them; each operation may be used at most once, in any order. How many operation
     sequences sort the array?"""
 
-    name = "segment_tree_sorting_counting"
     tags = ("rlve", "counting")
     difficulty_scales = (
         "N = 2 + d//6 (at most 4, 16 elements); the permutation is 0..3 random ops from sorted"

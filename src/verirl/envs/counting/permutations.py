@@ -19,7 +19,7 @@ import math
 import random
 from fractions import Fraction
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
@@ -63,11 +63,10 @@ def _pattern_count_slow(pattern: str) -> int:
     return sum(dp)
 
 
-@register_env
+@ENVIRONMENTS.register("descent_pattern_counting")
 class DescentPatternCounting(SizedInteger):
     """Permutations of 1..n whose rises and falls follow a given U/D word."""
 
-    name = "descent_pattern_counting"
     tags = TAGS
     difficulty_scales = "n = 5 + d (pattern of n - 1 letters)"
     size_measure = "permutation length n"
@@ -132,11 +131,10 @@ def _permanent_ryser(grid: list[list[bool]]) -> int:
     return (-1) ** n * total
 
 
-@register_env
+@ENVIRONMENTS.register("forbidden_position_permutations")
 class ForbiddenPositionPermutations(SizedInteger):
     """Permutations with some (position, value) pairs forbidden: a 0/1 permanent."""
 
-    name = "forbidden_position_permutations"
     tags = TAGS
     difficulty_scales = "n = min(11, 4 + d//2); each pair forbidden with probability 0.2-0.4"
     size_measure = "permutation length n"
@@ -199,11 +197,10 @@ def _no_adjacent_search(counts: list[int]) -> int:
     return go(tuple(sorted(counts)), 0)
 
 
-@register_env
+@ENVIRONMENTS.register("no_adjacent_equal_arrangements")
 class NoAdjacentEqualArrangements(SizedInteger):
     """Words using a multiset of letters exactly, no two equal letters side by side."""
 
-    name = "no_adjacent_equal_arrangements"
     tags = TAGS
     difficulty_scales = "3 + d//6 letters (at most 7), each used 1..2 + d//4 times (at most 6)"
     size_measure = "word length"
@@ -272,11 +269,10 @@ def _extensions_backward(n: int, before: list[list[int]]) -> int:
     return go((1 << n) - 1)
 
 
-@register_env
+@ENVIRONMENTS.register("linear_extension_counting")
 class LinearExtensionCounting(SizedInteger):
     """Orderings of n items that respect a list of "a before b" constraints."""
 
-    name = "linear_extension_counting"
     tags = TAGS
     difficulty_scales = "n = min(13, 4 + d//2) items; about n constraints"
     size_measure = "number of items"
@@ -323,11 +319,10 @@ def _random_permutation(n: int, rng: random.Random) -> list[int]:
     return perm
 
 
-@register_env
+@ENVIRONMENTS.register("permutation_min_swaps")
 class PermutationMinSwaps(SizedInteger):
     """The fewest swaps (of any two entries) that sort a permutation: n - #cycles."""
 
-    name = "permutation_min_swaps"
     tags = TAGS
     difficulty_scales = "n = 6 + 2d"
     size_measure = "permutation length n"
@@ -357,11 +352,10 @@ class PermutationMinSwaps(SizedInteger):
         return swaps
 
 
-@register_env
+@ENVIRONMENTS.register("permutation_order")
 class PermutationOrder(SizedInteger):
     """The least k ≥ 1 with p^k = identity: the lcm of the cycle lengths."""
 
-    name = "permutation_order"
     tags = TAGS
     difficulty_scales = "n = 6 + 2d"
     size_measure = "permutation length n"

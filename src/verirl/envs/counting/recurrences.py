@@ -21,7 +21,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from verirl.envs.base import Environment, Instance, graded, register_env
+from verirl.envs.base import ENVIRONMENTS, Environment, Instance, graded
 from verirl.envs.kit.answers import FastCount
 from verirl.envs.kit.fractions import fraction_text
 from verirl.envs.kit.wording import plural
@@ -40,12 +40,11 @@ class _Exact(FastCount):
         return graded(0.0, ok, "correct" if ok else "the value is not right")
 
 
-@register_env
+@ENVIRONMENTS.register("fibonacci")
 class Fibonacci(_Exact):
     """A[N] mod M for A[1] = a, A[2] = b, A[n] = p·A[n−1] + q·A[n−2] (RLVE Fibonacci). Verifier:
     2 × 2 matrix powers; ``solve``: iteration."""
 
-    name = "fibonacci"
     difficulty_scales = "N ≤ 10·2^(d/2) (at most 3·10^5), coefficients ≤ 10"
     size_measure = "index N"
 
@@ -89,13 +88,12 @@ def _fib(n: int) -> int:
     return a
 
 
-@register_env
+@ENVIRONMENTS.register("gcd_fibonacci_product")
 class GcdFibonacciProduct(_Exact):
     """gcd(F(N), F(M)) of Fibonacci numbers, reduced mod 10^9 + 7 (RLVE GCDFibonacciProduct).
     Verifier: the identity gcd(F(N), F(M)) = F(gcd(N, M)); ``solve``: both numbers in full and
     Euclid."""
 
-    name = "gcd_fibonacci_product"
     difficulty_scales = "N, M ≤ 40 + 20d"
     size_measure = "the larger index"
     size_param = "n"
@@ -137,13 +135,12 @@ def parse_fraction(text: str) -> Fraction:
     raise ValueError("not a fraction")
 
 
-@register_env
+@ENVIRONMENTS.register("binary_tree_leaf_num_expectation")
 class BinaryTreeLeafNumExpectation(Environment):
     """The expected number of leaves of a uniformly random binary tree with N nodes (RLVE
     BinaryTreeLeafNumExpectation), as an exact fraction; right or wrong. Verifier: the closed
     form N(N+1)/(2(2N−1)); ``solve``: counting trees and leaves by DP over subtree sizes."""
 
-    name = "binary_tree_leaf_num_expectation"
     tags = TAGS
     difficulty_scales = "N ≤ 5 + 10d"
     size_measure = "number of nodes N"
@@ -196,14 +193,13 @@ class BinaryTreeLeafNumExpectation(Environment):
         return float(problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("combination_odd_subsequence_counting")
 class CombinationOddSubsequenceCounting(FastCount):
     """Subsequences b_1, …, b_k (k ≥ 2, taken in order) of distinct integers with
     C(b_1, b_2)·C(b_2, b_3)·…·C(b_{k−1}, b_k) odd (RLVE CombinationOddSubsequenceCounting).
     Verifier: by Lucas, C(a, b) is odd iff b's bits are a subset of a's, so a DP over the
     sequence; ``solve``: every subsequence with the binomials computed in full."""
 
-    name = "combination_odd_subsequence_counting"
     difficulty_scales = "N = 3 + d distinct values below 2^(3 + d//4)"
     size_measure = "sequence length N"
 
@@ -237,13 +233,12 @@ class CombinationOddSubsequenceCounting(FastCount):
         return found
 
 
-@register_env
+@ENVIRONMENTS.register("bounded_adjacency_difference_permutation_counting")
 class BoundedAdjacencyDifferencePermutationCounting(FastCount):
     """Permutations of 1..N whose neighbours differ by at most K (RLVE
     BoundedAdjacencyDifference_Permutation_Counting). Verifier: DP over (used set, last
     value); ``solve``: all permutations."""
 
-    name = "bounded_adjacency_difference_permutation_counting"
     difficulty_scales = "N = 4 + d//4 (at most 11), K in 1..3"
     size_measure = "N (N! permutations)"
 

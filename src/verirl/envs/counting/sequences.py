@@ -18,7 +18,7 @@ import math
 import random
 from typing import Any
 
-from verirl.envs.base import Instance, graded, parse_int, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, graded, parse_int
 from verirl.envs.kit.answers import FastCount
 from verirl.envs.kit.wording import commas, plural
 from verirl.types import Problem, Verdict
@@ -32,12 +32,11 @@ class BinaryCount(FastCount):
         return graded(0.0, ok, "correct" if ok else self.wrong_detail)
 
 
-@register_env
+@ENVIRONMENTS.register("anti_palindromic_substring_counting")
 class AntiPalindromicSubstringCounting(FastCount):
     """Substrings (by position) of a binary string whose reverse equals their bitwise
     complement (RLVE AntiPalindromicSubstringCounting); fast: expansion around each centre."""
 
-    name = "anti_palindromic_substring_counting"
     difficulty_scales = "string length N = 4 + 2d"
     size_measure = "string length N (brute force checks N²/2 substrings)"
     size_param = "length"
@@ -79,12 +78,11 @@ class AntiPalindromicSubstringCounting(FastCount):
         )
 
 
-@register_env
+@ENVIRONMENTS.register("bounded_mean_subarray_counting")
 class BoundedMeanSubarrayCounting(FastCount):
     """Non-empty contiguous subarrays with mean ≥ K (RLVE BoundedMeanSubarrayCounting); fast:
     pairs of prefix sums of A − K in order, counted with a sorted list."""
 
-    name = "bounded_mean_subarray_counting"
     difficulty_scales = "array length N = 3 + 2d, values 0..9 + d"
     size_measure = "array length N"
 
@@ -114,12 +112,11 @@ class BoundedMeanSubarrayCounting(FastCount):
         )
 
 
-@register_env
+@ENVIRONMENTS.register("bounded_subarray_counting")
 class BoundedSubarrayCounting(FastCount):
     """Subarrays with sum ≤ K of the array B = A repeated M times (RLVE
     BoundedSubarrayCounting); fast: two pointers over B."""
 
-    name = "bounded_subarray_counting"
     difficulty_scales = "A of length N = 3 + d, repeated M = 2 + d//2 times; values 1..9"
     size_measure = "length of B = N·M"
     size_param = "length"
@@ -154,13 +151,12 @@ class BoundedSubarrayCounting(FastCount):
         )
 
 
-@register_env
+@ENVIRONMENTS.register("bounded_interval_intersection")
 class BoundedIntervalIntersection(FastCount):
     """Non-empty subsets of intervals whose intersection has length ≥ K (RLVE
     BoundedIntervalIntersection). Fast: charge each subset to its interval with the largest
     left end (ties by index) and count the others that may join it."""
 
-    name = "bounded_interval_intersection"
     difficulty_scales = "N = 3 + d intervals inside [0, 10 + 2d]"
     size_measure = "number of intervals N (2^N subsets)"
 
@@ -205,7 +201,7 @@ class BoundedIntervalIntersection(FastCount):
         return found
 
 
-@register_env
+@ENVIRONMENTS.register("inversion_pair")
 class InversionPair(FastCount):
     """The fewest adjacent swaps that make Σ (A_i − B_i)² minimal (RLVE InversionPair; the
     NOIP "matches" problem). The minimum pairs equal ranks (rearrangement inequality), so the
@@ -213,7 +209,6 @@ class InversionPair(FastCount):
     same rank; a swap in A or in B changes the inversion count of π by exactly one, so the
     answer is inv(π). Fast: merge-sort count; solve: π by rank counting and all pairs."""
 
-    name = "inversion_pair"
     difficulty_scales = "arrays of length N = 3 + 2d with distinct values up to 10N"
     size_measure = "array length N"
 
@@ -267,12 +262,11 @@ class InversionPair(FastCount):
         return sum(1 for i, j in itertools.combinations(range(n), 2) if dest[i] > dest[j])
 
 
-@register_env
+@ENVIRONMENTS.register("inversion_pair_k_counting")
 class InversionPairKCounting(BinaryCount):
     """Permutations of 1..N with exactly K inversions (RLVE InversionPairK_Counting), right or
     wrong. Fast: the insertion DP with prefix sums; solve: the product ∏ (1 + x + … + x^{i−1})."""
 
-    name = "inversion_pair_k_counting"
     difficulty_scales = "N in 3..4 + d//2, K in 0..N(N−1)/2"
     size_measure = "N (permutations of N elements)"
 
@@ -308,13 +302,12 @@ class InversionPairKCounting(BinaryCount):
         return poly[k] if k < len(poly) else 0
 
 
-@register_env
+@ENVIRONMENTS.register("heap_counting")
 class HeapCounting(BinaryCount):
     """Permutations P of 1..N with P[i] > P[⌊i/2⌋] for 2 ≤ i ≤ N, i.e. heap orders (RLVE
     HeapCounting), right or wrong. Fast: f(n) = C(n−1, |left|)·f(left)·f(right); solve: the
     tree hook-length formula n! / ∏ subtree sizes."""
 
-    name = "heap_counting"
     difficulty_scales = "N in 2..10 + 3d"
     size_measure = "N (permutations of N elements)"
 
@@ -354,13 +347,12 @@ class HeapCounting(BinaryCount):
         return math.factorial(n) // math.prod(sizes[1 : n + 1])
 
 
-@register_env
+@ENVIRONMENTS.register("cantor_expansion")
 class CantorExpansion(BinaryCount):
     """Distinct permutations of a sequence (with repeats) that are lexicographically smaller
     than it (RLVE CantorExpansion), right or wrong. Fast: Σ over positions of multinomials;
     solve: a recursion on the remaining multiset (no factorials)."""
 
-    name = "cantor_expansion"
     difficulty_scales = "sequence length N = 3 + d, values 1..2 + d//2"
     size_measure = "sequence length N"
     size_param = "length"
@@ -446,12 +438,11 @@ def _render(tree: Any, top: bool = True) -> str:
 _BIT_OPS = {"&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b}
 
 
-@register_env
+@ENVIRONMENTS.register("bit_equation_counting")
 class BitEquationCounting(FastCount):
     """Assignments of 0/1 variables that make a parenthesised AND/OR/XOR formula equal 1 (RLVE
     BitEquationCounting); fast: (ways to 0, ways to 1) up the tree; brute: all 2^N."""
 
-    name = "bit_equation_counting"
     difficulty_scales = "N = 2 + d variables"
     size_measure = "number of variables N (2^N assignments)"
 
@@ -501,13 +492,12 @@ class BitEquationCounting(FastCount):
 _ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
 
 
-@register_env
+@ENVIRONMENTS.register("expression_adding_parenthese_counting")
 class ExpressionAddingParentheseCounting(FastCount):
     """Distinct values an expression a1 op a2 op … takes over all ways to parenthesise it,
     without reordering (RLVE Expression_AddingParenthese_Counting). Fast: interval DP over
     value sets; brute: every full binary tree, enumerated without memory."""
 
-    name = "expression_adding_parenthese_counting"
     difficulty_scales = "operands: 3 + d//4 (at most 10), each 1..9"
     size_measure = "number of operands (Catalan-many parenthesisations)"
     size_param = "operands"
@@ -555,13 +545,12 @@ class ExpressionAddingParentheseCounting(FastCount):
         return len(set(values(0, len(nums) - 1)))
 
 
-@register_env
+@ENVIRONMENTS.register("grid_triangle_counting")
 class GridTriangleCounting(FastCount):
     """Non-degenerate triangles with vertices on the lattice points of [0, N] × [0, M] (RLVE
     GridTriangleCounting). Fast: C(T, 3) minus collinear triples counted by direction vector
     and gcd; brute: all triples with a cross product."""
 
-    name = "grid_triangle_counting"
     difficulty_scales = "N, M ≤ 2 + d//2"
     size_measure = "lattice points T = (N+1)(M+1) (brute force checks T³/6 triples)"
     size_param = "points"

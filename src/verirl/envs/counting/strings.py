@@ -18,7 +18,7 @@ import itertools
 import math
 import random
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.numbers import totient
 from verirl.envs.kit.strings import random_word
@@ -28,11 +28,10 @@ from verirl.types import Problem
 TAGS = ("strings", "counting")
 
 
-@register_env
+@ENVIRONMENTS.register("distinct_subsequence_count")
 class DistinctSubsequenceCount(SizedInteger):
     """How many different non-empty strings occur as subsequences of S."""
 
-    name = "distinct_subsequence_count"
     tags = TAGS
     difficulty_scales = "|S| = 6 + 2d over 2-4 letters"
     size_measure = "string length"
@@ -69,11 +68,10 @@ class DistinctSubsequenceCount(SizedInteger):
         return ways[0]
 
 
-@register_env
+@ENVIRONMENTS.register("distinct_substring_count")
 class DistinctSubstringCount(SizedInteger):
     """How many different non-empty substrings S has."""
 
-    name = "distinct_substring_count"
     tags = TAGS
     difficulty_scales = "|S| = 6 + 2d over 2-3 letters"
     size_measure = "string length"
@@ -100,11 +98,10 @@ class DistinctSubstringCount(SizedInteger):
         return total
 
 
-@register_env
+@ENVIRONMENTS.register("bracket_completion_counting")
 class BracketCompletionCounting(SizedInteger):
     """Replacements of ? by brackets that give a balanced bracket sequence."""
 
-    name = "bracket_completion_counting"
     tags = TAGS
     difficulty_scales = "length 8 + 2d, about half the characters ?"
     size_measure = "pattern length"
@@ -169,11 +166,10 @@ def _multinomial(parts: list[int]) -> int:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("necklace_counting")
 class NecklaceCounting(SizedInteger):
     """Necklaces (up to rotation) with given numbers of beads of each colour: Burnside."""
 
-    name = "necklace_counting"
     tags = TAGS
     difficulty_scales = (
         "2-4 colours, 1..3 + d//2 beads each (a common factor planted half the time)"
@@ -246,11 +242,10 @@ def _arrangements(counts: list[int]) -> list[str]:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("palindromic_subsequence_count")
 class PalindromicSubsequenceCount(SizedInteger):
     """Non-empty subsequences, counted by their positions, that read as palindromes."""
 
-    name = "palindromic_subsequence_count"
     tags = TAGS
     difficulty_scales = "|S| = 5 + 2d over 2-3 letters"
     size_measure = "string length"
@@ -313,11 +308,10 @@ def _lcs_length(a: str, b: str) -> int:
     return row[-1]
 
 
-@register_env
+@ENVIRONMENTS.register("longest_palindromic_subsequence")
 class LongestPalindromicSubsequence(SizedInteger):
     """The length of the longest palindromic subsequence."""
 
-    name = "longest_palindromic_subsequence"
     tags = TAGS
     difficulty_scales = "|S| = 7 + 3d over 2-5 letters"
     size_measure = "string length"
@@ -335,11 +329,10 @@ class LongestPalindromicSubsequence(SizedInteger):
         return _lcs_length(s, s[::-1])  # the LPS is the LCS of S and its reverse
 
 
-@register_env
+@ENVIRONMENTS.register("min_insertions_palindrome")
 class MinInsertionsPalindrome(SizedInteger):
     """The fewest characters to insert (anywhere) to make S a palindrome."""
 
-    name = "min_insertions_palindrome"
     tags = TAGS
     difficulty_scales = "|S| = 6 + 3d over 2-5 letters"
     size_measure = "string length"

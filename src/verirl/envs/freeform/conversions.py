@@ -25,7 +25,7 @@ from abc import abstractmethod
 from fractions import Fraction
 from typing import Any
 
-from verirl.envs.base import Environment, Instance, count_reward, graded, invalid, register_env
+from verirl.envs.base import ENVIRONMENTS, Environment, Instance, count_reward, graded, invalid
 from verirl.envs.kit.fractions import fraction_text
 from verirl.envs.reading.surface_forms import (
     FormError,
@@ -148,15 +148,13 @@ def _degrees(text: str) -> str:
     return text.replace("° ", "°")
 
 
-@register_env
+@ENVIRONMENTS.register("unit_conversion")
 class UnitConversion(FreeFormEnvironment):
     """Convert a quantity to another unit; any spelling of the number, with or without the
     asked unit (``2500``, ``2,500 meters``, ``2.5 \\times 10^{3} m``, ``two thousand five
     hundred m``). An answer in another unit is refused (the task asks for one unit).
     Non-terminating (or > 4-decimal) results are asked rounded to 2 decimals; any answer
     within that rounding is accepted."""
-
-    name = "unit_conversion"
 
     size_measure = "digits of the value plus the unit family's rank"
     difficulty_scales = (
@@ -277,15 +275,13 @@ def _render_rounded(x: Fraction, places: int | None) -> str:
 
 
 # ---- fractions, decimals, percentages -------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("fraction_forms")
 class FractionForms(FreeFormEnvironment):
     """A rational result (fraction of, sum/difference of fractions, percent of) accepted as a
     fraction (reduced or not, ``a/b`` or ``\\frac{a}{b}``), a decimal, a percentage, a mixed
     number, words (``five eighths``) or a repeating decimal; a non-terminating value also as a
     decimal (or percentage) with at least 3 decimal places of the value, rounded or truncated
     (1/3: ``0.333``, ``0.3333``, ``33.33%``; not ``0.33`` or ``0.334``)."""
-
-    name = "fraction_forms"
 
     size_measure = "digits of the terms"
     difficulty_scales = "denominators up to 4 + 2·d (at most 999); three question types"
@@ -403,12 +399,10 @@ def _written_precision(answer: str) -> Fraction | None:
 
 
 # ---- numbers in words -------------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("number_words")
 class NumberWords(FreeFormEnvironment):
     """Arithmetic posed in words (``seven hundred twelve plus eighty-nine``); the integer
     answer is accepted in digits (with separators, ``.0``, scientific notation) or words."""
-
-    name = "number_words"
 
     size_measure = "digits of the operands"
     difficulty_scales = (

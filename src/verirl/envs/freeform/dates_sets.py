@@ -10,7 +10,7 @@ import datetime as dt
 import math
 import random
 
-from verirl.envs.base import Instance, graded, invalid, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, graded, invalid
 from verirl.envs.freeform.conversions import FreeFormEnvironment
 from verirl.envs.kit.numbers import is_prime
 from verirl.envs.kit.wording import plural
@@ -28,13 +28,11 @@ from verirl.types import Problem, Verdict
 _DATE_STYLES = ("long", "iso", "day_first", "abbrev", "ordinal", "weekday", "us_numeric", "dotted")
 
 
-@register_env
+@ENVIRONMENTS.register("date_offset")
 class DateOffset(FreeFormEnvironment):
     """The date a number of days (or weeks and days) before/after a given date; accepted in
     any common date spelling (ISO, ``April 17, 2021``, ``17 April 2021``, ``Apr 17th``,
     ``17.04.2021``, unambiguous ``04/17/2021``), with a weekday if it is the right one."""
-
-    name = "date_offset"
 
     size_measure = "offset in days"
     difficulty_scales = (
@@ -92,12 +90,10 @@ class DateOffset(FreeFormEnvironment):
 
 
 # ---- unordered sets and lists ----------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("unordered_set")
 class UnorderedSet(FreeFormEnvironment):
     """A set of integers (divisors, primes in a range, integer roots, multiples in a range),
     in any order and list spelling: ``{1, 2, 4}``, ``4, 2 and 1``, ``x = 1 or x = 2``."""
-
-    name = "unordered_set"
 
     size_measure = "set size plus digits of its largest element"
     difficulty_scales = "numbers up to ~(3 + d)² · 6 (divisors), ranges and root spread grow with d"

@@ -19,7 +19,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from verirl.envs.base import Instance, graded, invalid, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, graded, invalid
 from verirl.envs.freeform.conversions import FreeFormEnvironment
 from verirl.envs.reading.answers import matching_brace
 from verirl.envs.reading.surface_forms import MAX_CHARS, FormError, clean
@@ -203,13 +203,11 @@ def _fractions(values: list[Any]) -> list[Fraction]:
     return [Fraction(str(v)) for v in values]
 
 
-@register_env
+@ENVIRONMENTS.register("equivalent_expression")
 class EquivalentExpression(FreeFormEnvironment):
     """Differentiate a polynomial, or solve a linear equation for y; any equivalent
     expression is accepted (term order, ``*``/``**`` or LaTeX, a common factor pulled out,
     ``y =`` / ``f'(x) =`` in front)."""
-
-    name = "equivalent_expression"
 
     size_measure = "coefficients and their digits"
     difficulty_scales = (

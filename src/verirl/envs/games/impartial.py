@@ -18,7 +18,7 @@ import math
 import random
 from collections.abc import Callable, Iterable
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem
@@ -83,11 +83,10 @@ def _count_winning(
     return sum(1 for i, p in enumerate(piles) for q in moves(p) if total ^ g(p) ^ g(q) == 0)
 
 
-@register_env
+@ENVIRONMENTS.register("subtraction_game_grundy")
 class SubtractionGameGrundy(SizedInteger):
     """The Grundy value of one pile in a subtraction game."""
 
-    name = "subtraction_game_grundy"
     tags = TAGS
     difficulty_scales = "moves from {1..4 + d//2} (2-4 of them); pile up to 40 + 15d"
     size_measure = "pile size"
@@ -115,11 +114,10 @@ def _piles_text(piles: list[int]) -> str:
     return ", ".join(map(str, piles))
 
 
-@register_env
+@ENVIRONMENTS.register("subtraction_game_winning_moves")
 class SubtractionGameWinningMoves(SizedInteger):
     """Winning first moves in a sum of subtraction-game piles."""
 
-    name = "subtraction_game_winning_moves"
     tags = TAGS
     difficulty_scales = "2 + d//3 piles of up to 8 + 4d stones; moves from {1..3 + d//3}"
     size_measure = "total number of stones"
@@ -146,11 +144,10 @@ class SubtractionGameWinningMoves(SizedInteger):
         return _count_winning(piles, moves, _grundy_function(max(piles), moves))
 
 
-@register_env
+@ENVIRONMENTS.register("divisor_game_winning_moves")
 class DivisorGameWinningMoves(SizedInteger):
     """Piles where a move removes a proper divisor of the pile's size."""
 
-    name = "divisor_game_winning_moves"
     tags = TAGS
     difficulty_scales = "2 + d//3 piles of up to 20 + 10d stones"
     size_measure = "total number of stones"
@@ -185,11 +182,10 @@ def _kayles_grundy(limit: int) -> list[int]:
     return g
 
 
-@register_env
+@ENVIRONMENTS.register("kayles_winning_moves")
 class KaylesWinningMoves(SizedInteger):
     """Kayles: knock down one pin or two adjacent pins from rows of pins."""
 
-    name = "kayles_winning_moves"
     tags = TAGS
     difficulty_scales = "3 + d//4 rows of 1..5 + 2d pins"
     size_measure = "total number of pins"
@@ -242,11 +238,10 @@ class KaylesWinningMoves(SizedInteger):
         return count
 
 
-@register_env
+@ENVIRONMENTS.register("staircase_nim_winning_moves")
 class StaircaseNimWinningMoves(SizedInteger):
     """Staircase Nim: coins move down one stair; the coins on odd stairs form a Nim."""
 
-    name = "staircase_nim_winning_moves"
     tags = TAGS
     difficulty_scales = "3 + d//2 stairs with 0..5 + 3d coins"
     size_measure = "number of stairs times coins"
@@ -301,11 +296,10 @@ def _wythoff_p_positions(limit: int) -> set[tuple[int, int]]:
         k += 1
 
 
-@register_env
+@ENVIRONMENTS.register("wythoff_winning_moves")
 class WythoffWinningMoves(SizedInteger):
     """Wythoff's game from (a, b): take from one pile, or the same number from both."""
 
-    name = "wythoff_winning_moves"
     tags = TAGS
     difficulty_scales = "pile sizes up to 15 + 12d"
     size_measure = "the larger pile"
@@ -343,11 +337,10 @@ class WythoffWinningMoves(SizedInteger):
         return sum(m in p for m in moves)
 
 
-@register_env
+@ENVIRONMENTS.register("misere_nim_winning_moves")
 class MisereNimWinningMoves(SizedInteger):
     """Misère Nim (the player who takes the last stone loses): winning first moves."""
 
-    name = "misere_nim_winning_moves"
     tags = TAGS
     difficulty_scales = "3 + d//4 piles of 1..4 + 2d stones"
     size_measure = "total number of stones"

@@ -19,6 +19,7 @@ import random
 from collections import deque
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
@@ -26,7 +27,6 @@ from verirl.envs.base import (
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
 )
 from verirl.envs.kit.grids import grid_lines
 from verirl.envs.kit.wording import plural
@@ -45,11 +45,10 @@ def _rotate(grid: Grid, i: int, j: int) -> Grid:
     return tuple(tuple(r) for r in g)
 
 
-@register_env
+@ENVIRONMENTS.register("twiddle_puzzle")
 class TwiddlePuzzle(Environment):
     """At most L clockwise 2 × 2 rotations that turn grid A into grid B."""
 
-    name = "twiddle_puzzle"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "3 × 3 grid (3 × 4 from d 6); L = 1 + d//3 moves (at most 6)"
@@ -134,13 +133,12 @@ class TwiddlePuzzle(Environment):
         return float(d["moves"] * (len(d["start"]) - 1) * (len(d["start"][0]) - 1))
 
 
-@register_env
+@ENVIRONMENTS.register("whack_a_mole")
 class WhackAMole(IntegerAnswer):
     """Choose one hammer size r × c; each hit removes a mole from every cell of an r × c
     block, and may only hit blocks whose cells all still hold a mole. The fewest hits that
     clear the grid (binary reward)."""
 
-    name = "whack_a_mole"
     tags = TAGS
     difficulty_scales = "N, M in 2..3 + d//3 (at most 10); up to 2 hits per anchor"
     size_measure = "cells of the grid"
@@ -248,12 +246,11 @@ def _settle(a: list[int]) -> list[int]:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("tetris_attack")
 class TetrisAttack(Environment):
     """Swap neighbours until equal neighbours vanish and the array is empty, in as few swaps
     as possible: (gold/answer)^5 for a sequence that clears it."""
 
-    name = "tetris_attack"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d values, each twice"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer
 from verirl.types import Problem
 
 
@@ -22,11 +22,10 @@ def grundy_values(n: int) -> list[int]:
     return g
 
 
-@register_env
+@ENVIRONMENTS.register("splitting_game")
 class SplittingGame(IntegerAnswer):
     """How many first moves of the splitting game leave the opponent in a losing position."""
 
-    name = "splitting_game"
     tags = ("rlve", "games")
     difficulty_scales = "bottles 3 + d (at most 20); beans per bottle 0..2 + d//3"
     size_measure = "bottles"

@@ -15,7 +15,7 @@ import random
 import re
 from typing import ClassVar
 
-from verirl.envs.base import Environment, Instance, IntegerAnswer, graded, register_env
+from verirl.envs.base import ENVIRONMENTS, Environment, Instance, IntegerAnswer, graded
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
@@ -34,14 +34,13 @@ def _winner_name(text: str, players: tuple[str, str]) -> str | None:
     return named[0]
 
 
-@register_env
+@ENVIRONMENTS.register("euclid_game")
 class EuclidGame(Environment):
     """Euclid's game: from (a, b) a move subtracts a positive multiple of the smaller number
     from the larger, keeping it non-negative; whoever makes a 0 wins (RLVE EuclidGame). The
     verifier uses the classic rule (the mover wins when a ≥ 2b or b | a); ``solve`` is a
     memoised game-tree search."""
 
-    name = "euclid_game"
     tags = TAGS
     difficulty_scales = "starting numbers up to 16·2^(d/2)"
     size_measure = "the larger starting number"
@@ -102,14 +101,13 @@ class EuclidGame(Environment):
         return float(max(problem.data["a"], problem.data["b"]))
 
 
-@register_env
+@ENVIRONMENTS.register("gra_minima_game")
 class GraMinimaGame(IntegerAnswer):
     """Alice and Bob alternately take any non-empty set of the remaining numbers and score its
     minimum; with perfect play (each maximising own minus other's score), what is Alice's
     score minus Bob's? (RLVE GraMinimaGame, POI "Gra"). Right or wrong. The verifier: sort,
     f = max(f, x − f); ``solve``: minimax over the remaining multisets."""
 
-    name = "gra_minima_game"
     tags = TAGS
     difficulty_scales = "N = 3 + d//2 numbers in 1..10 + 2d"
     size_measure = "number of numbers N"

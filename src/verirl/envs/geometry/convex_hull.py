@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, count_reward, graded, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer, count_reward, graded
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
@@ -22,11 +22,10 @@ def _cross(o: list[int], a: list[int], b: list[int]) -> int:
     return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 
 
-@register_env
+@ENVIRONMENTS.register("convex_hull")
 class ConvexHull(IntegerAnswer):
     """Twice the area of the convex hull of N integer points."""
 
-    name = "convex_hull"
     tags = ("rlve", "geometry")
     difficulty_scales = "N = 5 + d points with coordinates in [0, 10 + 5d]"
     size_measure = "number of points N"

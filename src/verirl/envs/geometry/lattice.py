@@ -19,7 +19,7 @@ import random
 from collections import Counter
 from functools import cmp_to_key
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.kit.answers import SizedInteger
 from verirl.types import Problem
 
@@ -101,11 +101,10 @@ def _polygon_text(poly: list[Point]) -> str:
     return ", ".join(f"({x}, {y})" for x, y in poly)
 
 
-@register_env
+@ENVIRONMENTS.register("polygon_interior_points")
 class PolygonInteriorPoints(SizedInteger):
     """Lattice points strictly inside a simple lattice polygon (Pick: I = A - B/2 + 1)."""
 
-    name = "polygon_interior_points"
     tags = TAGS
     max_difficulty = 30  # the brute-force count scans the bounding box
     difficulty_scales = "4 + d//2 vertices (at most 16) with coordinates in [0, 10 + 4d]"
@@ -132,11 +131,10 @@ class PolygonInteriorPoints(SizedInteger):
         )
 
 
-@register_env
+@ENVIRONMENTS.register("polygon_boundary_points")
 class PolygonBoundaryPoints(SizedInteger):
     """Lattice points on the boundary of a lattice polygon: Σ gcd(|dx|, |dy|)."""
 
-    name = "polygon_boundary_points"
     tags = TAGS
     difficulty_scales = "4 + d//2 vertices (at most 20) with coordinates in [0, 12 + 6d]"
     size_measure = "number of vertices times the coordinate range"
@@ -165,11 +163,10 @@ class PolygonBoundaryPoints(SizedInteger):
         return len(found)
 
 
-@register_env
+@ENVIRONMENTS.register("rectangle_union_area")
 class RectangleUnionArea(SizedInteger):
     """The area covered by the union of axis-parallel rectangles."""
 
-    name = "rectangle_union_area"
     tags = TAGS
     max_difficulty = 40  # the cell-by-cell count grows with the area
     difficulty_scales = "3 + d rectangles with corners in [0, 20 + 5d]"
@@ -210,11 +207,10 @@ class RectangleUnionArea(SizedInteger):
         return len(cells)
 
 
-@register_env
+@ENVIRONMENTS.register("manhattan_meeting_point")
 class ManhattanMeetingPoint(SizedInteger):
     """The least total Manhattan distance from one integer point to all given points."""
 
-    name = "manhattan_meeting_point"
     tags = TAGS
     difficulty_scales = "5 + 2d points with coordinates in [-(10 + 5d), 10 + 5d]"
     size_measure = "number of points"
@@ -242,11 +238,10 @@ class ManhattanMeetingPoint(SizedInteger):
         return total
 
 
-@register_env
+@ENVIRONMENTS.register("closest_pair_distance")
 class ClosestPairDistance(SizedInteger):
     """The smallest squared Euclidean distance between two of the given points."""
 
-    name = "closest_pair_distance"
     tags = TAGS
     difficulty_scales = "6 + 3d distinct points with coordinates in [0, 30 + 10d]"
     size_measure = "number of points"
@@ -282,11 +277,10 @@ class ClosestPairDistance(SizedInteger):
         return best
 
 
-@register_env
+@ENVIRONMENTS.register("collinear_triples")
 class CollinearTriples(SizedInteger):
     """Unordered triples of the given points that lie on one straight line."""
 
-    name = "collinear_triples"
     tags = TAGS
     max_difficulty = 50  # the generator tries every triple
     difficulty_scales = "6 + 2d distinct points in a [0, 4 + d//2]² box"

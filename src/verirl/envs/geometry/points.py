@@ -17,12 +17,12 @@ import math
 import random
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
 )
 from verirl.envs.kit.size_ladder import grown
 from verirl.types import Problem, Verdict
@@ -110,12 +110,11 @@ class _PointsEnv(Environment):
         return "\n".join(f"{i}: ({x}, {y})" for i, (x, y) in enumerate(points))
 
 
-@register_env
+@ENVIRONMENTS.register("largest_convex_polygon")
 class LargestConvexPolygon(_PointsEnv):
     """A strictly convex polygon with vertices among the points and the largest area;
     (area/gold)^5 credit, a polygon that is not strictly convex is invalid."""
 
-    name = "largest_convex_polygon"
     difficulty_scales = "N = 5 + d points in [0, 2N]²"
     answer_kind = "integer_list"
 
@@ -159,12 +158,11 @@ class LargestConvexPolygon(_PointsEnv):
         return " ".join(labels) if len(labels) > 3 else " ".join(labels[:2])
 
 
-@register_env
+@ENVIRONMENTS.register("largest_rectangle_among_points")
 class LargestRectangleAmongPoints(_PointsEnv):
     """Four of the points forming an axis-parallel rectangle of the largest area;
     (area/gold)^5 credit, four points that are no such rectangle are invalid."""
 
-    name = "largest_rectangle_among_points"
     difficulty_scales = "N = 5 then int(1.1·N + 1) per level points on a grid of side ~√(2N)"
     answer_kind = "integer_set"
 

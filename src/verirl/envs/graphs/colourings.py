@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Instance,
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
 )
 from verirl.envs.graphs.paths_spanning import GraphEnv
 from verirl.envs.kit.graphs import add_random_pairs, edge_lines, random_tree
@@ -89,12 +89,11 @@ def harmonious_colouring(n: int, edges: list[list[int]]) -> list[int]:
         k += 1
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_harmonious_chromatic_number")
 class MinimumHarmoniousChromaticNumber(GraphEnv):
     """A harmonious colouring (proper, and every pair of colours on at most one edge) with
     the fewest colours; (gold/colours)^5 credit, a colouring breaking a rule is invalid."""
 
-    name = "minimum_harmonious_chromatic_number"
     tags = TAGS
     difficulty_scales = "N = 5 + d//3 vertices (at most 12); N - 1 + d//4 edges (a tree plus)"
     size_measure = "vertices plus edges"

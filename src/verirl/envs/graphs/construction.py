@@ -20,12 +20,12 @@ import networkx as nx
 from networkx.algorithms import isomorphism
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     parse_int_list,
-    register_env,
     satisfied_reward,
     satisfied_verdict,
 )
@@ -118,13 +118,12 @@ def _connected_pairs(rng: random.Random, n: int, extra: int) -> list[tuple[int, 
     return add_random_pairs(rng, random_tree(rng, verts), verts, extra)
 
 
-@register_env
+@ENVIRONMENTS.register("bridge")
 class Bridge(_GraphConstruction):
     """All bridges of an undirected graph (RLVE Bridge). Reward: (|found ∩ bridges| /
     |found ∪ bridges|)^5, so listing extra edges costs credit; correct only for the exact set.
     The verifier uses networkx's bridge finder; ``solve`` deletes each edge and searches."""
 
-    name = "bridge"
     difficulty_scales = "vertices: 5 + d; extra edges beyond a spanning tree: 1 + d//2"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -206,14 +205,13 @@ class Bridge(_GraphConstruction):
         return [plain, flipped, dashes, f"[{plain}]"]
 
 
-@register_env
+@ENVIRONMENTS.register("even_degree_graph_partitioning")
 class EvenDegreeGraphPartitioning(_GraphConstruction):
     """Split the vertices into two groups so that every vertex has an even number of
     neighbours in its own group (RLVE EvenDegreeGraphPartitioning; always possible, Gallai).
     Reward: (vertices satisfied / all)^10. ``solve`` solves the GF(2) system
     Σ_{u ∈ N(v)} x_u + deg(v)·x_v ≡ deg(v)."""
 
-    name = "even_degree_graph_partitioning"
     difficulty_scales = "vertices: 5 + d; edges about 1.5 per vertex"
     answer_kind = "integer_list"
 
@@ -286,13 +284,12 @@ class EvenDegreeGraphPartitioning(_GraphConstruction):
         return ", ".join(map(str, groups[:-1]))
 
 
-@register_env
+@ENVIRONMENTS.register("imp_party")
 class ImpParty(_GraphConstruction):
     """A graph on 3N vertices contains a clique of 2N vertices; find a clique of N (RLVE
     ImpParty, POI). Reward: (pairs that are edges / all pairs)^5. ``solve`` is the classic
     greedy: delete both ends of any non-edge; at most N pairs go, the rest is a clique."""
 
-    name = "imp_party"
     difficulty_scales = "N = 2 + d//3 (3N vertices, planted 2N-clique); other edges density 0.3"
     answer_kind = "integer_set"
 
@@ -348,13 +345,12 @@ class ImpParty(_GraphConstruction):
         return ", ".join(map(str, chosen[1:]))
 
 
-@register_env
+@ENVIRONMENTS.register("degree_fixed_spanning_tree")
 class DegreeFixedSpanningTree(_GraphConstruction):
     """A spanning tree in which every vertex has a prescribed degree (RLVE
     DegreeFixed_SpanningTree). Not a spanning tree of the graph → invalid; else reward
     (vertices with the right degree / all)^5. ``solve`` backtracks over the edges."""
 
-    name = "degree_fixed_spanning_tree"
     difficulty_scales = "vertices: 4 + d//2 (planted tree); extra edges: 1 + n//2 + d//4"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -440,14 +436,13 @@ def _is_forest(n: int, pairs: list[tuple[int, int]]) -> bool:
     return True
 
 
-@register_env
+@ENVIRONMENTS.register("fixed_one_edge_num_spanning_tree")
 class FixedOneEdgeNumSpanningTree(_GraphConstruction):
     """A spanning tree with exactly K edges of weight 1 in a graph with weights 0 and 1 (RLVE
     FixedOneEdgeNum_SpanningTree); right or wrong, not a spanning tree → invalid. ``solve``:
     the weight-1 edges forced by the weight-0 forest, then more weight-1 edges up to K, then
     weight-0 edges (exchange property of matroids)."""
 
-    name = "fixed_one_edge_num_spanning_tree"
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 2 + d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -521,13 +516,12 @@ class FixedOneEdgeNumSpanningTree(_GraphConstruction):
         return answer.rsplit(", (", 1)[0]
 
 
-@register_env
+@ENVIRONMENTS.register("graph_isomorphism")
 class GraphIsomorphism(_GraphConstruction):
     """A bijection between two isomorphic graphs (RLVE GraphIsomorphism). Not a permutation →
     invalid; else reward (edges of G1 mapped onto edges of G2 / all)^10. ``solve``: VF2
     (networkx)."""
 
-    name = "graph_isomorphism"
     difficulty_scales = "vertices: 4 + d//2; edges about 1.5 per vertex"
     answer_kind = "integer_list"
 
@@ -578,13 +572,12 @@ class GraphIsomorphism(_GraphConstruction):
         return ", ".join(map(str, p[:-1]))
 
 
-@register_env
+@ENVIRONMENTS.register("hamiltonian_path_existence")
 class HamiltonianPathExistence(_GraphConstruction):
     """A Hamiltonian path in a directed graph that has one (RLVE HamiltonianPathExistence). Not
     a permutation → invalid; else reward (consecutive pairs that are arcs / (n − 1))^5.
     ``solve``: dynamic programming over subsets."""
 
-    name = "hamiltonian_path_existence"
     difficulty_scales = "vertices: 4 + d//2 (planted path); extra arcs: n + d//2"
     answer_kind = "integer_list"
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import networkx as nx
 
-from verirl.envs.base import Environment, Instance, graded, register_env
+from verirl.envs.base import ENVIRONMENTS, Environment, Instance, graded
 from verirl.envs.kit.answers import FastCount
 from verirl.envs.kit.graphs import add_random_pairs, random_tree
 from verirl.envs.kit.wording import plural
@@ -59,13 +59,12 @@ class _GraphCount(FastCount):
         return float(problem.data["n"] + len(problem.data["edges"]))
 
 
-@register_env
+@ENVIRONMENTS.register("check_all_cycle_xor_zero")
 class CheckAllCycleXorZero(Environment):
     """Is the XOR of the edge weights zero around every cycle? (RLVE CheckAllCycleXorZero).
     Right or wrong. The verifier assigns XOR potentials from a root and checks every edge;
     ``solve`` checks each cycle of a networkx cycle basis."""
 
-    name = "check_all_cycle_xor_zero"
     tags = TAGS
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 2 + d//2"
     size_measure = "vertices + edges of the graph"
@@ -148,13 +147,12 @@ class CheckAllCycleXorZero(Environment):
         return float(problem.data["n"] + len(problem.data["edges"]))
 
 
-@register_env
+@ENVIRONMENTS.register("cycle_counting")
 class CycleCounting(_GraphCount):
     """Simple cycles (length ≥ 3) of an undirected graph (RLVE CycleCounting). Verifier:
     depth-first search from each cycle's smallest vertex (each cycle found in both
     directions); ``solve``: subset DP over paths from the smallest vertex."""
 
-    name = "cycle_counting"
     difficulty_scales = "vertices: 4 + d//3; edges: n + 1 + d//4"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -209,13 +207,12 @@ class CycleCounting(_GraphCount):
         return total // 2
 
 
-@register_env
+@ENVIRONMENTS.register("coloring_counting")
 class ColoringCounting(_GraphCount):
     """Proper colourings with K labeled colours (RLVE ColoringCounting). Verifier: number of
     partitions into k independent sets (subset DP) times K(K−1)…(K−k+1); ``solve``: all K^n
     assignments."""
 
-    name = "coloring_counting"
     difficulty_scales = "vertices: 4 + d//5 (at most 10); edges about 1.3 per vertex; K in 2..4"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -274,13 +271,12 @@ def _falling(k: int, parts: int) -> int:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("clique_independent_set_partitioning_counting")
 class CliqueIndependentSetPartitioningCounting(_GraphCount):
     """Ways to split the vertices into a clique C and an independent set I (either may be
     empty) (RLVE Clique_IndependentSet_Partitioning_Counting). Verifier: bitmask test of every
     subset as C; ``solve``: explicit pair checks over every subset."""
 
-    name = "clique_independent_set_partitioning_counting"
     difficulty_scales = "vertices: 4 + d//4 (a split graph plus noise)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -329,14 +325,13 @@ class CliqueIndependentSetPartitioningCounting(_GraphCount):
         return found
 
 
-@register_env
+@ENVIRONMENTS.register("graph_contain_tree_counting")
 class GraphContainTreeCounting(_GraphCount):
     """Bijections p from the vertices of a tree T to those of a graph G that send every tree
     edge to a graph edge (RLVE GraphContainTreeCounting, ZJOI "little stars"). Verifier:
     inclusion–exclusion over image sets S with a tree DP counting maps into S; ``solve``: all
     permutations."""
 
-    name = "graph_contain_tree_counting"
     difficulty_scales = "N = 4 + d//4 vertices (at most 10); G has N − 1 + N//2 + d//3 edges"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

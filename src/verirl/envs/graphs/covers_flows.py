@@ -24,6 +24,7 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Instance,
     graded,
     invalid,
@@ -31,7 +32,6 @@ from verirl.envs.base import (
     parse_int,
     parse_int_list,
     ratio_reward,
-    register_env,
     satisfied_reward,
 )
 from verirl.envs.graphs.paths_spanning import GraphEnv
@@ -61,12 +61,11 @@ def _plain_edges(edges: list[list[int]], directed: bool = False) -> str:
 
 
 # ---- minimum path cover of a DAG ---------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("min_path_cover_dag")
 class MinPathCoverDag(_GraphOpt):
     """Fewest vertex-disjoint directed paths covering every vertex of a DAG; (gold/paths)^5,
     a set of paths that misses or repeats a vertex or leaves the arcs is invalid."""
 
-    name = "min_path_cover_dag"
     difficulty_scales = "N = 4 + d vertices (labelled 1..N); about 1.3N arcs"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -183,11 +182,10 @@ def count_minimum_spanning_trees(n: int, edges: list[list[int]]) -> int:
     return total
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_spanning_tree_counting")
 class MinimumSpanningTreeCounting(_GraphOpt):
     """The number of minimum spanning trees of a connected weighted graph (binary)."""
 
-    name = "minimum_spanning_tree_counting"
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level (at most 40); weights 1..3"
     answer_kind = "integer"
 
@@ -230,12 +228,11 @@ class MinimumSpanningTreeCounting(_GraphOpt):
 
 
 # ---- Eulerian orientation of a mixed graph -----------------------------------------------
-@register_env
+@ENVIRONMENTS.register("mixed_graph_eulerian_circuit")
 class MixedGraphEulerianCircuit(_GraphOpt):
     """Orient the undirected edges of a mixed graph so that every vertex has in-degree =
     out-degree (with the arcs, a directed Euler circuit then exists); (balanced/all)^10."""
 
-    name = "mixed_graph_eulerian_circuit"
     difficulty_scales = "N = 4 + d vertices; a Hamiltonian cycle plus 1 + d//2 short cycles"
     answer_kind = "integer_list"
 
@@ -356,12 +353,11 @@ def domination_number(n: int, edges: list[list[int]]) -> int:
     return n
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_dominating_set")
 class MinimumDominatingSet(_GraphOpt):
     """A smallest set of vertices such that every vertex is in it or adjacent to it;
     (gold/size)^5 credit, a set that misses a vertex is invalid."""
 
-    name = "minimum_dominating_set"
     difficulty_scales = "N = 4 + d//2 vertices (at most 19); N + d//2 edges"
     answer_kind = "integer_set"
 
@@ -422,12 +418,11 @@ class MinimumDominatingSet(_GraphOpt):
         return " ".join(answer.split()[1:]) or str(problem.data["n"])  # one fewer: misses one
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_crossing_edges_graph_partition")
 class MinimumCrossingEdgesGraphPartition(_GraphOpt):
     """Split the vertices into two halves of equal size with the fewest edges between them;
     (gold/crossing)^5 credit, halves of the wrong size are invalid."""
 
-    name = "minimum_crossing_edges_graph_partition"
     difficulty_scales = "N = 4 + 2·(d//4) vertices (at most 18); about 1.5N + d edges"
     answer_kind = "integer_set"
 
@@ -499,13 +494,12 @@ class MinimumCrossingEdgesGraphPartition(_GraphOpt):
 
 
 # ---- colouring with a planted clique -----------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("minimum_chromatic_number")
 class MinimumChromaticNumber(_GraphOpt):
     """A proper colouring with as few colours as possible; the chromatic number is known
     exactly (a planted k-clique and a planted k-colouring). (k/colours used)^5 credit, an
     improper colouring is invalid."""
 
-    name = "minimum_chromatic_number"
     difficulty_scales = "N = 5 + d vertices; k = 3 + d//8 colours; edge density 0.4"
     answer_kind = "integer_list"
 

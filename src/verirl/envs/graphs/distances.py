@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
@@ -27,7 +28,6 @@ from verirl.envs.base import (
     optimum_verdict,
     parse_int_list,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.kit.graphs import adjacency, bfs_distances, random_tree_edges
 from verirl.types import Problem, Verdict
@@ -35,12 +35,11 @@ from verirl.types import Problem, Verdict
 TAGS = ("rlve", "graphs")
 
 
-@register_env
+@ENVIRONMENTS.register("wyc")
 class Wyc(IntegerAnswer):
     """All walks with at least one arc, sorted by total weight (weights 1..3): the weight of
     the K-th one, counting every walk (start, arcs) separately."""
 
-    name = "wyc"
     tags = TAGS
     difficulty_scales = (
         "vertices 3..8; arcs 2n; K up to 5·2^d (at most 10^12 and at most the number "
@@ -120,12 +119,11 @@ def _walks_by_weight(data: Mapping[str, Any]) -> list[int]:
     return cumulative
 
 
-@register_env
+@ENVIRONMENTS.register("tree_add_one_edge_diameter")
 class TreeAddOneEdgeDiameter(Environment):
     """Add one new edge to a tree so that the diameter (longest shortest path) of the
     resulting graph is as small as possible: (gold/answer)^5."""
 
-    name = "tree_add_one_edge_diameter"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 4 + d//2 vertices (at most 12)"
@@ -188,13 +186,12 @@ def _best_edge(data: Mapping[str, Any]) -> tuple[int, int]:
     return min(pairs, key=lambda p: (_diameter_with(data, *p), p))
 
 
-@register_env
+@ENVIRONMENTS.register("patrol")
 class Patrol(IntegerAnswer):
     """A patrol starts and ends at vertex 1, travels every road of a tree and must use one
     new road (built between any two vertices) exactly once: the shortest possible patrol,
     2(N − 1) − D + 1 for the tree's diameter D. Binary reward."""
 
-    name = "patrol"
     tags = TAGS
     difficulty_scales = "N = 4 + d vertices"
     size_measure = "vertices N"
@@ -275,13 +272,12 @@ def _moves(data: Mapping[str, Any]) -> list[tuple[int, int, int, int, int]]:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("tree_change_one_edge_diameter")
 class TreeChangeOneEdgeDiameter(Environment):
     """Replace one edge of a tree by another (the result must be a tree), once to make the
     diameter as large as possible and once as small as possible: the mean of
     (answer/gold)^5 and (gold/answer)^5."""
 
-    name = "tree_change_one_edge_diameter"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "N = 4 + d//3 vertices (at most 12)"

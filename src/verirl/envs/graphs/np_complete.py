@@ -14,10 +14,10 @@ import random
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Instance,
     drop_until_wrong,
     invalid,
-    register_env,
     satisfied_verdict,
     swap_until_wrong,
 )
@@ -48,11 +48,10 @@ class _VertexSetEnv(GraphEnv):
         raise NotImplementedError
 
 
-@register_env
+@ENVIRONMENTS.register("vertex_cover")
 class VertexCover(_VertexSetEnv):
     """A vertex cover of at most k vertices; (covered edges/all)^5 credit."""
 
-    name = "vertex_cover"
     answer_kind = "integer_set"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 5 + d; cover size k = 1 + n//4 (planted); edges: n + d"
@@ -109,11 +108,10 @@ class VertexCover(_VertexSetEnv):
         return drop_until_wrong(self, problem, answer)  # until an edge is uncovered
 
 
-@register_env
+@ENVIRONMENTS.register("hamiltonian_path")
 class HamiltonianPath(GraphEnv):
     """A path through every vertex once; (steps that are edges/all)^5 credit."""
 
-    name = "hamiltonian_path"
     answer_kind = "integer_list"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 4 + 2d//3 (planted path); extra edges: n//2 + d//3"
@@ -228,11 +226,10 @@ class _KSetEnv(_VertexSetEnv):
         return float(problem.data["n"] + problem.data["k"])
 
 
-@register_env
+@ENVIRONMENTS.register("clique")
 class Clique(_KSetEnv):
     """k pairwise adjacent vertices; (adjacent pairs/all)^5 credit."""
 
-    name = "clique"
     answer_kind = "integer_set"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 6 + d; clique size k = 3 + d//4 (planted); edge density 0.3"
@@ -240,11 +237,10 @@ class Clique(_KSetEnv):
     goal = "a clique of {k} vertices: {k} vertices every two of which are joined by an edge"
 
 
-@register_env
+@ENVIRONMENTS.register("independent_set")
 class IndependentSet(_KSetEnv):
     """k pairwise non-adjacent vertices; (non-adjacent pairs/all)^5 credit."""
 
-    name = "independent_set"
     answer_kind = "integer_set"
     tags = ("np_complete",)
     difficulty_scales = "vertices: 6 + d; set size k = 3 + d//4 (planted); edge density 0.45"

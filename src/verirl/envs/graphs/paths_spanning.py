@@ -17,12 +17,12 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
     invalid,
     optimum_verdict,
-    register_env,
 )
 from verirl.envs.kit.graphs import (
     add_random_pairs,
@@ -78,11 +78,10 @@ class _PathEnv(GraphEnv):
         return int(nx.dijkstra_path_length(g, problem.data["source"], problem.data["target"]))
 
 
-@register_env
+@ENVIRONMENTS.register("shortest_path_length")
 class ShortestPathLength(_PathEnv, IntegerAnswer):
     """Distance between two vertices of a weighted graph; (min/max)^10 credit."""
 
-    name = "shortest_path_length"
     tags = ("graphs",)
     difficulty_scales = (
         "vertices: 4 + d; extra edges beyond a spanning tree: 1 + d//2 + n//3; the shortest "
@@ -105,12 +104,11 @@ class ShortestPathLength(_PathEnv, IntegerAnswer):
         return self.distance(problem)
 
 
-@register_env
+@ENVIRONMENTS.register("shortest_path")
 class ShortestPath(_PathEnv):
     """A minimum-weight path; any shortest path is accepted, longer valid paths earn
     (gold/weight)^5."""
 
-    name = "shortest_path"
     answer_kind = "integer_list"
     tags = ("graphs",)
     difficulty_scales = (
@@ -170,11 +168,10 @@ class _SpanningEnv(GraphEnv):
         return int(tree.size(weight="weight"))
 
 
-@register_env
+@ENVIRONMENTS.register("mst_weight")
 class MinimumSpanningTreeWeight(_SpanningEnv, IntegerAnswer):
     """Total weight of a minimum spanning tree; (min/max)^10 credit."""
 
-    name = "mst_weight"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 2 + d"
     wrong_detail = "that is not the minimum spanning tree weight"
@@ -192,12 +189,11 @@ class MinimumSpanningTreeWeight(_SpanningEnv, IntegerAnswer):
         return self.mst_weight(problem)
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_spanning_tree")
 class MinimumSpanningTree(_SpanningEnv):
     """The edges of a minimum spanning tree; any one is accepted, heavier spanning trees earn
     (gold/weight)^5."""
 
-    name = "minimum_spanning_tree"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; extra edges beyond a spanning tree: 2 + d"
 
@@ -245,11 +241,10 @@ class MinimumSpanningTree(_SpanningEnv):
         return ", ".join(answer.split(", ")[1:])  # one edge short
 
 
-@register_env
+@ENVIRONMENTS.register("tree_diameter")
 class TreeDiameter(GraphEnv, IntegerAnswer):
     """Longest path length in a weighted tree; (min/max)^10 credit."""
 
-    name = "tree_diameter"
     tags = ("graphs",)
     difficulty_scales = "tree vertices: 3 + d; edge weights up to 9 + d"
     wrong_detail = "that is not the diameter"

@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -28,7 +29,6 @@ from verirl.envs.base import (
     optimum_verdict,
     parse_int_list,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.graphs.walks import _edge_text, _random_edges
 from verirl.envs.kit.numbers import is_prime
@@ -49,12 +49,11 @@ def _vertex_list(answer: str, n: int, *, distinct: bool = True) -> list[int] | V
     return items
 
 
-@register_env
+@ENVIRONMENTS.register("spy_network")
 class SpyNetwork(Environment):
     """Bribe some spies (only those with a price) so that, following who knows whom, every
     spy is reached; minimise the total price: (gold/answer)^3."""
 
-    name = "spy_network"
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "vertices 4 + d; arcs about 1.3n; about half of the vertices bribable"
@@ -139,12 +138,11 @@ def _cheapest_spies(data: Mapping[str, Any]) -> list[int] | None:
     return sorted(out)
 
 
-@register_env
+@ENVIRONMENTS.register("vertex_k_center")
 class VertexKCenter(Environment):
     """K centres minimising the largest distance from a vertex to its nearest centre:
     (gold/answer)^5."""
 
-    name = "vertex_k_center"
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "vertices 4 + d//2 (at most 18); K = 1 + d//8 (at most 3); weights ≤ 10"
@@ -216,12 +214,11 @@ def _best_centres(data: Mapping[str, Any]) -> list[int]:
     )
 
 
-@register_env
+@ENVIRONMENTS.register("tournament_longest_path")
 class TournamentLongestPath(Environment):
     """A longest simple path in a tournament (every pair joined by one arc); a shorter valid
     path earns (length/gold)^5. Every tournament has a Hamiltonian path (Rédei)."""
 
-    name = "tournament_longest_path"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "vertices 3 + d"
@@ -276,12 +273,11 @@ def _hamiltonian(data: Mapping[str, Any]) -> list[int]:
     return path
 
 
-@register_env
+@ENVIRONMENTS.register("prime_graph_minimum_chromatic_number")
 class PrimeGraphMinimumChromaticNumber(Environment):
     """Colour 1..N so that u, v get different colours when u XOR v is prime, with as few
     colours as possible: (gold/answer)^5 for a proper colouring."""
 
-    name = "prime_graph_minimum_chromatic_number"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N up to 6·1.5^d (at most 60)"
@@ -375,12 +371,11 @@ def _chromatic(n: int) -> int:
     return next(k for k in range(1, 5) if _colouring(n, k) is not None)
 
 
-@register_env
+@ENVIRONMENTS.register("subgraph_isomorphism")
 class SubgraphIsomorphism(Environment):
     """An injective map of G1's vertices into G2's that sends edges to edges:
     (mapped edges/all)^10."""
 
-    name = "subgraph_isomorphism"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "G1: 3 + d//3 vertices (at most 10); G2: that plus 2 + d//4 (at most 15)"

@@ -20,13 +20,13 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Instance,
     graded,
     invalid,
     optimum_verdict,
     parse_int_list,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.graphs.paths_spanning import GraphEnv
 from verirl.envs.kit.graphs import add_random_pairs, edge_lines, parse_pairs, random_tree
@@ -65,12 +65,11 @@ def steiner_weight(n: int, edges: list[list[int]], terminals: list[int]) -> int:
     return int(min(best[(1 << k) - 1]))
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_steiner_tree")
 class MinimumSteinerTree(GraphEnv):
     """The lightest set of edges connecting all terminal vertices; (gold/weight)^5 credit,
     edges that leave a terminal disconnected are invalid."""
 
-    name = "minimum_steiner_tree"
     tags = TAGS
     difficulty_scales = (
         "N = 5 + d//3 vertices (at most 16); 3 + d//10 terminals (at most 6); 2 + d//3 extra edges"
@@ -188,13 +187,12 @@ def _successive_shortest_paths(n: int, arcs: list[list[int]], s: int, t: int) ->
     return [cap[2 * i + 1] for i in range(len(arcs))]
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_cost_maximum_flow")
 class MinimumCostMaximumFlow(GraphEnv):
     """A maximum flow from 0 to N-1 with the least cost. Below the maximum value: half of
     (value/max)^5; at the maximum: (min cost/cost)^5; invalid if a capacity or the
     conservation at a vertex is broken."""
 
-    name = "minimum_cost_maximum_flow"
     tags = TAGS
     difficulty_scales = "N = 4 + d//2 vertices; about 2N arcs; capacities 1..5 + d//3, costs 1..9"
     size_measure = "vertices plus arcs"

@@ -14,11 +14,11 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Instance,
     IntegerAnswer,
     invalid,
     optimum_verdict,
-    register_env,
     satisfied_verdict,
 )
 from verirl.envs.graphs.paths_spanning import GraphEnv
@@ -35,11 +35,10 @@ from verirl.envs.kit.graphs import (
 from verirl.types import Problem, Verdict
 
 
-@register_env
+@ENVIRONMENTS.register("connected_components")
 class ConnectedComponents(GraphEnv, IntegerAnswer):
     """Number of connected components; (min/max)^10 credit."""
 
-    name = "connected_components"
     tags = ("graphs",)
     difficulty_scales = "vertices: 5 + d; up to 1 + n//3 planted components"
     wrong_detail = "that is not the number of components"
@@ -83,11 +82,10 @@ def _permutation_error(order: list[int], n: int) -> str | None:
     return None
 
 
-@register_env
+@ENVIRONMENTS.register("topological_sort")
 class TopologicalSort(GraphEnv):
     """Any topological order of a DAG; (arcs respected/all)^5 credit."""
 
-    name = "topological_sort"
     answer_kind = "integer_list"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; arcs: n + d (capped by the complete DAG)"
@@ -146,11 +144,10 @@ class _ColouringEnv(GraphEnv):
         return ", ".join(colours)
 
 
-@register_env
+@ENVIRONMENTS.register("two_coloring")
 class TwoColouring(_ColouringEnv):
     """A proper 2-colouring of a bipartite graph; (proper edges/all)^5 credit."""
 
-    name = "two_coloring"
     answer_kind = "integer_list"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d or 5 + d; extra cross edges: d//2 + 1"
@@ -212,11 +209,10 @@ def _two_of(rng: random.Random, n: int) -> tuple[int, int]:
     return u, v
 
 
-@register_env
+@ENVIRONMENTS.register("graph_coloring")
 class GraphColouring(_ColouringEnv):
     """A proper k-colouring of a graph with a planted one; (proper edges/all)^5 credit."""
 
-    name = "graph_coloring"
     answer_kind = "integer_list"
     tags = ("graphs",)
     difficulty_scales = "vertices: 5 + d; colours: 3 + d//8; edges: 3n/2 + d (planted colouring)"
@@ -277,11 +273,10 @@ class GraphColouring(_ColouringEnv):
         return ", ".join(str(colour.get(v, 0)) for v in range(n))
 
 
-@register_env
+@ENVIRONMENTS.register("max_matching")
 class MaximumMatching(GraphEnv):
     """A maximum matching (any); smaller valid matchings earn (size/optimum)^5."""
 
-    name = "max_matching"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; random edges: n + d//2"
 
@@ -324,11 +319,10 @@ class MaximumMatching(GraphEnv):
         return ", ".join(answer.split(", ")[1:])  # one edge fewer than the maximum
 
 
-@register_env
+@ENVIRONMENTS.register("find_cycle")
 class FindCycle(GraphEnv):
     """Any directed cycle of a digraph; (steps that are arcs/all)^5 credit."""
 
-    name = "find_cycle"
     answer_kind = "integer_list"
     tags = ("graphs",)
     difficulty_scales = "vertices: 4 + d; acyclic arcs: n + d//2; planted cycle length <= 3 + d//3"

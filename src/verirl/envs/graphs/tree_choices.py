@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -25,7 +26,6 @@ from verirl.envs.base import (
     parse_int,
     parse_int_list,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.kit.graphs import adjacency, random_tree_edges
 from verirl.envs.kit.wording import plural
@@ -55,11 +55,10 @@ def _weighted_distances(n: int, edges: list[list[int]], src: int) -> list[int]:
     return dist
 
 
-@register_env
+@ENVIRONMENTS.register("tree_center")
 class TreeCenter(Environment):
     """The vertex minimising the sum of weighted distances to all vertices: (gold/answer)^8."""
 
-    name = "tree_center"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "N = 4 + d vertices; edge weights 1..10"
@@ -138,12 +137,11 @@ class TreeCenter(Environment):
         return float(problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("tree_coloring")
 class TreeColoring(Environment):
     """Colour exactly K vertices black to maximise Σ dist over black pairs + Σ dist over
     white pairs: (answer/gold)^2."""
 
-    name = "tree_coloring"
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "N = 3 + d vertices (at most 16 for the reference search); K in 1..N-1"
@@ -256,12 +254,11 @@ def _best_blacks(data: Mapping[str, Any]) -> list[int]:
     return list(best)
 
 
-@register_env
+@ENVIRONMENTS.register("tree_even_partitioning")
 class TreeEvenPartitioning(Environment):
     """Split a tree of N = K·M vertices into M connected parts of K vertices:
     (connected parts/all)^5 for a partition into parts of the right size."""
 
-    name = "tree_even_partitioning"
     tags = TAGS
     answer_kind = "text"
     unique_answer = True
@@ -355,12 +352,11 @@ class TreeEvenPartitioning(Environment):
         return float(problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("tree_maximum_visited_vertex")
 class TreeMaximumVisitedVertex(Environment):
     """A walk of at most M moves from vertex 0 visiting as many distinct vertices as
     possible: (visited/gold)^3."""
 
-    name = "tree_maximum_visited_vertex"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 4 + d vertices; M in 1..2N"
@@ -464,12 +460,11 @@ def _best_walk(data: Mapping[str, Any]) -> list[int]:
     return walk
 
 
-@register_env
+@ENVIRONMENTS.register("weighted_binary_tree")
 class WeightedBinaryTree(Environment):
     """The binary tree over inorder 0..N-1 maximising score = left × right + root (empty = 1,
     a leaf = its own score); the answer is its preorder: (answer/gold)^5."""
 
-    name = "weighted_binary_tree"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d nodes; scores 1..5"

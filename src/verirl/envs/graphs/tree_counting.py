@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
@@ -27,7 +28,6 @@ from verirl.envs.base import (
     invalid,
     parse_int,
     parse_int_list,
-    register_env,
     sequence_reward,
 )
 from verirl.envs.kit.fractions import fraction_text, parse_fraction
@@ -37,11 +37,10 @@ from verirl.types import Problem, Verdict
 TAGS = ("rlve", "trees")
 
 
-@register_env
+@ENVIRONMENTS.register("tree_topological_sequence_counting")
 class TreeTopologicalSequenceCounting(IntegerAnswer):
     """Permutations p of 0..N-1 with p[u] < p[v] for each directed tree edge u → v."""
 
-    name = "tree_topological_sequence_counting"
     tags = TAGS
     difficulty_scales = "N = 3 + d vertices"
     size_measure = "vertices N"
@@ -112,11 +111,10 @@ def _linear_extensions(data: Mapping[str, Any]) -> int:
     return sum(ways[0])
 
 
-@register_env
+@ENVIRONMENTS.register("tree_distance_equal_triad_counting")
 class TreeDistanceEqualTriadCounting(IntegerAnswer):
     """Unordered triples of vertices that are pairwise at the same distance."""
 
-    name = "tree_distance_equal_triad_counting"
     tags = TAGS
     difficulty_scales = "N = 4 + d vertices"
     size_measure = "vertices N"
@@ -181,12 +179,11 @@ def _branch_depths(adj: dict[int, list[int]], start: int, blocked: int) -> dict[
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("tree_elimination_expectation")
 class TreeEliminationExpectation(Environment):
     """Expected number of rounds when each round deletes a uniformly random remaining vertex
     together with its subtree; Σ_v 1/depth(v). Binary reward on the exact fraction."""
 
-    name = "tree_elimination_expectation"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "N = 3 + d vertices"
@@ -238,12 +235,11 @@ class TreeEliminationExpectation(Environment):
         return min(10**9, math.factorial(2 + difficulty))
 
 
-@register_env
+@ENVIRONMENTS.register("preorder_traversal")
 class PreorderTraversal(Environment):
     """The preorder of a binary tree given its inorder and postorder:
     mean([gold = answer])^10 for a permutation of the right length."""
 
-    name = "preorder_traversal"
     tags = TAGS
     answer_kind = "integer_list"
     unique_answer = True
@@ -329,12 +325,11 @@ class PreorderTraversal(Environment):
         return min(10**9, math.comb(2 * n, n) // (n + 1) * math.factorial(n))
 
 
-@register_env
+@ENVIRONMENTS.register("tree_random_walk_expectation")
 class TreeRandomWalkExpectation(IntegerAnswer):
     """Expected number of steps of a random walk on a tree from U until it first reaches V
     (always an integer on a tree); binary reward."""
 
-    name = "tree_random_walk_expectation"
     tags = TAGS
     difficulty_scales = "N = 3 + d vertices"
     size_measure = "vertices N"
@@ -408,12 +403,11 @@ class TreeRandomWalkExpectation(IntegerAnswer):
         return min(10**9, n ** (n - 2) * math.factorial(n - 1) * n * (n - 1))
 
 
-@register_env
+@ENVIRONMENTS.register("pol_polarization")
 class PolPolarization(IntegerAnswer):
     """Orient every edge of a tree to maximise the number of ordered pairs (u, v) with a
     directed path from u to v; the maximum (binary reward)."""
 
-    name = "pol_polarization"
     tags = TAGS
     difficulty_scales = "N = 4 + d//2 vertices (at most 30)"
     size_measure = "vertices N"

@@ -23,13 +23,13 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Instance,
     graded,
     invalid,
     optimum_verdict,
     parse_int_list,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.graphs.paths_spanning import GraphEnv
 from verirl.envs.kit.graphs import (
@@ -72,12 +72,11 @@ def _weights(edges: list[list[int]], directed: bool = False) -> dict[tuple[int, 
 
 
 # ---- heaviest path in a DAG --------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("longest_path")
 class LongestPath(_GraphOpt):
     """The heaviest directed path in a weighted DAG (any start and end); (weight/gold)^5,
     a sequence that does not follow arcs is invalid."""
 
-    name = "longest_path"
     difficulty_scales = "N = 4 + d vertices; about 1.5N arcs, all from a hidden order"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -149,11 +148,10 @@ class LongestPath(_GraphOpt):
 
 
 # ---- maximum-weight matching -------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("maximum_weight_matching")
 class MaximumWeightMatching(_GraphOpt):
     """A matching of largest total weight in a general graph; (weight/gold)^5 credit."""
 
-    name = "maximum_weight_matching"
     difficulty_scales = "N = 5 + d vertices; about 1.5N edges"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -295,11 +293,10 @@ class _TreeChoice(_GraphOpt):
         return " ".join(map(str, best[1]))
 
 
-@register_env
+@ENVIRONMENTS.register("maximum_independent_set_tree")
 class MaximumIndependentSetTree(_TreeChoice):
     """A maximum-weight independent set of a tree; (weight/gold)^3 credit."""
 
-    name = "maximum_independent_set_tree"
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; weights 1..10"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -360,12 +357,11 @@ class MaximumIndependentSetTree(_TreeChoice):
         return f"{u} {v}"  # two adjacent vertices
 
 
-@register_env
+@ENVIRONMENTS.register("min_cost_tree_coverage")
 class MinCostTreeCoverage(_TreeChoice):
     """A minimum-cost set of vertices touching every edge of a tree; (gold/cost)^3 credit,
     a set that misses an edge is invalid."""
 
-    name = "min_cost_tree_coverage"
     difficulty_scales = "N = 3 then int(1.1·N + 1) per level; costs 1..10"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -408,12 +404,11 @@ class MinCostTreeCoverage(_TreeChoice):
 
 
 # ---- minimum spanning arborescence -------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("minimum_directed_spanning_tree")
 class MinimumDirectedSpanningTree(_GraphOpt):
     """A minimum-weight spanning arborescence rooted at r: each other vertex picks the arc
     from its parent; (gold/weight)^5 credit, a choice that is not a tree from r is invalid."""
 
-    name = "minimum_directed_spanning_tree"
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; about 2N arcs"
     answer_kind = "integer_list"
 
@@ -553,12 +548,11 @@ def _reaches(parent: dict[int, int], v: int, root: int) -> bool:
 
 
 # ---- smallest max/min ratio path ---------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("minimum_ratio_path")
 class MinimumRatioPath(_GraphOpt):
     """A path from s to t whose largest edge weight divided by its smallest is as small as
     possible; (gold/ratio)^5 credit."""
 
-    name = "minimum_ratio_path"
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; about 1.5N edges, weights 1..30"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
@@ -27,7 +28,6 @@ from verirl.envs.base import (
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
 )
 from verirl.envs.kit.graphs import random_tree
 from verirl.envs.kit.linear_algebra import laplacian_minor, rational_determinant
@@ -58,11 +58,10 @@ def _edge_text(edges: list[list[int]], sep: str = " - ") -> str:
     )
 
 
-@register_env
+@ENVIRONMENTS.register("three_vertex_cycle_counting")
 class ThreeVertexCycleCounting(IntegerAnswer):
     """Triangles in an undirected graph."""
 
-    name = "three_vertex_cycle_counting"
     tags = TAGS
     difficulty_scales = "vertices 5 + d; edge density 0.2..0.6"
     size_measure = "vertices"
@@ -96,11 +95,10 @@ class ThreeVertexCycleCounting(IntegerAnswer):
         return float(problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("path_no_going_back_counting")
 class PathNoGoingBackCounting(IntegerAnswer):
     """Walks of exactly T edges from S to E that never return along the edge just used."""
 
-    name = "path_no_going_back_counting"
     tags = TAGS
     difficulty_scales = "vertices 4 + d//2; edges n + d//2; walk length T = 3 + d"
     size_measure = "walk length T times edges"
@@ -174,11 +172,10 @@ def _is_square(x: int) -> bool:
     return r * r == x
 
 
-@register_env
+@ENVIRONMENTS.register("pythagorean_graph_independent_set_counting")
 class PythagoreanGraphIndependentSetCounting(IntegerAnswer):
     """Independent sets of the graph joining i, j when H[i]² + H[j]² is a perfect square."""
 
-    name = "pythagorean_graph_independent_set_counting"
     tags = TAGS
     difficulty_scales = "N = 3 + d values, about half of them legs of Pythagorean triples ≤ 20 + 4d"
     size_measure = "N, the number of vertices"
@@ -263,11 +260,10 @@ def _spanning_trees(n: int, edges: list[list[int]]) -> int:
     return rational_determinant(laplacian_minor(n, edges))
 
 
-@register_env
+@ENVIRONMENTS.register("sum_spanning_tree_gcd")
 class SumSpanningTreeGcd(IntegerAnswer):
     """Σ over spanning trees of the gcd of their edge weights."""
 
-    name = "sum_spanning_tree_gcd"
     tags = TAGS
     difficulty_scales = "vertices 3 + d//3 (at most 12); edges n - 1 + 1 + d//3; weights ≤ 12 + 2d"
     size_measure = "edges of the graph"
@@ -317,12 +313,11 @@ _MAX_VERTICES = 100
 _MAX_EDGES = 1000
 
 
-@register_env
+@ENVIRONMENTS.register("shortest_path_count_construction")
 class ShortestPathCountConstruction(Environment):
     """Build a simple graph with exactly K shortest paths between vertices 1 and 2;
     (min/max)^10 credit on the number of shortest paths."""
 
-    name = "shortest_path_count_construction"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "K up to 12·1.5^d (at most 10^8)"
@@ -401,12 +396,11 @@ def _construct(k: int) -> str:
     return ", ".join(f"({u}, {v})" for u, v in edges)
 
 
-@register_env
+@ENVIRONMENTS.register("power_shortcut")
 class PowerShortcut(Environment):
     """Fewest jumps from 0 to N-1 where one jump follows a walk of exactly 2^j arcs;
     a valid longer route earns (gold/answer)^5."""
 
-    name = "power_shortcut"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "vertices 4 + d; arcs about 1.5n; jump exponents j ≤ 3 + d//6"

@@ -15,11 +15,11 @@ import itertools
 import random
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
-    register_env,
     satisfied_reward,
 )
 from verirl.envs.kit.grids import grid_lines, read_grid
@@ -194,12 +194,11 @@ class _Binario(_GridPuzzle):
         return grid_lines(grid or [], "")
 
 
-@register_env
+@ENVIRONMENTS.register("binario")
 class Binario(_Binario):
     """Binario (Takuzu): balanced rows and columns, no three equal digits in a line (RLVE
     Binario). Reward (satisfied rules / all)^10 over rows, columns and 3-cell windows."""
 
-    name = "binario"
     difficulty_scales = "grid 2(2 + d//8) × 2(2 + d//7); hidden share 0.4 + 0.02d (≤ 0.75)"
 
     def _dims(self, difficulty: int) -> tuple[int, int]:
@@ -213,12 +212,11 @@ class Binario(_Binario):
         return _verdict(good, total, 10, "rules are broken")
 
 
-@register_env
+@ENVIRONMENTS.register("binario_no_adjacency_requirement")
 class BinarioNoAdjacencyRequirement(_Binario):
     """A balanced 0/1 matrix (every row and column half zeros) completing given cells, with no
     adjacency rule (RLVE Binario_NoAdjacencyRequirement); right or wrong."""
 
-    name = "binario_no_adjacency_requirement"
     difficulty_scales = "grid 2(2 + d//5) × 2(2 + d//4); hidden share 0.4 + 0.02d (≤ 0.75)"
     triples = False
 
@@ -247,13 +245,12 @@ class BinarioNoAdjacencyRequirement(_Binario):
 
 
 # ---- Kakurasu ------------------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("kakurasu")
 class Kakurasu(_GridPuzzle):
     """Kakurasu: a 0/1 grid where the column numbers (1-based) of a row's 1s add up to the
     row clue and the row numbers of a column's 1s to the column clue (RLVE Kakurasu). Reward
     (clues met / all)^10; ``solve`` backtracks row by row over subsets with the row's sum."""
 
-    name = "kakurasu"
     difficulty_scales = "grid (3 + d//3) × (3 + d//4)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -330,13 +327,12 @@ def _parity(grid: Grid) -> Grid:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("grid_parity_construction")
 class GridParityConstruction(_GridPuzzle):
     """A 0/1 matrix whose parity matrix (each cell plus its up to four neighbours, mod 2) is
     given (RLVE GridParityConstruction). Reward (cells whose parity matches / all)^5;
     ``solve``: Gaussian elimination over GF(2)."""
 
-    name = "grid_parity_construction"
     difficulty_scales = "grid (3 + d//3) × (3 + d//4)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -395,13 +391,12 @@ class GridParityConstruction(_GridPuzzle):
 
 
 # ---- Futoshiki -----------------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("futoshiki_puzzle")
 class FutoshikiPuzzle(_GridPuzzle):
     """Futoshiki: complete a Latin square (each of 1..N once per row and column) respecting
     given cells and inequalities between cells (RLVE FutoshikiPuzzle). Reward (rules met /
     all)^5 over rows, columns and inequalities; ``solve`` backtracks."""
 
-    name = "futoshiki_puzzle"
     difficulty_scales = "N = 3 + d//3; givens ≈ N²/3; inequalities ≈ N + d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -520,14 +515,13 @@ def _hitori_rules(values: Grid, shade: Grid) -> tuple[int, int]:
     return good, total
 
 
-@register_env
+@ENVIRONMENTS.register("hitori_puzzle")
 class HitoriPuzzle(_GridPuzzle):
     """Hitori: shade cells so that no number repeats among the unshaded cells of a row or
     column, no two shaded cells touch, and the unshaded cells are connected (RLVE
     HitoriPuzzle). Reward (rules met / all)^10. ``solve``: backtracking over the cells whose
     number repeats in their row or column (the others never need shading)."""
 
-    name = "hitori_puzzle"
     difficulty_scales = "grid (4 + d//4) × (4 + d//4); about a fifth of the cells shaded"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

@@ -15,13 +15,13 @@ import itertools
 import random
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     optimum_verdict,
     parse_int,
-    register_env,
 )
 from verirl.envs.grids.selection import read_cells
 from verirl.envs.kit.size_ladder import grown
@@ -81,11 +81,10 @@ def best_three_squares(grid: list[list[int]], k: int) -> int | None:
     return best
 
 
-@register_env
+@ENVIRONMENTS.register("max_three_square_sum")
 class MaxThreeSquareSum(_GridEnv):
     """The largest total of three non-overlapping K × K squares of a grid (binary)."""
 
-    name = "max_three_square_sum"
     difficulty_scales = "N, M up to 4 then int(1.1·x + 1) per level (at most 10); K in 1..3"
     answer_kind = "integer"
 
@@ -163,12 +162,11 @@ def cheapest_domination(grid: list[list[int]]) -> tuple[int, list[tuple[int, int
     return best[0], best[1]
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_dominating_set_grid")
 class MinimumDominatingSetGrid(_GridEnv):
     """Cells of a grid with costs such that every cell is chosen or next to a chosen one,
     with the smallest total cost; (gold/cost)^5, a set that misses a cell is invalid."""
 
-    name = "minimum_dominating_set_grid"
     difficulty_scales = "N, M in 2..min(5, 3 + d//4); costs 1..9"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

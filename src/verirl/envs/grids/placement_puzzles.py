@@ -15,12 +15,12 @@ import itertools
 import random
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     parse_int_list,
-    register_env,
     satisfied_reward,
 )
 from verirl.types import Problem, Verdict
@@ -189,27 +189,23 @@ class _Skyscraper(Environment):
         return {3: 12, 4: 576, 5: 161280}.get(min(6, 3 + difficulty // 3))
 
 
-@register_env
+@ENVIRONMENTS.register("skyscraper_puzzle")
 class SkyscraperPuzzle(_Skyscraper):
     """Skyscrapers with the number of visible buildings as clues; (rules met/all)^10."""
 
-    name = "skyscraper_puzzle"
 
-
-@register_env
+@ENVIRONMENTS.register("skyscraper_sum_puzzle")
 class SkyscraperSumPuzzle(_Skyscraper):
     """Skyscrapers with the sum of the visible heights as clues; (rules met/all)^10."""
 
-    name = "skyscraper_sum_puzzle"
     use_sum = True
 
 
-@register_env
+@ENVIRONMENTS.register("star_battle")
 class StarBattle(Environment):
     """One star per row and per column, never on an X, no two stars touching (diagonals
     included); binary reward."""
 
-    name = "star_battle"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "grid side N = 4 + d//2 (at most 14); about a third of the other cells X"
@@ -273,12 +269,11 @@ class StarBattle(Environment):
         return float(len(problem.data["grid"]))
 
 
-@register_env
+@ENVIRONMENTS.register("survo_puzzle")
 class SurvoPuzzle(Environment):
     """Fill the empty cells with the missing numbers of 0..MN-1 so that the row and column
     sums match: (sums met/all)^5."""
 
-    name = "survo_puzzle"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "M, N in 2..3 + d//6 (at most 4); 2 + d//3 empty cells (at most 7)"

@@ -16,11 +16,11 @@ import itertools
 import random
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
-    register_env,
     satisfied_reward,
 )
 from verirl.envs.grids.selection import read_cells
@@ -60,12 +60,11 @@ def _lit_by(rows: list[str], r: int, c: int) -> set[tuple[int, int]]:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("light_up_puzzle")
 class LightUpPuzzle(_Puzzle):
     """Akari: place lights on white cells so every white cell is lit, no light shines on
     another, and every numbered wall has that many lights next to it."""
 
-    name = "light_up_puzzle"
     difficulty_scales = "N, M in 3..3 + d//2 (at most 12); walls 20%; clues on 70% of walls"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -196,12 +195,11 @@ def magic_square(n: int) -> list[list[int]]:
     ]
 
 
-@register_env
+@ENVIRONMENTS.register("magic_square_puzzle")
 class MagicSquarePuzzle(_Puzzle):
     """Complete a magic square (1..N² once each, all rows, columns and both diagonals with
     the same sum); (lines with the magic sum/all lines)^10 credit."""
 
-    name = "magic_square_puzzle"
     difficulty_scales = "order N in 3, 4, 5, 7, 8, 9 (one step per 3 levels); blanks 30% + 2%·d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -304,12 +302,11 @@ def _around(n: int, m: int, r: int, c: int) -> list[tuple[int, int]]:
     ]
 
 
-@register_env
+@ENVIRONMENTS.register("minesweeping")
 class Minesweeping(_Puzzle):
     """Place mines on the unknown (-1) cells so that every number counts its neighbouring
     mines; (clues met/all clues)^10 credit, a mine on a number is invalid."""
 
-    name = "minesweeping"
     difficulty_scales = "N, M in 4..4 + d//2 (at most 16); mines 20%; 60% of safe cells shown"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -414,12 +411,11 @@ def _hamiltonian_path(rng: random.Random, n: int, m: int) -> list[tuple[int, int
     return path
 
 
-@register_env
+@ENVIRONMENTS.register("numbrix")
 class Numbrix(_Puzzle):
     """Fill a grid with 0..NM−1 so that consecutive numbers are orthogonal neighbours, keeping
     the given ones; (neighbouring consecutive pairs/(NM − 1))^5 credit."""
 
-    name = "numbrix"
     difficulty_scales = "N, M in 2..3 + d//3 (at most 8); given numbers 50% falling to 25%"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

@@ -16,12 +16,12 @@ import re
 from collections import deque
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
     graded,
     invalid,
-    register_env,
     satisfied_reward,
     sequence_reward,
 )
@@ -35,13 +35,12 @@ STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 MAX_MOVES = 1000
 
 
-@register_env
+@ENVIRONMENTS.register("grid_bfs")
 class GridBfs(Environment):
     """For every cell, the number of up/down/left/right steps to the nearest 1 avoiding X
     cells (−1 for X cells and cells that reach no 1) (RLVE GridBFS). Wrong shape → invalid;
     else mean(cell right)^10. Verifier: multi-source BFS; ``solve``: a BFS from every cell."""
 
-    name = "grid_bfs"
     tags = TAGS
     difficulty_scales = "grid (3 + d//3) × (3 + d//3)"
     size_measure = "number of cells"
@@ -129,12 +128,11 @@ class GridBfs(Environment):
         return float(len(problem.data["cells"]) * len(problem.data["cells"][0]))
 
 
-@register_env
+@ENVIRONMENTS.register("grid_component")
 class GridComponent(IntegerAnswer):
     """The size of the largest group of 1-cells connected up/down/left/right (RLVE
     GridComponent); right or wrong. Verifier: BFS; ``solve``: union–find."""
 
-    name = "grid_component"
     tags = TAGS
     difficulty_scales = "grid (4 + d//3) × (4 + d//3), 1-density 0.35..0.6"
     size_measure = "number of cells"
@@ -224,13 +222,12 @@ def _slide(grid: tuple[int, ...], cols: int, move: str) -> tuple[int, ...] | Non
     return tuple(out)
 
 
-@register_env
+@ENVIRONMENTS.register("eight_digit_puzzle")
 class EightDigitPuzzle(Environment):
     """A sliding-tile puzzle: move the blank (0) up/down/left/right to turn the start grid into
     the target within L moves (RLVE EightDigitPuzzle). An illegal move or more than L moves →
     invalid; else (cells matching the target / all)^10. ``solve``: bidirectional BFS."""
 
-    name = "eight_digit_puzzle"
     tags = TAGS
     difficulty_scales = "grid (2 + d//10) × (3 + d//10); target 3 + d//2 random moves away"
     size_measure = "move bound L"
@@ -351,13 +348,12 @@ def _jug_moves(text: str) -> list[tuple[str, int, int | None]]:
     return ops
 
 
-@register_env
+@ENVIRONMENTS.register("jug_puzzle")
 class JugPuzzle(Environment):
     """Water jugs: reach exactly T litres in some jug by filling, emptying and pouring (RLVE
     JugPuzzle); right or wrong, a malformed operation or a jug that does not exist is
     invalid. The verifier simulates the operations; ``solve``: BFS over jug contents."""
 
-    name = "jug_puzzle"
     tags = TAGS
     difficulty_scales = "2 + d//10 jugs of capacity 3..14 + d; target from a walk of 3 + d moves"
     size_measure = "number of states: product of (capacity + 1)"

@@ -19,12 +19,12 @@ from collections import deque
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.kit.graphs import parse_pairs
 from verirl.envs.kit.size_ladder import grown
@@ -65,12 +65,11 @@ def _cells_ok(cells: list[tuple[int, int]], n: int, m: int) -> Verdict | None:
 
 
 # ---- maze --------------------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("maze")
 class Maze(_GridEnv):
     """A shortest walk through a maze from the top-left to the bottom-right cell, as moves
     U/D/L/R; (shortest/length)^3 credit, a walk through a wall or off target is invalid."""
 
-    name = "maze"
     difficulty_scales = "N = 5 then int(1.1·N + 1) per level (at most 40); up to N extra openings"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -200,12 +199,11 @@ def _grid_mis_by_cut(grid: list[list[int]]) -> tuple[int, list[tuple[int, int]]]
     return total - cut, chosen
 
 
-@register_env
+@ENVIRONMENTS.register("maximum_independent_set_grid")
 class MaximumIndependentSetGrid(_GridEnv):
     """Cells of a weighted grid, no two sharing an edge, with the largest total;
     (sum/gold)^3 credit, adjacent cells are invalid."""
 
-    name = "maximum_independent_set_grid"
     difficulty_scales = "N, M up to 3 then int(1.1·x + 1) per level (at most 16); values 1..9"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -297,12 +295,11 @@ def _segments(rows: list[str]) -> tuple[dict[tuple[int, int], int], dict[tuple[i
     return row_seg, col_seg
 
 
-@register_env
+@ENVIRONMENTS.register("max_no_conflicting_bombs")
 class MaxNoConflictingBombs(_GridEnv):
     """As many bombs as possible on '*' cells, no two in the same row or column unless a hard
     wall '#' lies between them; (bombs/gold)^3 credit."""
 
-    name = "max_no_conflicting_bombs"
     difficulty_scales = "N, M up to 3 then int(1.1·x + 1) per level (at most 30)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

@@ -19,12 +19,12 @@ from typing import Any
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     parse_int_list,
-    register_env,
     satisfied_reward,
     sequence_reward,
 )
@@ -38,11 +38,10 @@ def _literal(v: int, positive: bool) -> str:
     return f"x[{v}]" if positive else f"¬x[{v}]"
 
 
-@register_env
+@ENVIRONMENTS.register("two_sat")
 class TwoSat(Environment):
     """An assignment satisfying clauses of two literals; (satisfied/all)^10."""
 
-    name = "two_sat"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "variables 3 + d; clauses 2n (each true under a planted assignment)"
@@ -105,12 +104,11 @@ class TwoSat(Environment):
         return float(problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("set_splitting")
 class SetSplitting(Environment):
     """A part S' of S = {0..N-1} such that every given subset meets both S' and S \\ S';
     (split subsets/all)^10."""
 
-    name = "set_splitting"
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "N = 4 + d//2 elements (at most 18); subsets 3 + d, of size 2..4"
@@ -178,12 +176,11 @@ class SetSplitting(Environment):
         return float(problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("topological_sort_minimal_lexicographical_order")
 class TopologicalSortMinimalLexicographicalOrder(Environment):
     """The lexicographically smallest topological order of a DAG: mean([gold = answer])^5
     times (arcs respected/all)^5."""
 
-    name = "topological_sort_minimal_lexicographical_order"
     tags = TAGS
     answer_kind = "integer_list"
     unique_answer = True
@@ -262,12 +259,11 @@ def _smallest_order(data: Mapping[str, Any]) -> list[int]:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("round_table_assignment")
 class RoundTableAssignment(Environment):
     """Seat N groups at M tables, never two people of one group at a table, within the
     tables' capacities: (tables within capacity/all)^5."""
 
-    name = "round_table_assignment"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "groups and tables 2..3 + d//3 each; group sizes up to the table count"

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
-    register_env,
     satisfied_verdict,
     sequence_reward,
     swap_until_wrong,
@@ -135,11 +135,10 @@ def _true_statement(
             return [speaker, stmt]
 
 
-@register_env
+@ENVIRONMENTS.register("knights_knaves")
 class KnightsAndKnaves(Environment):
     """Who is a knight and who a knave; (consistent statements/all)^5 credit."""
 
-    name = "knights_knaves"
     tags = ("logic",)
     difficulty_scales = (
         "islanders: 2 + d//3 (names drawn per seed); statement kinds grow until d = 3; "
@@ -297,11 +296,10 @@ def _value(node: list, env: dict[str, int]) -> int:
 _BOOL = {"1": 1, "true": 1, "t": 1, "0": 0, "false": 0, "f": 0}
 
 
-@register_env
+@ENVIRONMENTS.register("boolean_eval")
 class BooleanEvaluation(Environment):
     """Values of boolean formulas under an assignment; element-wise match^5 credit."""
 
-    name = "boolean_eval"
     tags = ("logic",)
     difficulty_scales = (
         "expressions: 1 + d//4; leaves per expression: 2 + d//2; variables: 3 + d//3; "
@@ -423,11 +421,9 @@ def _true_clue(rng: random.Random, pos: list[int], n: int) -> list[Any]:
             return clue
 
 
-@register_env
+@ENVIRONMENTS.register("seating_order")
 class SeatingOrder(Environment):
     """A seating that meets ordering clues; (clues met/all)^5 credit."""
-
-    name = "seating_order"
 
     size_measure = "number of people"
     tags = ("logic",)

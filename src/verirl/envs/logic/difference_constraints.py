@@ -17,12 +17,12 @@ import random
 import networkx as nx
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     parse_int_list,
-    register_env,
     satisfied_reward,
     satisfied_verdict,
 )
@@ -36,13 +36,12 @@ def _names(n: int) -> tuple[str, ...]:
     return tuple(f"x[{i}]" for i in range(n))
 
 
-@register_env
+@ENVIRONMENTS.register("difference_constraint_system")
 class DifferenceConstraintSystem(Environment):
     """Integers x[0..N−1] satisfying constraints x[i] − x[j] ≤ c (RLVE
     DifferenceConstraintSystem). A wrong count or |x| > 10^18 → invalid; else (satisfied /
     all)^5. ``solve``: Bellman–Ford shortest paths from a virtual source."""
 
-    name = "difference_constraint_system"
     tags = TAGS
     difficulty_scales = "N = 3 + d unknowns; M = N·(1 + (d mod 11)/10) constraints (planted)"
     size_measure = "unknowns + constraints"
@@ -99,14 +98,13 @@ class DifferenceConstraintSystem(Environment):
 _RELATIONS = ("<", "<=", "=")
 
 
-@register_env
+@ENVIRONMENTS.register("difference_constraint_system_dag")
 class DifferenceConstraintSystemDag(Environment):
     """Positive integers x satisfying relations x[i] < x[j], x[i] <= x[j], x[i] = x[j] with the
     smallest possible sum (RLVE DifferenceConstraintSystemDAG; the "candies" problem). A wrong
     count or a non-positive value → invalid. The minimum: repeated relaxation from all ones;
     ``solve``: longest paths over the condensation of the "at least" graph."""
 
-    name = "difference_constraint_system_dag"
     tags = TAGS
     difficulty_scales = "N = 3 + d unknowns; M = N·(1 + (d mod 11)/10) relations (planted)"
     size_measure = "unknowns + relations"

@@ -15,6 +15,7 @@ from collections import deque
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     count_verdict,
@@ -22,7 +23,6 @@ from verirl.envs.base import (
     invalid,
     optimum_verdict,
     parse_int,
-    register_env,
     satisfied_reward,
 )
 from verirl.types import Problem, Verdict
@@ -95,11 +95,9 @@ def _bfs_moves(pegs: list[int], target: int) -> list[tuple[int, int]]:
     return moves[::-1]
 
 
-@register_env
+@ENVIRONMENTS.register("hanoi_min_moves")
 class HanoiMinMoves(Environment):
     """Fewest moves from a position to the goal peg; (min/max)^10 credit."""
-
-    name = "hanoi_min_moves"
 
     size_measure = "number of disks"
     answer_kind = "integer"
@@ -133,11 +131,9 @@ class HanoiMinMoves(Environment):
 _MOVE = re.compile(r"([ABC])\s*(?:->|→|-|to|\\to|\\rightarrow)\s*([ABC])", re.IGNORECASE)
 
 
-@register_env
+@ENVIRONMENTS.register("hanoi_moves")
 class HanoiMoves(Environment):
     """A move list, checked by simulation; longer solutions earn (optimum/length)^5."""
-
-    name = "hanoi_moves"
 
     size_measure = "number of disks"
     tags = ("logic",)

@@ -19,12 +19,12 @@ import random
 import string
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     parse_int_list,
-    register_env,
     sequence_reward,
 )
 from verirl.types import Problem, Verdict
@@ -38,11 +38,10 @@ def _encode(value: int, base: int, letters: list[str], digit_of: dict[str, int])
     return letter[value // base] + letter[value % base]
 
 
-@register_env
+@ENVIRONMENTS.register("addition_table")
 class AdditionTable(Environment):
     """Recover the digits of N letters from their base-N addition table."""
 
-    name = "addition_table"
     tags = ("rlve", "puzzles")
     difficulty_scales = "base N = 3 + d (at most 26)"
     size_measure = "base N (the table has N² sums)"
@@ -103,14 +102,13 @@ class AdditionTable(Environment):
         return float(len(problem.data["letters"]))
 
 
-@register_env
+@ENVIRONMENTS.register("cryptarithmetic")
 class Cryptarithmetic(Environment):
     """A cryptarithm: in base N the digits are written d[0], …, d[N−1] for an unknown
     permutation d of 0..N−1; an addition written with these symbols is given; find d (RLVE
     Cryptarithmetic). Not a permutation → invalid; a d that makes the addition true is
     correct; otherwise mean(d_i right)^3 against the planted d. ``solve``: all permutations."""
 
-    name = "cryptarithmetic"
     tags = ("rlve", "puzzles")
     difficulty_scales = "base N = 3 + d//3; addends of 2 + d//4 digits"
     size_measure = "base N (N! candidate permutations)"

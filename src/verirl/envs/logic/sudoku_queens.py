@@ -13,12 +13,12 @@ import re
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     invalid,
     parse_int,
     parse_int_list,
-    register_env,
     satisfied_verdict,
 )
 from verirl.types import Problem, Verdict
@@ -70,7 +70,7 @@ def parse_grid(text: str, n: int) -> list[list[int]]:
     return grid
 
 
-@register_env
+@ENVIRONMENTS.register("sudoku")
 class Sudoku(Environment):
     """Complete a Sudoku keeping its givens; (valid rows, columns, boxes/all)^5 credit.
 
@@ -79,7 +79,6 @@ class Sudoku(Environment):
     (1,038 answer tokens at d = 20, nearly every cell given), so the answer length now
     follows the cells to be deduced, and the share of empty cells grows with the level."""
 
-    name = "sudoku"
     tags = ("logic",)
     difficulty_scales = (
         "grid side r*c with boxes 2x2, 2x3, 3x3, ... (one step every 4 levels); "
@@ -240,11 +239,9 @@ def _random_queens(rng: random.Random, n: int) -> list[int]:
     return base[::-1] if rng.random() < 0.5 else [n - 1 - x for x in base]
 
 
-@register_env
+@ENVIRONMENTS.register("n_queens")
 class NQueens(Environment):
     """Non-attacking queens including fixed ones; (rules met/all)^5 credit."""
-
-    name = "n_queens"
 
     size_measure = "board side"
     answer_kind = "integer_list"

@@ -10,16 +10,15 @@ from __future__ import annotations
 import math
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, graded, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer, graded
 from verirl.envs.reading import normalize
 from verirl.types import Problem, Verdict
 
 
-@register_env
+@ENVIRONMENTS.register("congruent_equation")
 class CongruentEquation(IntegerAnswer):
     """Smallest positive x with a·x ≡ c (mod m); solutions exist by construction."""
 
-    name = "congruent_equation"
     tags = ("rlve", "number_theory")
     difficulty_scales = "modulus m ≤ 20·1.3^d; a, c below m"
     size_measure = "modulus m (brute force tries up to m values)"

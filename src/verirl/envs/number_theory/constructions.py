@@ -19,12 +19,12 @@ from collections import Counter
 from fractions import Fraction
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     parse_int_list,
-    register_env,
     satisfied_verdict,
     sequence_reward,
 )
@@ -38,12 +38,11 @@ def _pair_sums(xs: list[int]) -> Counter[int]:
     return Counter(xs[i] + xs[j] for i in range(len(xs)) for j in range(i + 1, len(xs)))
 
 
-@register_env
+@ENVIRONMENTS.register("squ_squarks")
 class SquSquarks(Environment):
     """N distinct positive integers whose pairwise sums are a given multiset:
     (|intersection| / |union|)^5 of the sum multisets."""
 
-    name = "squ_squarks"
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "N = 3 + d numbers up to 10 + 5d"
@@ -111,12 +110,11 @@ def _permutation_error(perm: list[int], n: int) -> str:
     return "" if sorted(perm) == list(range(1, n + 1)) else f"give a permutation of 1 to {n}"
 
 
-@register_env
+@ENVIRONMENTS.register("prefix_sum_mod_distinct_permutation")
 class PrefixSumModDistinctPermutation(Environment):
     """A permutation of 1..N (N even) whose N prefix sums are distinct modulo N:
     (distinct residues/N)^10."""
 
-    name = "prefix_sum_mod_distinct_permutation"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N even, up to 8·1.5^d (at most 300)"
@@ -167,12 +165,11 @@ def _zigzag(n: int) -> str:
     return ", ".join(map(str, out))
 
 
-@register_env
+@ENVIRONMENTS.register("prefix_product_mod_distinct_permutation")
 class PrefixProductModDistinctPermutation(Environment):
     """A permutation of 1..N (N prime or 4) whose N prefix products are distinct modulo N:
     (distinct residues/N)^10."""
 
-    name = "prefix_product_mod_distinct_permutation"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N a prime (or 4) up to 8·1.5^d (at most 300)"
@@ -230,12 +227,11 @@ def _ratios(n: int) -> str:
     return ", ".join(map(str, out))
 
 
-@register_env
+@ENVIRONMENTS.register("range_four_sequence_construction")
 class RangeFourSequenceConstruction(Environment):
     """A sequence over {0, 1, 2, 3} avoiding forbidden ordered neighbour pairs and matching
     fixed positions: (satisfied/all)^5."""
 
-    name = "range_four_sequence_construction"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "length 3 + d; 4..8 forbidden pairs; about one position in four fixed"
@@ -333,11 +329,10 @@ class _CoefficientTask(Environment):
         return 1  # polynomial division and interpolation have one result
 
 
-@register_env
+@ENVIRONMENTS.register("polynomial_remainder")
 class PolynomialRemainder(_CoefficientTask):
     """The remainder of P(x) divided by a monic Q(x), as its coefficients."""
 
-    name = "polynomial_remainder"
     difficulty_scales = "deg P = 3 + d//2; deg Q in 2..5 (below deg P); coefficients up to 5 + d"
     size_measure = "degree of P"
 
@@ -376,11 +371,10 @@ class PolynomialRemainder(_CoefficientTask):
         return float(len(problem.data["p"]) - 1)
 
 
-@register_env
+@ENVIRONMENTS.register("polynomial_interpolation")
 class PolynomialInterpolation(_CoefficientTask):
     """The integer coefficients of the degree-N polynomial through N + 1 given points."""
 
-    name = "polynomial_interpolation"
     difficulty_scales = "degree N = 2 + d//3 (at most 10); coefficients up to 3 + d"
     size_measure = "degree N"
 

@@ -17,7 +17,7 @@ import functools
 import math
 import random
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.numbers import totient
 from verirl.types import Problem
@@ -44,11 +44,10 @@ def _non_increasing_up_to(n: int) -> int:
     return go(0, 9, True, False)
 
 
-@register_env
+@ENVIRONMENTS.register("non_increasing_digit_counting")
 class NonIncreasingDigitCounting(SizedInteger):
     """How many integers in [1, N] have digits that never increase (like 9751 or 333)."""
 
-    name = "non_increasing_digit_counting"
     tags = TAGS
     difficulty_scales = "N with 3 + d digits"
     size_measure = "digits of N"
@@ -86,11 +85,10 @@ class NonIncreasingDigitCounting(SizedInteger):
         return total + 1  # n itself
 
 
-@register_env
+@ENVIRONMENTS.register("digit_sum_counting")
 class DigitSumCounting(SizedInteger):
     """How many integers in [1, N] have digit sum S."""
 
-    name = "digit_sum_counting"
     tags = TAGS
     difficulty_scales = "N with 3 + d digits"
     size_measure = "digits of N"
@@ -139,11 +137,10 @@ class DigitSumCounting(SizedInteger):
         return total + (used == target)
 
 
-@register_env
+@ENVIRONMENTS.register("palindrome_range_counting")
 class PalindromeRangeCounting(SizedInteger):
     """How many palindromes lie in [L, R]."""
 
-    name = "palindrome_range_counting"
     tags = TAGS
     difficulty_scales = "R with 3 + d digits"
     size_measure = "digits of R"
@@ -213,11 +210,10 @@ def _prime_factors(n: int) -> list[int]:
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("multiplicative_order")
 class MultiplicativeOrder(SizedInteger):
     """The least k ≥ 1 with a^k ≡ 1 (mod m), for gcd(a, m) = 1."""
 
-    name = "multiplicative_order"
     tags = TAGS
     difficulty_scales = "modulus m up to 50·2^d (at most 10^9)"
     size_measure = "bits of the modulus"
@@ -254,11 +250,10 @@ class MultiplicativeOrder(SizedInteger):
         return next(d for d in divisors if pow(a, d, m) == 1)
 
 
-@register_env
+@ENVIRONMENTS.register("lucas_binomial_mod")
 class LucasBinomialMod(SizedInteger):
     """C(n, k) modulo a small prime p, for large n (Lucas' theorem)."""
 
-    name = "lucas_binomial_mod"
     tags = TAGS
     difficulty_scales = "n up to 10^(2 + d//2) (at most 10^12); p a prime below 40"
     size_measure = "digits of n"
@@ -298,11 +293,10 @@ class LucasBinomialMod(SizedInteger):
         return out
 
 
-@register_env
+@ENVIRONMENTS.register("pisano_period")
 class PisanoPeriod(SizedInteger):
     """The period of the Fibonacci numbers modulo m."""
 
-    name = "pisano_period"
     tags = TAGS
     difficulty_scales = "m in [10, 40 + 100d] (at most 3000)"
     size_measure = "the modulus"

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
@@ -22,7 +23,6 @@ from verirl.envs.base import (
     invalid,
     optimum_verdict,
     parse_int,
-    register_env,
     satisfied_reward,
     sequence_reward,
     wrong_format,
@@ -46,9 +46,8 @@ def _listing(numbers: list[int]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-@register_env
+@ENVIRONMENTS.register("gcd")
 class Gcd(IntegerAnswer):
-    name = "gcd"
     size_measure = "digits of the numbers"
     difficulty_scales = "digits of the common factor and cofactors: 1 + d//4; 2 + d//10 numbers"
 
@@ -72,9 +71,8 @@ class Gcd(IntegerAnswer):
         return decimal_digits(*problem.data["numbers"])
 
 
-@register_env
+@ENVIRONMENTS.register("lcm")
 class Lcm(IntegerAnswer):
-    name = "lcm"
     size_measure = "digits of the numbers"
     difficulty_scales = "2 + d//8 numbers, each at most 6 + 4d"
 
@@ -98,9 +96,8 @@ class Lcm(IntegerAnswer):
         return space if space < 1000 else None
 
 
-@register_env
+@ENVIRONMENTS.register("modular_power")
 class ModularPower(ResidueAnswer):
-    name = "modular_power"
     difficulty_scales = "modulus ≤ 10 + 10^(1 + d//4), exponent ≤ 4 + 3d², base ≤ 5 + 10^(d//4)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -123,9 +120,8 @@ class ModularPower(ResidueAnswer):
         return result
 
 
-@register_env
+@ENVIRONMENTS.register("modular_inverse")
 class ModularInverse(ResidueAnswer):
-    name = "modular_inverse"
     difficulty_scales = "modulus up to 10 + 10^(1 + d//4)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -167,9 +163,8 @@ class ModularInverse(ResidueAnswer):
         return sum(1 for m in range(5, top + 1) for a in range(2, m) if math.gcd(a, m) == 1)
 
 
-@register_env
+@ENVIRONMENTS.register("prime_factorization")
 class PrimeFactorization(Environment):
-    name = "prime_factorization"
     size_measure = "digits of n"
     answer_kind = "integer_set"
     difficulty_scales = "2 + d//4 or 3 + d//4 prime factors, each at most 23 + 6d"
@@ -232,9 +227,8 @@ class _SmoothNumberCount(IntegerAnswer):
         return decimal_digits(problem.data["n"])
 
 
-@register_env
+@ENVIRONMENTS.register("divisor_count")
 class DivisorCount(_SmoothNumberCount):
-    name = "divisor_count"
     size_measure = "digits of n"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -247,9 +241,8 @@ class DivisorCount(_SmoothNumberCount):
         return math.prod(e + 1 for e in Counter(factorize(problem.data["n"])).values())
 
 
-@register_env
+@ENVIRONMENTS.register("euler_totient")
 class EulerTotient(_SmoothNumberCount):
-    name = "euler_totient"
     size_measure = "digits of n"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -270,9 +263,8 @@ class EulerTotient(_SmoothNumberCount):
         return phi
 
 
-@register_env
+@ENVIRONMENTS.register("next_prime")
 class NextPrime(Environment):
-    name = "next_prime"
     size_measure = "digits of N"
     answer_kind = "integer"
     difficulty_scales = "N up to 20·10^(d//3)"
@@ -321,9 +313,8 @@ def _to_base(n: int, base: int) -> str:
     return out or "0"
 
 
-@register_env
+@ENVIRONMENTS.register("base_conversion")
 class BaseConversion(Environment):
-    name = "base_conversion"
     difficulty_scales = (
         "value up to 2^(5 + d); bases: 10 to one of 2..9 for d < 3, common pairs for d < 6, any "
         "of 2..16 after"
@@ -391,9 +382,8 @@ class BaseConversion(Environment):
         return float(problem.data["n"].bit_length())
 
 
-@register_env
+@ENVIRONMENTS.register("digit_sum")
 class DigitSum(IntegerAnswer):
-    name = "digit_sum"
     size_measure = "digits of the number"
     difficulty_scales = "digits of the number: 3 + 2d"
     size_key = "number"
@@ -413,9 +403,8 @@ class DigitSum(IntegerAnswer):
         return total
 
 
-@register_env
+@ENVIRONMENTS.register("chinese_remainder")
 class ChineseRemainder(Environment):
-    name = "chinese_remainder"
     difficulty_scales = "2 + d//6 congruences with pairwise coprime moduli below 9 + 4d"
     answer_kind = "integer"
     answer_names = ("x",)

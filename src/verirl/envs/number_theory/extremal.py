@@ -16,6 +16,7 @@ import math
 import random
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -24,7 +25,6 @@ from verirl.envs.base import (
     parse_int,
     parse_int_list,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.kit.numbers import first_primes, is_prime
 from verirl.types import Problem, Verdict
@@ -75,12 +75,11 @@ def smallest_with_divisors(k: int) -> int:
     return best
 
 
-@register_env
+@ENVIRONMENTS.register("min_k_divisor_number")
 class MinKDivisorNumber(Environment):
     """The smallest positive integer with exactly K divisors. A larger number with exactly K
     divisors earns (gold/answer)^2; one with another count (or not checkable) earns 0."""
 
-    name = "min_k_divisor_number"
     tags = TAGS
     difficulty_scales = "K up to 5 + 3d"
     size_measure = "the divisor count K"
@@ -139,12 +138,11 @@ class MinKDivisorNumber(Environment):
         return float(problem.data["k"])
 
 
-@register_env
+@ENVIRONMENTS.register("min_no_solution_linear_diophantine_equation")
 class MinNoSolutionLinearDiophantineEquation(Environment):
     """The largest z with no non-negative solution of a·x + b·y = z for coprime a, b (the
     Frobenius number). Binary reward."""
 
-    name = "min_no_solution_linear_diophantine_equation"
     tags = TAGS
     difficulty_scales = "a, b coprime in 2..16·2^min(16, d//2)"
     size_measure = "a + b"
@@ -192,12 +190,11 @@ class MinNoSolutionLinearDiophantineEquation(Environment):
         return float(problem.data["a"] + problem.data["b"])
 
 
-@register_env
+@ENVIRONMENTS.register("max_multiplication_fixed_sum")
 class MaxMultiplicationFixedSum(Environment):
     """The largest product of positive integers with sum N (a single term N is allowed).
     Binary reward."""
 
-    name = "max_multiplication_fixed_sum"
     tags = TAGS
     difficulty_scales = "N up to 10 + 10d"
     size_measure = "the sum N"
@@ -249,12 +246,11 @@ def max_gcd_in_ranges(a: int, b: int, c: int, d: int) -> int:
     return best
 
 
-@register_env
+@ENVIRONMENTS.register("pan_solar_panels")
 class PanSolarPanels(Environment):
     """Two integers X in [A, B] and Y in [C, D] with the largest gcd; (gcd/gold)^3 credit, a
     pair outside the ranges is invalid (RLVE row PanSolarPanels)."""
 
-    name = "pan_solar_panels"
     tags = TAGS
     difficulty_scales = "bounds up to 10·1.5^d (at most 10^10)"
     size_measure = "B + D (the range tops)"
@@ -303,12 +299,11 @@ class PanSolarPanels(Environment):
         return float(problem.data["b"] + problem.data["d"])
 
 
-@register_env
+@ENVIRONMENTS.register("maximum_divisor")
 class MaximumDivisor(Environment):
     """Choose K elements of an array whose gcd is as large as possible; (gcd/gold)^5 credit,
     anything but K distinct indices is invalid (RLVE row MaximumDivisor)."""
 
-    name = "maximum_divisor"
     tags = TAGS
     difficulty_scales = "N = 3, then int(1.2·N + 2) per level (at most 400); values ≤ 20 + 10N"
     size_measure = "length N of the array"

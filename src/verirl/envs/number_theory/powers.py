@@ -17,6 +17,7 @@ import math
 import random
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     count_reward,
@@ -24,7 +25,6 @@ from verirl.envs.base import (
     invalid,
     parse_int,
     parse_int_list,
-    register_env,
 )
 from verirl.envs.kit.numbers import factorize
 from verirl.types import Problem, Verdict
@@ -51,12 +51,11 @@ def multiplicative_order(a: int, m: int) -> int:
 
 
 # ---- PowerCycle -----------------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("power_cycle")
 class PowerCycle(Environment):
     """The eventual period of the last K digits of n, n², n³, ...; a multiple of the period
     is a valid but weaker answer: reward period/answer (RLVE's gold/answer)."""
 
-    name = "power_cycle"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "K = 1 + d//5 last digits (at most 6); n has 1 + d//3 digits"
@@ -152,12 +151,11 @@ class _NestParser:
             self.i += 1
 
 
-@register_env
+@ENVIRONMENTS.register("power_nest")
 class PowerNest(Environment):
     """Write n as a sum of powers of 2 whose exponents are written the same way (NOIP's
     "power" problem): one canonical string, binary reward."""
 
-    name = "power_nest"
     tags = TAGS
     unique_answer = True
     difficulty_scales = "n up to 4·2^d (at most 2^40)"
@@ -219,11 +217,10 @@ class PowerNest(Environment):
 
 
 # ---- PrefixConcatenation ------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("prefix_concatenation")
 class PrefixConcatenation(Environment):
     """Concatenate(n) = 123...n modulo M."""
 
-    name = "prefix_concatenation"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "n up to 64·2^d (at most 10^12); M up to 10^(2 + d//5)"
@@ -302,11 +299,10 @@ def _fold(b: int, c: int, m: int) -> tuple[int, int, int]:
 
 
 # ---- SelfPowerSequenceMOD ------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("self_power_sequence_mod")
 class SelfPowerSequenceMod(Environment):
     """a[0] = 1, a[n] = 2^a[n-1]; a[N] mod M."""
 
-    name = "self_power_sequence_mod"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "N up to 3 + d; M up to 16·2^d (at most 10^9)"
@@ -362,12 +358,11 @@ def _tower_mod(n: int, m: int) -> int:
 
 
 # ---- SmallestBinaryMultiple ----------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("smallest_binary_multiple")
 class SmallestBinaryMultiple(Environment):
     """The smallest B ≥ 1 with A·B written only with digits 0 and 1; a larger valid B earns
     (gold/answer)^5."""
 
-    name = "smallest_binary_multiple"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "A up to 10 + 3d (at most 100)"
@@ -424,11 +419,10 @@ def _smallest_01_multiple(a: int) -> int:
 
 
 # ---- SubsetSumSequence -------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("subset_sum_sequence")
 class SubsetSumSequence(Environment):
     """The N-th smallest sum of distinct powers of K; (min/max)^2 credit."""
 
-    name = "subset_sum_sequence"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = "N up to 3·2^d (at most 10^9); K up to 2 + d (at most 20)"
@@ -475,11 +469,10 @@ def _ordinal(n: int) -> str:
 
 
 # ---- RecursiveFunction ---------------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("recursive_function")
 class RecursiveFunction(Environment):
     """The Ackermann function f(m, n) for m ≤ 3; binary reward."""
 
-    name = "recursive_function"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = (
@@ -539,11 +532,10 @@ def _ackermann_table(m: int, n: int) -> int:
 
 
 # ---- RecursiveSequenceSumConstruction ------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("recursive_sequence_sum_construction")
 class RecursiveSequenceSumConstruction(Environment):
     """Distinct indices n ≥ 1 whose terms F(n) = A·F(n-1) + B sum to a target; binary."""
 
-    name = "recursive_sequence_sum_construction"
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "indices up to N = 4 + d; A in 2..16, B up to 16384, F(0) up to 128"

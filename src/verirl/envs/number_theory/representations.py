@@ -19,6 +19,7 @@ import re
 from collections import Counter
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -26,7 +27,6 @@ from verirl.envs.base import (
     optimum_verdict,
     parse_int,
     parse_int_list,
-    register_env,
     sequence_reward,
 )
 from verirl.envs.kit.size_ladder import grown
@@ -68,13 +68,12 @@ def from_negative_base(digits: str, r: int) -> int:
     return value
 
 
-@register_env
+@ENVIRONMENTS.register("negative_base")
 class NegativeBase(Environment):
     """Write an integer in base −R (2 ≤ R ≤ 10). Reward: the share of digit positions (aligned
     at the least significant digit) that match the unique numeral, correct when the numeral's
     value is the integer."""
 
-    name = "negative_base"
     tags = TAGS
     difficulty_scales = "|N| up to 4·2^d; base −R with R in 2..min(10, 2 + d//3)"
     size_measure = "digits of |N| plus the base R"
@@ -160,12 +159,11 @@ def fewest_fibonacci_terms(k: int) -> int:
     return best(k)
 
 
-@register_env
+@ENVIRONMENTS.register("minimum_fibonacci_representation")
 class MinimumFibonacciRepresentation(Environment):
     """The fewest Fibonacci numbers, each added or subtracted, whose signed sum is K. Binary
     reward (RLVE row MinimumFibonacciRepresentation)."""
 
-    name = "minimum_fibonacci_representation"
     tags = TAGS
     difficulty_scales = "K up to 15·1.5^d"
     size_measure = "the value K"
@@ -217,12 +215,11 @@ def next_palindrome(n: int) -> int:
     return int(bumped + bumped[: length // 2][::-1])
 
 
-@register_env
+@ENVIRONMENTS.register("next_palindromic")
 class NextPalindromic(Environment):
     """The smallest palindromic number greater than N. Any palindrome above N is a valid
     answer with (gold/answer)^5 credit; one at most N, or not a palindrome, is invalid."""
 
-    name = "next_palindromic"
     tags = TAGS
     difficulty_scales = "digits of N: 2, then int(1.1·digits + 1) per level (at most 1000)"
     size_measure = "digits of N"
@@ -288,13 +285,12 @@ def prime_step_distance(a: int, b: int) -> int:
     return _prime_factor_count(a // g) + _prime_factor_count(b // g)
 
 
-@register_env
+@ENVIRONMENTS.register("odl_distance")
 class OdlDistance(Environment):
     """For each number of a list, the smallest prime-step distance to another number of the
     list (a step multiplies by a prime or divides by a prime factor). Reward: element-wise
     match^5 (RLVE row ODLDistance); a list of the wrong length is invalid."""
 
-    name = "odl_distance"
     tags = TAGS
     difficulty_scales = "N = 3 + d numbers in 1..20·(d + 2)"
     size_measure = "length N of the list"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import random
 
-from verirl.envs.base import Instance, IntegerAnswer, graded, invalid, parse_int, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance, IntegerAnswer, graded, invalid, parse_int
 from verirl.envs.kit.numbers import factorize, mobius_table, totient
 from verirl.types import Problem, Verdict
 
@@ -75,11 +75,10 @@ class _RangeSum(IntegerAnswer):
         return float(sum(v for v in problem.data.values() if isinstance(v, int)))
 
 
-@register_env
+@ENVIRONMENTS.register("sum_divisor_num")
 class SumDivisorNum(_RangeSum):
     """Σ d(i) over an interval [L, R], d = number of positive divisors."""
 
-    name = "sum_divisor_num"
     difficulty_scales = "R up to 10·1.5^d (at most 10^6); L uniform in [1, R]"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -102,11 +101,10 @@ class SumDivisorNum(_RangeSum):
         return min(10**9, sum(range(max(2, top // 2), top + 1)))
 
 
-@register_env
+@ENVIRONMENTS.register("sum_gcd")
 class SumGcd(_RangeSum):
     """Σ gcd(i, j)^K over a rectangle of pairs."""
 
-    name = "sum_gcd"
     pair_bound = (5, 4)
     difficulty_scales = "N, M up to 5 + 4d; exponent K = 1 + d//10"
 
@@ -130,11 +128,10 @@ class SumGcd(_RangeSum):
         return sum(g**k * exact[g] for g in range(1, top + 1))
 
 
-@register_env
+@ENVIRONMENTS.register("sum_gcd_with_individual")
 class SumGcdWithIndividual(_RangeSum):
     """Σ_{i ≤ N} gcd(i, N)."""
 
-    name = "sum_gcd_with_individual"
     difficulty_scales = "N up to 32·1.5^d (at most 2·10^5)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -155,11 +152,10 @@ class SumGcdWithIndividual(_RangeSum):
         return min(10**9, top - max(2, top // 2) + 1)
 
 
-@register_env
+@ENVIRONMENTS.register("sum_lcm")
 class SumLcm(_RangeSum):
     """Σ lcm(i, j) over a rectangle of pairs."""
 
-    name = "sum_lcm"
     pair_bound = (5, 4)
     difficulty_scales = "N, M up to 5 + 4d"
 
@@ -191,11 +187,10 @@ class SumLcm(_RangeSum):
         return total
 
 
-@register_env
+@ENVIRONMENTS.register("sum_mod")
 class SumMod(_RangeSum):
     """Σ (N mod i)(M mod j) over pairs with i ≠ j."""
 
-    name = "sum_mod"
     pair_bound = (5, 8)
     difficulty_scales = "N, M up to 5 + 8d"
 
@@ -214,11 +209,10 @@ class SumMod(_RangeSum):
         return all_pairs - sum((n % i) * (m % i) for i in range(1, min(n, m) + 1))
 
 
-@register_env
+@ENVIRONMENTS.register("sum_phi_interval")
 class SumPhiInterval(_RangeSum):
     """Σ (x − φ(x)) over an interval: the integers in [1, x] not coprime to x."""
 
-    name = "sum_phi_interval"
     difficulty_scales = "R up to 10^(3 + d//6); interval length 5 + 2d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -256,11 +250,10 @@ class SumPhiInterval(_RangeSum):
         return float(len(str(problem.data["high"])) + problem.data["high"] - problem.data["low"])
 
 
-@register_env
+@ENVIRONMENTS.register("sum_product_divisor_num")
 class SumProductDivisorNum(_RangeSum):
     """Σ d(i·j) over a rectangle of pairs."""
 
-    name = "sum_product_divisor_num"
     pair_bound = (5, 3)
     difficulty_scales = "N, M up to 5 + 3d"
 
@@ -284,11 +277,10 @@ class SumProductDivisorNum(_RangeSum):
         )
 
 
-@register_env
+@ENVIRONMENTS.register("sum_xor_divisor_num")
 class SumXorDivisorNum(_RangeSum):
     """Σ d(i XOR j) over a rectangle of pairs, with d(0) = 0."""
 
-    name = "sum_xor_divisor_num"
     pair_bound = (5, 3)
     difficulty_scales = "N, M up to 5 + 3d"
 
@@ -318,11 +310,10 @@ _PSEUDO_CODE = """def f(a, b):
     return a // b + f(b, a % b)"""
 
 
-@register_env
+@ENVIRONMENTS.register("sum_pseudo_euclidean")
 class SumPseudoEuclidean(_RangeSum):
     """Σ f(a, b) where f sums the quotients of Euclid's algorithm."""
 
-    name = "sum_pseudo_euclidean"
     pair_bound = (5, 4)
     difficulty_scales = "N, M up to 5 + 4d"
 
@@ -352,11 +343,10 @@ class SumPseudoEuclidean(_RangeSum):
         return total
 
 
-@register_env
+@ENVIRONMENTS.register("sum_manhattan_curved_surface")
 class SumManhattanCurvedSurface(_RangeSum):
     """Σ_{k=A..B} P(k), P(k) = Σ (|x| + |y| + |z|)² over integer triples with x·y·z = k."""
 
-    name = "sum_manhattan_curved_surface"
     difficulty_scales = "B up to 5·1.5^d (at most 1500); A uniform in [1, B]"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -391,11 +381,10 @@ class SumManhattanCurvedSurface(_RangeSum):
         return min(10**9, sum(range(2, _grow(5, 1.5, difficulty, 1500) + 1)))
 
 
-@register_env
+@ENVIRONMENTS.register("two_set_all_coprime_counting")
 class TwoSetAllCoprimeCounting(_RangeSum):
     """Ordered pairs (S, T) of disjoint non-empty subsets, every cross pair coprime."""
 
-    name = "two_set_all_coprime_counting"
     difficulty_scales = "set size 4 + d//3 (at most 14) from [2, 10 + 2d] (at most 40)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -445,12 +434,11 @@ class TwoSetAllCoprimeCounting(_RangeSum):
 _MOD = 10**9 + 7
 
 
-@register_env
+@ENVIRONMENTS.register("sum_set_multiplication")
 class SumSetMultiplication(_RangeSum):
     """Σ over sequences of N distinct integers from [1, K] of their product, modulo 10^9 + 7:
     N! times the elementary symmetric polynomial e_N(1, ..., K). Binary reward."""
 
-    name = "sum_set_multiplication"
     difficulty_scales = "N = 2 + d//3 (at most 12); K up to 8·1.5^d (at most 2000)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

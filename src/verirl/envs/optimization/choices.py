@@ -20,6 +20,7 @@ import random
 from fractions import Fraction
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -27,7 +28,6 @@ from verirl.envs.base import (
     optimum_verdict,
     parse_int_list,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.kit.wording import commas
 from verirl.envs.reading import normalize
@@ -49,13 +49,12 @@ def _fraction_verdict(value: Fraction, best: Fraction, worse: str) -> Verdict:
     return graded(ratio_reward(float(value), float(best), 5.0), ok, "correct" if ok else worse)
 
 
-@register_env
+@ENVIRONMENTS.register("bezout_identity")
 class BezoutIdentity(Environment):
     """Integers X with S = Σ A_i·X_i positive and as small as possible (RLVE BezoutIdentity):
     the minimum is gcd(A). S ≤ 0, a wrong length or |X_i| > 10^50 → invalid; else
     (gcd / S)^5. ``solve`` folds the extended Euclidean algorithm over A."""
 
-    name = "bezout_identity"
     tags = TAGS
     difficulty_scales = "N = 2 + d//3 numbers up to 32·1.25^d, sharing a random factor"
     size_measure = "N (numbers) and their size"
@@ -108,13 +107,12 @@ class BezoutIdentity(Environment):
         return float(sum(len(str(abs(v))) for v in problem.data["a"]))
 
 
-@register_env
+@ENVIRONMENTS.register("axis_kcenter")
 class AxisKCenter(Environment):
     """Choose K of N points on a line as centres to minimise the largest distance from a point
     to its nearest centre (RLVE Axis_KCenter); (gold/answer)^5. The optimum: binary search on
     the radius with the greedy cover; ``solve``: all K-subsets."""
 
-    name = "axis_kcenter"
     tags = TAGS
     difficulty_scales = "N = 4 + d points in [0, 10N], K in 1..N−1"
     size_measure = "number of points N"
@@ -203,12 +201,11 @@ def _best_ratio_subset(a: list[int], b: list[int], k: int) -> tuple[Fraction, li
         lam = new
 
 
-@register_env
+@ENVIRONMENTS.register("fractional_programming")
 class FractionalProgramming(Environment):
     """Choose K indices maximising ΣA_i / ΣB_i (RLVE FractionalProgramming); (answer/gold)^5.
     The optimum by Dinkelbach's iteration; ``solve``: all K-subsets."""
 
-    name = "fractional_programming"
     tags = TAGS
     difficulty_scales = "N = 3 + d pairs, values up to 10 + 3d, K in 1..N−1"
     size_measure = "number of pairs N"
@@ -307,13 +304,12 @@ def _best_ratio_matching(a: list[list[int]], b: list[list[int]]) -> Fraction:
         lam = new
 
 
-@register_env
+@ENVIRONMENTS.register("fractional_programming_bipartite_graph_matching")
 class FractionalProgrammingBipartiteGraphMatching(Environment):
     """A permutation P maximising Σ A[i][P[i]] / Σ B[i][P[i]] (RLVE
     FractionalProgramming_BipartiteGraphMatching); (answer/gold)^5. The optimum: Dinkelbach's
     iteration over exact Hungarian assignments; ``solve``: all permutations."""
 
-    name = "fractional_programming_bipartite_graph_matching"
     tags = TAGS
     difficulty_scales = "N × N matrices with N = 3 + d//3, entries 1..10 + 2d"
     size_measure = "matrix side N"
@@ -372,13 +368,12 @@ class FractionalProgrammingBipartiteGraphMatching(Environment):
         return float(len(problem.data["a"]))
 
 
-@register_env
+@ENVIRONMENTS.register("discrete_logarithm")
 class DiscreteLogarithm(Environment):
     """The smallest y ≥ 0 with a^y ≡ b (mod m) (RLVE DiscreteLogarithm). A negative y is
     invalid; a y that does not satisfy the congruence scores 0; a larger solution scores
     ((gold + 1)/(y + 1))^2 (RLVE's (gold/answer)^2, shifted so that gold = 0 works)."""
 
-    name = "discrete_logarithm"
     tags = TAGS
     difficulty_scales = "modulus m ≤ 20·1.25^d"
     size_measure = "modulus m (the search space of exponents)"
@@ -426,14 +421,13 @@ class DiscreteLogarithm(Environment):
         return float(problem.data["m"])
 
 
-@register_env
+@ENVIRONMENTS.register("hur_warehouse_store")
 class HurWarehouseStore(Environment):
     """A store receives A[i] goods each morning and customer i asks for B[i] that day; serve
     as many customers as possible (RLVE HURWarehouseStore, POI). Serving beyond the stock is
     invalid; else (served / best)^5. The optimum: the heap greedy (serve, and when short drop
     the largest order so far); ``solve``: all subsets."""
 
-    name = "hur_warehouse_store"
     tags = TAGS
     difficulty_scales = "N = 3 + d days, amounts 0..10 + d"
     size_measure = "number of days N"

@@ -20,7 +20,7 @@ import itertools
 import math
 import random
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.kit.answers import SizedInteger
 from verirl.envs.kit.wording import commas
 from verirl.types import Problem
@@ -28,11 +28,10 @@ from verirl.types import Problem
 TAGS = ("dynamic_programming", "optimization")
 
 
-@register_env
+@ENVIRONMENTS.register("matrix_chain_multiplication")
 class MatrixChainMultiplication(SizedInteger):
     """The fewest scalar multiplications to evaluate a matrix product."""
 
-    name = "matrix_chain_multiplication"
     tags = TAGS
     difficulty_scales = "3 + d//2 matrices (at most 20), sides 2..10 + d"
     size_measure = "number of matrices"
@@ -71,11 +70,10 @@ class MatrixChainMultiplication(SizedInteger):
         return best(0, len(dims) - 1)
 
 
-@register_env
+@ENVIRONMENTS.register("egg_drop")
 class EggDrop(SizedInteger):
     """The fewest drops that always find the critical floor with e eggs and N floors."""
 
-    name = "egg_drop"
     tags = TAGS
     difficulty_scales = "e in 2..2 + d//6 eggs; N up to 100·(d + 1) floors"
     size_measure = "number of floors"
@@ -119,11 +117,10 @@ class EggDrop(SizedInteger):
         return t
 
 
-@register_env
+@ENVIRONMENTS.register("stone_merging")
 class StoneMerging(SizedInteger):
     """Merge adjacent piles until one is left; each merge costs the merged size."""
 
-    name = "stone_merging"
     tags = TAGS
     difficulty_scales = "4 + d piles (at most 34) of 1..20 + 2d stones"
     size_measure = "number of piles"
@@ -172,11 +169,10 @@ class StoneMerging(SizedInteger):
         return best(0, len(piles))
 
 
-@register_env
+@ENVIRONMENTS.register("rod_cutting")
 class RodCutting(SizedInteger):
     """The best revenue from cutting a rod into pieces with given prices."""
 
-    name = "rod_cutting"
     tags = TAGS
     difficulty_scales = "rod length 5 + 2d; a price for every piece length"
     size_measure = "rod length"
@@ -216,11 +212,10 @@ class RodCutting(SizedInteger):
         return best[length]
 
 
-@register_env
+@ENVIRONMENTS.register("huffman_merge_cost")
 class HuffmanMergeCost(SizedInteger):
     """Merge any two piles at a time (cost = merged size) until one is left."""
 
-    name = "huffman_merge_cost"
     tags = TAGS
     difficulty_scales = "4 + 2d piles of 1..10 + 5d stones"
     size_measure = "number of piles"
@@ -282,11 +277,10 @@ class HuffmanMergeCost(SizedInteger):
         return total
 
 
-@register_env
+@ENVIRONMENTS.register("weighted_interval_scheduling")
 class WeightedIntervalScheduling(SizedInteger):
     """The largest total weight of pairwise disjoint intervals."""
 
-    name = "weighted_interval_scheduling"
     tags = TAGS
     difficulty_scales = "5 + 2d intervals within [0, 20 + 5d]"
     size_measure = "number of intervals"
@@ -333,11 +327,10 @@ class WeightedIntervalScheduling(SizedInteger):
         return tail[0]
 
 
-@register_env
+@ENVIRONMENTS.register("job_sequencing_deadlines")
 class JobSequencingDeadlines(SizedInteger):
     """Unit-time jobs with deadlines and profits on one machine: the largest profit."""
 
-    name = "job_sequencing_deadlines"
     tags = TAGS
     difficulty_scales = "5 + 2d jobs with deadlines 1..2 + d"
     size_measure = "number of jobs"

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     count_verdict,
@@ -25,7 +26,6 @@ from verirl.envs.base import (
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
     satisfied_verdict,
 )
 from verirl.types import Problem, Verdict
@@ -100,11 +100,9 @@ def parse_assignment(text: str, n: int) -> list[int]:
     return [words[tok] for tok in tokens]
 
 
-@register_env
+@ENVIRONMENTS.register("sat")
 class Satisfiability(Environment):
     """A satisfying assignment of a planted CNF formula; (true clauses/all)^5 credit."""
-
-    name = "sat"
 
     size_measure = "total literals in the clauses"
     answer_kind = "integer_list"
@@ -224,11 +222,9 @@ class _MultisetEnv(Environment):
         return ", ".join(answer.split(", ")[1:])  # drop one (positive) number
 
 
-@register_env
+@ENVIRONMENTS.register("subset_sum")
 class SubsetSum(_MultisetEnv):
     """A sub-multiset hitting a target sum; (min/max)^10 credit on the sum."""
-
-    name = "subset_sum"
 
     size_measure = "number of values"
     answer_kind = "integer_set"
@@ -256,11 +252,9 @@ class SubsetSum(_MultisetEnv):
         return problem.data["target"]
 
 
-@register_env
+@ENVIRONMENTS.register("number_partition")
 class NumberPartition(_MultisetEnv):
     """One side of an equal-sum split; (smaller/larger side)^10 credit."""
-
-    name = "number_partition"
 
     size_measure = "number of values"
     answer_kind = "integer_set"
@@ -300,11 +294,9 @@ class NumberPartition(_MultisetEnv):
         return total // 2
 
 
-@register_env
+@ENVIRONMENTS.register("knapsack")
 class Knapsack(Environment):
     """A feasible item set of maximum value; (value/optimum)^5 credit."""
-
-    name = "knapsack"
 
     size_measure = "number of items"
     answer_kind = "integer_set"
@@ -422,11 +414,9 @@ class _SetSystemEnv(Environment):
         return float(sum(len(s) for s in problem.data["sets"]))
 
 
-@register_env
+@ENVIRONMENTS.register("set_cover")
 class SetCover(_SetSystemEnv):
     """At most k sets covering the universe; (covered/all)^5 credit."""
-
-    name = "set_cover"
 
     size_measure = "total size of the given sets"
     tags = ("np_complete",)
@@ -464,11 +454,9 @@ class SetCover(_SetSystemEnv):
         return drop_until_wrong(self, problem, answer)  # until something is uncovered
 
 
-@register_env
+@ENVIRONMENTS.register("exact_cover")
 class ExactCover(_SetSystemEnv):
     """Sets covering every element exactly once; (exactly-once elements/all)^5 credit."""
-
-    name = "exact_cover"
 
     size_measure = "total size of the given sets"
     tags = ("np_complete",)

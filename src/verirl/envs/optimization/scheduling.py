@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -27,7 +28,6 @@ from verirl.envs.base import (
     optimum_verdict,
     parse_int_list,
     ratio_reward,
-    register_env,
 )
 from verirl.envs.kit.wording import plural
 from verirl.types import Problem, Verdict
@@ -42,12 +42,11 @@ def _permutation(answer: str, n: int) -> list[int] | Verdict:
     return perm
 
 
-@register_env
+@ENVIRONMENTS.register("pipeline_arrangement")
 class PipelineArrangement(Environment):
     """Order N products through machine A then machine B to minimise the finishing time
     (Johnson's two-machine flow shop): (gold/answer)^5."""
 
-    name = "pipeline_arrangement"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d products; times 1..10 + d"
@@ -101,12 +100,11 @@ def _johnson(a: list[int], b: list[int]) -> list[int]:
     return first + last
 
 
-@register_env
+@ENVIRONMENTS.register("protecting_flowers")
 class ProtectingFlowers(Environment):
     """Lead cows away one by one (2·T[i] minutes each) while the waiting ones eat D[i] flowers
     a minute; minimise the flowers eaten: (gold/answer)^5."""
 
-    name = "protecting_flowers"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d cows; T in 1..10, D in 1..20"
@@ -164,12 +162,11 @@ def _by_ratio(t: list[int], d: list[int]) -> list[int]:
     return sorted(range(len(t)), key=functools.cmp_to_key(cmp))
 
 
-@register_env
+@ENVIRONMENTS.register("slo_elephants")
 class SloElephants(Environment):
     """Swap elephants (cost: the sum of the two weights) until the line matches the target;
     (gold/answer)^5 for a swap list that reaches it."""
 
-    name = "slo_elephants"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "N = 3 + d elephants; weights 1..20 + 5d"
@@ -286,12 +283,11 @@ def _swap_text(swaps: list[tuple[int, int]]) -> str:
     return ", ".join(f"({x}, {y})" for x, y in swaps)
 
 
-@register_env
+@ENVIRONMENTS.register("warehouse_construction")
 class WarehouseConstruction(Environment):
     """Choose factories to build warehouses at; goods only move down the mountain to the
     nearest warehouse below: minimise building plus transport cost, (gold/answer)^5."""
 
-    name = "warehouse_construction"
     tags = TAGS
     answer_kind = "integer_set"
     difficulty_scales = "N = 4 + d factories; costs and amounts grow with d"
@@ -376,12 +372,11 @@ def _warehouses(data: Mapping[str, Any]) -> list[int]:
     return sorted(out)
 
 
-@register_env
+@ENVIRONMENTS.register("visible_line")
 class VisibleLine(Environment):
     """The lines y = A·x + B seen from y = +∞ (on top over an interval of positive length):
     (|intersection|/|union|)^5 against the true set."""
 
-    name = "visible_line"
     tags = TAGS
     answer_kind = "integer_set"
     unique_answer = True
@@ -472,13 +467,12 @@ def _envelope(lines: list[list[int]]) -> list[int]:
     return sorted(hull)
 
 
-@register_env
+@ENVIRONMENTS.register("task_arrangement")
 class TaskArrangement(Environment):
     """Split tasks 1..N (kept in order) into consecutive batches; a batch starts after a
     setup time S and ends when all its tasks are done, and each task costs F[i] × the end
     time of its batch: minimise the total, (gold/answer)^3."""
 
-    name = "task_arrangement"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 4 + d tasks; T and F in 1..10; S in 1..10 + d"

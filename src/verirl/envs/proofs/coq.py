@@ -45,7 +45,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.proofs.proof_env import ProofEnvironment
 from verirl.envs.reading.formats import code_block
 from verirl.provers.bank import bundled_bank
@@ -146,11 +146,9 @@ def _fence(proof: str) -> str:
     return f"```coq\n{proof.strip()}\n```"
 
 
-@register_env
+@ENVIRONMENTS.register("coq_proofs")
 class CoqProofs(ProofEnvironment):
     """Prove a bundled Coq theorem; reward 1 when Coq accepts the whole proof."""
-
-    name = "coq_proofs"
 
     size_measure = "tactics in the checked proof"
     difficulty_scales = (

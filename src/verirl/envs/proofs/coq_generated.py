@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.proofs.coq import CoqProofs, _fence, coq_prompt
 from verirl.types import Problem
 
@@ -56,11 +56,10 @@ def _path_proof(path: list[int], hyp_of: dict[tuple[int, int], str], start: str)
     return [*steps, f"exact {start}."]
 
 
-@register_env
+@ENVIRONMENTS.register("coq_implication_chains")
 class CoqImplicationChains(CoqProofs):
     """Prove a generated propositional theorem (implication chains with distractors)."""
 
-    name = "coq_implication_chains"
     size_measure = "tactics in the reference proof"
     difficulty_scales = (
         "a path of 2 + d implications (two paths to a conjunction from d = 2, half the time), "
@@ -162,12 +161,11 @@ def _paren(expr: str) -> str:
 _ATOM = re.compile(r"@\d+@|\[[0-9; ]*\]")  # a variable placeholder or a literal list
 
 
-@register_env
+@ENVIRONMENTS.register("coq_list_lengths")
 class CoqListLengths(CoqImplicationChains):
     """Prove a generated lemma about the length of a list expression (``++``, ``rev``,
     ``map``, ``::`` over list variables and literals) equal to a linear sum of lengths."""
 
-    name = "coq_list_lengths"
     size_measure = "list operations in the statement"
     difficulty_scales = (
         "2 + d list operations (++, rev, map S, n ::) over 1 + d//3 (at most 6) list "
@@ -240,13 +238,12 @@ def _times(
     return out
 
 
-@register_env
+@ENVIRONMENTS.register("coq_ring_identities")
 class CoqRingIdentities(CoqImplicationChains):
     """Prove that a product of sums over ``Z`` equals its expansion (the monomials and each
     monomial's factors shuffled). ``Z``, not ``nat``: ``ring`` over ``nat`` takes minutes on
     six factors (unary literals such as 480), over ``Z`` about a second."""
 
-    name = "coq_ring_identities"
     size_measure = "monomials in the expanded side"
     difficulty_scales = (
         "a product of 2 + d//6 sums (one or two variables and a constant) over 2 + d//5 (at "

@@ -33,7 +33,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from verirl.envs.base import ENVIRONMENTS, Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, ON_DEMAND, Instance
 from verirl.envs.proofs.coq import CoqProofs, _fence
 from verirl.errors import UserInputError
 from verirl.provers.base import FormalProblem
@@ -160,12 +160,12 @@ class CoqStdlib(CoqProofs):
         return float(problem.data["tactics"])
 
 
+@ON_DEMAND.register(NAME, description="the installed Coq's library")
 def register_on_demand(name: str) -> bool:
     """Register ``coq_stdlib`` (:data:`verirl.envs.ON_DEMAND`); False for another name."""
     if name != NAME:
         return False
-    if NAME not in ENVIRONMENTS:
-        register_env(CoqStdlib)
+    ENVIRONMENTS.register(NAME)(CoqStdlib)
     return True
 
 

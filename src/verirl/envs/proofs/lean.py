@@ -53,7 +53,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from verirl.envs.base import Instance, register_env
+from verirl.envs.base import ENVIRONMENTS, Instance
 from verirl.envs.proofs.proof_env import ProofEnvironment
 from verirl.envs.reading.formats import AnswerFormat, code_block
 from verirl.errors import UserInputError
@@ -155,11 +155,10 @@ def _fence(proof: str) -> str:
     return f"```lean\n{proof.rstrip()}\n```"
 
 
-@register_env
+@ENVIRONMENTS.register("lean_proofs")
 class LeanProofs(ProofEnvironment):
     """Prove a bundled core-Lean 4 theorem; reward 1 when Lean accepts the whole proof."""
 
-    name = "lean_proofs"
     difficulty_scales = (
         "theorem grade: 0 one tactic, 1 intro + a step or a library fact, 2 case analysis, "
         "3 induction, 4 induction with unfolding and arithmetic, 5 generalised statements or "

@@ -19,13 +19,13 @@ from collections import Counter
 from typing import Any
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
     graded,
     invalid,
     parse_int_list,
-    register_env,
     sequence_reward,
 )
 from verirl.envs.kit.wording import plural
@@ -49,14 +49,13 @@ class _ExactInteger(IntegerAnswer):
         return graded(0.0, ok, "correct" if ok else self.wrong_detail)
 
 
-@register_env
+@ENVIRONMENTS.register("ab_program_simulation")
 class ABProgramSimulation(Environment):
     """The A::B rewriting system: A# #A and B# #B vanish, A# #B becomes #B A#, B# #A becomes
     #A B# (RLVE ABProgramSimulation); give the final program. Right or wrong. The verifier
     sends each #X left past the X'# stack (or annihilates it); ``solve`` rewrites the leftmost
     redex until none is left."""
 
-    name = "ab_program_simulation"
     tags = TAGS
     difficulty_scales = "program length 4 + 2d tokens"
     size_measure = "program length in tokens"
@@ -135,13 +134,12 @@ class ABProgramSimulation(Environment):
         return [s, s.replace(" ", ", "), s.replace("#", "\\#"), f" {s} "]
 
 
-@register_env
+@ENVIRONMENTS.register("josephus")
 class Josephus(Environment):
     """N people in a circle, every K-th is eliminated; give the elimination order (RLVE
     Josephus). Not a permutation of 1..N → invalid; else mean(answer_i = gold_i)^10. The
     verifier pops from a list by index arithmetic; ``solve`` counts around the circle."""
 
-    name = "josephus"
     tags = TAGS
     difficulty_scales = "N = 3 + d people, step K in 1..2N"
     size_measure = "number of people N"
@@ -206,14 +204,13 @@ def _fib(i: int) -> int:
     return a
 
 
-@register_env
+@ENVIRONMENTS.register("fibtrain")
 class Fibtrain(_ExactInteger):
     """The Fibonacci train (NOIP "station"): boardings follow a Fibonacci rule with an unknown
     second term x; given the total at the last station, how many are aboard after station X?
     (RLVE Fibtrain). Verifier: aboard after station i = (1 + F(i−2))·a + (F(i−1) − 1)·x,
     solved for x; ``solve``: tries x = 0, 1, … and simulates."""
 
-    name = "fibtrain"
     difficulty_scales = "N = 5 + d stations, a ≤ 10 + d, unknown x ≤ 10 + 2d"
     size_measure = "number of stations N"
     wrong_detail = "that is not the number aboard"
@@ -258,13 +255,12 @@ class Fibtrain(_ExactInteger):
         raise ValueError("no consistent second boarding")
 
 
-@register_env
+@ENVIRONMENTS.register("cow_dance_show")
 class CowDanceShow(_ExactInteger):
     """The smallest stage size K such that N cows dancing in order (a waiting cow enters as
     soon as a place frees) finish within T (RLVE CowDanceShow, USACO). Verifier: an event
     queue per K; ``solve``: a unit-time simulation per K."""
 
-    name = "cow_dance_show"
     difficulty_scales = "N = 4 + d cows, dance times 1..10 + d"
     size_measure = "number of cows N"
     wrong_detail = "that is not the smallest stage size"
@@ -319,13 +315,12 @@ class CowDanceShow(_ExactInteger):
         return float(len(problem.data["times"]))
 
 
-@register_env
+@ENVIRONMENTS.register("fbi_binary_tree")
 class FbiBinaryTree(Environment):
     """The FBI tree of a binary string of length 2^N (all-0 → B, all-1 → I, mixed → F, split
     in halves down to single characters); give its post-order traversal (RLVE FBI_BinaryTree).
     Wrong length or letters → invalid; else mean(answer_i = gold_i)^5."""
 
-    name = "fbi_binary_tree"
     tags = TAGS
     difficulty_scales = "string length 2^N with N = 1 + d//5 (at most 7)"
     size_measure = "string length 2^N"
@@ -395,12 +390,11 @@ class FbiBinaryTree(Environment):
         return [s, s.lower(), " ".join(s), f"\\text{{{s}}}"]
 
 
-@register_env
+@ENVIRONMENTS.register("bucket_sorting")
 class BucketSorting(_ExactInteger):
     """The value that appears most often in an array (unique by construction; RLVE
     BucketSorting). Right or wrong. Verifier: a counter; ``solve``: sort and scan runs."""
 
-    name = "bucket_sorting"
     difficulty_scales = "array length 5 + 2d, values 0..2 + d"
     size_measure = "array length"
     size_key = "array"
@@ -435,7 +429,7 @@ class BucketSorting(_ExactInteger):
         return best
 
 
-@register_env
+@ENVIRONMENTS.register("face_right_way")
 class FaceRightWay(Environment):
     """Cows face forward (F) or backward (B); a machine set to a length K turns K consecutive
     cows around. Choose K to make all cows face forward with the fewest operations M, the
@@ -444,7 +438,6 @@ class FaceRightWay(Environment):
     RLVE's two ratios combined, correct only at (K*, M*). Verifier: the left-to-right greedy
     per K; ``solve``: every set of turn positions per K."""
 
-    name = "face_right_way"
     tags = TAGS
     difficulty_scales = "N = 4 + d cows"
     size_measure = "number of cows N"

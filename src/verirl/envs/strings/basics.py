@@ -16,13 +16,13 @@ import re
 import string
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     IntegerAnswer,
     graded,
     invalid,
     optimum_verdict,
-    register_env,
     sequence_reward,
     wrong_format,
 )
@@ -58,9 +58,8 @@ def _letters_verdict(answer: str, gold: str) -> Verdict:
     return _string_verdict(t, gold)
 
 
-@register_env
+@ENVIRONMENTS.register("reverse_string")
 class ReverseString(Environment):
-    name = "reverse_string"
     size_measure = "string length"
     difficulty_scales = "length of the string: 3 + d"
     size_key = "word"
@@ -77,9 +76,8 @@ class ReverseString(Environment):
         return "".join(reversed(problem.data["word"]))
 
 
-@register_env
+@ENVIRONMENTS.register("count_letter")
 class CountLetter(IntegerAnswer):
-    name = "count_letter"
     size_measure = "string length"
     difficulty_scales = "length of the string: 5 + 2d; alphabet of 3 + d//2 letters"
     size_key = "word"
@@ -115,9 +113,8 @@ class _YesNo(Environment):
         return "no" if answer == "yes" else "yes"
 
 
-@register_env
+@ENVIRONMENTS.register("palindrome_check")
 class PalindromeCheck(_YesNo):
-    name = "palindrome_check"
     size_measure = "string length"
     difficulty_scales = "length of the string: 3 + d to 5 + d, letters a-d; half are palindromes"
     size_key = "word"
@@ -141,9 +138,8 @@ class PalindromeCheck(_YesNo):
         return all(w[i] == w[-1 - i] for i in range(len(w) // 2))
 
 
-@register_env
+@ENVIRONMENTS.register("anagram_check")
 class AnagramCheck(_YesNo):
-    name = "anagram_check"
     size_measure = "string length"
     difficulty_scales = "length of each string: 3 + d"
     size_key = "first"
@@ -170,9 +166,8 @@ class AnagramCheck(_YesNo):
         return all(a.count(c) == b.count(c) for c in string.ascii_lowercase)
 
 
-@register_env
+@ENVIRONMENTS.register("longest_palindromic_substring")
 class LongestPalindromicSubstring(Environment):
-    name = "longest_palindromic_substring"
     size_measure = "string length"
     difficulty_scales = "length of the string: 5 + d; alphabet of 2 + d//10 letters"
     size_key = "word"
@@ -283,9 +278,8 @@ _WORDS = (
 )
 
 
-@register_env
+@ENVIRONMENTS.register("caesar_decode")
 class CaesarDecode(Environment):
-    name = "caesar_decode"
     size_measure = "ciphertext length"
     difficulty_scales = "1 + d//3 words; shift 1..3 for d < 3, then 1..25"
     size_key = "cipher"
@@ -318,9 +312,8 @@ def _shift(c: str, k: int) -> str:
     return chr((ord(c) - ord("a") + k) % 26 + ord("a"))
 
 
-@register_env
+@ENVIRONMENTS.register("edit_distance")
 class EditDistance(IntegerAnswer):
-    name = "edit_distance"
     size_measure = "total length of the two strings"
     difficulty_scales = "first string 3 + d//2 letters, second one 1 + d//3 random edits away"
 
@@ -397,9 +390,8 @@ def _encode(runs: list[tuple[str, int]]) -> str:
 _RLE_EXAMPLE = 'For example, "aaabcc" is encoded as "a3b1c2"'
 
 
-@register_env
+@ENVIRONMENTS.register("run_length_encode")
 class RunLengthEncode(Environment):
-    name = "run_length_encode"
     size_measure = "string length"
     difficulty_scales = "2 + d//2 runs of 1 to 2 + d//4 letters each"
     size_key = "word"
@@ -444,9 +436,8 @@ class RunLengthEncode(Environment):
         return _runs_space(difficulty)
 
 
-@register_env
+@ENVIRONMENTS.register("run_length_decode")
 class RunLengthDecode(Environment):
-    name = "run_length_decode"
     size_measure = "length of the decoded string"
     difficulty_scales = "2 + d//2 runs of 1 to 2 + d//4 letters each"
 

@@ -16,6 +16,7 @@ import itertools
 import random
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
@@ -23,7 +24,6 @@ from verirl.envs.base import (
     parse_int,
     parse_int_list,
     ratio_reward,
-    register_env,
     wrong_format,
 )
 from verirl.types import Problem, Verdict
@@ -46,12 +46,11 @@ def _balanced(segment: str) -> bool:
     return True
 
 
-@register_env
+@ENVIRONMENTS.register("salad_bar")
 class SaladBar(Environment):
     """The longest substring of a j/p string whose every prefix and suffix has #p ≥ #j:
     (length/gold)^5."""
 
-    name = "salad_bar"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "length 5 + 2d; p with probability 0.4..0.7"
@@ -117,11 +116,10 @@ def _letter(answer: str) -> str | Verdict:
     return t.lower()
 
 
-@register_env
+@ENVIRONMENTS.register("secret_cow_code")
 class SecretCowCode(Environment):
     """S grows by appending its own rotation (last letter first); the N-th letter."""
 
-    name = "secret_cow_code"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "|S| = 3 + d//3; N up to |S|·2^(3 + d) (at most |S|·2^40)"
@@ -179,11 +177,10 @@ def _cow_letter(s: str, n: int) -> str:
     return s[n - 1]
 
 
-@register_env
+@ENVIRONMENTS.register("prefixuffix")
 class Prefixuffix(Environment):
     """The largest L ≤ n/2 whose length-L prefix and suffix are cyclic shifts of each other."""
 
-    name = "prefixuffix"
     tags = TAGS
     answer_kind = "integer"
     difficulty_scales = (
@@ -227,12 +224,11 @@ class Prefixuffix(Environment):
         return float(len(problem.data["s"]))
 
 
-@register_env
+@ENVIRONMENTS.register("shortest_unicolor_substring")
 class ShortestUnicolorSubstring(Environment):
     """Flip at most K bits of a binary string to make its longest run of equal characters as
     short as possible: (gold/answer)^5."""
 
-    name = "shortest_unicolor_substring"
     tags = TAGS
     answer_kind = "text"
     difficulty_scales = "length 5 + d; K in 1..n//3"
@@ -332,13 +328,12 @@ def _flipped(s: str, k: int) -> str:
     return "".join(out)
 
 
-@register_env
+@ENVIRONMENTS.register("pcp_permutation")
 class PcpPermutation(Environment):
     """A permutation p with A[p0] + A[p1] + ... = B[p0] + B[p1] + ... (a Post
     correspondence instance where every index is used once): mean([a = b])^10 over the
     characters of the two concatenations."""
 
-    name = "pcp_permutation"
     tags = TAGS
     answer_kind = "integer_list"
     difficulty_scales = "N = 3 + d//2 strings (at most 10) cut from one word of length ~3N"

@@ -18,13 +18,13 @@ import random
 import re
 
 from verirl.envs.base import (
+    ENVIRONMENTS,
     Environment,
     Instance,
     graded,
     invalid,
     optimum_verdict,
     parse_int_list,
-    register_env,
 )
 from verirl.envs.kit.size_ladder import grown
 from verirl.envs.reading import normalize
@@ -103,11 +103,10 @@ def kth_subsequence(text: str, k: int) -> str:
             raise ValueError("k is larger than the number of subsequences")
 
 
-@register_env
+@ENVIRONMENTS.register("kth_subsequence")
 class KthSubsequence(_StringEnv):
     """The K-th distinct non-empty subsequence of S in lexicographic order (binary)."""
 
-    name = "kth_subsequence"
     difficulty_scales = "N = 4 then int(1.1·N + 1) per level; letters a, b, c (or a, b from d 3)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -167,12 +166,11 @@ def least_rotation(text: str) -> str:
     return text[start:] + text[:start]
 
 
-@register_env
+@ENVIRONMENTS.register("minimal_cyclic_shift")
 class MinimalCyclicShift(_StringEnv):
     """The lexicographically smallest cyclic shift of a binary string; the per-position match
     rate^10 as partial credit."""
 
-    name = "minimal_cyclic_shift"
     difficulty_scales = "N = 4 + d"
 
     def problem_space(self, difficulty: int) -> int | None:
@@ -206,12 +204,11 @@ class MinimalCyclicShift(_StringEnv):
 
 
 # ---- shortest absent string --------------------------------------------------------------
-@register_env
+@ENVIRONMENTS.register("min_nonsubstring")
 class MinNonsubstring(_StringEnv):
     """The shortest string over {a, b} that is not a substring of A, the lexicographically
     smallest among those (binary)."""
 
-    name = "min_nonsubstring"
     difficulty_scales = "N = 3 + d"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:
@@ -270,12 +267,11 @@ def _palindromic_substrings(text: str) -> set[str]:
     return {text[i:j] for i in range(n) for j in range(i + 1, n + 1) if pal[i][j]}
 
 
-@register_env
+@ENVIRONMENTS.register("longest_double_palindrome")
 class LongestDoublePalindrome(_StringEnv):
     """The longest substring that is the concatenation of two non-empty palindromes;
     (length/gold)^5, a substring without such a split is invalid."""
 
-    name = "longest_double_palindrome"
     difficulty_scales = "N = 5 then int(1.1·N + 1) per level"
     answer_kind = "integer_list"
 
@@ -377,12 +373,11 @@ class _PalindromeChoice(_StringEnv):
         return answer + "z"  # not a palindrome (z never occurs)
 
 
-@register_env
+@ENVIRONMENTS.register("longest_repeated_palindrome")
 class LongestRepeatedPalindrome(_PalindromeChoice):
     """The longest palindrome that occurs at least twice in S (overlaps allowed);
     (length/gold)^5 credit."""
 
-    name = "longest_repeated_palindrome"
     difficulty_scales = "N = 5 then int(1.1·N + 1) per level (at most 120)"
     not_allowed = "T does not occur at least twice in S"
 
@@ -405,11 +400,10 @@ class LongestRepeatedPalindrome(_PalindromeChoice):
         return len(word) if occurrences(text, word) >= 2 else None
 
 
-@register_env
+@ENVIRONMENTS.register("max_weight_palindromic_substring")
 class MaxWeightPalindromicSubstring(_PalindromeChoice):
     """The palindrome T maximising |T| × (occurrences of T in S); (value/gold)^5 credit."""
 
-    name = "max_weight_palindromic_substring"
     difficulty_scales = "N = 5 then int(1.1·N + 1) per level (at most 120)"
 
     def _generate(self, difficulty: int, rng: random.Random) -> Instance:

@@ -12,7 +12,6 @@ modules so their registrations exist, and sets torch's thread count.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ def require_ray() -> Any:
         import ray
     except ImportError as exc:
         raise UserInputError(
-            "run.backend=ray (or the 'ray' executor) needs Ray: pip install 'verirl[ray]' "
+            "the ray placement (or the 'ray' executor) needs Ray: pip install 'verirl[ray]' "
             f"(ray==2.60.0); import failed: {exc}"
         ) from None
     return ray
@@ -53,8 +52,9 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> bool:
             ray.init(address=address, log_to_driver=False)
         except ConnectionError as exc:
             raise UserInputError(
-                f"ray.address: cannot reach a Ray cluster at {address!r} ({exc}); start one "
-                "with `ray start --head` or leave ray.address unset for a private local Ray"
+                f"run.placement.params.address: cannot reach a Ray cluster at {address!r} "
+                f"({exc}); start one with `ray start --head` or leave it unset for a private "
+                "local Ray"
             ) from None
     return True
 
@@ -98,9 +98,8 @@ def actor_setup(env: ActorEnv) -> None:
         import torch
 
         torch.set_num_threads(env.threads)
+    from verirl.registry import load_plugins
     from verirl.sandbox import configure_worker_sandbox
 
     configure_worker_sandbox(env.sandbox)
-    importlib.import_module("verirl.envs")
-    for name in env.plugins:
-        importlib.import_module(name)
+    load_plugins(env.plugins)

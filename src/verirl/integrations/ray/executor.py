@@ -35,9 +35,9 @@ from typing import Any, ClassVar, TypeVar
 
 from verirl.envs import load_all
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup, connect, disconnect
+from verirl.integrations.ray.settings import RayPoolParams
 from verirl.provers.settings import Provers, ProversConfig
-from verirl.verification.executors import Executor, Outcome
-from verirl.verification.settings import RayPoolParams
+from verirl.verification.executors import EXECUTORS, Executor, Outcome
 
 log = logging.getLogger("verirl.ray")
 
@@ -97,11 +97,11 @@ class _Slot:
     running: dict[Any, tuple[list[int], float]] = field(default_factory=dict)
 
 
+@EXECUTORS.register("ray", RayPoolParams, "a pool of Ray actors")
 class RayExecutor(Executor):
     """A pool of :class:`VerifierActor` (see the module docstring). ``restarts`` counts the
     actors replaced since the pool started (hung or dead)."""
 
-    name = "ray"
     hosts_provers: ClassVar[bool] = True
 
     def __init__(self, params: RayPoolParams | None = None, plugins: Sequence[str] = ()) -> None:

@@ -29,6 +29,7 @@ import torch
 from verirl.backends.placement import BackendSettings
 from verirl.errors import WorkerLostError
 from verirl.integrations.ray.cluster import ActorEnv, actor_setup
+from verirl.integrations.ray.settings import RayParams
 from verirl.models import PolicySpec, build_policy
 from verirl.train.learner import LearnerSettings
 from verirl.types import Batch
@@ -116,7 +117,7 @@ class LearnerSpec:
 
     @classmethod
     def from_settings(cls, settings: BackendSettings, learner: LearnerSettings) -> LearnerSpec:
-        return cls(settings.policy, learner, settings.steps, settings.ray.learner.fsdp)
+        return cls(settings.policy, learner, settings.steps, RayParams.of(settings).learner.fsdp)
 
 
 class LearnerActor:
@@ -196,7 +197,7 @@ class RayLearnerGroup:
         import ray
 
         self.model = model
-        res = settings.ray.learner
+        res = RayParams.of(settings).learner
         env = ActorEnv.here(settings.plugins, settings.threads)
         cls: Any = ray.remote(LearnerActor)
         weights = ray.put(trainable_state(model))

@@ -1,8 +1,10 @@
-"""``run.backend: ray``: the verifier pool, the rollout-engine replicas and the learner group as
-Ray actors.
+"""``run.placement: {name: ray, params: ...}``: the verifier pool, the rollout-engine replicas and
+the learner group as Ray actors.
 
-:class:`RayBackend` is the ``ray`` placement (registered in :mod:`verirl.backends` by its
-import path, so Ray is imported only when it is built). It joins (or starts) Ray, checks that
+:class:`RayBackend` is the ``ray`` placement, registered with its parameters
+(:class:`~verirl.integrations.ray.settings.RayParams`) when this module is imported: the
+``verirl.plugins`` entry point names it, so a config that asks for ``ray`` finds it, and Ray
+itself is imported only when the placement is built. It joins (or starts) Ray, checks that
 the cluster can place every actor the config asks for (a request Ray cannot place would
 otherwise wait forever), and builds the parts the trainer drives through their usual
 interfaces: an :class:`~verirl.verification.executors.Executor` (the verifier actors, which
@@ -11,12 +13,13 @@ check every proof with checkers of their own), a :class:`~verirl.rollout.base.Ro
 ``state_dict`` / ``load_state_dict`` (the group). ``close`` stops every actor and shuts Ray
 down if it started it.
 
-With ``run.async.max_staleness: k`` its producer (:class:`RayStream`) is a thread of the
-driver that steers the replicas and the verifier pool, so generation and verification (in
-actors) overlap the learner group's update (in actors). The replicas load version
-``max(s, i − k)`` before batch i — from the object store, where the learner group's rank 0
-put it — and check its checksum; the schedule is :mod:`verirl.backends.staleness`'s.
-``run.async.producer`` and ``producer_threads`` do not apply (the work is in the actors).
+With the ``bounded_staleness`` schedule (``max_staleness: k``) its producer
+(:class:`RayStream`) is a thread of the driver that steers the replicas and the verifier
+pool, so generation and verification (in actors) overlap the learner group's update (in
+actors). The replicas load version ``max(s, i − k)`` before batch i — from the object
+store, where the learner group's rank 0 put it — and check its checksum; the schedule is
+:mod:`verirl.backends.staleness`'s. The schedule's ``producer`` and ``producer_threads`` do
+not apply (the work is in the actors).
 """
 
 from __future__ import annotations
@@ -31,40 +34,48 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from verirl.backends.placement import Backend, BackendSettings, RolloutStream, engine_cost
+from verirl.backends.placement import (
+    PLACEMENTS,
+    Backend,
+    BackendSettings,
+    RolloutStream,
+    engine_cost,
+)
 from verirl.backends.staleness import merged_checksum, version_for
-from verirl.config import AsyncConfig, RayConfig
 from verirl.device import Placement
 from verirl.errors import UserInputError
 from verirl.integrations.ray.cluster import connect, disconnect, require_ray
 from verirl.integrations.ray.executor import RayExecutor
 from verirl.integrations.ray.learner import RayLearnerGroup, trainable_state
 from verirl.integrations.ray.rollout import RayRolloutEngine
+from verirl.integrations.ray.settings import RayParams
 from verirl.rollout.base import RolloutEngine
 from verirl.train.learner import LearnerSettings, PolicyLearner
 
 if TYPE_CHECKING:
+    from verirl.backends.schedules import BoundedStalenessParams
     from verirl.train.producer import ProducerSettings, RolloutProducer
 
 logger = logging.getLogger("verirl.train")
 
 
+@PLACEMENTS.register("ray", RayParams, "verifier actors, engine replicas, a learner group")
 class RayBackend(Backend):
     """The ``ray`` placement (see the module docstring). The verifier actors check every
     proof with their own checkers (the ``ray`` executor hosts provers), so the driver starts
     none at start-up (``verifies_rollouts``)."""
 
-    name = "ray"
     verifies_rollouts = False
 
     def __init__(self, settings: BackendSettings, placement: Placement) -> None:
         super().__init__(settings, placement)
         require_ray()
-        self._started = connect(settings.ray.address, settings.ray.num_cpus)
+        self.params = RayParams.of(settings)
+        self._started = connect(self.params.address, self.params.num_cpus)
         self._parts: list[Any] = []
         self._group: RayLearnerGroup | None = None
         try:
-            check_resources(settings.ray)
+            check_resources(self.params)
         except Exception:
             disconnect(self._started)
             raise
@@ -75,7 +86,7 @@ class RayBackend(Backend):
         return engine
 
     def executor(self) -> RayExecutor:
-        ray = self.settings.ray
+        ray = self.params
         params = ray.verifiers.model_copy(update={"address": ray.address})
         ex = RayExecutor(params, self.settings.plugins)
         self._parts.append(ex)
@@ -90,7 +101,9 @@ class RayBackend(Backend):
         """The learner group's newest weights in the object store (None before an update)."""
         return self._group.latest_weights if self._group is not None else None
 
-    def rollout_stream(self, staleness: AsyncConfig, producer: ProducerSettings) -> RolloutStream:
+    def rollout_stream(
+        self, staleness: BoundedStalenessParams, producer: ProducerSettings
+    ) -> RolloutStream:
         return RayStream(self)
 
     def close(self) -> None:
@@ -103,8 +116,9 @@ class RayBackend(Backend):
             disconnect(started)
 
 
-def check_resources(ray_cfg: RayConfig) -> None:
-    """Raise :class:`~verirl.errors.UserInputError` naming the ``ray.*`` fields when the
+def check_resources(ray_cfg: RayParams) -> None:
+    """Raise :class:`~verirl.errors.UserInputError` naming the ``run.placement.params`` fields
+    when the
     cluster has fewer CPUs or GPUs than the actors ask for in total."""
     import ray
 
@@ -120,9 +134,10 @@ def check_resources(ray_cfg: RayConfig) -> None:
     if want_cpu > have_cpu + 1e-9 or want_gpu > have_gpu + 1e-9:
         raise UserInputError(
             f"the Ray cluster has {have_cpu:g} CPUs and {have_gpu:g} GPUs but the actors ask "
-            f"for {want_cpu:g} CPUs and {want_gpu:g} GPUs (ray.verifiers.actors × num_cpus + "
-            "ray.rollout.workers × num_cpus + ray.learner.workers × num_cpus; num_gpus "
-            "likewise): lower them (fractions such as 0.5 are allowed) or add nodes"
+            f"for {want_cpu:g} CPUs and {want_gpu:g} GPUs (run.placement.params: "
+            "verifiers.actors × num_cpus + rollout.workers × num_cpus + learner.workers × "
+            "num_cpus; num_gpus likewise): lower them (fractions such as 0.5 are allowed) or "
+            "add nodes"
         )
 
 

@@ -32,8 +32,9 @@ from verirl.integrations.ray.learner import (
     load_trainable,
     trainable_state,
 )
+from verirl.integrations.ray.settings import RayParams
 from verirl.models import PolicySpec, build_policy
-from verirl.rollout.base import Generation, HoldsOwnWeights, get_engine
+from verirl.rollout.base import ENGINES, Generation, HoldsOwnWeights
 from verirl.train.health import checksum_mismatch, weights_checksum
 from verirl.types import SamplingParams
 
@@ -65,7 +66,7 @@ class RolloutReplica:
         actor_setup(env)
         self.model, tokenizer, placement = build_policy(spec.policy)
         load_trainable(self.model, weights)
-        self.engine = get_engine(spec.engine).build(
+        self.engine = ENGINES.get(spec.engine).build(
             spec.engine_params, self.model, tokenizer, placement, spec.policy.seed + rank
         )
 
@@ -136,7 +137,7 @@ class RayRolloutEngine:
 
         self.model = model
         self._weights_ref = weights_ref  # the learner group's latest weights, if it has them
-        res = settings.ray.rollout
+        res = RayParams.of(settings).rollout
         env = ActorEnv.here(settings.plugins, settings.threads)
         cls: Any = ray.remote(RolloutReplica)
         weights = ray.put(trainable_state(model))

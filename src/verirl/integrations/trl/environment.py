@@ -200,9 +200,9 @@ def tool_environment_class(toolset: str) -> type[ToolEnvironment]:
     import inspect
     from typing import get_type_hints
 
-    from verirl.tools.toolset import get_toolset, tool_names
+    from verirl.tools.toolset import TOOLSETS, tool_names
 
-    cls = get_toolset(toolset)
+    cls = TOOLSETS.get(toolset).part
     methods: dict[str, Any] = {"toolset": toolset}
     for name in tool_names(cls):
         fn = getattr(cls, name)

@@ -150,12 +150,12 @@ class PolicyReward:
         store: ProblemStore | None = None,
         chat_template_kwargs: dict[str, Any] | None = None,
     ) -> None:
-        from verirl.rewards.base import get_reward
+        from verirl.rewards.base import REWARDS
 
         if name not in ("cer", "rule_cer"):
             raise UserInputError(f"PolicyReward name must be 'cer' or 'rule_cer', got {name!r}")
         self.name = name
-        self.source = get_reward(name).build(params or {})
+        self.source = REWARDS.get(name).build(params or {})
         self.verifier = verifier or BatchVerifier()
         self.store = store or ProblemStore()
         self.chat_template_kwargs = dict(chat_template_kwargs or {})

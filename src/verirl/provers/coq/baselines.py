@@ -27,7 +27,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from verirl.provers.base import FormalProblem
-from verirl.registry import Registry
+from verirl.registry import Registry, Spec
 
 LIA = "Require Import Lia."
 LRA = "Require Import Lra."
@@ -77,11 +77,9 @@ class CoqBaseline:
         return dataclasses.replace(problem, prelude=prelude)
 
 
-BASELINES: Registry[CoqBaseline] = Registry("Coq baseline prover")
-
-
-def register_baseline(baseline: CoqBaseline) -> CoqBaseline:
-    return BASELINES.register(baseline.name)(baseline)
+BASELINES: Registry[Spec[CoqBaseline]] = Registry("Coq baseline prover")
+"""The baselines by name: ``BASELINES.register(name, description=...)(CoqBaseline(...))``."""
+_BUILT_IN: list[CoqBaseline] = []
 
 
 _ARITH = {
@@ -105,15 +103,15 @@ _PLAIN = {
 }
 
 for _tac, (_imports, _what) in _ARITH.items():
-    register_baseline(CoqBaseline(_tac, f"{_tac}.", _what, _imports))
-    register_baseline(
+    _BUILT_IN.append(CoqBaseline(_tac, f"{_tac}.", _what, _imports))
+    _BUILT_IN.append(
         CoqBaseline(f"intros; {_tac}", f"intros; {_tac}.", f"intros, then {_tac}", _imports)
     )
 for _tac, _what in _PLAIN.items():
-    register_baseline(CoqBaseline(_tac, f"{_tac}.", _what))
+    _BUILT_IN.append(CoqBaseline(_tac, f"{_tac}.", _what))
 for _tac in ("ring", "field", "auto", "congruence", "reflexivity"):
-    register_baseline(CoqBaseline(f"intros; {_tac}", f"intros; {_tac}.", f"intros, then {_tac}"))
-register_baseline(
+    _BUILT_IN.append(CoqBaseline(f"intros; {_tac}", f"intros; {_tac}.", f"intros, then {_tac}"))
+_BUILT_IN.append(
     CoqBaseline(
         "intros; subst; nia",
         "intros; subst; nia.",
@@ -121,7 +119,7 @@ register_baseline(
         (LIA,),
     )
 )
-register_baseline(
+_BUILT_IN.append(
     CoqBaseline(
         "intros; field_simplify; nra",
         "intros; field_simplify; nra.",
@@ -129,7 +127,7 @@ register_baseline(
         (LRA,),
     )
 )
-register_baseline(
+_BUILT_IN.append(
     CoqBaseline(
         "hammer",
         "hammer.",
@@ -139,7 +137,7 @@ register_baseline(
         hammer=True,
     )
 )
-register_baseline(
+_BUILT_IN.append(
     CoqBaseline(
         "sauto",
         "sauto.",
@@ -148,7 +146,7 @@ register_baseline(
         ("Hammer",),
     )
 )
-register_baseline(
+_BUILT_IN.append(
     CoqBaseline(
         "intros; sauto",
         "intros; sauto.",
@@ -158,13 +156,16 @@ register_baseline(
     )
 )
 
+for _baseline in _BUILT_IN:
+    BASELINES.register(_baseline.name, description=_baseline.description)(_baseline)
+
 HAMMER_BASELINES = ("hammer", "sauto", "intros; sauto")
 """The baselines that need CoqHammer (``libcoq-hammer``) installed."""
 
 
 def script_baselines() -> list[str]:
     """Every registered baseline that needs no CoqHammer (the single tactics and scripts)."""
-    return [name for name in BASELINES if not BASELINES.get(name).roots]
+    return [name for name in BASELINES if not BASELINES.get(name).part.roots]
 
 
 def hammer_installed() -> bool:
@@ -179,6 +180,5 @@ __all__ = [
     "HAMMER_BASELINES",
     "CoqBaseline",
     "hammer_installed",
-    "register_baseline",
     "script_baselines",
 ]

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from verirl.provers.bank import Theorem
-from verirl.provers.base import ProofSystem
+from verirl.provers.base import ProofSystem, Theorem
 from verirl.provers.coq.sentences import THEOREM_KEYWORDS, Sentence, scan
 
 PreludeMode = Literal["header", "preceding"]
@@ -39,7 +38,7 @@ _END_WORDS = {"Qed", "Defined", "Admitted", "Abort"}
 
 @dataclass(frozen=True)
 class CoqTheorem(Theorem):
-    """A Coq theorem (:class:`~verirl.provers.bank.Theorem`)."""
+    """A Coq theorem (:class:`~verirl.provers.base.Theorem`)."""
 
     system: ClassVar[ProofSystem] = "coq"
 

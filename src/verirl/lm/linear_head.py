@@ -31,6 +31,7 @@ weight's slice is read once per pass.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -38,6 +39,27 @@ import torch
 # Vocabulary entries per tile: narrow enough that a tile of many positions stays a few tens of
 # MB, wide enough for a full-speed matrix product.
 TILE_COLS = 8192
+
+
+def _tiles(
+    hidden: torch.Tensor,
+    weight: torch.Tensor,
+    bias: torch.Tensor | None,
+    rows: int,
+    cols: int,
+    dtype: torch.dtype,
+) -> Iterator[tuple[int, int, int, int, torch.Tensor, torch.Tensor, torch.Tensor | None]]:
+    """The tiles of ``hidden @ weightᵀ`` in the order both passes walk them — ``cols`` of the
+    vocabulary at a time (its weight and bias slice cast once), ``rows`` positions within:
+    ``(r0, r1, c0, c1, hidden rows, weight slice, bias slice)`` in ``dtype``."""
+    m, vocab = hidden.shape[0], weight.shape[0]
+    for c0 in range(0, vocab, cols):
+        c1 = min(c0 + cols, vocab)
+        w = weight[c0:c1].to(dtype)
+        b = bias[c0:c1].to(dtype) if bias is not None else None
+        for r0 in range(0, m, rows):
+            r1 = min(r0 + rows, m)
+            yield r0, r1, c0, c1, hidden[r0:r1].to(dtype), w, b
 
 
 def tile_shape(rows: int, vocab: int, budget: int) -> tuple[int, int]:
@@ -139,30 +161,25 @@ class LinearHeadLogProbs(torch.autograd.Function):
         run_zsum = torch.zeros(m, device=dev, dtype=acc)  # B = Σ e^{z−m}(z − m), for the entropy
         picked = torch.zeros(m, device=dev, dtype=acc)
         with torch.autocast(hidden.device.type, enabled=False):
-            for c0 in range(0, vocab, cols):
-                c1 = min(c0 + cols, vocab)
-                w = weight[c0:c1].to(dtype)
-                b = bias[c0:c1].to(dtype) if bias is not None else None
-                for r0 in range(0, m, rows):
-                    r1 = min(r0 + rows, m)
-                    z, _ = _tile_logits(hidden[r0:r1].to(dtype), w, b, inv_t, softcap, acc)
-                    t = targets[r0:r1] - c0
-                    inside = (t >= 0) & (t < c1 - c0)
-                    if bool(inside.any()):
-                        at = inside.nonzero().squeeze(1)
-                        picked[r0 + at] = z[at, t[at]]
-                    old = run_max[r0:r1]
-                    new = torch.maximum(old, z.amax(dim=1))
-                    shift = old - new  # ≤ 0; −inf on a row's first tile
-                    rescale = torch.exp(shift)
-                    z.sub_(new.unsqueeze(1))  # z − m
-                    e = torch.exp(z)
-                    before = run_sum[r0:r1]
-                    if entropy:  # B = Σ e^{z−m}(z − m), moved to the new max, plus this tile
-                        moved = torch.where(before > 0, shift, 0.0) * before
-                        run_zsum[r0:r1] = (run_zsum[r0:r1] + moved) * rescale + (e * z).sum(1)
-                    run_sum[r0:r1] = before * rescale + e.sum(dim=1)
-                    run_max[r0:r1] = new
+            for r0, r1, c0, c1, h, w, b in _tiles(hidden, weight, bias, rows, cols, dtype):
+                z, _ = _tile_logits(h, w, b, inv_t, softcap, acc)
+                t = targets[r0:r1] - c0
+                inside = (t >= 0) & (t < c1 - c0)
+                if bool(inside.any()):
+                    at = inside.nonzero().squeeze(1)
+                    picked[r0 + at] = z[at, t[at]]
+                old = run_max[r0:r1]
+                new = torch.maximum(old, z.amax(dim=1))
+                shift = old - new  # ≤ 0; −inf on a row's first tile
+                rescale = torch.exp(shift)
+                z.sub_(new.unsqueeze(1))  # z − m
+                e = torch.exp(z)
+                before = run_sum[r0:r1]
+                if entropy:  # B = Σ e^{z−m}(z − m), moved to the new max, plus this tile
+                    moved = torch.where(before > 0, shift, 0.0) * before
+                    run_zsum[r0:r1] = (run_zsum[r0:r1] + moved) * rescale + (e * z).sum(1)
+                run_sum[r0:r1] = before * rescale + e.sum(dim=1)
+                run_max[r0:r1] = new
         lse = run_max + torch.log(run_sum)
         logprobs = picked - lse
         # H = −Σ_v p_v (z_v − lse) = log S − B / S, with S = Σ e^{z−m} and B = Σ e^{z−m}(z − m)
@@ -193,41 +210,35 @@ class LinearHeadLogProbs(torch.autograd.Function):
         g_lp = grad_lp.to(acc) if grad_lp is not None else None
         g_ent = grad_ent.to(acc) if grad_ent is not None and ent.numel() else None
         with torch.autocast(hidden.device.type, enabled=False):
-            for c0 in range(0, vocab, cols):
-                c1 = min(c0 + cols, vocab)
-                w = weight[c0:c1].to(dtype)
-                b = bias[c0:c1].to(dtype) if bias is not None else None
-                for r0 in range(0, m, rows):
-                    r1 = min(r0 + rows, m)
-                    h = hidden[r0:r1].to(dtype)
-                    z, capped = _tile_logits(h, w, b, inv_t, softcap, acc)
-                    logp = z.sub_(lse[r0:r1].unsqueeze(1))  # log p, in place
-                    p = torch.exp(logp)
-                    # ∂L/∂z = g_lp (onehot − p) − g_ent p (log p + H)
-                    if g_ent is not None:
-                        logp.add_(ent[r0:r1].unsqueeze(1)).mul_(p).mul_(-g_ent[r0:r1].unsqueeze(1))
-                        grad_z = logp
-                        if g_lp is not None:
-                            grad_z.sub_(p.mul_(g_lp[r0:r1].unsqueeze(1)))
-                    else:
-                        assert g_lp is not None
-                        grad_z = p.mul_(-g_lp[r0:r1].unsqueeze(1))
+            for r0, r1, c0, c1, h, w, b in _tiles(hidden, weight, bias, rows, cols, dtype):
+                z, capped = _tile_logits(h, w, b, inv_t, softcap, acc)
+                logp = z.sub_(lse[r0:r1].unsqueeze(1))  # log p, in place
+                p = torch.exp(logp)
+                # ∂L/∂z = g_lp (onehot − p) − g_ent p (log p + H)
+                if g_ent is not None:
+                    logp.add_(ent[r0:r1].unsqueeze(1)).mul_(p).mul_(-g_ent[r0:r1].unsqueeze(1))
+                    grad_z = logp
                     if g_lp is not None:
-                        t = targets[r0:r1] - c0
-                        inside = (t >= 0) & (t < c1 - c0)
-                        if bool(inside.any()):
-                            at = inside.nonzero().squeeze(1)
-                            grad_z[at, t[at]] += g_lp[r0:r1][at]
-                    if inv_t != 1.0:
-                        grad_z.mul_(inv_t)
-                    if capped is not None:
-                        grad_z.mul_(1.0 - capped * capped)
-                    if grad_h is not None:
-                        _accumulate(grad_h[r0:r1], grad_z, w)
-                    if grad_w is not None:
-                        _accumulate(grad_w[c0:c1], grad_z.t(), h)
-                    if grad_b is not None:
-                        grad_b[c0:c1] += grad_z.sum(dim=0)
+                        grad_z.sub_(p.mul_(g_lp[r0:r1].unsqueeze(1)))
+                else:
+                    assert g_lp is not None
+                    grad_z = p.mul_(-g_lp[r0:r1].unsqueeze(1))
+                if g_lp is not None:
+                    t = targets[r0:r1] - c0
+                    inside = (t >= 0) & (t < c1 - c0)
+                    if bool(inside.any()):
+                        at = inside.nonzero().squeeze(1)
+                        grad_z[at, t[at]] += g_lp[r0:r1][at]
+                if inv_t != 1.0:
+                    grad_z.mul_(inv_t)
+                if capped is not None:
+                    grad_z.mul_(1.0 - capped * capped)
+                if grad_h is not None:
+                    _accumulate(grad_h[r0:r1], grad_z, w)
+                if grad_w is not None:
+                    _accumulate(grad_w[c0:c1], grad_z.t(), h)
+                if grad_b is not None:
+                    grad_b[c0:c1] += grad_z.sum(dim=0)
         return (
             grad_h.to(hidden.dtype) if grad_h is not None else None,
             grad_w.to(weight.dtype) if grad_w is not None else None,

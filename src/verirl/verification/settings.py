@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verirl.registry import Plugin
 
@@ -39,3 +39,11 @@ class VerificationConfig(BaseModel):
         "deadlines of some checkers) — proof checks stream under 'inline' too, their checkers "
         "run in processes of their own. Measured in docs/verification.md.",
     )
+
+    @field_validator("stream", mode="before")
+    @classmethod
+    def _yaml_switch(cls, value: object) -> object:
+        """YAML 1.1 reads a bare ``on``/``off`` as a boolean: take it as the switch meant."""
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return value

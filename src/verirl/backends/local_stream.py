@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from verirl.backends.placement import Backend, BackendSettings
+from verirl.backends.placement import Backend, BackendSettings, engine_cost
 from verirl.backends.staleness import WeightRing, engine_checksum, version_for
 from verirl.device import Placement
 from verirl.errors import UserInputError
@@ -187,6 +187,7 @@ def run_producer(
                 checksum_s = time.perf_counter() - t0
                 produced = producer.produce(version, batch=i)
                 produced.state = producer.state_dict()
+                produced.engine = engine_cost(engine)
                 produced.sync = {
                     "producer_idle_s": idle,
                     "checksum_s": checksum_s,

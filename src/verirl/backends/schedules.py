@@ -256,6 +256,7 @@ class BoundedStaleness(Schedule):
             "sync/mismatch": mismatch,
             "sync/checksum_s": float(sync.get("checksum_s", 0.0)),
             "sync/engine_checked": float(sync.get("engine_checked", 0.0)),
+            **produced.engine,
         }
         return produced
 

@@ -79,7 +79,10 @@ class Produced:
     - ``rollout_s``: seconds spent producing; ``state``: the producer's state right after
       this batch, when it travels (what a checkpoint holds with it as the last batch produced
       ahead or, with none ahead, right after training on it);
-      ``sync``: how the producer's weight sync went (asynchronous backends).
+      ``sync``: how the producer's weight sync went (asynchronous backends); ``engine``:
+      the producer's engine's own cost metrics after this batch (``engine/*``: its weight
+      sync, continuous batching's joins, partial sequences), which a synchronous run logs
+      from the learner's process.
     """
 
     out: StepOutput
@@ -91,6 +94,7 @@ class Produced:
     state: dict[str, Any] | None = None
     sync: dict[str, float] | None = None  # the producer's weight sync: idle s, checksum check
     sync_detail: str = ""  # what a failed sync check found (names the stale weights)
+    engine: dict[str, float] = field(default_factory=dict)  # the producer engine's engine/*
 
 
 class RolloutProducer:

@@ -48,9 +48,15 @@ def _random_pairs(seed: int) -> list[tuple[list[int], list[int]]]:
     return pairs
 
 
-def test_scorers_satisfy_the_protocol(model: torch.nn.Module) -> None:
-    assert isinstance(PrefixCacheScorer(model, pad_id=0), SequenceScorer)
-    assert isinstance(ReferenceScorer(model, pad_id=0), SequenceScorer)
+def test_scorers_keep_the_protocols_contract(model: torch.nn.Module) -> None:
+    """One float per pair, 0.0 for an empty continuation, and metrics of the last call."""
+    pairs = [((1, 2, 3), (4, 5)), ((1, 2, 3), ()), ((6,), (7,))]
+    for scorer in (PrefixCacheScorer(model, pad_id=0), ReferenceScorer(model, pad_id=0)):
+        assert isinstance(scorer, SequenceScorer)
+        out = scorer.score(pairs)
+        assert len(out) == 3 and all(isinstance(v, float) for v in out)
+        assert out[1] == 0.0 and out[0] < 0.0 and out[2] < 0.0
+        assert scorer.metrics()  # describes the call just made
 
 
 def test_uniform_model_gives_minus_n_log_v() -> None:

@@ -37,7 +37,8 @@ class VerificationConfig(BaseModel):
         "generation; the verdicts are the same. 'auto': on unless the executor is 'inline' "
         "(whose calls would then leave the main thread, and with them the signal-based "
         "deadlines of some checkers) — proof checks stream under 'inline' too, their checkers "
-        "run in processes of their own. Measured in docs/verification.md.",
+        "run in processes of their own. Measured in docs/architecture.md (rewards while "
+        "generating).",
     )
 
     @field_validator("stream", mode="before")

@@ -401,3 +401,12 @@ def test_the_learner_and_the_producer_get_disjoint_cores() -> None:
     assert (a.learner, a.producer) == (None, None) and "more than the 2 cores" in a.why
     assert assign_cores(None, None, None, False, two).why == "run.schedule.params.pin_cores is off"
     assert assign_cores(None, None, None, True, None).why == "this OS sets no CPU affinity"
+
+
+def test_a_batch_pickled_before_the_engine_field_loads_with_it_empty() -> None:
+    import pickle
+
+    produced = Produced(StepOutput([], [], 1), version=3)
+    del produced.__dict__["engine"]  # as a checkpoint written before the field existed holds it
+    loaded = pickle.loads(pickle.dumps(produced))
+    assert loaded.engine == {} and loaded.version == 3

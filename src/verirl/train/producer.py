@@ -96,6 +96,10 @@ class Produced:
     sync_detail: str = ""  # what a failed sync check found (names the stale weights)
     engine: dict[str, float] = field(default_factory=dict)  # the producer engine's engine/*
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A batch pickled into a checkpoint before ``engine`` existed loads with it empty."""
+        self.__dict__.update({"engine": {}, **state})
+
 
 class RolloutProducer:
     """Curriculum → prompts → engine → verification → curriculum update. The curriculum

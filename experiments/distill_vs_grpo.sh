@@ -8,6 +8,8 @@
 #                 (Thinking Machines 2025, "On-Policy Distillation"; GKD arXiv:2306.13649)
 #   self_distill  + loss.terms.distill with the policy itself as teacher, one of the group's
 #                 successful rollouts in context (SDPO, arXiv:2601.20802)
+#   grpo_time     GRPO alone for TIME_STEPS steps (default 36): the steps GRPO takes in
+#                 distillation's wall time (28.9 s a step against GRPO's 19.8 s, seed 0)
 #
 #   TEACHER=runs/default/final ./experiments/distill_vs_grpo.sh     # ~12 min a run on 2 cores
 #   ARMS="distill" SEEDS=0 ./experiments/distill_vs_grpo.sh         # some arms or seeds only
@@ -22,15 +24,17 @@ out=runs/distill_vs_grpo
 TEACHER=${TEACHER:-runs/default/final}
 SEEDS=${SEEDS:-"0 1"}
 ARMS=${ARMS:-"grpo distill self_distill"}
+TIME_STEPS=${TIME_STEPS:-36}
 [ -f "$TEACHER/config.json" ] || { echo "no teacher at TEACHER=$TEACHER (a model directory: train the default job first, or point TEACHER at one)" >&2; exit 2; }
 distill=(loss.terms.distill.coef=1.0 loss.terms.distill.form=advantage)
 for seed in $SEEDS; do
   for arm in $ARMS; do
     case $arm in
       grpo) extra=() ;;
+      grpo_time) extra=("run.steps=$TIME_STEPS") ;;
       distill) extra=("${distill[@]}" loss.sources.teacher.name=checkpoint "loss.sources.teacher.params.path=$TEACHER") ;;
       self_distill) extra=("${distill[@]}" loss.sources.teacher.name=privileged_self) ;;
-      *) echo "unknown arm '$arm' (grpo, distill, self_distill)" >&2; exit 2 ;;
+      *) echo "unknown arm '$arm' (grpo, grpo_time, distill, self_distill)" >&2; exit 2 ;;
     esac
     "$PY" -m verirl.cli train examples/default.yaml run.dir=$out "run.name=${arm}_s$seed" \
       "run.seed=$seed" "${extra[@]}" "$@"

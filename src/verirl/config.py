@@ -349,8 +349,9 @@ class LossConfig(_Section):
         "gradient; built only when an active term reads them. 'teacher' (read by the distill "
         "term): {name: checkpoint, params: {path}} (a frozen causal LM sharing the policy's "
         "tokenizer: on-policy distillation, Thinking Machines 2025 / GKD arXiv 2306.13649) or "
-        "{name: privileged_self, params: {min_reward}} (the policy itself with one of the "
-        "group's successful rollouts in context: self-distillation, SDPO arXiv 2601.20802). "
+        "{name: privileged_self, params: {context, min_reward, ema}} (the policy itself with "
+        "one of the group's successful rollouts in context, SDPO arXiv 2601.20802, or with the "
+        "reference answer, OPSD arXiv 2601.18734; at its own weights or their moving average). "
         "E.g. loss.sources.teacher.name=checkpoint loss.sources.teacher.params.path=DIR.",
     )
     token_mask: Plugin = Field(

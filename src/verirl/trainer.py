@@ -36,6 +36,7 @@ from verirl.train.checkpoint import (
     resumable_checkpoint,
     save_checkpoint,
 )
+from verirl.train.distill import reference_response
 from verirl.train.evaluate import EvalResult, evaluate, heldout_problems
 from verirl.train.health import HealthMonitor
 from verirl.train.learner import collate
@@ -213,7 +214,8 @@ class Trainer:
         p = self.parts
         credit_input = CreditInput.from_rollouts(rollouts, tokenizer=p.tokenizer)
         advantages = p.credit(credit_input, p.credit_params)
-        return collate(rollouts, advantages, p.tokenizer.pad_token_id)
+        references = [reference_response(p.tokenizer, ro.problem) for ro in rollouts]
+        return collate(rollouts, advantages, p.tokenizer.pad_token_id, references)
 
     # ---- checkpoints --------------------------------------------------------------------------
     def save(self) -> Path:

@@ -200,6 +200,10 @@ class Batch:
     - ``advantages``     [N, R] float: token-level advantages (0 outside the response).
     - ``rewards``        [N] float: each sequence's scalar reward (metrics, shaping).
     - ``truncated``      [N] bool: the response hit the length limit.
+    - ``references``     N token tuples, or empty: each row's reference answer written as a
+      response (``\\boxed{answer}`` and the end of the turn), for a teacher that reads it
+      (``privileged_self`` with ``context: reference``); () when the batch has none, and an
+      empty tuple for a row whose problem has no reference answer.
     """
 
     input_ids: torch.Tensor
@@ -209,6 +213,7 @@ class Batch:
     advantages: torch.Tensor
     rewards: torch.Tensor
     truncated: torch.Tensor
+    references: tuple[tuple[int, ...], ...] = ()
 
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
@@ -224,7 +229,10 @@ class Batch:
         device = torch.device(device)
         if self.input_ids.device == device:
             return self
-        return Batch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
+        moved = {
+            f.name: getattr(self, f.name).to(device) for f in fields(self) if f.name != "references"
+        }
+        return Batch(**moved, references=self.references)
 
     def select(self, index: torch.Tensor | Sequence[int]) -> Batch:
         """The rows ``index``, with padding columns no selected row needs removed."""
@@ -244,4 +252,5 @@ class Batch:
             advantages=self.advantages[idx, :resp_len],
             rewards=self.rewards[idx],
             truncated=self.truncated[idx],
+            references=tuple(self.references[i] for i in idx.tolist()) if self.references else (),
         )

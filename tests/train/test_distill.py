@@ -19,12 +19,12 @@ from verirl.assembly import build
 from verirl.config import load_config
 from verirl.device import resolve_placement
 from verirl.models import load_policy, tiny_model
-from verirl.train.distill import privileged_batch
+from verirl.train.distill import EmaWeights, privileged_batch, reference_response
 from verirl.train.learner import Learner, LearnerSettings, collate
 from verirl.train.metrics import read_metrics
 from verirl.train.terms import LossTerms, TermInputs, check_sources
 from verirl.trainer import Trainer, new_run_dir
-from verirl.types import Batch, Rollout, Verdict
+from verirl.types import Batch, Problem, Rollout, Verdict
 
 NAN = float("nan")
 ZERO = Verdict(0.0, False)
@@ -114,6 +114,94 @@ def test_the_self_teacher_scores_under_the_privileged_prompt() -> None:
     # tokens with a teacher: rows of 1 and 4 of each group's 1 + 4 + 7
     assert stats["train/distill_coverage"] == pytest.approx(5 / 12)
     assert stats["train/grad_norm"] > 0  # zero task advantages: the teacher alone moved it
+
+
+def test_the_reference_context_puts_the_answered_prompt_before_the_prompt() -> None:
+    """context 'reference' (OPSD): row i sees its own prompt answered by its reference
+    tokens, then its prompt and response; a row without a reference is left out, and a batch
+    that carries none is refused by name."""
+    rs = _rollouts()
+    refs = [(7, 8, 9) if i != 4 else () for i in range(9)]
+    batch = collate(rs, torch.zeros(9, 7), pad_id=0, references=refs)
+    privileged, rows = privileged_batch(batch, min_reward=1.0, context="reference")
+    assert rows.tolist() == [0, 1, 2, 3, 5, 6, 7, 8]
+    for k, i in enumerate(rows.tolist()):
+        want = [*rs[i].prompt_ids, 7, 8, 9, *rs[i].prompt_ids, *rs[i].response_ids]
+        assert privileged.input_ids[k][privileged.attention_mask[k] == 1].tolist() == want
+    assert torch.equal(privileged.response_mask, batch.response_mask[rows])
+    assert batch.select([4, 0]).references == ((), (7, 8, 9))  # rows follow the selection
+    with pytest.raises(ValueError, match=r"context 'reference' needs the batch's reference"):
+        privileged_batch(collate(rs, torch.zeros(9, 7), pad_id=0), 1.0, context="reference")
+    with pytest.raises(ValueError, match="2 reference answers for 9 rollouts"):
+        collate(rs, torch.zeros(9, 7), pad_id=0, references=refs[:2])
+
+
+def test_a_reference_answer_is_written_as_a_boxed_response(tiny_model_dir: Path) -> None:
+    _, tokenizer = load_policy(str(tiny_model_dir))
+    got = reference_response(tokenizer, Problem("addition", 1, 0, "2+5?", "7"))
+    want = tokenizer.encode("\\boxed{7}", add_special_tokens=False)
+    assert got == (*want, tokenizer.eos_token_id) and len(want) > 1
+    assert reference_response(tokenizer, Problem("coq_proofs", 1, 0, "prove", "")) == ()
+
+
+def test_ema_weights_by_hand() -> None:
+    """β = 0.5 over θ = 1, 3, 5: the average is 1 (the first update copies), 2, 3.5; it is
+    lent to the parameter for a pass and the policy's value comes back after it."""
+    w = torch.nn.Parameter(torch.tensor([1.0]))
+    ema = EmaWeights([w], decay=0.5)
+    seen = []
+    for value in (1.0, 3.0, 5.0):
+        w.data.fill_(value)
+        ema.update()
+        seen.append(ema.average[0].item())
+    assert seen == [1.0, 2.0, 3.5]
+    with ema.swapped_in():
+        assert w.item() == 3.5
+    assert w.item() == 5.0
+    again = EmaWeights([w], decay=0.5)
+    again.load_state_dict(ema.state_dict())
+    assert again.average[0].item() == 3.5
+
+
+def test_an_ema_self_teacher_scores_with_the_averaged_weights() -> None:
+    """ema 0.5 with the reference context: the first batch scores with the policy's own
+    weights, the second with the average of before and after the first update; the averages
+    travel in the learner's state."""
+    model = tiny_model(VOCAB, seed=7)
+    overrides = (
+        "loss.terms.distill.coef=1.0",
+        "loss.sources.teacher.name=privileged_self",
+        "loss.sources.teacher.params={context: reference, ema: 0.5}",
+        "optim.lr=0.05",
+    )
+    learner = _learner(model, *overrides)
+    refs = [(11, 12)] * 9
+    batch = collate(_rollouts(), torch.randn(9, 7), pad_id=0, references=refs)
+    privileged, rows = privileged_batch(batch, 1.0, context="reference")
+    assert rows.tolist() == list(range(9))
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    with torch.no_grad():
+        want0 = _per_row_logprobs(model, privileged)
+    assert torch.allclose(learner.sources["teacher"](batch), want0, atol=1e-5)
+    learner.update(batch)
+    after = {n: p.detach().clone() for n, p in model.named_parameters()}
+    assert any(not torch.equal(before[n], after[n]) for n in before)
+    average = tiny_model(VOCAB, seed=7)
+    missing = average.load_state_dict(
+        {n: 0.5 * before[n] + 0.5 * after[n] for n in before}, strict=False
+    ).missing_keys
+    assert missing == ["lm_head.weight"]  # tied to the embedding, loaded through it
+    with torch.no_grad():
+        want1 = _per_row_logprobs(average, privileged)
+        own = _per_row_logprobs(model, privileged)
+    got = learner.sources["teacher"](batch)
+    assert torch.allclose(got, want1, atol=1e-5) and not torch.allclose(got, own, atol=1e-3)
+    assert all(torch.equal(p, after[n]) for n, p in model.named_parameters())  # put back
+    resumed = _learner(tiny_model(VOCAB, seed=7), *overrides)
+    resumed.load_state_dict(learner.state_dict())
+    saved = learner.sources["teacher"].ema.average  # type: ignore[attr-defined]
+    loaded = resumed.sources["teacher"].ema.average  # type: ignore[attr-defined]
+    assert all(torch.equal(a, b) for a, b in zip(saved, loaded, strict=True))
 
 
 def test_a_checkpoint_teacher_scores_like_a_plain_forward(tiny_model_dir: Path) -> None:
@@ -222,3 +310,29 @@ def test_a_tiny_run_logs_the_distillation_term(
     # finds less likely, log π_θ − log π_T > 0 on average
     assert all(r["train/distill_reverse_kl"] > 0 for r in rows)
     assert all(r["train/grad_norm"] > 0 for r in rows)
+
+
+def test_a_tiny_run_self_distils_from_the_reference_answer_with_an_ema_teacher(
+    tiny_run: TinyRun, tmp_path: Path
+) -> None:
+    """The trainer's collate hands every row its problem's reference answer (every
+    arithmetic problem has one: coverage 1 on every step), and the EMA teacher's averages
+    are saved in the checkpoint beside the optimizer."""
+    run_dir = tmp_path / "run"
+    overrides = tiny_run(
+        run_dir,
+        2,
+        "loss.terms.distill.coef=1.0",
+        "loss.sources.teacher.name=privileged_self",
+        "loss.sources.teacher.params={context: reference, ema: 0.5}",
+    )
+    cfg = load_config(None, overrides)
+    with Trainer(build(cfg), new_run_dir(cfg)) as trainer:
+        trainer.fit()
+        trainable = [p for p in trainer.parts.model.parameters() if p.requires_grad]
+    rows = read_metrics(run_dir)
+    assert [r["train/distill_coverage"] for r in rows] == [1.0, 1.0]
+    assert all(r["train/grad_norm"] > 0 for r in rows)
+    state = torch.load(run_dir / "checkpoint-000002" / "state.pt", weights_only=False)
+    average = state["learner"]["sources"]["teacher"]["average"]
+    assert [a.shape for a in average] == [p.shape for p in trainable]

@@ -120,6 +120,29 @@ def test_lora_trains_the_adapter_and_full_fine_tuning_everything() -> None:
     assert shape.lora_params(4, lora.target_modules) == trainable
 
 
+def test_a_distillation_teacher_is_planned_beside_the_policy(tiny_model_dir: Path) -> None:
+    """A checkpoint teacher holds its float32 weights (read off its config.json); an EMA
+    self-teacher a float32 copy of the trainable parameters (LoRA: the adapter's); a
+    self-teacher at the policy's own weights, or a source no active term reads, nothing."""
+    from verirl.train.memory_plan import teacher_bytes
+
+    teacher = ModelShape.from_hf_config(LlamaConfig.from_pretrained(tiny_model_dir)).params
+    distill = ["loss.terms.distill.coef=1.0"]
+    checkpoint = [
+        "loss.sources.teacher.name=checkpoint",
+        f"loss.sources.teacher.params.path={tiny_model_dir}",
+    ]
+    ema = ["loss.sources.teacher.name=privileged_self", "loss.sources.teacher.params.ema=0.9"]
+    assert teacher_bytes(load_config(None, [*distill, *checkpoint]), 123) == 4.0 * teacher
+    assert teacher_bytes(load_config(None, [*distill, *ema]), 123) == 4.0 * 123
+    assert teacher_bytes(load_config(None, [*distill, ema[0]]), 123) == 0.0
+    assert teacher_bytes(load_config(None, checkpoint), 123) == 0.0  # no term reads it
+    base = compute_plan(PlanInputs(SHAPE, STEP))
+    plan = compute_plan(PlanInputs(SHAPE, STEP, teacher_bytes=5e6))
+    assert plan.components["teacher"] == 5e6 and plan.peak == pytest.approx(base.peak + 5e6)
+    assert "teacher" not in base.components
+
+
 def test_suggestions_bring_the_plan_under_the_limit() -> None:
     cfg = load_config(
         None, ["rollout.max_new_tokens=20000", "optim.activation_checkpointing=false"]

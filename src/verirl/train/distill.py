@@ -24,11 +24,13 @@ gradient), in one of two forms with the same gradient at θ = θ_old:
 Teachers (``loss.sources.teacher``, :data:`verirl.train.terms.TOKEN_SOURCES`):
 
 - ``checkpoint``: any causal LM sharing the policy's tokenizer, loaded once and frozen;
-- ``privileged_self``: the policy itself with a privileged context — one of the group's
-  successful rollouts before the prompt — scoring the same response tokens: self-distillation
-  (SDPO, Hübotter et al., "Reinforcement Learning via Self-Distillation", arXiv 2601.20802,
-  whose teacher is the policy conditioned on feedback such as a successful attempt; OPSD,
-  "On-Policy Self-Distillation", whose teacher is the policy given the reference solution).
+- ``privileged_self``: the policy itself with a privileged context before the prompt —
+  one of the group's successful rollouts (SDPO, Hübotter et al., "Reinforcement Learning via
+  Self-Distillation", arXiv 2601.20802, whose teacher is the policy conditioned on feedback
+  such as a successful attempt) or the problem answered with its reference answer (OPSD,
+  "On-Policy Self-Distillation", arXiv 2601.18734, whose teacher is the policy given the
+  reference solution) — scoring the same response tokens, at the batch's weights or at an
+  exponential moving average of them (SDPO's regularised teacher).
 
 Both score through :meth:`verirl.train.learner.Learner.score`: the learner's passes and the
 chunked output head, so no [N, R, V] tensor is built.
@@ -36,13 +38,15 @@ chunked output head, so no [N, R, V] tensor is built.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, Any, Literal
 
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
 from verirl.train.terms import LOSS_TERMS, TOKEN_SOURCES, Stats, TermInputs, TermParams
-from verirl.types import Batch
+from verirl.types import Batch, Problem
 
 if TYPE_CHECKING:
     from verirl.train.learner import Learner, TokenSource
@@ -130,40 +134,81 @@ def checkpoint_teacher(params: CheckpointTeacherParams, learner: Learner) -> Tok
 
 class PrivilegedSelfParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    context: Literal["sibling", "reference"] = Field(
+        "sibling",
+        description="What the self-teacher sees before the prompt: 'sibling', the group's best "
+        "other rollout with a reward of at least min_reward (SDPO, arXiv 2601.20802: a "
+        "successful attempt); 'reference', the problem answered with its reference answer "
+        "(OPSD, arXiv 2601.18734: the policy given the reference solution), on every row whose "
+        "problem has one.",
+    )
     min_reward: float = Field(
         1.0,
-        description="A rollout of the group with at least this reward is a demonstration the "
-        "self-teacher sees before the prompt (SDPO, arXiv 2601.20802: a successful attempt; "
-        "1.0 for a 0/1 verifier).",
+        description="context 'sibling': a rollout of the group with at least this reward is a "
+        "demonstration the self-teacher sees (1.0 for a 0/1 verifier).",
+    )
+    ema: float = Field(
+        0.0,
+        ge=0.0,
+        lt=1.0,
+        description="The self-teacher's weights: 0, the policy's own at the start of each "
+        "update; β in (0, 1), an exponential moving average of the policy's trainable weights, "
+        "θ_T ← β·θ_T + (1 − β)·θ once per rollout batch (SDPO's regularised teacher), held as "
+        "one float32 copy of the trainable parameters and saved in checkpoints.",
     )
 
 
-def privileged_batch(batch: Batch, min_reward: float) -> tuple[Batch, torch.Tensor]:
+def reference_response(tokenizer: Any, problem: Problem) -> tuple[int, ...]:
+    """``problem``'s reference answer written as a response: the tokens of
+    ``\\boxed{answer}`` and the end of the turn (the tokenizer's EOS token, which ends an
+    assistant turn in chat templates such as SmolLM2's and Qwen's); () without an answer."""
+    if not problem.answer:
+        return ()
+    ids = tokenizer.encode(f"\\boxed{{{problem.answer}}}", add_special_tokens=False)
+    eos = tokenizer.eos_token_id
+    return (*ids, *((int(eos),) if eos is not None else ()))
+
+
+def privileged_batch(
+    batch: Batch, min_reward: float, context: str = "sibling"
+) -> tuple[Batch, torch.Tensor]:
     """The batch the self-teacher scores, and the rows [M] of ``batch`` it holds (its response
     columns: the first of ``batch``'s, as many as those rows need).
 
-    Row i of group g (the rows sharing i's prompt) gets as privileged context the whole
-    transcript (prompt and response tokens) of the sibling j ≠ i of g with the highest reward
-    ≥ ``min_reward`` (the first on ties) before its own prompt; rows without such a sibling
-    are left out. The response columns are i's own, so column t is the same token y_t."""
+    ``context`` 'sibling': row i of group g (the rows sharing i's prompt) gets as privileged
+    context the whole transcript (prompt and response tokens) of the sibling j ≠ i of g with
+    the highest reward ≥ ``min_reward`` (the first on ties) before its own prompt; rows
+    without such a sibling are left out. 'reference': row i gets its own prompt answered by
+    its reference answer (``batch.references[i]``) before its prompt; rows without one are
+    left out. The response columns are i's own, so column t is the same token y_t."""
     from verirl.train.learner import _prompt_index
 
+    if context == "reference" and not batch.references:
+        raise ValueError(
+            "loss.sources.teacher: context 'reference' needs the batch's reference answers "
+            "(Batch.references, filled by the trainer's collate); this batch has none"
+        )
     p = batch.prompt_width
     group = _prompt_index(batch).tolist()
     rewards = batch.rewards.tolist()
     rows: list[int] = []
     prompts: list[torch.Tensor] = []
     for i in range(len(batch)):
-        siblings = [
-            j
-            for j in range(len(batch))
-            if j != i and group[j] == group[i] and rewards[j] >= min_reward
-        ]
-        if not siblings:
-            continue
-        j = max(siblings, key=lambda s: (rewards[s], -s))
-        demo = batch.input_ids[j][batch.attention_mask[j] == 1]
         own = batch.input_ids[i, :p][batch.attention_mask[i, :p] == 1]
+        if context == "reference":
+            if not batch.references[i]:
+                continue
+            demo = torch.cat([own, torch.tensor(batch.references[i], dtype=torch.long)])
+        else:
+            siblings = [
+                j
+                for j in range(len(batch))
+                if j != i and group[j] == group[i] and rewards[j] >= min_reward
+            ]
+            if not siblings:
+                continue
+            j = max(siblings, key=lambda s: (rewards[s], -s))
+            demo = batch.input_ids[j][batch.attention_mask[j] == 1]
         rows.append(i)
         prompts.append(torch.cat([demo, own]))
     index = torch.tensor(rows, dtype=torch.long)
@@ -187,22 +232,79 @@ def privileged_batch(batch: Batch, min_reward: float) -> tuple[Batch, torch.Tens
     return privileged, index
 
 
-@TOKEN_SOURCES.register(
-    "privileged_self",
-    PrivilegedSelfParams,
-    "the policy's log-probs with a successful sibling rollout in context (self-distillation)",
-)
-def privileged_self_teacher(params: PrivilegedSelfParams, learner: Learner) -> TokenSource:
-    """The policy as its own teacher (SDPO, arXiv 2601.20802): its log-probs of each response
-    under :func:`privileged_batch`'s context, at the weights of the batch's start (frozen for
-    the update); NaN on the rows of a group without a successful sibling."""
+class EmaWeights:
+    """An exponential moving average of ``params`` (float32 copies): θ_T ← β·θ_T + (1 − β)·θ
+    at each :meth:`update`, the first one a copy; :meth:`swapped_in` lends the averages to the
+    parameters for a scoring pass and puts the policy's values back after it."""
 
-    def source(batch: Batch) -> torch.Tensor:
+    def __init__(self, params: list[torch.nn.Parameter], decay: float) -> None:
+        self.params = params
+        self.decay = decay
+        self.average: list[torch.Tensor] = []
+
+    @torch.no_grad()
+    def update(self) -> None:
+        if not self.average:
+            self.average = [p.detach().float().clone() for p in self.params]
+            return
+        for avg, p in zip(self.average, self.params, strict=True):
+            avg.mul_(self.decay).add_(p.detach().float(), alpha=1.0 - self.decay)
+
+    @contextmanager
+    def swapped_in(self) -> Iterator[None]:
+        own = [p.data for p in self.params]
+        try:
+            for p, avg in zip(self.params, self.average, strict=True):
+                p.data = avg.to(p.dtype)
+            yield
+        finally:
+            for p, data in zip(self.params, own, strict=True):
+                p.data = data
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"average": [a.clone() for a in self.average]}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.average = [a.float().clone() for a in state["average"]]
+
+
+class PrivilegedSelfTeacher:
+    """The policy as its own teacher (SDPO, arXiv 2601.20802; OPSD, arXiv 2601.18734): its
+    log-probs of each response under :func:`privileged_batch`'s context, at the weights of the
+    batch's start (frozen for the update) or their moving average (``ema`` > 0); NaN on the
+    rows without a context (no successful sibling, no reference answer)."""
+
+    def __init__(self, params: PrivilegedSelfParams, learner: Learner) -> None:
+        self.params = params
+        self.learner = learner
+        self.ema = EmaWeights(learner.trainable, params.ema) if params.ema > 0 else None
+
+    def __call__(self, batch: Batch) -> torch.Tensor:
         out = torch.full_like(batch.response_mask, float("nan"))
-        privileged, rows = privileged_batch(batch, params.min_reward)
+        privileged, rows = privileged_batch(batch, self.params.min_reward, self.params.context)
+        if self.ema is not None:
+            self.ema.update()  # folds in the update the previous batch made
         if rows.numel():
-            scores = learner.score(privileged, learner.model)
+            weights = self.ema.swapped_in() if self.ema is not None else nullcontext()
+            with weights:
+                scores = self.learner.score(privileged, self.learner.model)
             out[rows, : scores.shape[1]] = scores
         return out.masked_fill(batch.response_mask == 0, 0.0)  # 0 on padding, as any source
 
-    return source
+    def state_dict(self) -> dict[str, Any]:
+        return self.ema.state_dict() if self.ema is not None else {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if self.ema is not None and state:
+            self.ema.load_state_dict(state)
+
+
+@TOKEN_SOURCES.register(
+    "privileged_self",
+    PrivilegedSelfParams,
+    "the policy's log-probs with a successful sibling rollout or the reference answer in "
+    "context (self-distillation), at its own or its moving-average weights",
+)
+def privileged_self_teacher(params: PrivilegedSelfParams, learner: Learner) -> TokenSource:
+    """The policy as its own teacher: :class:`PrivilegedSelfTeacher`."""
+    return PrivilegedSelfTeacher(params, learner)

@@ -55,11 +55,20 @@ __all__ = [
 ]
 
 
-def collate(rollouts: Sequence[Rollout], advantages: torch.Tensor, pad_id: int) -> Batch:
+def collate(
+    rollouts: Sequence[Rollout],
+    advantages: torch.Tensor,
+    pad_id: int,
+    references: Sequence[tuple[int, ...]] = (),
+) -> Batch:
     """Build the learner's :class:`Batch`: prompts left-padded, responses right-padded.
 
-    ``advantages`` is [N, T] with T ≥ the longest response (as credit estimators return).
+    ``advantages`` is [N, T] with T ≥ the longest response (as credit estimators return);
+    ``references``: each rollout's reference answer as response tokens (``Batch.references``),
+    or empty.
     """
+    if references and len(references) != len(rollouts):
+        raise ValueError(f"{len(references)} reference answers for {len(rollouts)} rollouts")
     n = len(rollouts)
     if n == 0:
         raise ValueError("cannot collate an empty list of rollouts")
@@ -88,6 +97,7 @@ def collate(rollouts: Sequence[Rollout], advantages: torch.Tensor, pad_id: int) 
         advantages=adv * resp_mask,
         rewards=torch.tensor([ro.reward for ro in rollouts], dtype=torch.float32),
         truncated=torch.tensor([ro.finish_reason == "length" for ro in rollouts]),
+        references=tuple(references),
     )
 
 
@@ -485,6 +495,12 @@ class Learner:
             "scheduler": self.scheduler.state_dict(),
             "generator": self.generator.get_state(),
             "loss_terms": self.terms.state_dict(),
+            # a token source with state of its own (an EMA teacher's averages)
+            "sources": {
+                name: source.state_dict()
+                for name, source in self.sources.items()
+                if hasattr(source, "state_dict")
+            },
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -492,6 +508,10 @@ class Learner:
         self.scheduler.load_state_dict(state["scheduler"])
         self.generator.set_state(state["generator"])
         self.terms.load_state_dict(state["loss_terms"])
+        for name, saved in state.get("sources", {}).items():  # absent: an older checkpoint
+            source = self.sources.get(name)
+            if source is not None and hasattr(source, "load_state_dict"):
+                source.load_state_dict(saved)
 
 
 def _prompt_index(batch: Batch) -> torch.Tensor:

@@ -10,6 +10,10 @@ weights                every parameter, float32 (autocast keeps fp32 weights)
 gradients              every trainable parameter, float32
 optimizer              trainable × the optimizer's state bytes (``optim.optimizer``: 8 for AdamW)
 reference              a frozen float32 copy of the weights (KL on, full fine-tuning)
+teacher                a distillation teacher (``loss.sources``, read by an active term): a
+                       checkpoint teacher's float32 weights, or an EMA self-teacher's float32
+                       copy of the trainable parameters (its scoring pass runs without
+                       gradient before the update, under the learner's peak)
 activations            what the backward pass of the largest micro-batch keeps: per token and
                        decoder layer ≈ (8.5·hidden + 4·intermediate + 2·kv) floats for a
                        Llama-style layer (fitted on Llama, Qwen2 and SmolLM2 shapes), or the
@@ -24,7 +28,7 @@ generation             the rollout engine's key/value cache and logits while it 
 workers                verifier worker processes (and proof checkers)
 =====================  ==========================================================================
 
-The peak is ``runtime + weights + optimizer + reference + max(learner, generation) +
+The peak is ``runtime + weights + optimizer + reference + teacher + max(learner, generation) +
 workers``, where ``learner = gradients + activations + log-prob chunk``. It is checked against
 measured peaks of real runs on CPU configurations (``tests/train/test_memory_plan.py``, ±20%).
 :func:`suggest_fix` names the first setting that brings a plan under a memory limit.
@@ -151,6 +155,7 @@ class PlanInputs:
     coq_workers: int = 0
     chunked_logprobs: bool = True  # False: the full-logits path (before chunking)
     linear_head: bool = True  # the tiled path (verirl.lm.linear_head); False: a LoRA'd head
+    teacher_bytes: float = 0.0  # a distillation teacher's weights (checkpoint, EMA copy)
 
 
 @dataclass(frozen=True)
@@ -195,6 +200,8 @@ def compute_plan(p: PlanInputs, limit: float | None = None) -> MemoryPlan:
     c["optimizer"] = p.optimizer_state_bytes * trainable
     if p.kl_reference and not p.lora:
         c["reference"] = 4.0 * s.params
+    if p.teacher_bytes:
+        c["teacher"] = p.teacher_bytes
     # the learner: the largest micro-batch's tokens (as the learner packs them)
     tokens, response_tokens = _largest_micro_batch(p)
     per_token_layer = ACT_HIDDEN * s.hidden + ACT_INTERMEDIATE * s.intermediate + ACT_KV * s.kv_dim
@@ -233,6 +240,7 @@ def compute_plan(p: PlanInputs, limit: float | None = None) -> MemoryPlan:
     if not cuda:
         c["workers"] = procs
     fixed = c["runtime"] + c["weights"] + c["optimizer"] + c.get("reference", 0.0)
+    fixed += c.get("teacher", 0.0)
     peak = fixed + max(learner, generation) + (0.0 if cuda else procs)
     return MemoryPlan(
         "cuda" if cuda else "cpu",
@@ -319,7 +327,32 @@ def plan_inputs(
         workers=getattr(pool, "workers", 0) if executor.name == "processes" else 0,
         # a LoRA'd output head is no plain Linear: it runs as checkpointed chunks
         linear_head=lora is None or "lm_head" not in lora.target_modules,
+        teacher_bytes=teacher_bytes(cfg, trainable if trainable is not None else shape.params),
     )
+
+
+def teacher_bytes(cfg: TrainConfig, trainable: int) -> float:
+    """The bytes a run's distillation teachers hold beside the policy (the token sources
+    an active loss term reads): a ``checkpoint`` teacher's parameters in float32 (read off its
+    config.json), an EMA ``privileged_self`` teacher's float32 copy of the ``trainable``
+    parameters; 0 for a self-teacher at the policy's own weights."""
+    from verirl.train.distill import CheckpointTeacherParams, PrivilegedSelfParams
+    from verirl.train.terms import LossTerms
+
+    needs = LossTerms(cfg.loss.terms).needs
+    total = 0.0
+    for name, plugin in cfg.loss.sources.items():
+        if name not in needs:
+            continue
+        if plugin.name == "checkpoint":
+            path = CheckpointTeacherParams.model_validate(plugin.params).path
+            total += 4.0 * ModelShape.from_hf_config(load_model_config(path)).params
+        elif (
+            plugin.name == "privileged_self"
+            and PrivilegedSelfParams.model_validate(plugin.params).ema > 0
+        ):
+            total += 4.0 * trainable
+    return total
 
 
 def plan_memory(

@@ -108,6 +108,7 @@ class Trainer:
         backend = self.parts.backend
         if not backend.leads:
             done = backend.follow(self.parts.learner, self.step, self.cfg.run.steps)
+            backend.training_done()
             self.step = max(self.step, self.cfg.run.steps)
             return {"run_dir": str(self.run_dir), **done}
         return self._lead(progress)
@@ -147,6 +148,7 @@ class Trainer:
             if cfg.run.save_every and self.step % cfg.run.save_every == 0:
                 self.save()
         summary["train_seconds"] = time.perf_counter() - start
+        self.parts.backend.training_done()
         if cfg.run.steps and (not cfg.run.save_every or self.step % cfg.run.save_every):
             self.save()
         self.ledger.end(self.step)

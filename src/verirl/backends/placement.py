@@ -169,6 +169,11 @@ class Backend:
         """A producer that runs ahead of the learner; a placement that has none refuses."""
         raise no_stream(self.name)
 
+    def training_done(self) -> None:
+        """Every step has been trained, without an error (called by each process after the
+        loop or :meth:`follow`, before the leader's final save, export and evaluation, which
+        need no peer): a placement with a process group leaves it here, all ranks together."""
+
     def close(self) -> None:
         """Stop what this placement started (idempotent)."""
 

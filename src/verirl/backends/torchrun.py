@@ -11,7 +11,12 @@ import torch
 
 from verirl.backends.placement import PLACEMENTS, Backend, BackendSettings
 from verirl.device import Placement
-from verirl.train.distributed import DataParallel, backend_for, from_environment
+from verirl.train.distributed import (
+    DataParallel,
+    backend_for,
+    from_environment,
+    leave_group,
+)
 from verirl.train.learner import Learner, LearnerSettings, PolicyLearner
 from verirl.types import Batch
 
@@ -37,3 +42,9 @@ class TorchrunBackend(Backend):
     def share_batch(self, batch: Batch) -> Batch:
         shared: Batch = self.dp.broadcast(batch)
         return shared
+
+    def training_done(self) -> None:
+        # at a barrier, so that no rank tears gloo's connections down while a peer still uses
+        # them (that rank aborts: "terminate called without an active exception"); only after
+        # a clean loop, since a rank stuck in a broadcast would never reach it
+        leave_group(together=True)

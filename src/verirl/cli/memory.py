@@ -67,8 +67,8 @@ def memory(args: Sequence[str], device: str | None, prompt_tokens: int | None) -
     out.print(table)
     out.print(
         f"{cfg.model.name}: {plan.learner_tokens} tokens in the largest micro-batch; peak = "
-        "runtime + weights + optimizer + reference + max(gradients + activations + log-prob "
-        "chunk, generation) + workers",
+        "runtime + weights + optimizer + reference + teacher + max(gradients + activations "
+        "+ log-prob chunk, generation) + workers",
         highlight=False,
     )
     ckpt = "on" if plan.activation_checkpointing else "off"

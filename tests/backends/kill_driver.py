@@ -19,7 +19,9 @@ reclaimed by Ray — before it resumes (none left after a minute: the sweep fail
 Where a kill lands: in 1 of 6 cases during start-up; otherwise the driver picks a ledger
 record still to come (``issued``, ``trained``, ``checkpoint``, ``end``: the run's stages),
 waits for it and kills after a random fraction of a step — inside sampling, an update, a
-checkpoint write, the final export. For each run: the kills, its ledger audit
+checkpoint write, the final export. A run resumed at its last step is killed there once at
+most, then runs to its end (else most kills would land in the same final export, each
+resume's). For each run: the kills, its ledger audit
 (:func:`verirl.train.ledger.audit_run`) once it has been resumed to the end, and whether its
 final weights equal an uninterrupted run's, bit for bit. Runs are started until ``--kills``
 kills per staleness have landed. The report is JSON (``--json``, and the last stdout line)."""
@@ -260,6 +262,7 @@ def sweep(
         run_dir, log = root / f"run{len(runs)}", root / f"run{len(runs)}.log"
         resume: Path | None = None
         where: list[str] = []
+        finishing = False  # killed once after resuming at its last step
         while True:
             before = len(ledger_lines(run_dir))
             child = start(args_of(run_dir), resume, log)
@@ -279,6 +282,10 @@ def sweep(
                     code = wait(child)
                     break
                 line, step = started
+                if step >= steps and finishing:  # one kill in the final export is enough:
+                    code = wait(child)  # the next kills go to a new run
+                    break
+                finishing = step >= steps
                 left = max(1, round(total_lines * (steps - step) / steps))
                 target = line + rng.randrange(left)
                 if not wait_for_line(run_dir, target, child):

@@ -10,11 +10,18 @@ process would pay the imports again), and the driver kills it. A kill-and-resume
 costs the run's own work (a tiny model: a fraction of a second to start, about half a second
 a step here), not a Python start-up (5-10 s). ``--cli N`` adds N kills of ``python -m
 verirl.cli train`` started afresh each time, with the producer process: the real path.
+``--ray N`` adds N kills of such runs on the ``ray`` placement (a driver thread steering a
+rollout replica, a verifier actor and a one-actor learner group), each run joining one Ray
+cluster (``--ray-address``, else one this driver starts with 2 CPUs); after every kill the
+driver waits until the cluster has all its CPUs free again — the killed driver's actors
+reclaimed by Ray — before it resumes (none left after a minute: the sweep fails).
 
 Where a kill lands: in 1 of 6 cases during start-up; otherwise the driver picks a ledger
 record still to come (``issued``, ``trained``, ``checkpoint``, ``end``: the run's stages),
 waits for it and kills after a random fraction of a step — inside sampling, an update, a
-checkpoint write, the final export. For each run: the kills, its ledger audit
+checkpoint write, the final export. A run resumed at its last step is killed there once at
+most, then runs to its end (else most kills would land in the same final export, each
+resume's). For each run: the kills, its ledger audit
 (:func:`verirl.train.ledger.audit_run`) once it has been resumed to the end, and whether its
 final weights equal an uninterrupted run's, bit for bit. Runs are started until ``--kills``
 kills per staleness have landed. The report is JSON (``--json``, and the last stdout line)."""
@@ -33,7 +40,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 SMALL = (
     "rollout.prompts_per_step=2",
@@ -46,6 +53,16 @@ SMALL = (
     "run.log_samples=0",
     "run.keep_checkpoints=2",
 )
+RAY = (
+    "run.placement.name=ray",
+    "run.placement.params.verifiers.actors=1",
+    "run.placement.params.verifiers.num_cpus=0.25",
+    "run.placement.params.rollout.workers=1",
+    "run.placement.params.rollout.num_cpus=0.25",
+    "run.placement.params.learner.workers=1",
+    "run.placement.params.learner.num_cpus=0.5",
+)
+"""The ray placement's overrides (one CPU of actors in all; ``tests/integrations/ray``'s)."""
 COUNTS = (
     "issued",
     "trained",
@@ -223,9 +240,14 @@ def sweep(
     steps: int,
     rng: random.Random,
     ref: Reference,
-    startup_kills: bool,
+    startup_kills: Literal["all", "resumes", "none"],
+    settle: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
-    """Kill runs ``kills`` times in all (see the module docstring); one staleness."""
+    """Kill runs ``kills`` times in all (see the module docstring); one staleness.
+    ``startup_kills``: whether 1 in 6 kills lands during start-up — ``"all"``: of every
+    start, ``"resumes"``: of a resume only (a fresh CLI run killed before it wrote its
+    config.yaml could not be resumed), ``"none"``. ``settle``: called after every kill and
+    after each run's end, before anything starts again; the seconds it waited."""
     import torch
 
     from verirl.train.ledger import audit_run
@@ -234,11 +256,13 @@ def sweep(
     t0 = time.perf_counter()
     startup, per_step, total_lines, reference = ref.startup, ref.per_step, ref.lines, ref.weights
     runs: list[dict[str, Any]] = []
+    settled: list[float] = []
     landed = 0
     while landed < kills:
         run_dir, log = root / f"run{len(runs)}", root / f"run{len(runs)}.log"
         resume: Path | None = None
         where: list[str] = []
+        finishing = False  # killed once after resuming at its last step
         while True:
             before = len(ledger_lines(run_dir))
             child = start(args_of(run_dir), resume, log)
@@ -246,7 +270,8 @@ def sweep(
             if landed >= kills:  # the last resume runs to the end
                 code = wait(child)
                 break
-            if startup_kills and rng.random() < 1 / 6:
+            early = startup_kills == "all" or (startup_kills == "resumes" and bool(where))
+            if early and rng.random() < 1 / 6:
                 delay = rng.uniform(0.0, startup)
                 what = "start-up"
             else:
@@ -257,6 +282,10 @@ def sweep(
                     code = wait(child)
                     break
                 line, step = started
+                if step >= steps and finishing:  # one kill in the final export is enough:
+                    code = wait(child)  # the next kills go to a new run
+                    break
+                finishing = step >= steps
                 left = max(1, round(total_lines * (steps - step) / steps))
                 target = line + rng.randrange(left)
                 if not wait_for_line(run_dir, target, child):
@@ -272,8 +301,12 @@ def sweep(
             wait(child)
             landed += 1
             where.append(f"{what} +{delay:.2f} s")
+            if settle is not None:
+                settled.append(settle())
         if code != 0:
             raise SystemExit(f"run {run_dir} failed ({code}): see {log}")
+        if settle is not None:
+            settled.append(settle())
         final = weights(run_dir)
         runs.append(
             {
@@ -290,6 +323,7 @@ def sweep(
         "totals": {key: sum(r["audit"][key] for r in runs) for key in COUNTS},
         "weights_equal": all(r["weights_equal"] for r in runs),
         "ended": all(r["audit"]["ended"] for r in runs),
+        **({"settle_s_max": round(max(settled, default=0.0), 2)} if settle is not None else {}),
         "startup_s": round(startup, 2),
         "step_s": round(per_step, 3),
         "seconds": round(time.perf_counter() - t0, 1),
@@ -303,11 +337,42 @@ def main() -> None:
     ap.add_argument("--ks", type=int, nargs="+", default=[1, 2], help="max_staleness values")
     ap.add_argument("--kills", type=int, default=20, help="kills per staleness (forked runs)")
     ap.add_argument("--cli", type=int, default=0, help="kills per staleness of fresh CLI runs")
+    ap.add_argument(
+        "--ray", type=int, default=0, help="kills per staleness of fresh CLI runs on Ray"
+    )
+    ap.add_argument(
+        "--ray-address", help="the Ray cluster they join (default: one started here, 2 CPUs)"
+    )
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, help="also write the report here")
     opts = ap.parse_args()
 
+    rng = random.Random(opts.seed)
+    report: dict[str, Any] = {}
+    refs = forked_sweeps(opts, rng, report) if opts.kills else {}
+    for k in opts.ks if opts.cli else ():
+
+        def fresh_args(d: Path, k: int = k) -> list[str]:
+            return overrides(opts.model, d, opts.steps, k, "process", 1 + k % 2)
+
+        # the forked runs' reference when there is one: the producer process samples what
+        # the producer thread does, so the same final weights are expected
+        root = opts.root / f"cli-k{k}"
+        ref = refs.get(k) or uninterrupted(Fresh, fresh_args, root, opts.steps)
+        report[f"cli-k{k}"] = sweep(Fresh, fresh_args, root, opts.cli, opts.steps, rng, ref, "none")
+    if opts.ray:
+        ray_sweeps(opts, rng, report)
+    if opts.json:
+        opts.json.write_text(json.dumps(report, indent=1))
+    print(json.dumps(report))
+
+
+def forked_sweeps(
+    opts: argparse.Namespace, rng: random.Random, report: dict[str, Any]
+) -> dict[int, Reference]:
+    """``opts.kills`` kills per staleness of runs forked from this process, warmed up first;
+    the uninterrupted runs' references by staleness."""
     # no thread may run in the driver when it forks: one torch thread, no tokenizers pool,
     # no tqdm monitor; and no lock shared across processes: tqdm's default write lock is
     # one (a child killed while drawing a progress bar would leave it held for every later
@@ -340,10 +405,8 @@ def main() -> None:
         names = [t.name for t in threading.enumerate()]
         raise SystemExit(f"the warm-up left {_threads() - baseline} thread(s) running: {names}")
 
-    rng = random.Random(opts.seed)
-    report: dict[str, Any] = {}
     refs: dict[int, Reference] = {}
-    for k in opts.ks if opts.kills else ():
+    for k in opts.ks:
         save_every = 1 + k % 2  # k = 1: a checkpoint every other step; k = 2: every step
 
         def args_of(d: Path, k: int = k, s: int = save_every) -> list[str]:
@@ -351,22 +414,65 @@ def main() -> None:
 
         refs[k] = uninterrupted(Forked, args_of, opts.root / f"k{k}", opts.steps)
         report[f"k{k}"] = sweep(
-            Forked, args_of, opts.root / f"k{k}", opts.kills, opts.steps, rng, refs[k], True
+            Forked, args_of, opts.root / f"k{k}", opts.kills, opts.steps, rng, refs[k], "all"
         )
     verirl.models.load_tokenizer = real_load_tokenizer  # type: ignore[assignment]
-    for k in opts.ks if opts.cli else ():
+    return refs
 
-        def fresh_args(d: Path, k: int = k) -> list[str]:
-            return overrides(opts.model, d, opts.steps, k, "process", 1 + k % 2)
 
-        # the forked runs' reference when there is one: the producer process samples what
-        # the producer thread does, so the same final weights are expected
-        root = opts.root / f"cli-k{k}"
-        ref = refs.get(k) or uninterrupted(Fresh, fresh_args, root, opts.steps)
-        report[f"cli-k{k}"] = sweep(Fresh, fresh_args, root, opts.cli, opts.steps, rng, ref, False)
-    if opts.json:
-        opts.json.write_text(json.dumps(report, indent=1))
-    print(json.dumps(report))
+SETTLE_S = 60.0  # the killed driver's actors still hold CPUs after this: the sweep fails
+
+
+def ray_sweeps(opts: argparse.Namespace, rng: random.Random, report: dict[str, Any]) -> None:
+    """``opts.ray`` kills per staleness of fresh CLI runs on the ray placement, every run
+    joining one cluster (``opts.ray_address``, else a private one started here); each
+    staleness against an uninterrupted Ray run of its own."""
+    import ray
+
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # as verirl's own private Ray
+    if opts.ray_address is None:
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(address=opts.ray_address, log_to_driver=False)
+    address = ray.get_runtime_context().gcs_address
+
+    held: list[float] = []  # CPUs still held by actors when each settle began
+
+    def settle() -> float:
+        """Wait until no actor holds a CPU (the last run's driver is gone: Ray reclaims the
+        actors of a driver that died, and a run that ended closed its own)."""
+        t0 = time.monotonic()
+        total = float(ray.cluster_resources().get("CPU", 0.0))
+        held.append(total - float(ray.available_resources().get("CPU", 0.0)))
+        while float(ray.available_resources().get("CPU", 0.0)) < total - 1e-9:
+            if time.monotonic() - t0 > SETTLE_S:
+                raise SystemExit(
+                    f"actors of a killed or ended run still hold CPUs after {SETTLE_S:.0f} s: "
+                    f"{ray.available_resources().get('CPU', 0.0)} of {total} free"
+                )
+            time.sleep(0.05)
+        return time.monotonic() - t0
+
+    try:
+        for k in opts.ks:
+
+            def ray_args(d: Path, k: int = k) -> list[str]:
+                return [
+                    *overrides(opts.model, d, opts.steps, k, "process", 1 + k % 2),
+                    *RAY,
+                    f"run.placement.params.address={address}",
+                ]
+
+            root = opts.root / f"ray-k{k}"
+            ref = uninterrupted(Fresh, ray_args, root, opts.steps)
+            settle()
+            held.clear()
+            report[f"ray-k{k}"] = sweep(
+                Fresh, ray_args, root, opts.ray, opts.steps, rng, ref, "resumes", settle
+            )
+            report[f"ray-k{k}"]["held_cpus_max"] = max(held, default=0.0)
+    finally:
+        ray.shutdown()  # a cluster started here stops; one joined goes on
 
 
 if __name__ == "__main__":

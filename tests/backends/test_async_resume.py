@@ -99,7 +99,7 @@ def _initial(model_dir: Path) -> dict[str, torch.Tensor]:
     return {n: p.detach() for n, p in model.named_parameters()}
 
 
-def _drive(model_dir: Path, root: Path, *args: str) -> dict[str, Any]:
+def _drive(model_dir: Path, root: Path, *args: str, timeout: float = 1500) -> dict[str, Any]:
     """Run ``tests/backends/kill_driver.py``; its report."""
     report = root / "report.json"
     env = {
@@ -109,7 +109,7 @@ def _drive(model_dir: Path, root: Path, *args: str) -> dict[str, Any]:
     }
     cmd = [sys.executable, "-m", "tests.backends.kill_driver", "--model", str(model_dir)]
     cmd += ["--root", str(root), "--json", str(report), *args]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500)
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-3000:]
     result: dict[str, Any] = json.loads(report.read_text())
     return result

@@ -8,6 +8,9 @@
 - a learner rank lost mid-step fails the step with WorkerLostError and the run resumes from
   its last checkpoint; so does a rollout replica killed mid-run on the ray-async backend, to
   the uninterrupted run's weights;
+- the driver of an asynchronous run (k = 1, 2) SIGKILLed at random moments and resumed each
+  time: its ledger says lost 0, trained twice 0, its final weights are the uninterrupted
+  run's, and Ray reclaims every killed driver's actors;
 - nothing is left running after ``ray.shutdown()``.
 """
 
@@ -21,6 +24,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -30,6 +34,7 @@ ray = pytest.importorskip(
 )
 psutil = pytest.importorskip("psutil", reason="checking for leftover processes needs psutil")
 
+from tests.backends.test_async_resume import _check, _drive  # noqa: E402
 from tests.integrations.ray.helpers import fail, sleep_then_echo  # noqa: E402
 from tests.provers.coq.marks import needs_coq  # noqa: E402
 from tests.tiny_run import tiny_run  # noqa: E402
@@ -395,9 +400,8 @@ def test_async_on_ray_a_replica_killed_mid_run_resumes_from_its_checkpoint(
 ) -> None:
     """kill -9 of the rollout replica mid-run on the ray-async backend: the run stops with
     WorkerLostError (no hang, nothing half-saved), and resuming from the newest checkpoint ends
-    where an uninterrupted run does: the same steps, metrics and weights. (k = 0: with k >= 1
-    the first k batches after a resume sample fresher weights than an uninterrupted run's, so
-    only k = 0 can be compared bit for bit; docs/async.md.)"""
+    where an uninterrupted run does: the same steps, metrics and weights. (k = 0 here; k = 1
+    and 2, the driver killed instead: the kill sweeps below.)"""
     from verirl.assembly import build
     from verirl.trainer import Trainer
 
@@ -449,6 +453,44 @@ def test_async_on_ray_a_replica_killed_mid_run_resumes_from_its_checkpoint(
         return out
 
     assert rows(run) == rows(straight)
+
+
+def _kill_sweep(
+    model_dir: Path, root: Path, ks: list[int], kills: int, *args: str, timeout: float = 1500
+) -> dict[str, Any]:
+    """``tests/backends/kill_driver.py --ray KILLS`` at each staleness of ``ks``, every run a
+    fresh `python -m verirl.cli train` on the ray placement joining this test's Ray."""
+    address = ray.get_runtime_context().gcs_address
+    report = _drive(
+        model_dir, root, "--ks", *map(str, ks), "--kills", "0", "--ray", str(kills), *args,
+        "--ray-address", address, timeout=timeout,
+    )  # fmt: skip
+    _check(report, {f"ray-k{k}": kills for k in ks})
+    return report
+
+
+@pytest.mark.slow
+def test_async_on_ray_a_driver_killed_at_a_random_moment_resumes_losing_nothing(
+    local_ray: None, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """The driver of an asynchronous run on the ray placement (k = 2: a producer thread
+    steering a rollout replica and a verifier actor, a one-actor learner group, a checkpoint
+    every step holding the two batches produced ahead) SIGKILLed at a random moment and
+    resumed: its ledger says lost 0, trained twice 0 and it ends with the uninterrupted Ray
+    run's weights, bit for bit; Ray reclaims the dead driver's actors (every CPU free again)
+    before the resume. One kill (each Ray run starts in ~15 s here); the twenty-kill sweep at
+    k = 1 and 2 is the test_all test below."""
+    _kill_sweep(tiny_model_dir, tmp_path, [2], 1, "--steps", "3")
+
+
+@pytest.mark.slow
+@pytest.mark.test_all  # ./run.sh test-all; test_async_on_ray_a_driver_killed… is its stand-in
+def test_async_on_ray_twenty_driver_kills_per_staleness_lose_nothing(
+    local_ray: None, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    """Twenty SIGKILLs per staleness of the Ray run's driver, k = 1 (a checkpoint every other
+    step) and k = 2 (one every step), as above."""
+    _kill_sweep(tiny_model_dir, tmp_path, [1, 2], 20, timeout=3600)
 
 
 @pytest.mark.slow

@@ -470,6 +470,7 @@ def _kill_sweep(
 
 
 @pytest.mark.slow
+@pytest.mark.test_all  # ./run.sh test-all: a Ray start costs 15-18 s, the suite's budget is 25 min
 def test_async_on_ray_a_driver_killed_at_a_random_moment_resumes_losing_nothing(
     local_ray: None, tiny_model_dir: Path, tmp_path: Path
 ) -> None:
@@ -478,13 +479,13 @@ def test_async_on_ray_a_driver_killed_at_a_random_moment_resumes_losing_nothing(
     every step holding the two batches produced ahead) SIGKILLed at a random moment and
     resumed: its ledger says lost 0, trained twice 0 and it ends with the uninterrupted Ray
     run's weights, bit for bit; Ray reclaims the dead driver's actors (every CPU free again)
-    before the resume. One kill (each Ray run starts in ~15 s here); the twenty-kill sweep at
-    k = 1 and 2 is the test_all test below."""
+    before the resume. One kill (each Ray run starts in ~15 s here), in test_all beside the
+    twenty-kill sweep at k = 1 and 2 below; the suite's stand-in is the local kill test."""
     _kill_sweep(tiny_model_dir, tmp_path, [2], 1, "--steps", "3")
 
 
 @pytest.mark.slow
-@pytest.mark.test_all  # ./run.sh test-all; test_async_on_ray_a_driver_killed… is its stand-in
+@pytest.mark.test_all  # ./run.sh test-all; the local kill test is its stand-in in ./run.sh test
 def test_async_on_ray_twenty_driver_kills_per_staleness_lose_nothing(
     local_ray: None, tiny_model_dir: Path, tmp_path: Path
 ) -> None:

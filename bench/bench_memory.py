@@ -37,7 +37,9 @@ as ``verirl train`` runs a CPU job (:mod:`verirl.allocator`; TRL gets it too, pr
 
 Both sides: fp32 weights and AdamW state, the same prompts (verirl's formatter, TRL's
 conversational column: the same chat template), temperature 1, no KL, clip 0.2/0.28,
-token-level loss, one optimizer step per rollout batch, ``--threads`` threads.
+token-level loss, one optimizer step per rollout batch, ``--threads`` threads. ``--precision
+w8a16`` (or ``bf16``, ``int8``) has verirl's sides sample from that low-precision copy
+(``rollout.engine.params.precision``) while the learner stays fp32; TRL samples in fp32.
 
 ``--phases`` also splits each side's last step into its phases — generation, forward,
 backward, the decoder layers recomputed and the output head's share of each, the optimizer —
@@ -239,6 +241,7 @@ def run_verirl(args: argparse.Namespace, auto: bool) -> dict[str, Any]:
         "optim.skip_zero_advantage_rows=false",
     ]
     overrides.append(f"optim.activation_checkpointing={'auto' if auto else 'true'}")
+    overrides.append(f"rollout.engine.params.precision={args.precision}")
     cfg = load_config(None, overrides)
     with tempfile.TemporaryDirectory(prefix="verirl-mem-") as run_dir:
         trainer = Trainer(build(cfg), Path(run_dir))
@@ -374,6 +377,7 @@ def measure(args: argparse.Namespace, side: str, row: Row, model: str) -> dict[s
             "--max-new-tokens", str(row.max_new_tokens), "--steps", str(args.steps),
             "--threads", str(args.threads), "--result", str(result),
             "--responses", args.responses, *(["--phases"] if args.phases else []),
+            "--precision", args.precision,
         ]  # fmt: skip
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), HF_HUB_OFFLINE="1")
         env.update(HF_DATASETS_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")
@@ -465,6 +469,13 @@ def main() -> None:
     p.add_argument(
         "--phases", action="store_true", help="split each side's last step into its phases"
     )
+    p.add_argument(
+        "--precision",
+        choices=("policy", "w8a16", "bf16", "int8"),
+        default="policy",
+        help="verirl's sides sample from this copy (rollout.engine.params.precision); TRL's "
+        "sample in fp32",
+    )
     p.add_argument("--smoke", action="store_true", help="a tiny random model, 2 x 2 x 8 tokens")
     p.add_argument("--models-dir", type=Path, help="keep the random models here")
     p.add_argument("--json", type=Path, help="also write the results here")
@@ -507,7 +518,8 @@ def main() -> None:
         models_dir.mkdir(parents=True, exist_ok=True)
         print(
             f"threads={args.threads} steps={args.steps} repeats={args.repeats} "
-            f"responses={args.responses} allocator={args.allocator}",
+            f"responses={args.responses} allocator={args.allocator} "
+            f"verirl's sampling precision={args.precision}",
             flush=True,
         )
         header = f"{'row':38} {'side':12} {'peak GB':>16} {'step s':>14} {'plan GB':>8}"

@@ -9,7 +9,7 @@ early: every one runs to the limit) at ``--sizes`` (default 48 × 64, 8 × 512, 
 sequences × new tokens, 96-token random prompts, temperature 1), arms
 
 - ``hf``: the ``hf`` engine over the fp32 module (the baseline);
-- ``hf-int8``, ``hf-bf16``: the same engine sampling from a low-precision copy
+- ``hf-w8a16``, ``hf-bf16``, ``hf-int8``: the same engine sampling from a low-precision copy
   (``rollout.engine.params.precision``);
 - ``generate``: transformers ``model.generate`` (sampling, dynamic cache, EOS off);
 - ``floor``: the bare-forward floor — one forward of a ``[B, 1]`` batch with no cache at all,
@@ -55,7 +55,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-FIXED_ARMS = ("hf", "hf-int8", "hf-bf16", "generate", "floor")
+FIXED_ARMS = ("hf", "hf-w8a16", "hf-bf16", "hf-int8", "generate", "floor")
 PROMPT_TOKENS = 96
 
 
@@ -172,7 +172,7 @@ def fixed(args: argparse.Namespace) -> dict[str, Any]:
     for size in args.sizes:
         rows, tokens = (int(x) for x in size.split("x"))
         prompts = random_prompts(rows, len(tok))
-        precision = {"hf": "policy", "hf-int8": "int8", "hf-bf16": "bf16"}
+        precision = {"hf": "policy", "hf-int8": "int8", "hf-bf16": "bf16", "hf-w8a16": "w8a16"}
         engines = {
             arm: HFEngine(model, tok, max_batch_sequences=rows, precision=p)  # type: ignore[arg-type]
             for arm, p in precision.items()

@@ -302,9 +302,11 @@ def _memory_phases(r: Ran) -> None:
 
 
 def _memory_random(r: Ran) -> None:
-    """``--responses random``: both sides train full-length responses (the stub's tokens)."""
+    """``--responses random``: both sides train full-length responses (the stub's tokens);
+    verirl's side builds its engine with a w8a16 sampling copy."""
     _memory(r)
     assert "responses=random" in r.stdout and "allocator=system" in r.stdout
+    assert "verirl's sampling precision=w8a16" in r.stdout
     runs = r.json_file("memory.json")["rows"][0]["runs"]
     for side in ("verirl", "trl"):  # every response at the full 8 tokens, on both sides
         assert runs[side][0]["response_tokens"] == [8.0], (side, runs[side][0])
@@ -359,7 +361,7 @@ def _rollout(r: Ran) -> None:
 
 def _rollout_fixed(r: Ran, out: dict[str, Any]) -> None:
     rates = out["4x8"]
-    assert set(rates) == {"hf", "hf-int8", "hf-bf16", "generate", "floor"}
+    assert set(rates) == {"hf", "hf-w8a16", "hf-int8", "hf-bf16", "generate", "floor"}
     assert rates["hf"]["ratio"] == [1.0]
     for arm, row in rates.items():
         assert row["tok_s"][0] > 0, arm
@@ -495,7 +497,7 @@ SMOKES: list[Smoke] = [
     Smoke(
         "bench_memory.py",
         "--smoke --sides verirl,trl --steps 1 --responses random --allocator system"
-        " --json {tmp}/memory.json",
+        " --precision w8a16 --json {tmp}/memory.json",
         _memory_random,
         marks=[pytest.mark.slow],
         needs=("trl", "datasets"),

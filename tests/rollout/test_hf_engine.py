@@ -11,7 +11,7 @@ import torch
 
 from verirl.models import tiny_model
 from verirl.rollout.base import Generation
-from verirl.rollout.hf import HFEngine, _sample
+from verirl.rollout.hf import HFEngine, _sample, inverse_cdf
 from verirl.types import SamplingParams
 
 
@@ -108,6 +108,20 @@ def test_top_p_only_draws_from_the_nucleus() -> None:
     assert draws == {0, 1}  # 0.5 + 0.3 ≥ 0.7: tokens 2 and 3 are outside the nucleus
     token, logp = _sample(logits, 1.0, 0.7, gen)
     assert float(logp) == pytest.approx(float(torch.log_softmax(logits, -1)[0, token]))
+
+
+def test_inverse_cdf_draws_by_hand_and_at_the_right_rates() -> None:
+    # cumulative mass 0.1, 0.1, 0.7, 1.0 (token 1 has none): u = 0.05 -> 0, 0.1 -> 2 (the
+    # first mass past 0.1), 0.69 -> 2, 0.71 -> 3, 0.999 -> 3; a row of total 2 scales u:
+    # 0.11 · 2 = 0.22 is past token 0's 0.2
+    probs = torch.tensor([[0.1, 0.0, 0.6, 0.3]] * 5 + [[0.2, 0.0, 1.2, 0.6]])
+    u = torch.tensor([[0.05], [0.1], [0.69], [0.71], [0.999], [0.11]])
+    assert inverse_cdf(probs, u).tolist() == [0, 2, 2, 3, 3, 2]
+    gen = torch.Generator().manual_seed(0)
+    logits = torch.log(torch.tensor([[0.1, 0.0, 0.6, 0.3]])).expand(20_000, 4)
+    tokens, _ = _sample(logits, 1.0, 1.0, gen)
+    rates = torch.bincount(tokens, minlength=4).float() / 20_000
+    assert rates[1] == 0 and torch.allclose(rates, torch.tensor([0.1, 0.0, 0.6, 0.3]), atol=0.015)
 
 
 def test_invalid_sampling_is_rejected(engine: HFEngine) -> None:

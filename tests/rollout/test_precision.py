@@ -9,7 +9,7 @@ import torch
 from verirl.models import LoraSettings, apply_lora, tiny_model
 from verirl.rollout.base import ENGINES
 from verirl.rollout.hf import HFEngine
-from verirl.rollout.precision import SamplingCopy
+from verirl.rollout.precision import INT8_KERNEL_MAX_ROWS, Int8WeightLinear, SamplingCopy
 from verirl.types import SamplingParams
 
 
@@ -26,7 +26,7 @@ def _logp(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
         return torch.log_softmax(model(input_ids=ids).logits.float(), dim=-1)
 
 
-@pytest.mark.parametrize("precision", ["int8", "bf16"])
+@pytest.mark.parametrize("precision", ["w8a16", "int8", "bf16"])
 def test_the_copy_is_close_and_follows_every_update(precision: str) -> None:
     model = tiny_model(258, seed=1, hidden_size=64)
     copy = SamplingCopy(model, precision)  # type: ignore[arg-type]
@@ -36,6 +36,12 @@ def test_the_copy_is_close_and_follows_every_update(precision: str) -> None:
         mlp = copy.module.model.layers[0].mlp
         assert isinstance(mlp.up_proj, torch.ao.nn.quantized.dynamic.Linear)
         assert type(mlp.down_proj) is torch.nn.Linear  # INT8_KEEP_FP32
+    if precision == "w8a16":  # every linear layer, the head and the down projection too
+        linears = [m for m in copy.module.modules() if isinstance(m, torch.nn.Linear)]
+        assert not linears
+        assert isinstance(copy.module.model.layers[0].mlp.down_proj, Int8WeightLinear)
+        assert isinstance(copy.module.lm_head, Int8WeightLinear)
+        assert copy.module.model.embed_tokens.weight.dtype == torch.float32  # the rest fp32
     close = (_logp(model, ids) - _logp(copy.module, ids)).abs().mean()
     assert 0 < close < 0.05  # not the learner's numbers, but near them
     before = _logp(copy.module, ids)
@@ -48,6 +54,32 @@ def test_the_copy_is_close_and_follows_every_update(precision: str) -> None:
     assert (after - before).abs().mean() > 10 * close  # it moved with the learner ...
     assert (_logp(model, ids) - after).abs().mean() < 0.05  # ... to the learner's weights
     assert copy.refresh()["weight_sync_layers"] == 0  # nothing changed since
+
+
+# the int8 kernel (few rows, K % 16 == 0); the widened bf16 product (a width the kernel
+# cannot read, or a prefill's many rows)
+@pytest.mark.parametrize(("width", "rows"), [(16, 1), (3, 1), (16, INT8_KERNEL_MAX_ROWS + 1)])
+def test_int8_weights_are_quantized_per_output_channel_by_hand(width: int, rows: int) -> None:
+    weight = torch.zeros(2, width)
+    weight[:, :3] = torch.tensor([[2.54, -1.0, 0.5], [0.013, -1.27, 0.0]])
+    linear = torch.nn.Linear(width, 2, bias=True)
+    with torch.no_grad():
+        linear.weight.copy_(weight)
+        linear.bias.copy_(torch.tensor([0.5, -0.25]))
+    layer = Int8WeightLinear.from_linear(linear)
+    # row scales max|w| / 127 = 0.02 and 0.01; q = round(w / s): 0.013 / 0.01 = 1.3 -> 1
+    assert layer.qweight[:, :3].tolist() == [[127, -50, 25], [1, -127, 0]]
+    assert not layer.qweight[:, 3:].any()
+    assert torch.allclose(layer.scales.float(), torch.tensor([0.02, 0.01]), rtol=4e-3)
+    # y = x · (q s)ᵀ + b at x = (1, 2, 3, 0, …): 2.54 - 2.0 + 1.5 + 0.5; 0.01 - 2.54 - 0.25
+    x = torch.zeros(rows, 1, width)
+    x[..., :3] = torch.tensor([1.0, 2.0, 3.0])
+    y = layer(x)
+    assert y.shape == (rows, 1, 2) and y.dtype == torch.float32  # the input's dtype
+    assert torch.allclose(y.float(), torch.tensor([2.54, -2.78]).expand(rows, 1, 2), atol=0.02)
+    layer.load(2 * linear.weight)  # re-quantized in place: the scales double, q stays
+    assert layer.qweight[:, :3].tolist() == [[127, -50, 25], [1, -127, 0]]
+    assert torch.allclose(layer.scales.float(), torch.tensor([0.04, 0.02]), rtol=4e-3)
 
 
 def test_a_lora_policy_is_copied_merged() -> None:
@@ -83,5 +115,5 @@ def test_the_engine_samples_from_the_copy_and_is_not_exact() -> None:
 
 
 def test_int8_is_refused_off_the_cpu_and_unknown_precisions_are_named() -> None:
-    with pytest.raises(ValueError, match="bf16' or 'int8'"):
+    with pytest.raises(ValueError, match=r"one of .*w8a16.*'fp4'"):
         SamplingCopy(tiny_model(258), "fp4")  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from verirl.config import ConfigError
 from verirl.train.health import (
     DETECTORS,
     HealthMonitor,
+    RunFacts,
     RunUnhealthy,
     checksum_mismatch,
     read_events,
@@ -138,6 +139,35 @@ def test_an_injected_fault_is_detected_within_3_steps_once(name: str) -> None:
 def test_noisy_healthy_runs_raise_nothing(seed: int) -> None:
     rng = random.Random(seed)
     assert run_detectors([_healthy(s, rng) for s in range(1, 60)]) == []
+
+
+@pytest.mark.parametrize(
+    ("copy", "mean", "kl", "fires"),
+    [
+        (None, 0.03, 0.004, True),  # at the learner's precision: SkyRL's 0.0104 on the mean
+        ("w8a16", 0.03, 0.004, False),  # a copy: its rounding moves the mean, KL under 0.01
+        ("w8a16", 0.03, 0.02, True),  # ... and past prime-rl's KL bound it is warned
+        ("bf16", 0.03, None, True),  # no KL logged: the mean is all there is to hold
+    ],
+)
+def test_logprob_drift_holds_a_sampling_copy_to_the_kl_bound(
+    copy: str | None, mean: float, kl: float | None, fires: bool
+) -> None:
+    rows = [
+        {"step": s, "train/engine_logp_diff_mean": mean}
+        | ({} if kl is None else {"train/engine_logp_kl": kl})
+        for s in range(1, 6)
+    ]
+    events = run_detectors(rows, facts=RunFacts(sampling_copy=copy))
+    assert [(e.detector, e.step) for e in events] == ([("logprob_drift", 2)] if fires else [])
+    if fires and copy and kl is not None:
+        assert f"a {copy} sampling copy" in events[0].message and "KL 0.02" in events[0].message
+
+
+def test_run_facts_name_the_sampling_copy() -> None:
+    cfg = load_config(None, ["rollout.engine.params.precision=w8a16"])
+    assert RunFacts.from_config(cfg).sampling_copy == "w8a16"
+    assert RunFacts.from_config(load_config(None, [])).sampling_copy is None
 
 
 # The default job's published curve (README, "The curve, in 5-step means": one real run of

@@ -12,6 +12,13 @@ changed since the last refresh, found by their in-place version counters):
   accumulation (fbgemm; VNNI where the CPU has it); the embedding and norms stay fp32. Its
   mismatch on a trained model is far past the field's bounds (docs/experiments.md): a speed
   option to measure against, not yet one to train with.
+- ``w8a16``: weight-only int8 — the linear layers' weights (every one, the LM head included)
+  as int8 with one bfloat16 scale per output channel; each product takes its input in
+  bfloat16 and runs ``torch.ops.aten._weight_int8pack_mm`` (the int8 weights are widened
+  inside the kernel, so a decode step reads a quarter of fp32's bytes), and its output goes
+  back to fp32: the residual stream, the norms and attention stay fp32 (torch's bf16
+  attention on a CPU runs ~5× slower than fp32's at one query row). Activations are never
+  quantized, so the outliers that wreck ``int8`` do not matter here (docs/experiments.md).
 - ``bf16``: the whole copy in bfloat16 (fast where the CPU has AVX512-BF16 or AMX, or on
   a GPU); logits are read out in fp32.
 
@@ -32,7 +39,8 @@ from torch import nn
 
 from verirl.rollout.policy_export import base_model, clean_name, param_versions, policy_weights
 
-CopyPrecision = Literal["bf16", "int8"]
+CopyPrecision = Literal["bf16", "int8", "w8a16"]
+COPY_PRECISIONS = ("bf16", "int8", "w8a16")
 
 INT8_KEEP_FP32 = ("down_proj",)
 """Linear layers the int8 copy keeps in fp32: the MLP's down projection reads the activations
@@ -47,13 +55,13 @@ class SamplingCopy:
     def __init__(
         self, model: nn.Module, precision: CopyPrecision, skip: tuple[str, ...] = INT8_KEEP_FP32
     ) -> None:
-        if precision not in ("bf16", "int8"):
-            raise ValueError(f"precision must be 'bf16' or 'int8', got {precision!r}")
+        if precision not in COPY_PRECISIONS:
+            raise ValueError(f"precision must be one of {COPY_PRECISIONS}, got {precision!r}")
         self.model, self.precision, self.skip = model, precision, skip
         device = next(model.parameters()).device
-        if precision == "int8" and device.type != "cpu":
+        if precision in ("int8", "w8a16") and device.type != "cpu":
             raise ValueError(
-                "precision=int8 is torch's CPU dynamic quantization; on a GPU use the vllm "
+                f"precision={precision} runs torch's CPU int8 kernels; on a GPU use the vllm "
                 "engine's precision=fp8 or precision=bf16"
             )
         self.module = self._build()
@@ -83,6 +91,11 @@ class SamplingCopy:
         copy.requires_grad_(False).eval()
         if self.precision == "bf16":
             return copy.to(torch.bfloat16)
+        if self.precision == "w8a16":  # the rest stays fp32 (below)
+            for name, module in list(copy.named_modules()):
+                if isinstance(module, nn.Linear):
+                    _replace(copy, name, Int8WeightLinear.from_linear(module))
+            return copy
         qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
         chosen = {
             name: qconfig
@@ -122,6 +135,9 @@ class SamplingCopy:
                 if isinstance(module, torch.ao.nn.quantized.dynamic.Linear):
                     self._requantize(path, module, tensors)
                     continue
+                if isinstance(module, Int8WeightLinear):
+                    module.load(tensors["weight"], tensors.get("bias"))
+                    continue
                 for leaf, tensor in tensors.items():
                     getattr(module, leaf).copy_(tensor)
         self._versions = param_versions(self.model)
@@ -140,9 +156,68 @@ class SamplingCopy:
         if bias is not None:
             fresh.bias = nn.Parameter(bias.detach(), requires_grad=False)
         fresh.qconfig = torch.ao.quantization.per_channel_dynamic_qconfig  # type: ignore[assignment]
-        new = torch.ao.nn.quantized.dynamic.Linear.from_float(fresh)
-        parent, _, leaf = path.rpartition(".")
-        setattr(self.module.get_submodule(parent) if parent else self.module, leaf, new)
+        _replace(self.module, path, torch.ao.nn.quantized.dynamic.Linear.from_float(fresh))
+
+
+INT8_KERNEL_MAX_ROWS = 16
+"""Rows up to which the int8 kernel beats widening the weights to bf16 for a dense product:
+a decode step's few rows read weights (the int8 kernel reads a quarter of fp32's bytes); a
+prefill's many rows compute, where the int8 kernel runs 2.5× slower than bf16's dense product
+at 200 rows (this project's 2-core EPYC, a 1,536 × 576 layer)."""
+
+KERNEL_K_MULTIPLE = 16
+"""``_weight_int8pack_mm`` on a CPU reads the input width in blocks of 16 and does not check
+it (torch 2.13: a width of 24 or 40 segfaults); other widths take a widened product."""
+
+
+class Int8WeightLinear(nn.Module):
+    """A linear layer with int8 weights, one scale per output channel (symmetric: ``w ≈ q ·
+    s``, ``q = round(w / s)``, ``s = max|w_row| / 127``), its input rounded to bfloat16 and its
+    output returned in the input's dtype: the ``w8a16`` copy's layer. :meth:`load`
+    re-quantizes in place from a float weight."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.register_buffer("qweight", torch.zeros(out_features, in_features, dtype=torch.int8))
+        self.register_buffer("scales", torch.ones(out_features, dtype=torch.bfloat16))
+        self.register_buffer(
+            "bias", torch.zeros(out_features, dtype=torch.bfloat16) if bias else None
+        )
+
+    @classmethod
+    def from_linear(cls, linear: nn.Linear) -> Int8WeightLinear:
+        layer = cls(linear.in_features, linear.out_features, linear.bias is not None)
+        layer.load(linear.weight.detach(), None if linear.bias is None else linear.bias.detach())
+        return layer.to(linear.weight.device)
+
+    @torch.no_grad()
+    def load(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> None:
+        w = weight.detach().float()
+        scale = w.abs().amax(dim=1).clamp(min=1e-12) / 127.0
+        self.qweight.copy_(torch.round(w / scale[:, None]).clamp_(-127, 127))
+        self.scales.copy_(scale)
+        if bias is not None and self.bias is not None:
+            self.bias.copy_(bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        flat = x.reshape(-1, self.in_features).to(torch.bfloat16)
+        if flat.shape[0] <= INT8_KERNEL_MAX_ROWS and self.in_features % KERNEL_K_MULTIPLE == 0:
+            out = torch.ops.aten._weight_int8pack_mm(flat, self.qweight, self.scales)
+        else:  # many rows (a prompt's prefill) or a width the kernel cannot read: widen the
+            # weights once and run bf16's dense product, which reuses them across the rows
+            out = flat @ (self.qweight.to(torch.bfloat16) * self.scales[:, None]).T
+        if self.bias is not None:
+            out = out + self.bias
+        return out.reshape(*x.shape[:-1], self.out_features).to(x.dtype)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, int8 weights"
+
+
+def _replace(root: nn.Module, path: str, new: nn.Module) -> None:
+    parent, _, leaf = path.rpartition(".")
+    setattr(root.get_submodule(parent) if parent else root, leaf, new)
 
 
 def _set_buffer(module: nn.Module, name: str, value: torch.Tensor) -> None:

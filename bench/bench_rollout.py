@@ -33,6 +33,11 @@ executor of ``--workers``: arms ``after`` (verify-after-generate) and ``streamed
 and ratio = after / streamed (> 1: streaming is faster), and whether the verdicts were
 identical (the same seed samples the same tokens in both arms).
 
+``--workload mismatch``: how far each low-precision copy's log-probs are from the fp32
+policy's — the default model on the mixed workload's prompts (one sample each from the fp32
+policy, temperature 1), teacher-forced through fp32 and each copy: mean and max |Δ log-prob|
+of the sampled tokens and the exact KL(π_copy ‖ π_fp32) over the vocabulary per token.
+
 ``torch.set_num_threads(--threads)``. Run under ``cpu-exclusive``; smoke test:
 ``python bench/bench_rollout.py --model tiny --sizes 4x8 --repeats 1``.
 """
@@ -296,6 +301,50 @@ def stream(args: argparse.Namespace) -> dict[str, Any]:
     return {"seconds": seconds, "ratio": ratios, "identical": same}
 
 
+def mismatch(args: argparse.Namespace) -> dict[str, Any]:
+    """Each sampling copy's log-probs against the fp32 policy's on the fp32 policy's own
+    samples: the mixed workload's prompts, one sample each at temperature 1, teacher-forced
+    through both; per response token, |Δ log-prob| of the sampled token and the exact KL
+    (π_copy ‖ π_fp32) over the vocabulary."""
+    from bench.bench_trl_throughput import build_problems, default_formatter
+
+    from verirl.rollout.hf import HFEngine
+    from verirl.rollout.precision import COPY_PRECISIONS, SamplingCopy
+    from verirl.types import SamplingParams
+
+    model, tok = build_model("tiny" if args.model == "tiny" else "smollm2")
+    formatter = default_formatter(tok)
+    prompts = [formatter.encode(p) for p in build_problems(args.prompts)]
+    sp = SamplingParams(n=1, temperature=1.0, max_new_tokens=args.max_new_tokens, seed=0)
+    groups = HFEngine(model, tok, args.batch).generate(prompts, sp)
+    copies = {p: SamplingCopy(model, p).module for p in COPY_PRECISIONS}
+    diff: dict[str, list[torch.Tensor]] = {p: [] for p in copies}
+    kl: dict[str, list[torch.Tensor]] = {p: [] for p in copies}
+    with torch.no_grad():
+        for prompt, (gen,) in zip(prompts, groups, strict=True):
+            if not gen.token_ids:
+                continue
+            ids = torch.tensor([prompt + list(gen.token_ids)])
+            at = slice(len(prompt) - 1, ids.shape[1] - 1)
+            sampled = torch.tensor(gen.token_ids)[:, None]
+            ref = torch.log_softmax(model(input_ids=ids).logits[0, at].float(), dim=-1)
+            for p, copy in copies.items():
+                lp = torch.log_softmax(copy(input_ids=ids).logits[0, at].float(), dim=-1)
+                diff[p].append((lp.gather(1, sampled) - ref.gather(1, sampled)).abs().squeeze(1))
+                kl[p].append((lp.exp() * (lp - ref)).sum(dim=-1))
+    tokens = sum(len(g[0].token_ids) for g in groups)
+    print(f"\nmismatch against fp32 over {tokens} sampled tokens of {len(prompts)} responses")
+    out: dict[str, Any] = {}
+    for p in copies:
+        d, k = torch.cat(diff[p]), torch.cat(kl[p])
+        out[p] = {"diff_mean": float(d.mean()), "diff_max": float(d.max()), "kl": float(k.mean())}
+        print(
+            f"  {p:<6} mean |Δ log-prob| {out[p]['diff_mean']:.4f}  max {out[p]['diff_max']:.3f}"
+            f"  KL(copy ‖ fp32) {out[p]['kl']:.5f}"
+        )
+    return out
+
+
 def report(size: str, rates: dict[str, list[float]], base: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     print(f"\n{size}: tok/s and ratio to {base}, median [min-max] over {len(rates[base])} runs")
@@ -315,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--workload",
         nargs="+",
-        choices=["fixed", "mixed", "stream"],
+        choices=["fixed", "mixed", "stream", "mismatch"],
         default=["fixed"],
         help="one or more, run in turn in this process",
     )
@@ -339,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.vllm_child:
         vllm_child(args.vllm_child, args.model, args.out)
         return 0
-    runs = {"fixed": fixed, "mixed": mixed, "stream": stream}
+    runs = {"fixed": fixed, "mixed": mixed, "stream": stream, "mismatch": mismatch}
     results = {workload: runs[workload](args) for workload in args.workload}
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

@@ -357,6 +357,7 @@ def _rollout(r: Ran) -> None:
     _rollout_fixed(r, out["fixed"])
     _rollout_mixed(r, out["mixed"])
     _rollout_stream(r, out["stream"])
+    _rollout_mismatch(r, out["mismatch"])
 
 
 def _rollout_fixed(r: Ran, out: dict[str, Any]) -> None:
@@ -380,6 +381,14 @@ def _rollout_stream(r: Ran, out: dict[str, Any]) -> None:
     assert out["identical"] is True and "verdicts identical: yes" in r.stdout
     assert len(out["seconds"]["after"]) == len(out["seconds"]["streamed"]) == 1
     assert r.number(r"^speed-up after/streamed: ([\d.]+)") > 0
+
+
+def _rollout_mismatch(r: Ran, out: dict[str, Any]) -> None:
+    assert set(out) == {"w8a16", "bf16", "int8"}
+    for copy, row in out.items():  # a copy is near fp32, never equal to it
+        assert 0 < row["diff_mean"] <= row["diff_max"] and row["kl"] > 0, (copy, row)
+        r.shows(row["diff_mean"], rf"^  {copy}\s+mean \|Δ log-prob\| ([\d.]+)")
+    assert r.number(r"over (\d+) sampled tokens of 4 responses") > 0
 
 
 SERVE = ("fastapi", "uvicorn", "httpx")
@@ -512,7 +521,8 @@ SMOKES: list[Smoke] = [
     ),
     Smoke(
         "bench_rollout.py",
-        "--workload fixed mixed stream --model tiny --sizes 4x8 --prompts 4 --group-size 2"
+        "--workload fixed mixed stream mismatch --model tiny --sizes 4x8 --prompts 4"
+        " --group-size 2"
         " --batch 4 --max-new-tokens 8 --latency 0.05 --workers 2 --repeats 1 --threads 1"
         " --json {tmp}/rollout.json",
         _rollout,

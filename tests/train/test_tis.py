@@ -91,6 +91,31 @@ def test_learner_weights_the_loss_by_the_truncated_ratio(cap: float, weight: flo
     assert tis["train/loss"] == pytest.approx(weight * plain["train/loss"], rel=1e-4)
 
 
+def test_pi_old_is_recomputed_only_on_the_rows_that_train() -> None:
+    """Group 0's rewards are all equal (advantage 0: its rows never run), group 1's are not.
+    Engine log-probs: the learner's − ln 1.2 on group 1, the learner's − 5 on group 0. Only
+    group 1 is recomputed, so the mismatch is ln 1.2 (group 0's −5 is not measured), and the
+    update is the one where group 0 had group 1's offset too."""
+    rs = _rollouts()
+    adv = torch.cat([torch.zeros(3, 4), torch.linspace(0.2, 1.0, 3)[:, None].expand(3, 4)])
+    with torch.no_grad():
+        exact_lp = _learner().logprobs(collate(rs, adv, 0))
+
+    def shifted(group0: float) -> list[Rollout]:
+        return [
+            replace(
+                r, logprobs=tuple((exact_lp[i] - (group0 if i < 3 else math.log(1.2))).tolist())
+            )
+            for i, r in enumerate(rs)
+        ]
+
+    got = _learner("optim.old_logprobs=recompute").update(collate(shifted(5.0), adv, 0))
+    same = _learner("optim.old_logprobs=recompute").update(collate(shifted(math.log(1.2)), adv, 0))
+    assert got["train/engine_logp_diff_mean"] == pytest.approx(math.log(1.2), abs=1e-5)
+    assert got["train/engine_logp_diff_max"] == pytest.approx(math.log(1.2), abs=1e-5)
+    assert got["train/loss"] == same["train/loss"] and got["train/rows_trained"] == 0.5
+
+
 def test_auto_recomputes_only_for_an_inexact_engine() -> None:
     rs = _rollouts()
     adv = torch.ones(6, 4)

@@ -28,14 +28,19 @@ def clean_name(name: str) -> str:
 
 
 def policy_weights(
-    model: torch.nn.Module, keep: Callable[[str], bool] | None = None, merge: bool = True
+    model: torch.nn.Module,
+    keep: Callable[[str], bool] | None = None,
+    merge: bool = True,
+    clone: bool = True,
 ) -> list[tuple[str, torch.Tensor]]:
     """(Hugging Face name, tensor) for every weight of the policy (those whose name ``keep``
     accepts); a LoRA policy's adapted layers carry merged weights W + s·B·A, computed out of
     place (:func:`_merged_lora_weights`): PEFT's ``merge_adapter`` / ``unmerge_adapter``
     around the read (as TRL's vLLM sync does) leaves W as (W + s·B·A) − s·B·A, which is not W
     in floating point, so the frozen base drifted by a rounding at every sync. With
-    ``merge=False`` they carry the base weights W alone. Tensors are detached copies."""
+    ``merge=False`` they carry the base weights W alone. Tensors are detached copies, or with
+    ``clone=False`` detached views of the module's own (for a caller that reads them at once
+    and keeps nothing: a whole model's copy would be transient memory at every sync)."""
     if keep is not None and not any(keep(clean_name(n)) for n, _ in model.named_parameters()):
         return []
     base = base_model(model)
@@ -46,7 +51,10 @@ def policy_weights(
             clean = clean_name(name)
             if ".lora_" in name or (keep is not None and not keep(clean)) or clean in out:
                 continue
-            out[clean] = merged[clean] if clean in merged else tensor.detach().clone()
+            if clean in merged:
+                out[clean] = merged[clean]
+            else:
+                out[clean] = tensor.detach().clone() if clone else tensor.detach()
     return list(out.items())
 
 

@@ -121,7 +121,9 @@ class SamplingCopy:
             base_model(self.model).config, "tie_word_embeddings", False
         ):
             layers.add("lm_head")
-        weights = policy_weights(self.model, lambda n: n.rsplit(".", 1)[0] in layers)
+        weights = policy_weights(
+            self.model, lambda n: n.rsplit(".", 1)[0] in layers, clone=False
+        )  # read and re-quantized (or copied) below, none kept
         modules = dict(self.module.named_modules())
         by_layer: dict[str, dict[str, torch.Tensor]] = {}
         for name, tensor in weights:
@@ -150,7 +152,7 @@ class SamplingCopy:
         self, path: str, old: torch.ao.nn.quantized.dynamic.Linear, tensors: dict[str, torch.Tensor]
     ) -> None:
         weight = tensors["weight"]
-        bias = tensors.get("bias", old.bias())
+        bias = tensors["bias"].clone() if "bias" in tensors else old.bias()
         fresh = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None)
         fresh.weight = nn.Parameter(weight, requires_grad=False)
         if bias is not None:

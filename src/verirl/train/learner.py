@@ -328,13 +328,14 @@ class Learner:
         reference: bool = False,
         entropy: bool = False,
         model: torch.nn.Module | None = None,
+        only: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Log-probs [N, R] of the policy (or the frozen reference, or ``model``) over the
-        whole batch, and its entropies [N, R] when asked (zeros otherwise); each rank computes
-        its share."""
+        batch's rows (``only`` these indices when given; the others 0), and its entropies
+        [N, R] when asked (zeros otherwise); each rank computes its share."""
         out = torch.zeros_like(batch.response_mask)
         ent = torch.zeros_like(batch.response_mask)
-        mine = self.dp.shard(torch.arange(len(batch)))
+        mine = self.dp.shard(torch.arange(len(batch)) if only is None else only)
         for rows in self._micro_batches(batch, mine) if mine.numel() else ():
             sub = batch.select(rows).to(self.device)
             with self._reference_model() if reference else contextlib.nullcontext(model) as ref:
@@ -354,10 +355,19 @@ class Learner:
         proximal = batch.old_logprobs  # π_behav, unless the learner recomputes π_prox
         entropy_old = torch.zeros_like(batch.response_mask)  # read by an entropy token mask
         if self.settings.recompute_old_logprobs or self.pre_entropy:
-            recomputed, entropy_old = self._no_grad_pass(batch, entropy=self.pre_entropy)
+            # π_old only where a row trains: the rows without signal are never run (an
+            # entropy token mask reads every row's entropy, so then every row is recomputed)
+            ran = self.rows_with_signal(batch)
+            if self.pre_entropy:
+                ran = torch.ones_like(ran)
+            recomputed, entropy_old = self._no_grad_pass(
+                batch, entropy=self.pre_entropy, only=torch.nonzero(ran).flatten()
+            )
             if self.settings.recompute_old_logprobs:
-                proximal = recomputed
-                drift = logprob_mismatch(proximal, batch.old_logprobs, batch.response_mask)
+                proximal = torch.where(ran[:, None], recomputed, batch.old_logprobs)
+                measured = batch.response_mask * ran[:, None]
+                if measured.any():  # the mismatch over the recomputed rows' tokens
+                    drift = logprob_mismatch(proximal, batch.old_logprobs, measured)
         # the off-policy corrections' detached weights π_prox/π_behav (1 when they coincide)
         weights, is_stats = self.corrections.weights(
             proximal, batch.old_logprobs, batch.response_mask

@@ -10,6 +10,11 @@ weights                every parameter, float32 (autocast keeps fp32 weights)
 gradients              every trainable parameter, float32
 optimizer              trainable × the optimizer's state bytes (``optim.optimizer``: 8 for AdamW)
 reference              a frozen float32 copy of the weights (KL on, full fine-tuning)
+sampling copy          a low-precision copy the hf engine samples from
+                       (``rollout.engine.params.precision``): ``w8a16`` int8 linear layers (the
+                       head untied) and float32 embedding and norms; ``bf16`` every weight in
+                       bfloat16 (the head untied); ``int8`` as ``w8a16`` with the MLP's down
+                       projection float32
 teacher                a distillation teacher (``loss.sources``, read by an active term): a
                        checkpoint teacher's float32 weights, or an EMA self-teacher's float32
                        copy of the trainable parameters (its scoring pass runs without
@@ -28,8 +33,9 @@ generation             the rollout engine's key/value cache and logits while it 
 workers                verifier worker processes (and proof checkers)
 =====================  ==========================================================================
 
-The peak is ``runtime + weights + optimizer + reference + teacher + max(learner, generation) +
-workers``, where ``learner = gradients + activations + log-prob chunk``. It is checked against
+The peak is ``runtime + weights + optimizer + reference + sampling copy + teacher +
+max(learner, generation) + workers``, where ``learner = gradients + activations + log-prob
+chunk``. It is checked against
 measured peaks of real runs on CPU configurations (``tests/train/test_memory_plan.py``, ±20%).
 :func:`suggest_fix` names the first setting that brings a plan under a memory limit.
 """
@@ -156,6 +162,7 @@ class PlanInputs:
     chunked_logprobs: bool = True  # False: the full-logits path (before chunking)
     linear_head: bool = True  # the tiled path (verirl.lm.linear_head); False: a LoRA'd head
     teacher_bytes: float = 0.0  # a distillation teacher's weights (checkpoint, EMA copy)
+    sampling_copy: str | None = None  # the hf engine's low-precision copy (its precision)
 
 
 @dataclass(frozen=True)
@@ -200,6 +207,8 @@ def compute_plan(p: PlanInputs, limit: float | None = None) -> MemoryPlan:
     c["optimizer"] = p.optimizer_state_bytes * trainable
     if p.kl_reference and not p.lora:
         c["reference"] = 4.0 * s.params
+    if p.sampling_copy:
+        c["sampling copy"] = sampling_copy_bytes(s, p.sampling_copy)
     if p.teacher_bytes:
         c["teacher"] = p.teacher_bytes
     # the learner: the largest micro-batch's tokens (as the learner packs them)
@@ -240,7 +249,7 @@ def compute_plan(p: PlanInputs, limit: float | None = None) -> MemoryPlan:
     if not cuda:
         c["workers"] = procs
     fixed = c["runtime"] + c["weights"] + c["optimizer"] + c.get("reference", 0.0)
-    fixed += c.get("teacher", 0.0)
+    fixed += c.get("teacher", 0.0) + c.get("sampling copy", 0.0)
     peak = fixed + max(learner, generation) + (0.0 if cuda else procs)
     return MemoryPlan(
         "cuda" if cuda else "cpu",
@@ -328,7 +337,32 @@ def plan_inputs(
         # a LoRA'd output head is no plain Linear: it runs as checkpointed chunks
         linear_head=lora is None or "lm_head" not in lora.target_modules,
         teacher_bytes=teacher_bytes(cfg, trainable if trainable is not None else shape.params),
+        sampling_copy=(  # vLLM's own weights are its generation term
+            engine.precision
+            if cfg.rollout.engine.name == "hf" and engine.precision != "policy"
+            else None
+        ),
     )
+
+
+def sampling_copy_bytes(s: ModelShape, precision: str) -> float:
+    """The bytes of the hf engine's low-precision copy (:mod:`verirl.rollout.precision`) of a
+    model of shape ``s``: its decoder layers' linear weights, its output head (a copy of the
+    embedding when tied) and the rest (embedding, norms), each at the copy's width."""
+    per_layer = {
+        "attention": 2 * s.hidden * s.q_dim + 2 * s.hidden * s.kv_dim,
+        "gate_up": 2 * s.hidden * s.intermediate,
+        "down": s.hidden * s.intermediate,
+    }
+    linear = s.layers * sum(per_layer.values())
+    head = s.vocab * s.hidden
+    rest = s.params - linear - (0 if s.tied else head)  # the embedding and the norms
+    if precision == "bf16":
+        return 2.0 * (linear + head + rest)
+    if precision == "int8":  # the down projections stay float32
+        down = s.layers * per_layer["down"]
+        return 1.0 * (linear - down + head) + 4.0 * (down + rest)
+    return 1.0 * (linear + head) + 4.0 * rest  # w8a16 (its per-channel scales: negligible)
 
 
 def teacher_bytes(cfg: TrainConfig, trainable: int) -> float:

@@ -178,6 +178,10 @@ class Int8WeightLinear(nn.Module):
     output returned in the input's dtype: the ``w8a16`` copy's layer. :meth:`load`
     re-quantizes in place from a float weight."""
 
+    qweight: torch.Tensor
+    scales: torch.Tensor
+    bias: torch.Tensor | None
+
     def __init__(self, in_features: int, out_features: int, bias: bool) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features

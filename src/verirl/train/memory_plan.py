@@ -337,12 +337,15 @@ def plan_inputs(
         # a LoRA'd output head is no plain Linear: it runs as checkpointed chunks
         linear_head=lora is None or "lm_head" not in lora.target_modules,
         teacher_bytes=teacher_bytes(cfg, trainable if trainable is not None else shape.params),
-        sampling_copy=(  # vLLM's own weights are its generation term
-            engine.precision
-            if cfg.rollout.engine.name == "hf" and engine.precision != "policy"
-            else None
-        ),
+        sampling_copy=_sampling_copy(cfg.rollout.engine.name, engine),
     )
+
+
+def _sampling_copy(engine_name: str, params: Any) -> str | None:
+    """The hf engine's low-precision copy, if it samples from one (vLLM's own weights are its
+    generation term)."""
+    precision = str(getattr(params, "precision", "policy"))
+    return precision if engine_name == "hf" and precision != "policy" else None
 
 
 def sampling_copy_bytes(s: ModelShape, precision: str) -> float:

@@ -32,7 +32,7 @@ detector holds it to the field's bound), and TIS / IcePop (``loss.off_policy``) 
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import torch
 from torch import nn
@@ -40,7 +40,7 @@ from torch import nn
 from verirl.rollout.policy_export import base_model, clean_name, param_versions, policy_weights
 
 CopyPrecision = Literal["bf16", "int8", "w8a16"]
-COPY_PRECISIONS = ("bf16", "int8", "w8a16")
+COPY_PRECISIONS: tuple[CopyPrecision, ...] = get_args(CopyPrecision)
 
 INT8_KEEP_FP32 = ("down_proj",)
 """Linear layers the int8 copy keeps in fp32: the MLP's down projection reads the activations

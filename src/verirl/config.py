@@ -488,7 +488,9 @@ class OptimConfig(_Section):
         "when the engine shares the learner's weights) or a no-grad learner pass ('recompute'; "
         "verl's default). 'auto': 'rollout' for the hf engine on the learner's module, "
         "'recompute' for an engine with its own numerics (vllm, or hf with a low-precision "
-        "copy: rollout.engine.params.precision) or when loss.tis_cap is set.",
+        "copy: rollout.engine.params.precision) or when loss.tis_cap is set. With one "
+        "epoch of one minibatch a recompute costs no pass of its own: π_old is the update's "
+        "own forward pass, detached (the policy has not moved yet).",
     )
 
 

@@ -128,3 +128,45 @@ def test_auto_recomputes_only_for_an_inexact_engine() -> None:
 def test_tis_with_rollout_logprobs_is_refused() -> None:
     with pytest.raises(ValueError, match="tis_cap"):
         load_config(None, ["loss.tis_cap=2", "optim.old_logprobs=rollout"])
+
+
+def test_pi_old_from_the_update_pass_equals_a_separate_pass() -> None:
+    """One epoch of one minibatch: π_old is read off the update's own forward pass (no no-grad
+    pass before it). With TIS truncating some tokens and log-probs off by a different amount
+    on every token, the update (weights after the step), the loss, the mismatch and TIS's
+    statistics equal those of a separate no-grad pass, and the model runs once, not twice."""
+    rs = _rollouts()
+    adv = torch.cat([torch.zeros(3, 4), torch.linspace(0.2, 1.0, 3)[:, None].expand(3, 4)])
+    offsets = torch.linspace(0.9, -0.6, 24).reshape(6, 4)
+    with torch.no_grad():
+        exact_lp = _learner().logprobs(collate(rs, adv, 0))
+    rs = [replace(r, logprobs=tuple((exact_lp[i] + offsets[i]).tolist())) for i, r in enumerate(rs)]
+    learners = {fuse: _learner("loss.tis_cap=1.3", exact=False) for fuse in (True, False)}
+    calls = dict.fromkeys(learners, 0)
+    for fuse, learner in learners.items():
+        learner.fuse_old_logprobs = fuse
+
+        def count(*_: object, fuse: bool = fuse) -> None:
+            calls[fuse] += 1
+
+        learner.model.get_submodule("model.layers.0").register_forward_pre_hook(count)
+    stats = {fuse: learner.update(collate(rs, adv, 0)) for fuse, learner in learners.items()}
+    assert calls[False] == 2 * calls[True] > 0  # the first layer ran in half the passes
+    for key in ("loss", "engine_logp_diff_mean", "engine_logp_kl", "tis_weight_mean"):
+        assert stats[True][f"train/{key}"] == pytest.approx(stats[False][f"train/{key}"], rel=1e-5)
+    assert 0 < stats[True]["train/tis_truncated_frac"] == stats[False]["train/tis_truncated_frac"]
+    for a, b in zip(
+        learners[True].model.parameters(), learners[False].model.parameters(), strict=True
+    ):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "override", ["optim.epochs=2", "optim.minibatches=2", "loss.token_mask.name=top_entropy"]
+)
+def test_pi_old_needs_its_own_pass_when_the_policy_moves_first(override: str) -> None:
+    """A second epoch or minibatch runs after a step (π_old must be the weights before it),
+    and an entropy token mask reads π_old's entropies before the first pass."""
+    learner = _learner(override, exact=False)
+    assert learner.settings.recompute_old_logprobs and not learner.fuses_old_logprobs(6)
+    assert _learner(exact=False).fuses_old_logprobs(6)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import copy
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import torch
@@ -268,6 +268,7 @@ class Learner:
         # rows without signal are skipped only where they provably add nothing: a policy loss
         # and loss terms the advantage gates, and every rank free to skip (FSDP's collectives
         # need every rank in every pass)
+        self.fuse_old_logprobs = True  # see fuses_old_logprobs (False: always a separate pass)
         self.skip_zero_rows = (
             o.skip_zero_advantage_rows
             and spec.advantage_gated
@@ -353,8 +354,11 @@ class Learner:
         sums: dict[str, float] = {}
         drift: dict[str, float] = {}
         proximal = batch.old_logprobs  # π_behav, unless the learner recomputes π_prox
+        behaviour = batch.old_logprobs
         entropy_old = torch.zeros_like(batch.response_mask)  # read by an entropy token mask
-        if self.settings.recompute_old_logprobs or self.pre_entropy:
+        fused = self.fuses_old_logprobs(len(batch))
+        gap = torch.zeros_like(batch.response_mask)  # fused: π_prox − π_behav, rows as they run
+        if not fused and (self.settings.recompute_old_logprobs or self.pre_entropy):
             # π_old only where a row trains: the rows without signal are never run (an
             # entropy token mask reads every row's entropy, so then every row is recomputed)
             ran = self.rows_with_signal(batch)
@@ -369,11 +373,14 @@ class Learner:
                 if measured.any():  # the mismatch over the recomputed rows' tokens
                     drift = logprob_mismatch(proximal, batch.old_logprobs, measured)
         # the off-policy corrections' detached weights π_prox/π_behav (1 when they coincide)
-        weights, is_stats = self.corrections.weights(
-            proximal, batch.old_logprobs, batch.response_mask
-        )
-        drift.update(is_stats)
-        batch = _replace_old(batch, proximal)
+        # (fused: computed row by row as the rows run, below)
+        weights = torch.ones_like(batch.response_mask)
+        if not fused:
+            weights, is_stats = self.corrections.weights(
+                proximal, batch.old_logprobs, batch.response_mask
+            )
+            drift.update(is_stats)
+        batch = replace(batch, old_logprobs=proximal)
         sources = {name: source(batch) for name, source in self.sources.items()}
         keep = torch.ones_like(batch.response_mask)  # the token mask's selection
         n = len(batch)
@@ -413,11 +420,18 @@ class Learner:
                     width = mask.shape[1]
                     policy = self.token_logprobs(sub, entropy=True, entropy_grad=self.entropy_grad)
                     logp = policy.logprobs
+                    if fused:  # π_prox is this pass's own log-probs, before any step
+                        prox = logp.detach() * mask
+                        gap[rows, :width] = (prox - sub.old_logprobs).float().cpu()
+                        rows_weights = self.corrections.weights(prox, sub.old_logprobs, mask)[0]
+                        sub = replace(sub, old_logprobs=prox)
+                    else:
+                        rows_weights = weights[rows, :width].to(self.device)
                     ratio_logp = self.corrections.logprobs(logp, sub.old_logprobs, mask)
                     loss_mat, stats = self.policy_loss(
                         ratio_logp, sub.old_logprobs, sub.advantages, mask, self.loss_params
                     )
-                    gate = weights[rows, :width] * keep[rows, :width]
+                    gate = rows_weights * keep[rows, :width].to(self.device)
                     extra, term_stats = self.terms(
                         TermInputs(
                             logp,
@@ -428,7 +442,7 @@ class Learner:
                             {k: v[rows, :width].to(self.device) for k, v in sources.items()},
                         )
                     )
-                    loss_mat = loss_mat * gate.to(self.device) + extra
+                    loss_mat = loss_mat * gate + extra
                     stats.update(term_stats)
                     if policy.entropy is not None:
                         ent = policy.entropy.detach()
@@ -454,6 +468,12 @@ class Learner:
                     sums[k] = sums.get(k, 0.0) + total
                     counts[k] = counts.get(k, 0) + 1
         self.model.eval()
+        if fused:  # the mismatch and the corrections' statistics over the rows that ran
+            proximal = behaviour + self.dp.sum_tensor(gap)
+            measured = batch.response_mask * signal[:, None]
+            if measured.any():
+                drift = logprob_mismatch(proximal, behaviour, measured)
+            drift.update(self.corrections.weights(proximal, behaviour, batch.response_mask)[1])
         out = {f"train/{k}": v / counts[k] for k, v in sums.items()}
         out.update({f"train/{k}": v for k, v in drift.items()})
         if work[0]:
@@ -461,6 +481,24 @@ class Learner:
         if rows_seen:
             out["train/rows_trained"] = rows_run / rows_seen
         return out
+
+    def fuses_old_logprobs(self, rows: int) -> bool:
+        """Whether π_old is read off the update's own forward pass instead of a no-grad pass
+        before it. With one epoch of one minibatch the policy has not moved when each
+        micro-batch runs, so its detached log-probs *are* π_old at the update's weights: the
+        surrogate's ratio is 1 with the same gradient, and the corrections' weights (each a
+        function of a row's own tokens) are the same row by row. One forward pass of the
+        rows that train is saved (TRL's ``GRPOTrainer`` does the same when it takes one step
+        per generation). Needs nothing read before the first pass: not an entropy token mask
+        (it reads π_old's entropies first)."""
+        o = self.settings.optim
+        return (
+            self.fuse_old_logprobs
+            and self.settings.recompute_old_logprobs
+            and not self.pre_entropy
+            and o.epochs == 1
+            and min(o.minibatches, rows) == 1
+        )
 
     def rows_with_signal(self, batch: Batch) -> torch.Tensor:
         """bool [N]: the rows an update runs through the model. A row whose every advantage
@@ -529,12 +567,6 @@ def _prompt_index(batch: Batch) -> torch.Tensor:
     p = batch.prompt_width
     key = torch.cat([batch.input_ids[:, :p], batch.attention_mask[:, :p]], dim=1)
     return torch.unique(key, dim=0, return_inverse=True)[1]
-
-
-def _replace_old(batch: Batch, old: torch.Tensor) -> Batch:
-    from dataclasses import replace
-
-    return replace(batch, old_logprobs=old)
 
 
 def _is_peft(model: torch.nn.Module) -> bool:

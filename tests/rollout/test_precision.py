@@ -9,7 +9,12 @@ import torch
 from verirl.models import LoraSettings, apply_lora, tiny_model
 from verirl.rollout.base import ENGINES
 from verirl.rollout.hf import HFEngine
-from verirl.rollout.precision import INT8_KERNEL_MAX_ROWS, Int8WeightLinear, SamplingCopy
+from verirl.rollout.precision import (
+    INT8_KERNEL_MAX_ROWS,
+    Int8Embedding,
+    Int8WeightLinear,
+    SamplingCopy,
+)
 from verirl.types import SamplingParams
 
 
@@ -41,7 +46,10 @@ def test_the_copy_is_close_and_follows_every_update(precision: str) -> None:
         assert not linears
         assert isinstance(copy.module.model.layers[0].mlp.down_proj, Int8WeightLinear)
         assert isinstance(copy.module.lm_head, Int8WeightLinear)
-        assert copy.module.model.embed_tokens.weight.dtype == torch.float32  # the rest fp32
+        embedding = copy.module.model.embed_tokens  # tied: the head's own int8 rows
+        assert isinstance(embedding, Int8Embedding) and embedding.shared
+        assert embedding.qweight.data_ptr() == copy.module.lm_head.qweight.data_ptr()
+        assert copy.module.model.norm.weight.dtype == torch.float32  # the rest fp32
     close = (_logp(model, ids) - _logp(copy.module, ids)).abs().mean()
     assert 0 < close < 0.05  # not the learner's numbers, but near them
     before = _logp(copy.module, ids)
@@ -80,6 +88,34 @@ def test_int8_weights_are_quantized_per_output_channel_by_hand(width: int, rows:
     layer.load(2 * linear.weight)  # re-quantized in place: the scales double, q stays
     assert layer.qweight[:, :3].tolist() == [[127, -50, 25], [1, -127, 0]]
     assert torch.allclose(layer.scales.float(), torch.tensor([0.04, 0.02]), rtol=4e-3)
+
+
+def test_the_embedding_is_int8_rows_by_hand_and_follows_an_update() -> None:
+    """An untied embedding: its own int8 rows (row 0: scale 2.54 / 127 = 0.02, q = 127, -50,
+    25; row 1: 0.01, q = 1, -127, 0), looked up and widened; a tied one (the test above)
+    reads the head's. After the learner's embedding changes, a refresh re-quantizes it."""
+    model = tiny_model(258, seed=2, hidden_size=64)
+    model.config.tie_word_embeddings = False
+    model.lm_head.weight = torch.nn.Parameter(model.lm_head.weight.detach().clone())
+    with torch.no_grad():
+        model.model.embed_tokens.weight[:2] = 0.0
+        model.model.embed_tokens.weight[:2, :3] = torch.tensor(
+            [[2.54, -1.0, 0.5], [0.013, -1.27, 0.0]]
+        )
+    copy = SamplingCopy(model, "w8a16")
+    embedding = copy.module.model.embed_tokens
+    assert isinstance(embedding, Int8Embedding) and not embedding.shared
+    assert embedding.qweight.data_ptr() != copy.module.lm_head.qweight.data_ptr()
+    assert embedding.qweight[:2, :3].tolist() == [[127, -50, 25], [1, -127, 0]]
+    looked_up = embedding(torch.tensor([[1, 0]]))
+    assert looked_up.shape == (1, 2, 64) and looked_up.dtype == torch.float32
+    scales = torch.tensor([0.01, 0.02]).bfloat16().float()  # stored as bf16: 0.4% off
+    expected = torch.tensor([[1.0, -127.0, 0.0], [127.0, -50.0, 25.0]]) * scales[:, None]
+    assert torch.allclose(looked_up[0, :, :3], expected, atol=1e-6)
+    with torch.no_grad():
+        model.model.embed_tokens.weight.mul_(2)
+    assert copy.refresh()["weight_sync_layers"] == 1  # the embedding alone
+    assert torch.allclose(embedding(torch.tensor([0]))[0, :3], 2 * expected[1], atol=2e-4)
 
 
 def test_a_lora_policy_is_copied_merged() -> None:

@@ -146,16 +146,21 @@ def test_a_distillation_teacher_is_planned_beside_the_policy(tiny_model_dir: Pat
 def test_a_sampling_copy_is_planned_at_its_width() -> None:
     """SHAPE's decoder layers hold 2 × (2·64·64 + 2·64·32 + 2·64·128 + 64·128) = 73,728 linear
     weights (16,384 of them down projections), its tied head 1,000 × 64 = 64,000 and the rest
-    (embedding, norms) 1,000,000 − 73,728 = 926,272."""
+    (embedding, norms) 1,000,000 − 73,728 = 926,272, of which the embedding 64,000: w8a16
+    holds it int8 in the tied head's storage (untied: its own int8 rows) and the norms fp32."""
+    from dataclasses import replace
+
     from verirl.train.memory_plan import sampling_copy_bytes
 
-    assert sampling_copy_bytes(SHAPE, "w8a16") == 73_728 + 64_000 + 4 * 926_272
+    assert sampling_copy_bytes(SHAPE, "w8a16") == 73_728 + 64_000 + 4 * 862_272
+    untied = replace(SHAPE, params=1_064_000, tied=False)  # the head's own 64,000 weights
+    assert sampling_copy_bytes(untied, "w8a16") == 73_728 + 64_000 + 64_000 + 4 * 862_272
     assert sampling_copy_bytes(SHAPE, "bf16") == 2 * (73_728 + 64_000 + 926_272)
     assert sampling_copy_bytes(SHAPE, "int8") == (73_728 - 16_384 + 64_000) + 4 * (16_384 + 926_272)
     base = compute_plan(PlanInputs(SHAPE, STEP))
     plan = compute_plan(PlanInputs(SHAPE, STEP, sampling_copy="w8a16"))
-    assert plan.components["sampling copy"] == 3_842_816
-    assert plan.peak == pytest.approx(base.peak + 3_842_816)
+    assert plan.components["sampling copy"] == 3_586_816
+    assert plan.peak == pytest.approx(base.peak + 3_586_816)
     from verirl.train.memory_plan import plan_inputs
 
     hf = LlamaConfig(vocab_size=1000, hidden_size=64, intermediate_size=128, num_hidden_layers=2)

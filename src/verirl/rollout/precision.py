@@ -13,7 +13,8 @@ changed since the last refresh, found by their in-place version counters):
   mismatch on a trained model is far past the field's bounds (docs/experiments.md): a speed
   option to measure against, not yet one to train with.
 - ``w8a16``: weight-only int8 — the linear layers' weights (every one, the LM head included)
-  as int8 with one bfloat16 scale per output channel; each product takes its input in
+  and the embedding's rows (a tied one shares the head's: :class:`Int8Embedding`) as int8
+  with one bfloat16 scale per output channel; each product takes its input in
   bfloat16 and runs ``torch.ops.aten._weight_int8pack_mm`` (the int8 weights are widened
   inside the kernel, so a decode step reads a quarter of fp32's bytes), and its output goes
   back to fp32: the residual stream, the norms and attention stay fp32 (torch's bf16
@@ -95,6 +96,11 @@ class SamplingCopy:
             for name, module in list(copy.named_modules()):
                 if isinstance(module, nn.Linear):
                     _replace(copy, name, Int8WeightLinear.from_linear(module))
+            embedding = copy.get_input_embeddings()
+            path = next(n for n, m in copy.named_modules() if m is embedding)
+            head = copy.get_output_embeddings()
+            shared = head if tied and isinstance(head, Int8WeightLinear) else None
+            _replace(copy, path, Int8Embedding.from_embedding(embedding, shared))
             return copy
         qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
         chosen = {
@@ -139,6 +145,10 @@ class SamplingCopy:
                     continue
                 if isinstance(module, Int8WeightLinear):
                     module.load(tensors["weight"], tensors.get("bias"))
+                    continue
+                if isinstance(module, Int8Embedding):
+                    if not module.shared:  # a tied one is the head's storage, loaded there
+                        module.load(tensors["weight"])
                     continue
                 for leaf, tensor in tensors.items():
                     getattr(module, leaf).copy_(tensor)
@@ -199,9 +209,8 @@ class Int8WeightLinear(nn.Module):
 
     @torch.no_grad()
     def load(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> None:
-        w = weight.detach().float()
-        scale = w.abs().amax(dim=1).clamp(min=1e-12) / 127.0
-        self.qweight.copy_(torch.round(w / scale[:, None]).clamp_(-127, 127))
+        q, scale = quantize_rows(weight)
+        self.qweight.copy_(q)
         self.scales.copy_(scale)
         if bias is not None and self.bias is not None:
             self.bias.copy_(bias)
@@ -219,6 +228,56 @@ class Int8WeightLinear(nn.Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, int8 weights"
+
+
+class Int8Embedding(nn.Module):
+    """The ``w8a16`` copy's embedding: each row int8 with its own scale (the quantization of
+    :class:`Int8WeightLinear`, whose output channels are an embedding's rows), looked up and
+    widened to fp32. A tied model's embedding *is* its head's weight, so it shares the head's
+    int8 rows and scales (``shared``) and costs nothing: the fp32 embedding it replaces was
+    the largest tensor of a small model's copy (Qwen2.5-0.5B: 0.54 of 1.04 GB)."""
+
+    qweight: torch.Tensor
+    scales: torch.Tensor
+
+    def __init__(self, rows: int, width: int, padding_idx: int | None) -> None:
+        super().__init__()
+        self.rows, self.width, self.padding_idx = rows, width, padding_idx
+        self.shared = False
+        self.register_buffer("qweight", torch.zeros(rows, width, dtype=torch.int8))
+        self.register_buffer("scales", torch.ones(rows, dtype=torch.bfloat16))
+
+    @classmethod
+    def from_embedding(
+        cls, embedding: nn.Embedding, shared: Int8WeightLinear | None = None
+    ) -> Int8Embedding:
+        rows, width = embedding.weight.shape
+        layer = cls(rows, width, embedding.padding_idx)
+        if shared is not None:  # the tied head's buffers, the same tensors
+            layer.qweight, layer.scales, layer.shared = shared.qweight, shared.scales, True
+            return layer
+        layer.load(embedding.weight.detach())
+        return layer.to(embedding.weight.device)
+
+    @torch.no_grad()
+    def load(self, weight: torch.Tensor) -> None:
+        q, scale = quantize_rows(weight)
+        self.qweight.copy_(q)
+        self.scales.copy_(scale)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.qweight[ids].float() * self.scales[ids].float()[..., None]
+
+    def extra_repr(self) -> str:
+        tied = ", the head's storage" if self.shared else ""
+        return f"{self.rows}, {self.width}, int8 rows{tied}"
+
+
+def quantize_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Symmetric int8 per row: ``q = round(w / s)`` with ``s = max|w_row| / 127``."""
+    w = weight.detach().float()
+    scale = w.abs().amax(dim=1).clamp(min=1e-12) / 127.0
+    return torch.round(w / scale[:, None]).clamp_(-127, 127).to(torch.int8), scale
 
 
 def _replace(root: nn.Module, path: str, new: nn.Module) -> None:

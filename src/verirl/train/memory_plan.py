@@ -351,7 +351,7 @@ def _sampling_copy(engine_name: str, params: Any) -> str | None:
 def sampling_copy_bytes(s: ModelShape, precision: str) -> float:
     """The bytes of the hf engine's low-precision copy (:mod:`verirl.rollout.precision`) of a
     model of shape ``s``: its decoder layers' linear weights, its output head (a copy of the
-    embedding when tied) and the rest (embedding, norms), each at the copy's width."""
+    embedding when tied), its embedding and its norms, each at the copy's width."""
     per_layer = {
         "attention": 2 * s.hidden * s.q_dim + 2 * s.hidden * s.kv_dim,
         "gate_up": 2 * s.hidden * s.intermediate,
@@ -365,7 +365,9 @@ def sampling_copy_bytes(s: ModelShape, precision: str) -> float:
     if precision == "int8":  # the down projections stay float32
         down = s.layers * per_layer["down"]
         return 1.0 * (linear - down + head) + 4.0 * (down + rest)
-    return 1.0 * (linear + head) + 4.0 * rest  # w8a16 (its per-channel scales: negligible)
+    # w8a16 (its per-channel scales: negligible): the embedding int8 as well, a tied one the
+    # head's own storage; the norms fp32
+    return 1.0 * (linear + head) + (0.0 if s.tied else 1.0 * head) + 4.0 * (rest - head)
 
 
 def teacher_bytes(cfg: TrainConfig, trainable: int) -> float:

@@ -399,7 +399,7 @@ def measure(args: argparse.Namespace, side: str, row: Row, model: str) -> dict[s
 
 
 def plan_row(row: Row, model: str, args: argparse.Namespace) -> float | None:
-    """verirl's planned peak (GB) for the row, with checkpointing on."""
+    """verirl's planned peak (GB) for the row, with checkpointing on and its sampling copy."""
     from verirl.assembly import load_config, plan
 
     cfg = load_config(
@@ -412,6 +412,7 @@ def plan_row(row: Row, model: str, args: argparse.Namespace) -> float | None:
             "optim.activation_checkpointing=true",
             "model.dtype=fp32",
             "model.device=cpu",
+            f"rollout.engine.params.precision={args.precision}",  # its copy planned too
         ],
     )
     return plan(cfg, "cpu").peak / 1e9

@@ -235,7 +235,8 @@ class Int8Embedding(nn.Module):
     :class:`Int8WeightLinear`, whose output channels are an embedding's rows), looked up and
     widened to fp32. A tied model's embedding *is* its head's weight, so it shares the head's
     int8 rows and scales (``shared``) and costs nothing: the fp32 embedding it replaces was
-    the largest tensor of a small model's copy (Qwen2.5-0.5B: 0.54 of 1.04 GB; SmolLM2-135M: 0.11 of 0.25 GB)."""
+    the largest tensor of a small model's copy (Qwen2.5-0.5B: 0.54 of 1.04 GB; SmolLM2-135M:
+    0.11 of 0.25 GB)."""
 
     qweight: torch.Tensor
     scales: torch.Tensor

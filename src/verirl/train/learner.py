@@ -265,10 +265,10 @@ class Learner:
                     f"{', '.join(TOKEN_SOURCES.names())})"
                 )
         self.sources = {k: v for k, v in sources.items() if k in self.terms.needs}
+        self.fuse_old_logprobs = True  # see fuses_old_logprobs (False: always a separate pass)
         # rows without signal are skipped only where they provably add nothing: a policy loss
         # and loss terms the advantage gates, and every rank free to skip (FSDP's collectives
         # need every rank in every pass)
-        self.fuse_old_logprobs = True  # see fuses_old_logprobs (False: always a separate pass)
         self.skip_zero_rows = (
             o.skip_zero_advantage_rows
             and spec.advantage_gated
@@ -488,9 +488,10 @@ class Learner:
         micro-batch runs, so its detached log-probs *are* π_old at the update's weights: the
         surrogate's ratio is 1 with the same gradient, and the corrections' weights (each a
         function of a row's own tokens) are the same row by row. One forward pass of the
-        rows that train is saved (TRL's ``GRPOTrainer`` does the same when it takes one step
-        per generation). Needs nothing read before the first pass: not an entropy token mask
-        (it reads π_old's entropies first)."""
+        rows that train is saved. (TRL's ``GRPOTrainer`` reads π_old off the training pass
+        too when it takes one step per generation, but runs a pass of its own whenever it
+        corrects vLLM's mismatch.) Needs nothing read before the first pass: not an entropy
+        token mask (it reads π_old's entropies first)."""
         o = self.settings.optim
         return (
             self.fuse_old_logprobs

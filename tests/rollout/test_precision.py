@@ -11,6 +11,8 @@ from verirl.rollout.base import ENGINES
 from verirl.rollout.hf import HFEngine
 from verirl.rollout.precision import (
     INT8_KERNEL_MAX_ROWS,
+    LARGE_KERNEL_MAX_ROWS,
+    LARGE_WEIGHT_ELEMENTS,
     Int8Embedding,
     Int8WeightLinear,
     SamplingCopy,
@@ -88,6 +90,17 @@ def test_int8_weights_are_quantized_per_output_channel_by_hand(width: int, rows:
     layer.load(2 * linear.weight)  # re-quantized in place: the scales double, q stays
     assert layer.qweight[:, :3].tolist() == [[127, -50, 25], [1, -127, 0]]
     assert torch.allclose(layer.scales.float(), torch.tensor([0.04, 0.02]), rtol=4e-3)
+
+
+def test_a_large_weight_keeps_the_kernel_for_more_rows() -> None:
+    """A decode step of 48 rows widens a decoder layer's small weight to bf16 but keeps the
+    int8 kernel for an output head's large one; a prefill's many rows widen both."""
+    small = Int8WeightLinear(64, 32, bias=False)
+    head = Int8WeightLinear(64, LARGE_WEIGHT_ELEMENTS // 64, bias=False)
+    assert small.uses_kernel(INT8_KERNEL_MAX_ROWS) and not small.uses_kernel(48)
+    assert head.uses_kernel(48) and head.uses_kernel(LARGE_KERNEL_MAX_ROWS)
+    assert not head.uses_kernel(LARGE_KERNEL_MAX_ROWS + 1)
+    assert not Int8WeightLinear(24, LARGE_WEIGHT_ELEMENTS // 24 + 1, False).uses_kernel(1)
 
 
 def test_the_embedding_is_int8_rows_by_hand_and_follows_an_update() -> None:

@@ -177,6 +177,16 @@ a decode step's few rows read weights (the int8 kernel reads a quarter of fp32's
 prefill's many rows compute, where the int8 kernel runs 2.5× slower than bf16's dense product
 at 200 rows (this project's 2-core EPYC, a 1,536 × 576 layer)."""
 
+LARGE_WEIGHT_ELEMENTS = 8 * 2**20
+"""A weight this large (an output head: SmolLM2's is 28M elements) keeps the int8 kernel up
+to :data:`LARGE_KERNEL_MAX_ROWS` rows: widening it reads and writes seven bytes per element
+each call, which costs more than the kernel's product saves until many rows share it. At 48
+rows on SmolLM2's head: the kernel 0.92× fp32's dense product, widening 0.59×; at 96 rows
+0.72× against 0.86× (this project's 2-core EPYC; docs/experiments.md)."""
+
+LARGE_KERNEL_MAX_ROWS = 64
+"""Rows up to which a weight of :data:`LARGE_WEIGHT_ELEMENTS` or more takes the int8 kernel."""
+
 KERNEL_K_MULTIPLE = 16
 """``_weight_int8pack_mm`` on a CPU reads the input width in blocks of 16 and does not check
 it (torch 2.13: a width of 24 or 40 segfaults); other widths take a widened product."""
@@ -215,9 +225,16 @@ class Int8WeightLinear(nn.Module):
         if bias is not None and self.bias is not None:
             self.bias.copy_(bias)
 
+    def uses_kernel(self, rows: int) -> bool:
+        """Whether a product of ``rows`` rows runs the int8 kernel (else the widened one)."""
+        if self.in_features % KERNEL_K_MULTIPLE:
+            return False
+        large = self.qweight.numel() >= LARGE_WEIGHT_ELEMENTS
+        return rows <= (LARGE_KERNEL_MAX_ROWS if large else INT8_KERNEL_MAX_ROWS)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         flat = x.reshape(-1, self.in_features).to(torch.bfloat16)
-        if flat.shape[0] <= INT8_KERNEL_MAX_ROWS and self.in_features % KERNEL_K_MULTIPLE == 0:
+        if self.uses_kernel(flat.shape[0]):
             out = torch.ops.aten._weight_int8pack_mm(flat, self.qweight, self.scales)
         else:  # many rows (a prompt's prefill) or a width the kernel cannot read: widen the
             # weights once and run bf16's dense product, which reuses them across the rows

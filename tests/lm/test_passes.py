@@ -293,3 +293,30 @@ def test_checkpointed_model_keeps_its_state_dict_and_copies_cleanly() -> None:
     twin.train()
     # the copy runs its own (zeroed) layer, not the original's
     assert not torch.equal(model(ids).logits, twin(ids).logits)
+
+
+def test_a_prompt_is_shared_only_where_that_pays() -> None:
+    """Six samples of a 200-token prompt with 64-token answers: 1,000 prompt positions saved
+    against 6 × 4e-5 × 64 × 264 ≈ 4 of attention, shared. Two samples of 4,096 tokens after a
+    100-token prompt: 100 saved against 2 × 4e-5 × 4,096 × 4,196 ≈ 1,375, not shared; nor
+    distinct prompts (nothing saved)."""
+    from verirl.lm.passes import MASKED_ATTENTION_COST, prefix_sharing_pays
+
+    def batch(prompts: list[int], p: int, r: int) -> Batch:
+        n = len(prompts)
+        ids = torch.tensor(prompts)[:, None].expand(n, p + r).contiguous()
+        return Batch(
+            input_ids=ids,
+            attention_mask=torch.ones(n, p + r, dtype=torch.long),
+            response_mask=torch.ones(n, r),
+            old_logprobs=torch.zeros(n, r),
+            advantages=torch.zeros(n, r),
+            rewards=torch.zeros(n),
+            truncated=torch.zeros(n, dtype=torch.bool),
+        )
+
+    assert MASKED_ATTENTION_COST == 4e-5
+    assert prefix_sharing_pays(batch([7] * 6, 200, 64))
+    assert not prefix_sharing_pays(batch([7] * 2, 100, 4096))
+    assert prefix_sharing_pays(batch([7] * 2, 100, 1024))  # 100 against 92: barely
+    assert not prefix_sharing_pays(batch([7, 8, 9], 200, 64))

@@ -22,7 +22,7 @@ from verirl.config import LossConfig, OptimConfig, TrainConfig
 from verirl.device import Placement
 from verirl.lm import CausalLM, TokenLogProbs, head_logprobs
 from verirl.lm.checkpointing import enable_activation_checkpointing
-from verirl.lm.passes import response_hidden
+from verirl.lm.passes import prefix_sharing_pays, response_hidden
 from verirl.train.distributed import ONE_PROCESS, DataParallel
 from verirl.train.loss import (
     AGGREGATIONS,
@@ -413,7 +413,8 @@ class Learner:
                 mine = self.dp.shard(run)
                 for rows in self._micro_batches(batch, mine) if mine.numel() else ():
                     sub = batch.select(rows).to(self.device)
-                    padded, real = padded_work(sub, o.share_prompt_prefix)
+                    shared = o.share_prompt_prefix and prefix_sharing_pays(sub)
+                    padded, real = padded_work(sub, shared)
                     work[0] += padded
                     work[1] += real
                     mask = sub.response_mask

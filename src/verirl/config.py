@@ -449,8 +449,10 @@ class OptimConfig(_Section):
     share_prompt_prefix: bool = Field(
         True,
         description="Encode each distinct prompt once per micro-batch and share its keys/"
-        "values among the group's responses (same gradients, ~G× less prompt compute). "
-        "False runs every prompt ⊕ response in full.",
+        "values among the group's responses (same gradients, ~G× less prompt compute), where "
+        "that pays: the responses then attend through a mask, which costs more than the "
+        "prompt saves at a few thousand response tokens (verirl.lm.passes."
+        "prefix_sharing_pays). False runs every prompt ⊕ response in full.",
     )
     skip_zero_advantage_rows: bool = Field(
         True,

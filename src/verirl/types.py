@@ -222,6 +222,16 @@ class Batch:
     def prompt_width(self) -> int:
         return int(self.input_ids.shape[1] - self.response_mask.shape[1])
 
+    def distinct_prompts(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Each distinct (left-padded) prompt once: its ids [U, P], its attention mask [U, P],
+        and every row's index into them [N] (the G samples of a group share one)."""
+        import torch
+
+        p = self.prompt_width
+        key = torch.cat([self.input_ids[:, :p], self.attention_mask[:, :p]], dim=1)
+        uniq, inverse = torch.unique(key, dim=0, return_inverse=True)
+        return uniq[:, :p], uniq[:, p:], inverse
+
     def to(self, device: torch.device | str) -> Batch:
         """The same batch with every tensor on ``device`` (itself when already there)."""
         import torch  # not at the top: verifier worker processes import this module

@@ -40,8 +40,7 @@ def prefix_sharing_pays(batch: Batch) -> bool:
     answers shares; 2 samples of 4,096 tokens after a 100-token prompt do not (1,375 positions
     of attention against 100 of prompt)."""
     p, r, n = batch.prompt_width, batch.response_mask.shape[1], len(batch)
-    key = torch.cat([batch.input_ids[:, :p], batch.attention_mask[:, :p]], dim=1)
-    saved = (n - torch.unique(key, dim=0).shape[0]) * p
+    saved = (n - batch.distinct_prompts()[0].shape[0]) * p
     return saved > n * MASKED_ATTENTION_COST * r * (p + r)
 
 
@@ -70,9 +69,7 @@ def response_hidden_full(lm: CausalLM, batch: Batch) -> torch.Tensor:
 def response_hidden_shared_prefix(lm: CausalLM, batch: Batch) -> torch.Tensor:
     """Like :func:`response_hidden_full`, encoding each distinct prompt once."""
     p, r = batch.prompt_width, batch.response_mask.shape[1]
-    key = torch.cat([batch.input_ids[:, :p], batch.attention_mask[:, :p]], dim=1)
-    uniq, inverse = torch.unique(key, dim=0, return_inverse=True)
-    u_ids, u_mask = uniq[:, :p], uniq[:, p:]
+    u_ids, u_mask, inverse = batch.distinct_prompts()
     cache = PromptCache()
     first = lm.hidden(
         input_ids=u_ids,

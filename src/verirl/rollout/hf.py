@@ -72,15 +72,15 @@ class HFParams(BaseModel):
     precision: Precision = Field(
         "policy",
         description="What the engine samples with: 'policy' = the learner's own module at "
-        "model.dtype (log-probs exact, no copy); 'w8a16' = a bfloat16 copy whose linear "
-        "layers hold int8 weights (one scale per output channel; the fastest at small decode "
-        "batches, mismatch KL ~0.004); 'bf16' = a bfloat16 copy; 'int8' = int8 weights and "
-        "activations (torch's dynamic quantization, the MLP's down projection kept fp32; its "
-        "mismatch is far past the field's bounds) — each refreshed at every weight sync, "
-        "faster where the CPU has the instructions (docs/experiments.md). Their log-probs are "
-        "the copy's, so the learner recomputes π_old and logs the mismatch "
-        "(train/engine_logp_*); TIS or IcePop (loss.off_policy) correct for it, as verl's FP8 "
-        "rollouts do.",
+        "model.dtype (log-probs exact, no copy); 'w8a16' = a copy whose linear layers and "
+        "embedding hold int8 weights (one scale per output channel, bfloat16 products, the "
+        "rest float32; the fastest at small decode batches, mismatch KL ~0.004); 'bf16' = a "
+        "bfloat16 copy; 'int8' = int8 weights and activations (torch's dynamic quantization, "
+        "the MLP's down projection kept fp32; its mismatch is far past the field's bounds) — "
+        "each refreshed at every weight sync, faster where the CPU has the instructions "
+        "(docs/experiments.md). Their log-probs are the copy's, so the learner recomputes "
+        "π_old and logs the mismatch (train/engine_logp_*); TIS or IcePop (loss.off_policy) "
+        "correct for it, as verl's FP8 rollouts do.",
     )
 
 

@@ -258,9 +258,9 @@ class Int8Embedding(nn.Module):
     qweight: torch.Tensor
     scales: torch.Tensor
 
-    def __init__(self, rows: int, width: int, padding_idx: int | None) -> None:
+    def __init__(self, rows: int, width: int) -> None:
         super().__init__()
-        self.rows, self.width, self.padding_idx = rows, width, padding_idx
+        self.rows, self.width = rows, width
         self.shared = False
         self.register_buffer("qweight", torch.zeros(rows, width, dtype=torch.int8))
         self.register_buffer("scales", torch.ones(rows, dtype=torch.bfloat16))
@@ -270,7 +270,7 @@ class Int8Embedding(nn.Module):
         cls, embedding: nn.Embedding, shared: Int8WeightLinear | None = None
     ) -> Int8Embedding:
         rows, width = embedding.weight.shape
-        layer = cls(rows, width, embedding.padding_idx)
+        layer = cls(rows, width)
         if shared is not None:  # the tied head's buffers, the same tensors
             layer.qweight, layer.scales, layer.shared = shared.qweight, shared.scales, True
             return layer

@@ -181,15 +181,13 @@ def privileged_batch(
     without such a sibling are left out. 'reference': row i gets its own prompt answered by
     its reference answer (``batch.references[i]``) before its prompt; rows without one are
     left out. The response columns are i's own, so column t is the same token y_t."""
-    from verirl.train.learner import _prompt_index
-
     if context == "reference" and not batch.references:
         raise ValueError(
             "loss.sources.teacher: context 'reference' needs the batch's reference answers "
             "(Batch.references, filled by the trainer's collate); this batch has none"
         )
     p = batch.prompt_width
-    group = _prompt_index(batch).tolist()
+    group = batch.distinct_prompts()[2].tolist()
     rewards = batch.rewards.tolist()
     rows: list[int] = []
     prompts: list[torch.Tensor] = []

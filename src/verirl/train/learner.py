@@ -519,7 +519,7 @@ class Learner:
         p = batch.prompt_width
         prompt_len = batch.attention_mask[rows, :p].sum(dim=1).tolist()
         resp_len = batch.attention_mask[rows, p:].sum(dim=1).tolist()
-        keys = _prompt_index(batch)[rows].tolist()
+        keys = batch.distinct_prompts()[2][rows].tolist()
         for segment in pack_rows(
             prompt_len,
             resp_len,
@@ -562,13 +562,6 @@ class Learner:
             source = self.sources.get(name)
             if source is not None and hasattr(source, "load_state_dict"):
                 source.load_state_dict(saved)
-
-
-def _prompt_index(batch: Batch) -> torch.Tensor:
-    """[N] long: rows with the same (padded) prompt get the same index."""
-    p = batch.prompt_width
-    key = torch.cat([batch.input_ids[:, :p], batch.attention_mask[:, :p]], dim=1)
-    return torch.unique(key, dim=0, return_inverse=True)[1]
 
 
 def _is_peft(model: torch.nn.Module) -> bool:

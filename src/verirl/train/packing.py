@@ -9,8 +9,6 @@ packs a planned step the same way to find its largest micro-batch.
 
 from __future__ import annotations
 
-import torch
-
 from verirl.types import Batch
 
 MICRO_BATCH_OVERHEAD_TOKENS = 64  # fixed cost of one more forward/backward, in token units
@@ -68,7 +66,6 @@ def padded_work(batch: Batch, shared_prefix: bool) -> tuple[int, int]:
     resp_real = int(batch.attention_mask[:, p:].sum())
     if not shared_prefix:
         return int(batch.attention_mask.numel()), int(batch.attention_mask[:, :p].sum()) + resp_real
-    key = torch.cat([batch.input_ids[:, :p], batch.attention_mask[:, :p]], dim=1)
-    uniq = torch.unique(key, dim=0)
-    padded = uniq.shape[0] * p + batch.attention_mask[:, p:].numel()
-    return int(padded), int(uniq[:, p:].sum()) + resp_real
+    _, masks, _ = batch.distinct_prompts()
+    padded = masks.shape[0] * p + batch.attention_mask[:, p:].numel()
+    return int(padded), int(masks.sum()) + resp_real
